@@ -1,0 +1,53 @@
+"""The command line: parse, call, format, exit. Exceptions carry their exit code."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from audit import __version__
+from audit.commands.common import store_options
+from audit.errors import EXIT_USAGE, AuditError
+
+# Command modules under audit/commands/, in the order `--help` lists them.
+COMMANDS = ("stores",)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors: one line, exit 2
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="agy-audit",
+        description="Format audit and contract verification for Google Antigravity session stores.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 usage or unreadable input, 3 nothing to check.",
+    )
+    parser.add_argument("--version", action="version", version=f"agy-audit {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parents = {"store": store_options(), "store_nested": store_options(nested=True)}
+    for name in COMMANDS:
+        importlib.import_module(f"audit.commands.{name}").register(subparsers, parents)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.run(args)
+    except AuditError as exc:
+        print(f"agy-audit: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("agy-audit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

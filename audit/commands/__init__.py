@@ -1,0 +1,1 @@
+"""One module per CLI command: ``register(subparsers, parents)`` and ``run(args) -> int``."""

@@ -1,0 +1,36 @@
+"""Options shared by the commands that read stores, and their translation into roots."""
+
+from __future__ import annotations
+
+import argparse
+
+from audit import stores
+
+
+def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
+    """Parent parser with ``--home``, ``--root``, ``--include-implicit`` and ``--quiet``.
+
+    ``nested`` is for a sub-subcommand: its defaults are suppressed so that options given to the
+    enclosing command (``stores --home X show ID``) are not reset by the inner parser.
+    """
+    parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS if nested else None)
+    group = parent.add_argument_group("store selection")
+    group.add_argument("--home", metavar="DIR", help="home directory to discover ~/.gemini/antigravity* in (default $HOME)")
+    group.add_argument(
+        "--root", metavar="PATH", action="append",
+        help="explicit store root (repeatable); disables discovery, as does $ANTIGRAVITY_CLI_ROOT",
+    )
+    group.add_argument("--include-implicit", action="store_true", help="include implicit/<uuid>.pb background trajectories")
+    parent.add_argument("--quiet", "-q", action="store_true", help="no progress or informational messages on stderr")
+    return parent
+
+
+def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = False) -> None:
+    """``--format`` with *choices* (default: text, json); the first choice is the default."""
+    choices = choices or ("text", "json")
+    default = argparse.SUPPRESS if nested else choices[0]
+    parser.add_argument("--format", choices=choices, default=default, help=f"output format (default {choices[0]})")
+
+
+def roots_from(args: argparse.Namespace) -> list[stores.Root]:
+    return stores.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())

@@ -1,0 +1,101 @@
+"""``agy-audit stores``: the roots, their sessions and every artifact of one session."""
+
+from __future__ import annotations
+
+import argparse
+
+from audit import stores
+from audit.commands.common import add_format, roots_from
+from audit.report import rfc3339, table, to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "stores", parents=[parents["store"]], help="list store roots and sessions",
+        description="List Antigravity store roots (or their sessions) with artifact counts and sidecar freshness.",
+    )
+    p.add_argument("--sessions", action="store_true", help="one row per session, newest first")
+    add_format(p)
+    p.set_defaults(run=run)
+    sub = p.add_subparsers(dest="stores_command", metavar="{show}")
+    show = sub.add_parser(
+        "show", parents=[parents["store_nested"]], help="every artifact path of one session",
+        description="Resolve a unique id prefix (8+ characters) across roots and print every artifact path.",
+    )
+    show.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
+    add_format(show, nested=True)
+    show.set_defaults(run=run_show)
+
+
+def run(args: argparse.Namespace) -> int:
+    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    if args.sessions:
+        sessions = sorted((s for sc in scans for s in sc.sessions), key=lambda s: (-s.newest_mtime_ns, s.id))
+        if args.format == "json":
+            print(to_json({"sessions": [_session_json(s) for s in sessions]}), end="")
+        else:
+            rows = [
+                (s.id, str(s.root), s.surface, ",".join(s.artifacts), rfc3339(s.newest_mtime_ns), s.sidecar_state)
+                for s in sessions
+            ]
+            print(table(("ID", "ROOT", "SURFACE", "ARTIFACTS", "NEWEST", "SIDECAR"), rows))
+            print(f"{len(sessions)} session(s) in {len(scans)} root(s)")
+        return 0
+    if args.format == "json":
+        print(to_json({"roots": [_root_json(sc) for sc in scans]}), end="")
+        return 0
+    rows = []
+    for sc in scans:
+        c, st = sc.counts(), sc.sidecar_states()
+        rows.append((
+            str(sc.root.path), sc.root.surface, len(sc.sessions), c["db"], c["legacy_pb"], c["implicit_pb"],
+            c["sidecar"], c["brain"], st["fresh"], st["stale"], st["missing"], len(sc.foreign),
+        ))
+    print(table(
+        ("ROOT", "SURFACE", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
+        rows,
+    ))
+    for sc in scans:
+        for f in sc.foreign:
+            if not args.quiet:
+                print(f"foreign: {f.path}: {f.reason}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    session = stores.find_session(scans, args.id)
+    if args.format == "json":
+        doc = _session_json(session)
+        doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]
+        print(to_json(doc), end="")
+        return 0
+    print(f"id:       {session.id}")
+    print(f"root:     {session.root}")
+    print(f"surface:  {session.surface}")
+    print(f"sidecar:  {session.sidecar_state or '-'}")
+    print(table(("KIND", "PATH"), [(kind, str(path)) for kind, path in session.paths()]))
+    return 0
+
+
+def _session_json(s: stores.Session) -> dict:
+    return {
+        "id": s.id,
+        "root": str(s.root),
+        "surface": s.surface,
+        "artifacts": s.artifacts,
+        "newestMtime": rfc3339(s.newest_mtime_ns),
+        "sidecar": s.sidecar_state,
+    }
+
+
+def _root_json(sc: stores.RootScan) -> dict:
+    return {
+        "path": str(sc.root.path),
+        "surface": sc.root.surface,
+        "explicit": sc.root.explicit,
+        "sessions": len(sc.sessions),
+        "counts": sc.counts(),
+        "sidecars": sc.sidecar_states(),
+        "foreign": [{"path": str(f.path), "reason": f.reason} for f in sc.foreign],
+    }

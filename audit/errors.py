@@ -1,0 +1,43 @@
+"""Exceptions that carry the process exit code; the CLI maps them, checks raise them."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2  # usage error or unreadable input
+EXIT_NOTHING = 3  # nothing to check
+
+
+class AuditError(Exception):
+    """A user-facing failure: one line of message and the exit code it maps to."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(AuditError):
+    """Bad flags or arguments (exit 2)."""
+
+
+class InputError(AuditError):
+    """An input file or directory cannot be read or is not what it must be (exit 2)."""
+
+
+class NothingToCheck(AuditError):
+    """No store, session or file was found to work on (exit 3)."""
+
+    exit_code = EXIT_NOTHING
+
+
+class FindingsError(AuditError):
+    """The command ran but refuses or fails because of findings (exit 1)."""
+
+    exit_code = EXIT_FINDINGS

@@ -1,0 +1,41 @@
+"""Formatters shared by every command: aligned text tables, JSON, timestamps. Never computes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sys
+from collections.abc import Sequence
+
+from audit.safeio import dumps
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """An aligned plain-text table; numbers are right-aligned."""
+    cells = [[str(h) for h in headers]] + [["-" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    numeric = [all(isinstance(row[i], int) for row in rows) and bool(rows) for i in range(len(headers))]
+    lines = []
+    for r in cells:
+        parts = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(r, widths, numeric)]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def to_json(value: object) -> str:
+    """Stable JSON for machine-readable output (2-space indent, trailing newline)."""
+    return dumps(value, indent=2) + "\n"
+
+
+def rfc3339(ns: int | None) -> str | None:
+    """A nanosecond UNIX time as RFC 3339 UTC with second precision (``...Z``)."""
+    if ns is None:
+        return None
+    stamp = _dt.datetime.fromtimestamp(ns / 1e9, tz=_dt.timezone.utc)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def use_color(stream=None) -> bool:
+    """Colour only on a terminal and never with ``NO_COLOR``."""
+    stream = stream or sys.stdout
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()

@@ -1,0 +1,430 @@
+"""Safe I/O: strict JSON reading and atomic, private writes.
+
+Every module that reads user JSON or writes a file goes through here.
+
+Strict JSON (``loads`` / ``read_json``):
+  * duplicate object keys, ``NaN``/``Infinity``, invalid UTF-8, a byte-order mark and (unless
+    asked otherwise) a non-object top level are errors that name the file and the JSON pointer;
+  * with ``exact=True`` every number keeps its exact text (``RawFloat`` for non-integers, ``-0``
+    and integers too long for ``int()``), so ``dumps(loads(b, exact=True))`` writes the same
+    number tokens;
+  * nesting deeper than ``MAX_DEPTH`` (with ``exact=True``; otherwise deeper than the
+    interpreter's parser allows) is a clear error, never a ``RecursionError``.
+
+Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
+  temp file in the target directory, mode 0600, fsync, optional mtime set before the rename,
+  rename, fsync of the directory; on any failure the target keeps its old bytes and mtime and no
+  temp file is left. Directories are created 0700. Writing to or through a symlink is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import decimal
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from audit.errors import InputError
+
+MAX_DEPTH = 400
+"""Deepest nesting of arrays/objects accepted by the strict reader."""
+
+_INT_TEXT_LIMIT = 4000  # below CPython's default int/str conversion limit (4300 digits)
+
+
+class JSONError(InputError):
+    """A JSON document that is not strict JSON. ``pointer`` is an RFC 6901 pointer or None."""
+
+    def __init__(self, source: str, reason: str, pointer: str | None = None) -> None:
+        where = f" at {pointer or '/'}" if pointer is not None else ""
+        super().__init__(f"{source}: {reason}{where}")
+        self.source = source
+        self.reason = reason
+        self.pointer = pointer
+
+
+class RawFloat(float):
+    """A JSON number that is not a plain integer, keeping its exact source text."""
+
+    text: str
+
+    def __new__(cls, text: str) -> RawFloat:
+        try:
+            value = float(text)
+        except OverflowError:  # pragma: no cover - float() returns inf instead
+            value = float("inf")
+        self = super().__new__(cls, value)
+        self.text = text
+        return self
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawFloat):
+            return self.text == other.text
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+class _DupDict(dict):
+    """An object in which a key occurred twice; ``dup`` is that key."""
+
+    dup: str
+
+
+def pointer_escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_int(text: str) -> int | RawFloat:
+    if text == "-0":
+        return RawFloat(text)
+    if len(text) > _INT_TEXT_LIMIT:
+        return int(decimal.Decimal(text))
+    return int(text)
+
+
+def loads(
+    data: bytes | str,
+    *,
+    source: str = "<input>",
+    exact: bool = False,
+    require_object: bool = True,
+) -> object:
+    """Parse strict JSON. Raises ``JSONError`` naming *source* for every rejected input."""
+    text = _decode(data, source)
+    state: dict[str, bool] = {"dup": False}
+
+    def pairs_hook(pairs: list[tuple[str, object]]) -> dict:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    break
+                seen.add(key)
+            marked = _DupDict(obj)
+            marked.dup = key
+            state["dup"] = True
+            return marked
+        return obj
+
+    kwargs: dict = {"object_pairs_hook": pairs_hook, "parse_constant": _reject_constant}
+    if exact:
+        kwargs["parse_float"] = RawFloat
+        kwargs["parse_int"] = _parse_int
+    try:
+        value = json.loads(text, **kwargs)
+    except RecursionError:
+        raise JSONError(source, f"nesting deeper than {MAX_DEPTH} levels") from None
+    except json.JSONDecodeError as exc:
+        raise JSONError(source, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:
+        if "not valid JSON" in str(exc):
+            raise JSONError(source, str(exc)) from None
+        if not exact and "integer string conversion" in str(exc):
+            return loads(data, source=source, exact=True, require_object=require_object)
+        raise JSONError(source, f"invalid JSON: {exc}") from None
+    if state["dup"] or exact:
+        _check_tree(value, source)
+    if require_object and not isinstance(value, dict):
+        raise JSONError(source, f"top level is {json_type(value)}, not an object", "")
+    return value
+
+
+def _decode(data: bytes | str, source: str) -> str:
+    if isinstance(data, str):
+        if data.startswith("\ufeff"):
+            raise JSONError(source, "starts with a byte-order mark")
+        return data
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise JSONError(source, "starts with a byte-order mark")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_at = exc.start
+    # Locate the bad byte as a JSON pointer: parse with the bad bytes kept as lone surrogates.
+    text = data.decode("utf-8", "surrogateescape")
+    pointer = None
+    with contextlib.suppress(Exception):
+        pointer = _find_surrogate(json.loads(text, parse_constant=_reject_constant))
+    raise JSONError(source, f"invalid UTF-8 at byte {bad_at}", pointer)
+
+
+def _is_escaped(text: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def _find_surrogate(value: object) -> str | None:
+    for pointer, node, key in _walk(value):
+        if key is not None and _is_escaped(key):
+            return pointer
+        if isinstance(node, str) and _is_escaped(node):
+            return pointer
+    return None
+
+
+def _walk(value: object) -> Iterator[tuple[str, object, str | None]]:
+    """Iterative pre-order walk yielding (pointer, node, key-or-None)."""
+    stack: list[tuple[str, object, str | None, int]] = [("", value, None, 0)]
+    while stack:
+        pointer, node, key, depth = stack.pop()
+        yield pointer, node, key
+        if isinstance(node, dict):
+            for k, v in reversed(list(node.items())):
+                stack.append((f"{pointer}/{pointer_escape(k)}", v, k, depth + 1))
+        elif isinstance(node, list):
+            for i in range(len(node) - 1, -1, -1):
+                stack.append((f"{pointer}/{i}", node[i], None, depth + 1))
+
+
+def _check_tree(value: object, source: str) -> None:
+    """Duplicate keys (reported at their object) and the depth bound."""
+    stack: list[tuple[str, object, int]] = [("", value, 0)]
+    while stack:
+        pointer, node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise JSONError(source, f"nesting deeper than {MAX_DEPTH} levels")
+        if isinstance(node, _DupDict):
+            raise JSONError(source, f"duplicate key {node.dup!r}", pointer)
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(v, (dict, list)):
+                    stack.append((f"{pointer}/{pointer_escape(k)}", v, depth + 1))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, (dict, list)):
+                    stack.append((f"{pointer}/{i}", v, depth + 1))
+
+
+def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> object:
+    """Read and strictly parse a JSON file; unreadable files raise ``InputError`` naming it."""
+    return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
+
+
+def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
+    """Read a regular file, refusing more than *limit* bytes; errors name the file."""
+    try:
+        with open(path, "rb") as fh:
+            if limit is None:
+                return fh.read()
+            data = fh.read(limit + 1)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit} bytes")
+    return data
+
+
+def json_type(value: object) -> str:
+    """The JSON type name of a parsed value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "unknown"
+
+
+# ----------------------------------------------------------------------------- writing JSON
+
+
+def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> str:
+    """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly."""
+    parts: list[str] = []
+    _encode(value, parts, indent, sort_keys, 0)
+    return "".join(parts)
+
+
+def _int_text(value: int) -> str:
+    try:
+        return int.__repr__(value)
+    except ValueError:  # longer than the int/str conversion limit
+        return str(decimal.Decimal(value))
+
+
+def _encode(value: object, out: list[str], indent: int | None, sort_keys: bool, level: int) -> None:
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, RawFloat):
+        out.append(value.text)
+    elif isinstance(value, int):
+        out.append(_int_text(value))
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("NaN and Infinity cannot be written as JSON")
+        out.append(float.__repr__(value))
+    elif isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, (list, tuple)):
+        if not value:
+            out.append("[]")
+            return
+        sep, close = _separators(indent, level)
+        out.append("[")
+        for i, item in enumerate(value):
+            out.append(sep if i == 0 else "," + sep)
+            _encode(item, out, indent, sort_keys, level + 1)
+        out.append(close + "]")
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        sep, close = _separators(indent, level)
+        colon = ": " if indent is not None else ":"
+        items = sorted(value.items()) if sort_keys else value.items()
+        out.append("{")
+        for i, (key, item) in enumerate(items):
+            if not isinstance(key, str):
+                raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
+            out.append(sep if i == 0 else "," + sep)
+            out.append(json.dumps(key, ensure_ascii=False))
+            out.append(colon)
+            _encode(item, out, indent, sort_keys, level + 1)
+        out.append(close + "}")
+    else:
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _separators(indent: int | None, level: int) -> tuple[str, str]:
+    if indent is None:
+        return "", ""
+    return "\n" + " " * (indent * (level + 1)), "\n" + " " * (indent * level)
+
+
+# ----------------------------------------------------------------------------- atomic writes
+
+
+def _refuse_symlink(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError(f"{path}: is a symbolic link; refusing to write through it")
+
+
+def _check_target(path: Path) -> None:
+    _refuse_symlink(path)
+    _refuse_symlink(path.parent)
+    if path.exists() and not path.is_file():
+        raise InputError(f"{path}: exists and is not a regular file")
+
+
+def fsync_dir(directory: str | os.PathLike) -> None:
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temp(path: Path, data: bytes, mtime_ns: int | None) -> str:
+    """Write *data* to a fresh private temp file beside *path*; returns its name."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mtime_ns is not None:
+            os.utime(tmp, ns=(mtime_ns, mtime_ns))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def atomic_write(path: str | os.PathLike, data: bytes, *, mtime_ns: int | None = None) -> None:
+    """Replace (or create) *path* with *data* atomically; mode 0600.
+
+    ``mtime_ns`` is applied to the temp file before the rename, so the visible file never
+    carries another timestamp. On failure the old file is untouched and no temp file remains.
+    """
+    path = Path(path)
+    _check_target(path)
+    tmp = None
+    try:
+        tmp = _write_temp(path, data, mtime_ns)
+        _refuse_symlink(path)  # re-check right before the rename
+        os.replace(tmp, path)
+        tmp = None
+        fsync_dir(path.parent)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def create_new_file(path: str | os.PathLike, data: bytes) -> None:
+    """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing."""
+    path = Path(path)
+    if os.path.lexists(path):
+        raise InputError(f"{path}: already exists; refusing to overwrite")
+    _refuse_symlink(path.parent)
+    tmp = None
+    try:
+        tmp = _write_temp(path, data, None)
+        os.link(tmp, path)  # fails if anything appeared at path meanwhile
+        fsync_dir(path.parent)
+    except FileExistsError:
+        raise InputError(f"{path}: already exists; refusing to overwrite") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot create ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def make_private_dir(path: str | os.PathLike, *, exist_ok: bool = False) -> Path:
+    """Create *path* (and missing parents) with mode 0700. A symlink counts as existing."""
+    path = Path(path)
+    if os.path.lexists(path):
+        if exist_ok and path.is_dir() and not path.is_symlink():
+            return path
+        raise InputError(f"{path}: already exists")
+    missing: list[Path] = []
+    parent = path
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    try:
+        for directory in reversed(missing):
+            os.mkdir(directory, 0o700)
+            os.chmod(directory, 0o700)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot create directory ({exc.strerror or exc})") from None
+    return path

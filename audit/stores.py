@@ -1,0 +1,347 @@
+"""Where sessions are: store roots under ``~/.gemini/antigravity*`` and the artifacts of each session.
+
+Discovery only lists and stats files; it never opens a store file for writing and never follows a
+symbolic link inside a store (links are reported as foreign entries).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.errors import InputError, NothingToCheck, UsageError
+from audit.ids import canonical_id
+
+ROOT_SURFACES = {
+    "antigravity-cli": "cli",
+    "antigravity": "ide",
+    "antigravity-ide": "ide",
+    "antigravity-acp": "acp",
+}
+NON_STORES = frozenset({"antigravity-backup", "antigravity-browser-profile"})
+STORE_DIRS = ("conversations", "implicit", "brain")
+ENV_ROOT = "ANTIGRAVITY_CLI_ROOT"
+
+SIDECAR_SUFFIX = ".trajectory.json"
+_CONVERSATION_FILE = re.compile(
+    r"(?P<id>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    r"(?P<ext>\.db|\.db-wal|\.db-shm|\.db-journal|\.pb|\.trajectory\.json)"
+)
+_CONVERSATION_FIELDS = {
+    ".db": "db",
+    ".db-wal": "wal",
+    ".db-shm": "shm",
+    ".db-journal": "journal",
+    ".pb": "legacy_pb",
+    ".trajectory.json": "sidecar",
+}
+ARTIFACT_KINDS = ("db", "wal", "shm", "journal", "legacy_pb", "implicit_pb", "sidecar", "brain")
+
+
+@dataclass(frozen=True)
+class Root:
+    path: Path
+    surface: str
+    explicit: bool
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A file or directory in a store that is not a session artifact (never used to build a path)."""
+
+    path: Path
+    reason: str
+
+
+@dataclass
+class Session:
+    """Every artifact of one conversation id in one root."""
+
+    id: str
+    root: Path
+    surface: str
+    db: Path | None = None
+    wal: Path | None = None
+    shm: Path | None = None
+    journal: Path | None = None
+    legacy_pb: Path | None = None
+    implicit_pb: Path | None = None
+    sidecar: Path | None = None
+    brain: Path | None = None
+    brain_files: dict[str, list[Path]] = field(default_factory=dict)
+    mtimes_ns: dict[str, int] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def source(self) -> Path | None:
+        """The native conversation source: the ``.db`` when present, else the legacy ``.pb``."""
+        return self.db or self.legacy_pb
+
+    @property
+    def source_mtime_ns(self) -> int | None:
+        """Newest of the ``.db``, a non-empty ``-wal`` and a non-empty ``-journal`` (or the ``.pb``)."""
+        if self.db is not None:
+            times = [self.mtimes_ns["db"]]
+            times += [self.mtimes_ns[k] for k in ("wal", "journal") if self.sizes.get(k, 0) > 0]
+            return max(times)
+        if self.legacy_pb is not None:
+            return self.mtimes_ns["legacy_pb"]
+        return None
+
+    @property
+    def sidecar_state(self) -> str | None:
+        """``fresh``, ``stale`` or ``missing``; None when there is no conversation source."""
+        source = self.source_mtime_ns
+        if source is None:
+            return None
+        if self.sidecar is None:
+            return "missing"
+        return "fresh" if self.mtimes_ns["sidecar"] >= source else "stale"
+
+    @property
+    def artifacts(self) -> list[str]:
+        return [kind for kind in ARTIFACT_KINDS if getattr(self, kind) is not None]
+
+    @property
+    def newest_mtime_ns(self) -> int:
+        return max(self.mtimes_ns.values(), default=0)
+
+    def paths(self) -> list[tuple[str, Path]]:
+        """(kind, path) of every artifact, brain files included."""
+        out: list[tuple[str, Path]] = [(k, getattr(self, k)) for k in self.artifacts]
+        for kind in sorted(self.brain_files):
+            out.extend((f"brain/{kind}", p) for p in self.brain_files[kind])
+        return out
+
+
+@dataclass
+class RootScan:
+    root: Root
+    sessions: list[Session]
+    foreign: list[Foreign]
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(ARTIFACT_KINDS, 0)
+        for session in self.sessions:
+            for kind in session.artifacts:
+                counts[kind] += 1
+        return counts
+
+    def sidecar_states(self) -> dict[str, int]:
+        states = {"fresh": 0, "stale": 0, "missing": 0}
+        for session in self.sessions:
+            state = session.sidecar_state
+            if state is not None:
+                states[state] += 1
+        return states
+
+
+# ----------------------------------------------------------------------------- roots
+
+
+def surface_of(path: Path) -> str:
+    """Surface of a root from its directory name, else from its marker files."""
+    surface = ROOT_SURFACES.get(path.name)
+    if surface is not None:
+        return surface
+    if (path / "cli.log").exists() or (path / "jetski_state.pbtxt").exists():
+        return "cli"
+    if (path / "antigravity_state.pbtxt").exists():
+        return "ide"
+    return "unknown"
+
+
+def is_store(path: Path) -> bool:
+    return any((path / name).is_dir() for name in STORE_DIRS)
+
+
+def resolve_roots(
+    home: str | os.PathLike | None = None,
+    roots: Iterable[str | os.PathLike] = (),
+    env: Mapping[str, str] | None = None,
+) -> list[Root]:
+    """Explicit roots (``--root``, else ``$ANTIGRAVITY_CLI_ROOT``) or every discovered store.
+
+    An explicit root that is not a directory is an error (exit 2); discovery never fails, it may
+    find nothing.
+    """
+    env = os.environ if env is None else env
+    explicit = [Path(r) for r in roots]
+    if not explicit and env.get(ENV_ROOT):
+        explicit = [Path(env[ENV_ROOT])]
+    if explicit:
+        resolved: list[Root] = []
+        for path in explicit:
+            if not path.is_dir():
+                what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+                raise InputError(f"{path}: store root {what}")
+            path = path.absolute()
+            if any(r.path == path for r in resolved):
+                continue
+            resolved.append(Root(path, surface_of(path), explicit=True))
+        return resolved
+    base = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
+    gemini = base / ".gemini"
+    try:
+        names = sorted(entry.name for entry in os.scandir(gemini) if entry.name.startswith("antigravity"))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = (gemini / name).absolute()
+        if name in NON_STORES or not path.is_dir() or not is_store(path):
+            continue
+        found.append(Root(path, surface_of(path), explicit=False))
+    return found
+
+
+# ----------------------------------------------------------------------------- sessions
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _entries(directory: Path) -> list[os.DirEntry]:
+    try:
+        return sorted(os.scandir(directory), key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
+
+
+def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
+    """Gather the sessions of one root: one ``Session`` per id, artifacts attached."""
+    sessions: dict[str, Session] = {}
+    foreign: list[Foreign] = []
+
+    def session(cid: str) -> Session:
+        if cid not in sessions:
+            sessions[cid] = Session(cid, root.path, root.surface)
+        return sessions[cid]
+
+    def attach(cid: str, kind: str, entry: os.DirEntry, st: os.stat_result) -> None:
+        s = session(cid)
+        if getattr(s, kind) is not None:
+            foreign.append(Foreign(Path(entry.path), f"duplicate {kind} for {cid} (differs only in case)"))
+            return
+        setattr(s, kind, Path(entry.path))
+        s.mtimes_ns[kind] = st.st_mtime_ns
+        s.sizes[kind] = st.st_size
+
+    for entry in _entries(root.path / "conversations"):
+        st = _lstat(Path(entry.path))
+        match = _CONVERSATION_FILE.fullmatch(entry.name)
+        if st is None:
+            continue  # vanished while listing
+        if stat.S_ISLNK(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+        elif match is None:
+            foreign.append(Foreign(Path(entry.path), "name is not <uuid>.<known extension>"))
+        elif not stat.S_ISREG(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "not a regular file"))
+        else:
+            attach(match["id"].lower(), _CONVERSATION_FIELDS[match["ext"]], entry, st)
+
+    for entry in _entries(root.path / "implicit"):
+        st = _lstat(Path(entry.path))
+        if st is None:
+            continue
+        cid = canonical_id(entry.name[:-3]) if entry.name.endswith(".pb") else None
+        if stat.S_ISLNK(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+        elif cid is None or not stat.S_ISREG(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "not an implicit <uuid>.pb file"))
+        elif include_implicit:
+            attach(cid, "implicit_pb", entry, st)
+
+    for entry in _entries(root.path / "brain"):
+        st = _lstat(Path(entry.path))
+        if st is None:
+            continue
+        cid = canonical_id(entry.name)
+        if stat.S_ISLNK(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+        elif cid is None or not stat.S_ISDIR(st.st_mode):
+            foreign.append(Foreign(Path(entry.path), "not a brain/<uuid>/ directory"))
+        else:
+            attach(cid, "brain", entry, st)
+            s = sessions[cid]
+            s.brain_files, newest = _brain_files(Path(entry.path), foreign)
+            s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
+
+    ordered = sorted(sessions.values(), key=lambda s: (-s.newest_mtime_ns, s.id))
+    return RootScan(root, ordered, foreign)
+
+
+def _brain_kind(rel: tuple[str, ...]) -> str:
+    if rel[:2] == (".system_generated", "logs"):
+        if rel[2:] == ("transcript.jsonl",):
+            return "transcript"
+        if rel[2:] == ("transcript_full.jsonl",):
+            return "transcript_full"
+        if len(rel) == 5 and rel[2] == "chunks" and rel[4].endswith(".jsonl"):
+            return "chunk"
+    if rel[:2] == (".system_generated", "steps") and len(rel) == 4 and rel[3] == "output.txt":
+        return "step_output"
+    if rel[:2] == (".system_generated", "messages") and len(rel) == 3 and rel[2].endswith(".json"):
+        return "message"
+    if len(rel) == 1 and rel[0].endswith(".md.metadata.json"):
+        return "artifact_metadata"
+    if len(rel) == 1 and rel[0].endswith(".md"):
+        return "artifact"
+    return "other"
+
+
+def _brain_files(brain: Path, foreign: list[Foreign]) -> tuple[dict[str, list[Path]], int]:
+    files: dict[str, list[Path]] = {}
+    newest = 0
+    for dirpath, dirnames, filenames in os.walk(brain, followlinks=False):
+        base = Path(dirpath)
+        dirnames.sort()
+        for name in [d for d in dirnames if (base / d).is_symlink()]:
+            foreign.append(Foreign(base / name, "symbolic link (not followed)"))
+        for name in sorted(filenames):
+            path = base / name
+            st = _lstat(path)
+            if st is None:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                foreign.append(Foreign(path, "symbolic link (not followed)"))
+                continue
+            rel = path.relative_to(brain).parts
+            files.setdefault(_brain_kind(rel), []).append(path)
+            newest = max(newest, st.st_mtime_ns)
+    return files, newest
+
+
+def scan(roots: Iterable[Root], *, include_implicit: bool = False) -> list[RootScan]:
+    return [scan_root(root, include_implicit=include_implicit) for root in roots]
+
+
+def find_session(scans: Iterable[RootScan], query: str) -> Session:
+    """The one session whose id starts with *query* (8+ characters, any case) across roots."""
+    prefix = query.strip().lower()
+    if len(prefix) < 8 or not re.fullmatch(r"[0-9a-f-]+", prefix):
+        raise UsageError(f"{query!r}: give at least 8 characters of a conversation id (hex and '-')")
+    matches = [s for scan_ in scans for s in scan_.sessions if s.id.startswith(prefix)]
+    if not matches:
+        raise InputError(f"{query}: no session matches this id")
+    if len(matches) > 1:
+        listed = ", ".join(f"{s.id} ({s.root})" for s in sorted(matches, key=lambda s: (s.id, str(s.root))))
+        raise UsageError(f"{query}: ambiguous id prefix; candidates: {listed}")
+    return matches[0]
+
+
+def require_roots(roots: list[Root]) -> list[Root]:
+    if not roots:
+        raise NothingToCheck("no Antigravity store found (looked for ~/.gemini/antigravity*; use --home or --root)")
+    return roots

@@ -1,0 +1,202 @@
+"""The store builder: realistic Antigravity stores on disk, deterministic from a seed.
+
+Used by the tests, the benchmarks and ``python -m audit.testing.sample`` (which regenerates
+``examples/home``). Nothing here touches a real store; everything is written below ``home``.
+
+    builder = StoreBuilder(tmp_path, seed=7)
+    cli = builder.root("cli")
+    convo = cli.conversation(turns=2)                 # .db + fresh sidecar + brain transcripts
+    parent, children = cli.family(children=2)         # invokeSubagent results + parentConversationId
+    cli.conversation(sidecar="stale")                 # sidecar is an older prefix of the .db
+    cli.conversation(db=False, legacy_pb=True)        # legacy encrypted .pb, never decoded
+    cli.implicit()                                    # implicit/<uuid>.pb
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.testing import trajectories as T
+
+ROOT_NAMES = {"cli": "antigravity-cli", "ide": "antigravity", "acp": "antigravity-acp"}
+TRAJECTORY_SOURCES = {"cli": "CORTEX_TRAJECTORY_SOURCE_CLI", "ide": "CORTEX_TRAJECTORY_SOURCE_CASCADE_CLIENT", "acp": "CORTEX_TRAJECTORY_SOURCE_CLI"}
+
+
+@dataclass
+class Conversation:
+    """What the builder wrote for one conversation id."""
+
+    id: str
+    root: Path
+    trajectory: dict  # the full trajectory (what the .db holds)
+    sidecar_doc: dict | None = None  # what the sidecar holds (a prefix of ``trajectory`` when stale)
+    paths: dict[str, Path] = field(default_factory=dict)
+    end_ns: int = 0
+
+    @property
+    def steps(self) -> list[dict]:
+        return self.trajectory["steps"]
+
+
+def write_sidecar(path: Path, doc: dict, *, mtime_ns: int | None = None) -> None:
+    """A sidecar as the daemon's JSON (2-space indent, trailing newline), mode 0600."""
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.chmod(path, 0o600)
+    if mtime_ns is not None:
+        os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+class StoreBuilder:
+    def __init__(self, home: str | os.PathLike, *, seed: int = 0, start: str = "2026-09-01T09:00:00Z") -> None:
+        self.home = Path(home)
+        self.rng = random.Random(seed)
+        self.clock = T.Clock(self.rng, start)
+        self.roots: dict[str, RootBuilder] = {}
+
+    def root(self, surface: str = "cli", *, name: str | None = None) -> RootBuilder:
+        """The root ``~/.gemini/<name>`` (created once), by default the surface's usual name."""
+        name = name or ROOT_NAMES[surface]
+        if name not in self.roots:
+            self.roots[name] = RootBuilder(self, self.home / ".gemini" / name, surface)
+        return self.roots[name]
+
+
+class RootBuilder:
+    def __init__(self, builder: StoreBuilder, path: Path, surface: str) -> None:
+        self.builder = builder
+        self.path = path
+        self.surface = surface
+        self.rng = builder.rng
+        self.clock = builder.clock
+        for sub in ("conversations", "brain"):
+            (path / sub).mkdir(parents=True, exist_ok=True)
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def conversation(
+        self,
+        cid: str | None = None,
+        *,
+        turns: int = 2,
+        steps: list[dict] | None = None,
+        prompt: str | None = None,
+        parent: str | None = None,
+        sidecar: str = "fresh",
+        stale_missing_steps: int = 2,
+        reader_block: dict | None = None,
+        db: bool = True,
+        wal_steps: int = 0,
+        internal_cascade_id: str | None = None,
+        unknown_fields: bool = False,
+        legacy_pb: bool = False,
+        brain: bool = True,
+        transcript_anomalies: frozenset[str] | set[str] = frozenset(),
+        compact_window_start: int | None = None,
+        sidecar_name_upper: bool = False,
+    ) -> Conversation:
+        """Write one conversation.
+
+        ``sidecar``: ``fresh`` (full copy, newer than the source), ``stale`` (an older copy missing
+        the last ``stale_missing_steps`` steps, older than the source) or ``missing``.
+        ``reader_block``: an ``agyReader`` object to put in the sidecar (e.g. a parent stamp).
+        ``wal_steps``: that many of the last steps are committed only to the ``-wal``.
+        ``sidecar_name_upper``: name the sidecar with the upper-case id (ids compare lower-case).
+        """
+        cid = (cid or T.new_id(self.rng)).lower()
+        started = self.clock.tick(30, 600)
+        if steps is None:
+            steps = T.conversation_steps(self.rng, self.clock, turns, prompt=prompt)
+        doc = T.trajectory(
+            self.rng, internal_cascade_id or cid, steps, created_at=started,
+            source=TRAJECTORY_SOURCES[self.surface], parent=parent,
+        )
+        convo = Conversation(cid, self.path, doc, end_ns=self.clock.epoch_ns())
+        conversations = self.path / "conversations"
+        if db:
+            from audit.testing.dbwriter import write_conversation_db
+
+            db_path = conversations / f"{cid}.db"
+            write_conversation_db(
+                db_path, doc, wal=wal_steps > 0, uncheckpointed_steps=wal_steps, unknown_fields=unknown_fields,
+            )
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                p = Path(f"{db_path}{suffix}")
+                if p.exists():
+                    convo.paths["db" + suffix.replace("-", "_")] = p
+                    os.utime(p, ns=(convo.end_ns, convo.end_ns))
+        if legacy_pb:
+            pb = conversations / f"{cid}.pb"
+            pb.write_bytes(self.rng.randbytes(64 + 32 * len(steps)))
+            os.utime(pb, ns=(convo.end_ns, convo.end_ns))
+            convo.paths["legacy_pb"] = pb
+        if sidecar != "missing":
+            side = copy.deepcopy(doc)
+            mtime = convo.end_ns + 5 * 10**9
+            if sidecar == "stale":
+                keep = max(1, len(steps) - stale_missing_steps)
+                side["steps"] = side["steps"][:keep]
+                mtime = convo.end_ns - 3600 * 10**9
+            elif sidecar != "fresh":
+                raise ValueError(f"sidecar must be fresh, stale or missing, not {sidecar!r}")
+            if reader_block is not None:
+                side["agyReader"] = reader_block
+            name = (cid.upper() if sidecar_name_upper else cid) + ".trajectory.json"
+            write_sidecar(conversations / name, side, mtime_ns=mtime)
+            convo.sidecar_doc = side
+            convo.paths["sidecar"] = conversations / name
+        if brain:
+            from audit.testing.transcripts import records_from_steps, write_brain
+
+            brain_dir = self.path / "brain" / cid
+            write_brain(
+                brain_dir, records_from_steps(steps), rng=self.rng,
+                anomalies=frozenset(transcript_anomalies), compact_window_start=compact_window_start,
+            )
+            for dirpath, _, files in os.walk(brain_dir):
+                for name in files:
+                    os.utime(Path(dirpath, name), ns=(convo.end_ns, convo.end_ns))
+            convo.paths["brain"] = brain_dir
+        return convo
+
+    def family(self, *, children: int = 2, turns: int = 1, **kwargs: object) -> tuple[Conversation, list[Conversation]]:
+        """A parent that invokes ``children`` subagents; each child names its parent natively."""
+        parent_id = T.new_id(self.rng)
+        kids = [(T.new_id(self.rng), f"Subagent task {i + 1}: {T.sentence(self.rng)}") for i in range(children)]
+        steps = [T.user_input(self.clock, T.sentence(self.rng))]
+        call = T.tool_call(self.rng, "invoke_subagent", {"Subagents": [{"TypeName": "general", "Prompt": p} for _, p in kids]})
+        steps.append(T.planner_response(self.clock, self.rng, "Delegating to subagents.", [call]))
+        steps.append(T.invoke_subagent(self.clock, call, kids))
+        steps.append(T.planner_response(self.clock, self.rng, "Subagents finished: " + ", ".join(k for k, _ in kids)))
+        parent = self.conversation(parent_id, steps=steps, **kwargs)
+        out = [self.conversation(kid, turns=turns, prompt=prompt, parent=parent_id, **kwargs) for kid, prompt in kids]
+        return parent, out
+
+    def implicit(self, cid: str | None = None) -> Path:
+        """An encrypted ``implicit/<uuid>.pb`` background trajectory."""
+        cid = (cid or T.new_id(self.rng)).lower()
+        path = self.path / "implicit" / f"{cid}.pb"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(self.rng.randbytes(96))
+        return path
+
+    def foreign(self, relative: str, data: bytes = b"not a session\n") -> Path:
+        """A file that is not a session artifact (e.g. ``conversations/notes.txt``)."""
+        path = self.path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
+
+    def cli_log(self, port: int, *, https_port: int | None = None) -> Path:
+        """A ``cli.log`` with the daemon's port lines (the HTTPS/gRPC one must be ignored)."""
+        lines = []
+        if https_port is not None:
+            lines.append(f"I1101 09:00:00.000000 1 server.go:1] listening on random port at {https_port} for HTTPS (gRPC)")
+        lines.append(f"I1101 09:00:00.000001 1 server.go:1] listening on random port at {port} for HTTP")
+        path = self.path / "cli.log"
+        path.write_text("\n".join(lines) + "\n")
+        return path

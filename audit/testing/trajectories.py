@@ -1,0 +1,202 @@
+"""Factories for sidecar-shaped trajectories: the daemon's proto3 JSON, deterministic from a seed.
+
+Shapes follow the formats reference §4: camelCase keys, full enum names
+(``CORTEX_STEP_TYPE_USER_INPUT``), int64 values as decimal strings, RFC 3339 UTC timestamps with
+nine fractional digits. Every key used here is one our ``.proto`` knows, so a ``.db`` written from
+a trajectory reconstructs to the same JSON.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import random
+import uuid
+
+STEP = "CORTEX_STEP_TYPE_"
+STATUS = "CORTEX_STEP_STATUS_"
+SOURCE = "CORTEX_STEP_SOURCE_"
+
+_WORDS = (
+    "parser build cache index module config test schema record export stream buffer token "
+    "session corpus report drift field column table writer reader store baseline check"
+).split()
+
+
+class Clock:
+    """Monotonic RFC 3339 timestamps with non-zero nanoseconds (so all 9 digits are significant)."""
+
+    def __init__(self, rng: random.Random, start: str = "2026-09-01T09:00:00Z") -> None:
+        self.rng = rng
+        self.now = _dt.datetime.fromisoformat(start.replace("Z", "+00:00"))
+
+    def tick(self, low: float = 0.5, high: float = 20.0) -> str:
+        self.now += _dt.timedelta(seconds=self.rng.uniform(low, high))
+        nanos = self.rng.randrange(1, 10**8) * 10 + self.rng.randrange(1, 10)
+        return self.now.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos:09d}Z"
+
+    def epoch_ns(self) -> int:
+        return int(self.now.timestamp()) * 10**9
+
+
+def new_id(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def sentence(rng: random.Random, words: int = 8) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
+
+
+def step(kind: str, created_at: str, *, status: str = "DONE", source: str = "MODEL", **payload: object) -> dict:
+    """One step: ``kind`` without the ``CORTEX_STEP_TYPE_`` prefix; payload keys as in sidecars."""
+    metadata: dict = {"createdAt": created_at, "source": SOURCE + source}
+    doc: dict = {"type": STEP + kind, "status": STATUS + status, "metadata": metadata}
+    doc.update(payload)
+    return doc
+
+
+def tool_call(rng: random.Random, name: str, args: dict) -> dict:
+    return {"id": new_id(rng), "name": name, "argumentsJson": json.dumps(args, separators=(",", ":"))}
+
+
+def user_input(clock: Clock, text: str) -> dict:
+    return step("USER_INPUT", clock.tick(), source="USER_EXPLICIT", userInput={"userResponse": text, "items": [{"text": text}]})
+
+
+def planner_response(clock: Clock, rng: random.Random, response: str, calls: list[dict] = (), *, thinking: str | None = None) -> dict:
+    payload: dict = {"response": response, "messageId": new_id(rng)}
+    if thinking:
+        payload["thinking"] = thinking
+    if calls:
+        payload["toolCalls"] = list(calls)
+        payload["stopReason"] = "CORTEX_STOP_REASON_TOOL_USE"
+    else:
+        payload["stopReason"] = "CORTEX_STOP_REASON_END_TURN"
+    s = step("PLANNER_RESPONSE", clock.tick(), plannerResponse=payload)
+    s["metadata"]["executionId"] = new_id(rng)
+    s["metadata"]["modelUsage"] = _usage(rng)
+    return s
+
+
+def _usage(rng: random.Random) -> dict:
+    thinking, response = rng.randrange(10, 900), rng.randrange(10, 900)
+    return {
+        "inputTokens": str(rng.randrange(1000, 40000)),
+        "outputTokens": str(thinking + response),
+        "thinkingOutputTokens": str(thinking),
+        "responseOutputTokens": str(response),
+        "cacheReadTokens": str(rng.randrange(0, 20000)),
+        "responseId": new_id(rng),
+    }
+
+
+def run_command(clock: Clock, call: dict, command: str, cwd: str, exit_code: int, output: str) -> dict:
+    s = step(
+        "RUN_COMMAND", clock.tick(),
+        runCommand={"commandLine": command, "cwd": cwd, "exitCode": exit_code, "combinedOutput": {"full": output}},
+    )
+    s["metadata"]["executionId"] = call["id"]
+    s["metadata"]["toolCall"] = call
+    return s
+
+
+def view_file(clock: Clock, call: dict, path: str, content: str) -> dict:
+    s = step(
+        "VIEW_FILE", clock.tick(),
+        viewFile={"absolutePathUri": "file://" + path, "content": content, "numLines": content.count("\n") + 1},
+    )
+    s["metadata"]["executionId"] = call["id"]
+    s["metadata"]["toolCall"] = call
+    return s
+
+
+def invoke_subagent(clock: Clock, call: dict, children: list[tuple[str, str]]) -> dict:
+    """An INVOKE_SUBAGENT step whose results name each (child id, prompt)."""
+    s = step(
+        "INVOKE_SUBAGENT", clock.tick(),
+        invokeSubagent={
+            "subagents": [{"typeName": "general", "initialPrompt": prompt} for _, prompt in children],
+            "results": [{"conversationId": cid} for cid, _ in children],
+        },
+    )
+    s["metadata"]["executionId"] = call["id"]
+    return s
+
+
+def error_message(clock: Clock, short: str) -> dict:
+    return step("ERROR_MESSAGE", clock.tick(), status="ERROR", source="SYSTEM", errorMessage={"error": {"shortError": short}})
+
+
+def system_message(clock: Clock, message: str) -> dict:
+    return step("SYSTEM_MESSAGE", clock.tick(), source="SYSTEM", systemMessage={"message": message})
+
+
+def conversation_steps(rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/work/project") -> list[dict]:
+    """A realistic conversation: each turn is a prompt, tool calls with their results, an answer."""
+    steps: list[dict] = []
+    for turn in range(turns):
+        steps.append(user_input(clock, prompt if (turn == 0 and prompt) else sentence(rng)))
+        for _ in range(rng.randrange(1, 3)):
+            if rng.random() < 0.6:
+                command = f"pytest -q tests/test_{rng.choice(_WORDS)}.py"
+                call = tool_call(rng, "run_command", {"CommandLine": command, "Cwd": workspace, "toolAction": "Running tests", "toolSummary": "run tests"})
+                steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 12)))
+                code = rng.choice((0, 0, 0, 1))
+                steps.append(run_command(clock, call, command, workspace, code, f"{rng.randrange(1, 90)} passed\n"))
+            else:
+                path = f"{workspace}/{rng.choice(_WORDS)}.py"
+                call = tool_call(rng, "view_file", {"AbsolutePath": path, "toolAction": "Viewing file", "toolSummary": "read source"})
+                steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 12)))
+                body = "\n".join(f"def {rng.choice(_WORDS)}_{i}():\n    return {i}" for i in range(rng.randrange(1, 6)))
+                steps.append(view_file(clock, call, path, body))
+        steps.append(planner_response(clock, rng, sentence(rng, 14)))
+    return steps
+
+
+def trajectory(
+    rng: random.Random,
+    cascade_id: str,
+    steps: list[dict],
+    *,
+    created_at: str,
+    source: str = "CORTEX_TRAJECTORY_SOURCE_CLI",
+    workspace: str = "/work/project",
+    parent: str | None = None,
+) -> dict:
+    """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member)."""
+    metadata: dict = {
+        "createdAt": created_at,
+        "workspaces": [{"workspaceFolderAbsoluteUri": "file://" + workspace, "gitRootAbsoluteUri": "file://" + workspace, "branchName": "main"}],
+    }
+    if parent is not None:
+        metadata["parentConversationId"] = parent
+    planner = [i for i, s in enumerate(steps) if s["type"] == STEP + "PLANNER_RESPONSE"]
+    generator = [
+        {
+            "stepIndices": [i],
+            "executionId": steps[i]["metadata"]["executionId"],
+            "chatModel": {
+                "responseModel": "gemini-pro-default",
+                "usage": steps[i]["metadata"]["modelUsage"],
+                "chatStartMetadata": {"createdAt": steps[i]["metadata"]["createdAt"]},
+            },
+        }
+        for i in planner
+    ]
+    executor = [
+        {
+            "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL",
+            "numGeneratorInvocations": len(planner),
+            "lastStepIdx": len(steps) - 1,
+        }
+    ] if steps else []
+    return {
+        "trajectoryId": new_id(rng),
+        "cascadeId": cascade_id,
+        "trajectoryType": "CORTEX_TRAJECTORY_TYPE_CASCADE",
+        "source": source,
+        "steps": steps,
+        "generatorMetadata": generator,
+        "executorMetadatas": executor,
+        "metadata": metadata,
+    }

@@ -1,0 +1,242 @@
+import json
+import os
+import stat
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from audit import safeio
+from audit.errors import InputError
+from audit.safeio import JSONError, RawFloat
+
+
+# ----------------------------------------------------------------------------- strict JSON
+
+
+@pytest.mark.parametrize(
+    ("data", "reason", "pointer"),
+    [
+        (b'{"a": 1, "a": 2}', "duplicate key 'a'", ""),
+        (b'{"x": {"y": [{"k": 1}, {"k": 1, "k": 2}]}}', "duplicate key 'k'", "/x/y/1"),
+        (b'{"a/b": {"c~d": {"z": 1, "z": 1}}}', "duplicate key 'z'", "/a~1b/c~0d"),
+        (b'{"a": NaN}', "NaN is not valid JSON", None),
+        (b'{"a": [Infinity]}', "Infinity is not valid JSON", None),
+        (b'{"a": -Infinity}', "-Infinity is not valid JSON", None),
+        (b'[1, 2]', "top level is array, not an object", ""),
+        (b'"text"', "top level is string, not an object", ""),
+        (b"null", "top level is null, not an object", ""),
+        (b'{"ok": "x", "bad": "caf\xe9"}', "invalid UTF-8 at byte 23", "/bad"),
+        (b'{"k\xff": 1}', "invalid UTF-8 at byte 3", "/k\udcff"),
+        (b'\xef\xbb\xbf{"a": 1}', "starts with a byte-order mark", None),
+        (b'{"a": 1', "invalid JSON at line 1 column 8: Expecting ',' delimiter", None),
+    ],
+)
+def test_rejected_inputs_name_file_reason_and_pointer(data, reason, pointer):
+    with pytest.raises(JSONError) as info:
+        safeio.loads(data, source="side.json")
+    err = info.value
+    assert err.source == "side.json"
+    assert err.reason == reason
+    assert err.pointer == pointer
+    assert str(err).startswith("side.json: " + reason)
+    assert err.exit_code == 2
+
+
+def test_non_object_top_level_allowed_on_request():
+    assert safeio.loads(b"[1, 2]", require_object=False) == [1, 2]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_depth_is_bounded_without_recursion_error(exact):
+    depth = safeio.MAX_DEPTH + 1 if exact else 100_000
+    data = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+    with pytest.raises(JSONError) as info:
+        safeio.loads(data, source="deep.json", exact=exact)
+    assert "nesting deeper than" in info.value.reason
+
+
+def test_depth_at_limit_is_accepted():
+    depth = safeio.MAX_DEPTH - 1
+    data = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+    assert isinstance(safeio.loads(data, exact=True), dict)
+
+
+def test_exact_numbers_round_trip_texts():
+    text = '{"big":123456789012345678901234567890123,"neg0":-0,"f":1.50,"e":1E+5,"inf":1e400,"small":-2.5e-7,"i":-42}'
+    value = safeio.loads(text.encode(), exact=True)
+    assert value["big"] == 123456789012345678901234567890123
+    assert isinstance(value["f"], RawFloat) and value["f"].text == "1.50"
+    assert safeio.dumps(value, indent=None) == text
+
+
+def test_integers_longer_than_the_conversion_limit_survive():
+    digits = "9" * 5000
+    value = safeio.loads(('{"n": %s}' % digits).encode(), exact=True)
+    assert safeio.dumps(value, indent=None) == '{"n":%s}' % digits
+    # The fast path falls back to exact parsing instead of failing.
+    assert safeio.loads(('{"n": %s}' % digits).encode())["n"] == int(digits[:4000]) * 10**1000 + int(digits[4000:])
+
+
+def test_dumps_matches_json_for_plain_values():
+    value = {"a": [1, 2.5, None, True, False, "é\n\"q\""], "b": {}, "c": []}
+    assert safeio.dumps(value, indent=2) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert safeio.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+_number_texts = st.one_of(
+    st.integers().map(str),
+    st.integers(min_value=-(10**60), max_value=10**60).map(str),
+    st.builds(lambda i, f, e: f"{i}.{f}e{e}", st.integers(-999, 999), st.from_regex(r"[0-9]{1,20}", fullmatch=True), st.integers(-400, 400)),
+    st.builds(lambda i, f: f"{i}.{f}", st.integers(-(10**30), 10**30), st.from_regex(r"[0-9]{1,30}", fullmatch=True)),
+)
+_json_docs = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.text(max_size=20), _number_texts.map(lambda t: ("#num", t))),
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)),
+    max_leaves=30,
+)
+
+
+def _render(node) -> str:
+    if isinstance(node, tuple):
+        return node[1]
+    if isinstance(node, list):
+        return "[" + ",".join(_render(n) for n in node) + "]"
+    if isinstance(node, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _render(v) for k, v in node.items()) + "}"
+    return json.dumps(node, ensure_ascii=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), _json_docs, max_size=5))
+def test_property_exact_round_trip_keeps_every_number_text(doc):
+    text = _render(doc)
+    value = safeio.loads(text.encode(), exact=True)
+    assert safeio.dumps(value, indent=None) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200))
+def test_property_random_bytes_raise_only_json_errors(data):
+    try:
+        safeio.loads(data, require_object=False)
+    except JSONError:
+        pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=5), st.integers(), min_size=1, max_size=5))
+def test_property_any_duplicated_key_is_rejected(doc):
+    key = next(iter(doc))
+    body = ",".join(f"{json.dumps(k)}:{v}" for k, v in doc.items())
+    data = ("{" + body + f",{json.dumps(key)}:0" + "}").encode()
+    with pytest.raises(JSONError) as info:
+        safeio.loads(data)
+    assert info.value.reason == f"duplicate key {key!r}"
+
+
+def test_read_json_errors_name_the_file(tmp_path):
+    with pytest.raises(InputError, match="missing.json: no such file"):
+        safeio.read_json(tmp_path / "missing.json")
+    with pytest.raises(InputError, match="is a directory"):
+        safeio.read_json(tmp_path)
+    big = tmp_path / "big.json"
+    big.write_bytes(b"{}" + b" " * 100)
+    with pytest.raises(InputError, match="larger than 10 bytes"):
+        safeio.read_bytes(big, limit=10)
+
+
+# ----------------------------------------------------------------------------- atomic writes
+
+
+def _mode(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def test_atomic_write_creates_private_file_with_mtime(tmp_path):
+    target = tmp_path / "out.json"
+    safeio.atomic_write(target, b"{}\n", mtime_ns=1_700_000_000_123_456_789)
+    assert target.read_bytes() == b"{}\n"
+    assert _mode(target) == 0o600
+    assert os.stat(target).st_mtime_ns == 1_700_000_000_123_456_789
+    assert os.listdir(tmp_path) == ["out.json"]
+
+
+@pytest.mark.parametrize("fail_at", ["write", "fsync", "utime", "replace"])
+def test_failure_keeps_old_bytes_and_mtime_and_leaves_no_temp(tmp_path, monkeypatch, fail_at):
+    target = tmp_path / "side.trajectory.json"
+    target.write_bytes(b"old")
+    os.utime(target, ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+
+    def boom(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    if fail_at == "write":
+        real_fdopen = os.fdopen
+
+        class _Failing:
+            def __init__(self, fh):
+                self.fh = fh
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.fh.close()
+
+            def fileno(self):
+                return self.fh.fileno()
+
+            def write(self, data):
+                raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "fdopen", lambda fd, mode: _Failing(real_fdopen(fd, mode)))
+    else:
+        monkeypatch.setattr(os, {"fsync": "fsync", "utime": "utime", "replace": "replace"}[fail_at], boom)
+    with pytest.raises(InputError, match="cannot write .*No space left on device"):
+        safeio.atomic_write(target, b"new", mtime_ns=1_700_000_000_000_000_000)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"old"
+    assert os.stat(target).st_mtime_ns == 1_600_000_000_000_000_000
+    assert os.listdir(tmp_path) == ["side.trajectory.json"]
+
+
+def test_symlinks_are_refused(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_bytes(b"keep")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    with pytest.raises(InputError, match="symbolic link"):
+        safeio.atomic_write(link, b"x")
+    with pytest.raises(InputError, match="already exists"):
+        safeio.create_new_file(link, b"x")
+    realdir = tmp_path / "d"
+    realdir.mkdir()
+    linkdir = tmp_path / "ld"
+    linkdir.symlink_to(realdir)
+    with pytest.raises(InputError, match="symbolic link"):
+        safeio.atomic_write(linkdir / "f.json", b"x")
+    assert real.read_bytes() == b"keep"
+    assert os.listdir(realdir) == []
+
+
+def test_create_new_file_refuses_existing_and_is_private(tmp_path):
+    target = tmp_path / "new.json"
+    safeio.create_new_file(target, b"1")
+    assert _mode(target) == 0o600 and target.read_bytes() == b"1"
+    with pytest.raises(InputError, match="already exists"):
+        safeio.create_new_file(target, b"2")
+    assert target.read_bytes() == b"1"
+    assert sorted(os.listdir(tmp_path)) == ["new.json"]
+
+
+def test_make_private_dir(tmp_path):
+    made = safeio.make_private_dir(tmp_path / "a" / "b")
+    assert _mode(tmp_path / "a") == 0o700 and _mode(made) == 0o700
+    with pytest.raises(InputError, match="already exists"):
+        safeio.make_private_dir(made)
+    assert safeio.make_private_dir(made, exist_ok=True) == made
+    link = tmp_path / "link"
+    link.symlink_to(made)
+    with pytest.raises(InputError, match="already exists"):
+        safeio.make_private_dir(link, exist_ok=True)

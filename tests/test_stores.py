@@ -1,0 +1,229 @@
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from audit import stores
+from audit.cli import main
+from audit.errors import InputError, UsageError
+
+A = "0a1b2c3d-0000-4000-8000-00000000000a"
+B = "0a1b2c3d-1111-4000-8000-00000000000b"
+C = "c0ffee00-2222-4000-8000-00000000000c"
+D = "d0d0d0d0-3333-4000-8000-00000000000d"
+E = "e0e0e0e0-4444-4000-8000-00000000000e"
+
+T0 = 1_780_000_000 * 10**9
+
+
+def touch(path: Path, *, at: int, data: bytes = b"x") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    os.utime(path, ns=(at, at))
+    return path
+
+
+def make_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    cli = home / ".gemini" / "antigravity-cli"
+    conv = cli / "conversations"
+    # A: db + wal(non-empty, newer than sidecar) -> stale
+    touch(conv / f"{A}.db", at=T0)
+    touch(conv / f"{A}.db-wal", at=T0 + 20 * 10**9)
+    touch(conv / f"{A}.db-shm", at=T0 + 30 * 10**9)  # -shm never counts for freshness
+    touch(conv / f"{A}.trajectory.json", at=T0 + 10 * 10**9)
+    # B: db + sidecar newer -> fresh; empty wal and journal are ignored
+    touch(conv / f"{B}.db", at=T0)
+    touch(conv / f"{B}.db-wal", at=T0 + 50 * 10**9, data=b"")
+    touch(conv / f"{B}.db-journal", at=T0 + 50 * 10**9, data=b"")
+    touch(conv / f"{B}.trajectory.json", at=T0 + 1)
+    # C: legacy .pb and .db both exist (db is the source); non-empty journal newer -> stale
+    touch(conv / f"{C}.pb", at=T0)
+    touch(conv / f"{C}.db", at=T0)
+    touch(conv / f"{C}.db-journal", at=T0 + 9 * 10**9)
+    touch(conv / f"{C}.trajectory.json", at=T0 + 5 * 10**9)
+    # D: legacy .pb only, sidecar missing; upper-case file name
+    touch(conv / f"{D.upper()}.pb", at=T0 + 100 * 10**9)
+    # foreign names
+    touch(conv / "notes.txt", at=T0)
+    touch(conv / "not-a-uuid.db", at=T0)
+    (conv / f"{E}.trajectory.json").symlink_to(conv / f"{B}.trajectory.json")
+    # implicit
+    touch(cli / "implicit" / f"{E}.pb", at=T0 + 200 * 10**9)
+    touch(cli / "implicit" / "junk.pb", at=T0)
+    # brain for A with every kind of file
+    brain = cli / "brain" / A
+    logs = brain / ".system_generated" / "logs"
+    touch(logs / "transcript.jsonl", at=T0)
+    touch(logs / "transcript_full.jsonl", at=T0)
+    touch(logs / "chunks" / "transcript" / "00000001.jsonl", at=T0)
+    touch(brain / ".system_generated" / "steps" / "3" / "output.txt", at=T0)
+    touch(brain / ".system_generated" / "messages" / "cursor.json", at=T0)
+    touch(brain / "task.md", at=T0)
+    touch(brain / "task.md.metadata.json", at=T0)
+    touch(cli / "brain" / "scratch-notes" / "x.txt", at=T0)
+    # other roots
+    touch(home / ".gemini" / "antigravity" / "conversations" / f"{C}.db", at=T0 + 300 * 10**9)
+    touch(home / ".gemini" / "antigravity-acp" / "brain" / D / ".system_generated" / "logs" / "transcript.jsonl", at=T0)
+    touch(home / ".gemini" / "antigravity-nightly" / "conversations" / "f0f0f0f0-5555-4000-8000-00000000000f.db", at=T0)
+    (home / ".gemini" / "antigravity-ide").mkdir()  # empty: not a store
+    touch(home / ".gemini" / "antigravity-backup" / "conversations" / f"{A}.db", at=T0)
+    touch(home / ".gemini" / "antigravity-browser-profile" / "brain" / "x", at=T0)
+    return home
+
+
+def test_discovery_surfaces_and_non_stores(tmp_path):
+    home = make_home(tmp_path)
+    roots = stores.resolve_roots(home=home, env={})
+    assert [(r.path.name, r.surface, r.explicit) for r in roots] == [
+        ("antigravity", "ide", False),
+        ("antigravity-acp", "acp", False),
+        ("antigravity-cli", "cli", False),
+        ("antigravity-nightly", "unknown", False),
+    ]
+
+
+def test_home_defaults_to_env_home(tmp_path):
+    home = make_home(tmp_path)
+    assert len(stores.resolve_roots(env={"HOME": str(home)})) == 4
+    assert stores.resolve_roots(env={"HOME": str(tmp_path / "nowhere")}) == []
+
+
+def test_explicit_roots_and_env_pin(tmp_path):
+    home = make_home(tmp_path)
+    cli = home / ".gemini" / "antigravity-cli"
+    pinned = stores.resolve_roots(home=home, env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
+    assert [(r.path, r.surface, r.explicit) for r in pinned] == [(cli, "cli", True)]
+    ide = home / ".gemini" / "antigravity"
+    both = stores.resolve_roots(home=home, roots=[ide, cli, cli], env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
+    assert [r.path for r in both] == [ide, cli]
+    with pytest.raises(InputError, match="store root does not exist"):
+        stores.resolve_roots(roots=[tmp_path / "missing"], env={})
+    with pytest.raises(InputError, match="store root does not exist"):
+        stores.resolve_roots(env={"ANTIGRAVITY_CLI_ROOT": str(tmp_path / "missing")})
+
+
+def test_surface_from_markers_for_unnamed_root(tmp_path):
+    root = tmp_path / "store"
+    (root / "conversations").mkdir(parents=True)
+    assert stores.surface_of(root) == "unknown"
+    (root / "antigravity_state.pbtxt").write_text("")
+    assert stores.surface_of(root) == "ide"
+    (root / "cli.log").write_text("")
+    assert stores.surface_of(root) == "cli"
+
+
+def _cli_scan(home, include_implicit=False):
+    root = stores.Root(home / ".gemini" / "antigravity-cli", "cli", True)
+    return stores.scan_root(root, include_implicit=include_implicit)
+
+
+def test_artifacts_foreign_and_freshness(tmp_path):
+    home = make_home(tmp_path)
+    scan = _cli_scan(home)
+    by_id = {s.id: s for s in scan.sessions}
+    assert set(by_id) == {A, B, C, D}
+    assert by_id[A].artifacts == ["db", "wal", "shm", "sidecar", "brain"]
+    assert by_id[A].sidecar_state == "stale"
+    assert by_id[B].artifacts == ["db", "wal", "journal", "sidecar"]
+    assert by_id[B].sidecar_state == "fresh"
+    assert by_id[C].artifacts == ["db", "journal", "legacy_pb", "sidecar"]
+    assert by_id[C].source == by_id[C].db
+    assert by_id[C].sidecar_state == "stale"
+    assert by_id[D].artifacts == ["legacy_pb"]
+    assert by_id[D].legacy_pb.name == f"{D.upper()}.pb"
+    assert by_id[D].sidecar_state == "missing"
+    assert {k: [p.name for p in v] for k, v in by_id[A].brain_files.items()} == {
+        "transcript": ["transcript.jsonl"],
+        "transcript_full": ["transcript_full.jsonl"],
+        "chunk": ["00000001.jsonl"],
+        "step_output": ["output.txt"],
+        "message": ["cursor.json"],
+        "artifact": ["task.md"],
+        "artifact_metadata": ["task.md.metadata.json"],
+    }
+    foreign = sorted((f.path.name, f.reason) for f in scan.foreign)
+    assert foreign == [
+        (f"{E}.trajectory.json", "symbolic link (not followed)"),
+        ("junk.pb", "not an implicit <uuid>.pb file"),
+        ("not-a-uuid.db", "name is not <uuid>.<known extension>"),
+        ("notes.txt", "name is not <uuid>.<known extension>"),
+        ("scratch-notes", "not a brain/<uuid>/ directory"),
+    ]
+    assert scan.counts() == {"db": 3, "wal": 2, "shm": 1, "journal": 2, "legacy_pb": 2, "implicit_pb": 0, "sidecar": 3, "brain": 1}
+    assert scan.sidecar_states() == {"fresh": 1, "stale": 2, "missing": 1}
+    # newest first
+    assert [s.id for s in scan.sessions][0] == D
+
+
+def test_implicit_only_with_flag(tmp_path):
+    home = make_home(tmp_path)
+    scan = _cli_scan(home, include_implicit=True)
+    implicit = [s for s in scan.sessions if s.implicit_pb]
+    assert [s.id for s in implicit] == [E]
+    assert implicit[0].sidecar_state is None
+
+
+def test_freshness_equal_mtime_is_fresh(tmp_path):
+    conv = tmp_path / "r" / "conversations"
+    touch(conv / f"{A}.db", at=T0)
+    touch(conv / f"{A}.trajectory.json", at=T0)
+    [session] = stores.scan_root(stores.Root(tmp_path / "r", "cli", True)).sessions
+    assert session.sidecar_state == "fresh"
+
+
+def test_find_session_prefix_rules(tmp_path):
+    home = make_home(tmp_path)
+    scans = stores.scan(stores.resolve_roots(home=home, env={}))
+    assert stores.find_session(scans, B[:8].upper() + B[8:13]).id == B
+    with pytest.raises(UsageError, match="at least 8 characters"):
+        stores.find_session(scans, "0a1b2c3")
+    with pytest.raises(UsageError, match="ambiguous id prefix; candidates: " + A):
+        stores.find_session(scans, "0a1b2c3d")
+    with pytest.raises(UsageError, match="ambiguous"):  # C exists in the IDE and the CLI root
+        stores.find_session(scans, C)
+    with pytest.raises(InputError, match="no session matches"):
+        stores.find_session(scans, "ffffffff")
+    with pytest.raises(UsageError):
+        stores.find_session(scans, "../../etc/passwd")
+
+
+def test_cli_stores_json_shape(tmp_path, capsys):
+    home = make_home(tmp_path)
+    assert main(["stores", "--home", str(home), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    cli = next(r for r in doc["roots"] if r["surface"] == "cli")
+    assert cli["sessions"] == 4
+    assert cli["sidecars"] == {"fresh": 1, "stale": 2, "missing": 1}
+    assert cli["explicit"] is False
+    assert main(["stores", "--home", str(home), "--sessions", "--format", "json"]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert sessions[0]["id"] == C and sessions[0]["surface"] == "ide"  # newest first, across roots
+    first = sessions[0]
+    assert set(first) == {"id", "root", "surface", "artifacts", "newestMtime", "sidecar"}
+    assert first["newestMtime"].endswith("Z")
+
+
+def test_cli_stores_show_options_after_command(tmp_path, capsys):
+    home = make_home(tmp_path)
+    root = home / ".gemini" / "antigravity-cli"
+    assert main(["stores", "show", A, "--root", str(root), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["id"] == A and doc["sidecar"] == "stale"
+    kinds = [p["kind"] for p in doc["paths"]]
+    assert kinds[:5] == ["db", "wal", "shm", "sidecar", "brain"]
+    assert "brain/transcript" in kinds
+    assert main(["stores", "--home", str(home), "show", B[:8]]) == 2  # B's prefix is shared with A
+    assert "ambiguous id prefix" in capsys.readouterr().err
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    assert main(["stores", "--home", str(tmp_path)]) == 3
+    assert "no Antigravity store found" in capsys.readouterr().err
+    assert main(["stores", "--root", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"agy-audit: {tmp_path / 'nope'}: store root does not exist"
+    with pytest.raises(SystemExit) as info:
+        main(["stores", "--format", "xml"])
+    assert info.value.code == 2
