@@ -1,0 +1,399 @@
+"""Brain directories for tests: compact + full transcripts, step outputs, messages, an artifact.
+
+``records_from_steps`` derives transcript records from sidecar-shaped steps (proto3-JSON dicts), so
+a session's transcript agrees with its sidecar: one record per step, same order, enum names minus
+their prefixes, ``created_at`` = ``metadata.createdAt`` cut to seconds. ``write_brain`` writes them
+the way agy does (formats.md §1.3, §2) and, on request, with the real-world anomalies of §2.4.
+Everything is deterministic for a given ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
+from audit.transcript import parse_content
+
+ANOMALIES = frozenset({"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})
+"""``late-start``: the compact transcript is a window starting after step 0; ``repeated-step``: a
+record re-emitted with the same step_index right after itself; ``inverted-step``: two adjacent
+records swapped; ``torn-line``: one full-transcript line lacks its JSON prefix; ``running``: a
+finished RUN_COMMAND logged as a still-RUNNING background task; ``truncated``: compact fields
+truncated from 64 characters on (instead of the normal 2,048) with ``<truncated N ...>`` markers."""
+
+LOCAL_TIME = timezone(timedelta(hours=9))
+"""The user's offset used in ``Created At:`` headers (the records' ``created_at`` is UTC)."""
+
+EPHEMERAL_PREAMBLE = (
+    "The following is an <EPHEMERAL_MESSAGE> not actually sent by the user. It is provided by the "
+    "system as a set of reminders and general important information to pay attention to.\n"
+)
+_SYSTEM_TYPES = frozenset({"SYSTEM_MESSAGE", "ERROR_MESSAGE", "CONVERSATION_HISTORY", "CHECKPOINT", "EPHEMERAL_MESSAGE"})
+_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:\d\d)")
+_HEADER = re.compile(r"^(?:Created|Completed) At:.*\n", re.M)
+
+
+@dataclass(frozen=True)
+class BrainInfo:
+    brain_dir: Path
+    compact: Path
+    full: Path
+    compact_start: int  # index of the full-transcript line the compact window starts at
+    steps: tuple[int, ...]  # step_index of every full-transcript line, in file order
+    injected: dict[str, int]  # anomaly -> 1-based full-transcript line it was injected at
+    files: tuple[Path, ...]  # every file written
+
+
+# ----------------------------------------------------------------------------- steps -> records
+
+
+def records_from_steps(steps: list[dict]) -> list[dict]:
+    """One transcript record (full form) per sidecar step, in step order."""
+    return [_record(index, step) for index, step in enumerate(steps)]
+
+
+def _strip(value: object, prefix: str) -> str | None:
+    return value.removeprefix(prefix) if isinstance(value, str) else None
+
+
+def _record(index: int, step: dict) -> dict:
+    kind = _strip(step.get("type"), "CORTEX_STEP_TYPE_") or "UNSPECIFIED"
+    meta = step.get("metadata") or {}
+    default_source = "USER_EXPLICIT" if kind == "USER_INPUT" else "SYSTEM" if kind in _SYSTEM_TYPES else "MODEL"
+    record: dict = {
+        "step_index": index,
+        "source": _strip(meta.get("source"), "CORTEX_STEP_SOURCE_") or default_source,
+        "type": kind,
+        "status": _strip(step.get("status"), "CORTEX_STEP_STATUS_") or "DONE",
+    }
+    if "createdAt" in meta:
+        record["created_at"] = _utc_seconds(meta["createdAt"])
+    header = "".join(
+        f"{label}: {_local(meta[key])}\n" for label, key in (("Created At", "createdAt"), ("Completed At", "completedAt"))
+        if key in meta
+    )
+    body = _BODIES.get(kind, _tool_result)(step, header, record["status"])
+    record.update({k: v for k, v in body.items() if v not in (None, "", [])})
+    return record
+
+
+def _parse_time(text: str) -> datetime:
+    m = _TIMESTAMP.match(text)
+    if not m:
+        raise ValueError(f"not an RFC 3339 timestamp: {text!r}")
+    return datetime.fromisoformat(m.group(1) + m.group(2).replace("Z", "+00:00"))
+
+
+def _utc_seconds(text: str) -> str:
+    return _parse_time(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _local(text: str) -> str:
+    return _parse_time(text).astimezone(LOCAL_TIME).isoformat()
+
+
+def _user_input(step: dict, header: str, status: str) -> dict:
+    payload = step.get("userInput") or {}
+    text = payload.get("userResponse") or "\n".join(i["text"] for i in payload.get("items", []) if "text" in i)
+    created = (step.get("metadata") or {}).get("createdAt")
+    extra = f"<ADDITIONAL_METADATA>\nThe current local time is: {_local(created)}.\n</ADDITIONAL_METADATA>" if created else ""
+    return {"content": f"<USER_REQUEST>\n{text}\n</USER_REQUEST>\n{extra}"}
+
+
+def _planner(step: dict, header: str, status: str) -> dict:
+    payload = step.get("plannerResponse") or {}
+    return {
+        "content": payload.get("modifiedResponse") or payload.get("response"),
+        "thinking": payload.get("thinking"),
+        "tool_calls": [{"name": c.get("name", ""), "args": _args(c)} for c in payload.get("toolCalls", [])],
+    }
+
+
+def _args(call: dict) -> dict[str, str]:
+    """Arguments as agy logs them: every value is JSON text; UX metadata args always present."""
+    try:
+        decoded = loads(call.get("argumentsJson") or "{}")
+    except JSONError:
+        decoded = {}
+    name = call.get("name", "")
+    summary = next((v[:60] for v in decoded.values() if isinstance(v, str)), name)
+    decoded.setdefault("toolAction", name.replace("_", " ").capitalize())
+    decoded.setdefault("toolSummary", summary)
+    return {key: dumps(value, indent=None) for key, value in decoded.items()}
+
+
+def _run_command(step: dict, header: str, status: str) -> dict:
+    payload = step.get("runCommand") or {}
+    if status == "RUNNING":  # write_brain turns it into a background task
+        return {"content": header}
+    output = payload.get("combinedOutput")
+    output = output.get("full", "") if isinstance(output, dict) else output or ""
+    code = int(payload.get("exitCode", 0))
+    return {"content": f"{header}The command exited with code {code}.\nOutput:\n{output}", "exit_code": code}
+
+
+def _view_file(step: dict, header: str, status: str) -> dict:
+    payload = step.get("viewFile") or {}
+    lines = (payload.get("content") or "").split("\n")
+    first = int(payload.get("startLine", 1) or 1)
+    numbered = "\n".join(f"{n}: {text}" for n, text in enumerate(lines, first))
+    return {"content": (
+        f"{header}File Path: `{payload.get('absolutePathUri', '')}`\nTotal Lines: {len(lines)}\n{numbered}\n"
+        "The above content shows the entire, complete file contents of the requested file."
+    )}
+
+
+def _code_action(step: dict, header: str, status: str) -> dict:
+    payload = step.get("codeAction") or {}
+    edit = (payload.get("actionResult") or {}).get("edit") or {}
+    uri = edit.get("absoluteUri", "")
+    if edit.get("createFile") or "createFile" in (payload.get("actionSpec") or {}):
+        return {"content": f"{header}Created file {uri}"}
+    tool = ((step.get("metadata") or {}).get("toolCall") or {}).get("name") or "replace_file_content"
+    sign = {"UNIFIED_DIFF_LINE_TYPE_INSERT": "+", "UNIFIED_DIFF_LINE_TYPE_DELETE": "-"}
+    lines = ((edit.get("diff") or {}).get("unifiedDiff") or {}).get("lines", [])
+    diff = "".join(f"{sign.get(line.get('type'), ' ')}{line.get('text', '')}\n" for line in lines)
+    block = f"\n[diff_block_start]\n{diff}[diff_block_end]" if diff else ""
+    return {"content": f"{header}The following changes were made by the {tool} tool to: {uri.removeprefix('file://')}.{block}"}
+
+
+def _error_message(step: dict, header: str, status: str) -> dict:
+    error = (step.get("errorMessage") or {}).get("error") or {}
+    return {"error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"}
+
+
+def _ephemeral(step: dict, header: str, status: str) -> dict:
+    return {"content": EPHEMERAL_PREAMBLE + ((step.get("ephemeralMessage") or {}).get("content") or "")}
+
+
+def _checkpoint(step: dict, header: str, status: str) -> dict:
+    payload = step.get("checkpoint") or {}
+    return {"content": payload.get("sessionSummary") or payload.get("userIntent")}
+
+
+def _system_message(step: dict, header: str, status: str) -> dict:
+    return {"content": (step.get("systemMessage") or {}).get("message")}
+
+
+def _tool_result(step: dict, header: str, status: str) -> dict:
+    return {"content": header.rstrip("\n")}
+
+
+_BODIES = {
+    "USER_INPUT": _user_input,
+    "PLANNER_RESPONSE": _planner,
+    "RUN_COMMAND": _run_command,
+    "VIEW_FILE": _view_file,
+    "CODE_ACTION": _code_action,
+    "ERROR_MESSAGE": _error_message,
+    "EPHEMERAL_MESSAGE": _ephemeral,
+    "CHECKPOINT": _checkpoint,
+    "SYSTEM_MESSAGE": _system_message,
+    "CONVERSATION_HISTORY": lambda step, header, status: {},
+}
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def write_brain(
+    brain_dir: str | Path,
+    records: list[dict],
+    *,
+    rng: random.Random,
+    anomalies: frozenset[str] | set[str] = frozenset(),
+    compact_window_start: int | None = None,
+) -> BrainInfo:
+    """Write ``brain_dir`` with *records* as its full transcript and the matching compact one.
+
+    The compact transcript holds the records from ``compact_window_start`` (an index into
+    *records*; default 0, or a random later one with ``late-start``) with long fields truncated.
+    Every RUNNING RUN_COMMAND record becomes a background task with a ``tasks/task-N.log``.
+    Raises ValueError for an unknown anomaly or one the records leave no room for.
+    """
+    if unknown := set(anomalies) - ANOMALIES:
+        raise ValueError(f"unknown anomalies: {', '.join(sorted(unknown))}")
+    brain_dir = Path(brain_dir)
+    lines = copy.deepcopy(records)
+    marked: dict[str, dict] = {}  # anomaly -> the record that shows it
+    busy: list[dict] = []  # every record an anomaly touched (never the torn line)
+
+    def pick(name: str, candidates: list[int]) -> int:
+        if not candidates:
+            raise ValueError(f"no room for the {name!r} anomaly in {len(lines)} records")
+        return rng.choice(candidates)
+
+    if "running" in anomalies:
+        i = pick("running", [i for i, r in enumerate(lines) if r.get("type") == "RUN_COMMAND" and r.get("status") != "RUNNING"])
+        lines[i]["status"] = "RUNNING"
+        lines[i]["content"] = "".join(_HEADER.findall(lines[i].get("content", "")))
+        lines[i].pop("exit_code", None)
+        marked["running"] = lines[i]
+        busy.append(lines[i])
+    start = compact_window_start
+    if start is None:
+        start = pick("late-start", list(range(1, len(lines) // 2 + 1))) if "late-start" in anomalies else 0
+    if not 0 <= start <= len(lines):
+        raise ValueError(f"compact_window_start {start} outside 0..{len(lines)}")
+    if "late-start" in anomalies and start == 0:
+        raise ValueError("the 'late-start' anomaly needs compact_window_start > 0")
+    if start < len(lines):
+        marked["late-start"] = lines[start]
+        busy.append(lines[start])
+    if "inverted-step" in anomalies:
+        i = pick("inverted-step", [
+            i for i in range(start + 1, len(lines) - 1)
+            if lines[i - 1].get("step_index", -9) + 1 == lines[i].get("step_index") == lines[i + 1].get("step_index", -9) - 1
+        ])
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]
+        marked["inverted-step"] = lines[i + 1]
+        busy += lines[i:i + 2]
+    if "repeated-step" in anomalies:
+        candidates = [i for i in range(start, len(lines)) if "step_index" in lines[i]]
+        preferred = [i for i in candidates if lines[i].get("type") in ("USER_INPUT", "PLANNER_RESPONSE")]
+        i = pick("repeated-step", preferred or candidates)
+        lines.insert(i + 1, copy.deepcopy(lines[i]))
+        marked["repeated-step"] = lines[i + 1]
+        busy += lines[i:i + 2]
+    task_logs = _background_tasks(lines, brain_dir)
+
+    full_text = [dumps(r, indent=None) for r in lines]
+    if "torn-line" in anomalies:
+        touched = {id(r) for r in busy}
+        i = pick("torn-line", [
+            i for i, r in enumerate(lines) if len(r.get("content", "")) >= 12 and id(r) not in touched
+        ])
+        cut = full_text[i].index('"content":"') + len('"content":"') + rng.randrange(3, 9)
+        full_text[i] = full_text[i][cut:]
+        marked["torn-line"] = lines[i]
+    limit = 64 if "truncated" in anomalies else 2048
+    compact = [_truncate_record(r, limit) for r in lines[start:]]
+    if "truncated" in anomalies:
+        cut = [i for i, r in enumerate(compact) if "truncated_fields" in r]
+        if not cut:
+            raise ValueError("no field long enough for the 'truncated' anomaly")
+        marked["truncated"] = lines[start + cut[0]]
+
+    logs = brain_dir / ".system_generated" / "logs"
+    written = [
+        _write(logs / "transcript.jsonl", "".join(dumps(r, indent=None) + "\n" for r in compact)),
+        _write(logs / "transcript_full.jsonl", "".join(t + "\n" for t in full_text)),
+    ]
+    written += [_write(path, text) for path, text in task_logs]
+    written += _write_extras(brain_dir, lines, rng)
+    position = {id(r): n for n, r in enumerate(lines, 1)}
+    return BrainInfo(
+        brain_dir=brain_dir,
+        compact=written[0],
+        full=written[1],
+        compact_start=start,
+        steps=tuple(r.get("step_index") for r in lines),
+        injected={name: position[id(r)] for name, r in marked.items() if name in anomalies},
+        files=tuple(written),
+    )
+
+
+def _write(path: Path, text: str) -> Path:
+    make_private_dir(path.parent, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"))
+    return path
+
+
+def _background_tasks(lines: list[dict], brain_dir: Path) -> list[tuple[Path, str]]:
+    """Give every RUNNING RUN_COMMAND without a task id the background-task body agy logs;
+    returns the task logs to write."""
+    logs = []
+    task = 0
+    for i, record in enumerate(lines):
+        if record.get("type") != "RUN_COMMAND" or record.get("status") != "RUNNING":
+            continue
+        if parse_content(record.get("content", "")).task_id:
+            continue
+        task += 1
+        task_id = f"{brain_dir.name}/task-{task}"
+        log = brain_dir / ".system_generated" / "tasks" / f"task-{task}.log"
+        command = _last_command(lines[:i])
+        record["content"] = record.get("content", "") + (
+            f"Tool is running as a background task with task id: {task_id}\n"
+            f"Task Description: {command}\nTask logs are available at: {log.absolute().as_uri()}"
+        )
+        logs.append((log, f"$ {command}\n"))
+    return logs
+
+
+def _last_command(previous: list[dict]) -> str:
+    """The CommandLine of the latest run_command call before a result (how DJ pairs them)."""
+    for record in reversed(previous):
+        for call in reversed(record.get("tool_calls", [])):
+            if call.get("name") == "run_command" and "CommandLine" in call.get("args", {}):
+                try:
+                    return str(loads(call["args"]["CommandLine"], require_object=False))
+                except JSONError:
+                    return call["args"]["CommandLine"]
+    return ""
+
+
+def _truncate_record(record: dict, limit: int) -> dict:
+    out = copy.deepcopy(record)
+    cut = [key for key in ("content", "thinking") if len(out.get(key, "")) > limit]
+    for key in cut:
+        out[key] = _truncate(out[key], limit)
+    for call in out.get("tool_calls", []):
+        for name, value in call.get("args", {}).items():
+            if len(value) > limit:
+                call["args"][name] = _truncate(value, limit)
+                if "tool_calls" not in cut:
+                    cut.append("tool_calls")
+    if cut:
+        out["truncated_fields"] = cut
+    return out
+
+
+def _truncate(text: str, limit: int) -> str:
+    """Head and tail kept around a ``<truncated N lines>`` or ``<truncated N bytes>`` marker."""
+    lines = text.split("\n")
+    if len(lines) > 9:
+        return "\n".join(lines[:3]) + f"\n<truncated {len(lines) - 5} lines>\n" + "\n".join(lines[-2:])
+    head, tail = limit // 2, limit // 4
+    return text[:head] + f"<truncated {len(text[head:-tail].encode('utf-8'))} bytes>" + text[-tail:]
+
+
+def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> list[Path]:
+    """Step outputs, the message queue and one artifact with its metadata."""
+    system = brain_dir / ".system_generated"
+    outputs = {
+        record["step_index"]: record["content"].split("Output:\n", 1)[-1]
+        for record in lines
+        if record.get("type") == "RUN_COMMAND" and "step_index" in record
+        and parse_content(record.get("content", "")).exit_code is not None
+    }
+    written = [_write(system / "steps" / str(n) / "output.txt", text) for n, text in outputs.items()]
+    last = next((r["created_at"] for r in reversed(lines) if "created_at" in r), "2026-09-01T09:00:00Z")
+    stamp = _parse_time(last)
+
+    def nanos(seconds: int) -> str:
+        moment = stamp + timedelta(seconds=seconds)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{rng.randrange(1, 10**9):09d}Z"
+
+    message_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    message = {
+        "id": message_id, "recipient": brain_dir.name, "sender": "system",
+        "priority": "MESSAGE_PRIORITY_NORMAL", "timestamp": nanos(1), "content": "Background task finished.",
+    }
+    messages = system / "messages"
+    written.append(_write(messages / f"{message_id}.json", dumps(message) + "\n"))
+    written.append(_write(messages / "cursor.json", dumps({"last_read_unix_nano": int(stamp.timestamp() + 2) * 10**9}) + "\n"))
+    written.append(_write(messages / "read.json", dumps({message_id: True}) + "\n"))
+    written.append(_write(brain_dir / "task.md", "# Task\n\n- [x] Read the code\n- [ ] Run the tests\n"))
+    meta = {
+        "artifactType": "ARTIFACT_TYPE_OTHER", "summary": "Task checklist for this conversation.",
+        "updatedAt": nanos(3), "requestFeedback": False, "userFacing": True,
+    }
+    written.append(_write(brain_dir / "task.md.metadata.json", dumps(meta) + "\n"))
+    return written
