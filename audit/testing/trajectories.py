@@ -2,8 +2,10 @@
 
 Shapes follow the formats reference §4: camelCase keys, full enum names
 (``CORTEX_STEP_TYPE_USER_INPUT``), int64 values as decimal strings, RFC 3339 UTC timestamps with
-nine fractional digits. Every key used here is one our ``.proto`` knows, so a ``.db`` written from
-a trajectory reconstructs to the same JSON.
+nine fractional digits. A ``.db`` written from a trajectory reconstructs to the same JSON except
+for the keys no public source gives a field number for (see ``audit.proto``):
+``plannerResponse.stopReason`` values, ``invokeSubagent.subagents``/``results`` and
+``metadata.parentConversationId`` exist only in sidecars, and proto3 JSON omits zero values.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from pathlib import Path
 from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
 from audit.transcript import parse_content
 
+DISPLAY_HOME = "/home/agy"  # the home directory written into URIs inside generated content
 ANOMALIES = frozenset({"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})
 """``late-start``: the compact transcript is a window starting after step 0; ``repeated-step``: a
 record re-emitted with the same step_index right after itself; ``inverted-step``: two adjacent
@@ -321,10 +322,17 @@ def _background_tasks(lines: list[dict], brain_dir: Path) -> list[tuple[Path, st
         command = _last_command(lines[:i])
         record["content"] = record.get("content", "") + (
             f"Tool is running as a background task with task id: {task_id}\n"
-            f"Task Description: {command}\nTask logs are available at: {log.absolute().as_uri()}"
+            f"Task Description: {command}\nTask logs are available at: {_display_uri(log)}"
         )
         logs.append((log, f"$ {command}\n"))
     return logs
+
+
+def _display_uri(path: Path) -> str:
+    """The URI agy would log for *path*, under a fixed home so that output never names this machine."""
+    parts = path.absolute().parts
+    at = max(i for i, part in enumerate(parts) if part == ".gemini")
+    return Path(DISPLAY_HOME, *parts[at:]).as_uri()
 
 
 def _last_command(previous: list[dict]) -> str:

@@ -1,0 +1,290 @@
+"""Read a conversation ``.db`` as one consistent, read-only snapshot.
+
+A store may belong to a live ``agy`` that keeps the database open (WAL mode) for weeks, so the
+reader never writes, never takes a write lock and never blocks: every open is
+``file:<path>?mode=ro`` with a short busy timeout, and all reads happen inside ONE read
+transaction, so the rows of all tables (committed ``-wal`` content included) are one snapshot.
+
+How a file is opened (``NativeConversation.access``):
+
+* ``ro`` -- rollback-journal databases, and WAL databases whose ``-wal`` and ``-shm`` both exist
+  (a live writer, or one that crashed): SQLite reads through the existing ``-shm`` and creates
+  nothing.
+* ``immutable`` -- WAL databases without ``-wal`` content and without the pair of side files
+  (no connection is open): every committed row is in the main file. ``mode=ro`` would create
+  ``-wal``/``-shm`` beside the store (or fail in a read-only directory), so the file is opened
+  with ``immutable=1``, which needs no side files. (A writer that opens the database after us
+  appends to a fresh ``-wal``; the main file only changes at a checkpoint, after ~1000 new
+  pages -- far longer than a read takes.)
+* ``copy`` -- WAL databases whose ``-wal`` has content but no ``-shm`` (``mode=ro`` would create
+  it beside the store, or fail in a read-only directory), or whose ``-shm`` cannot be used (e.g.
+  not writable by us): ``.db`` and ``-wal`` are copied into a private (0700) temporary
+  directory, re-copied until the source stats agree before and after, read there, and deleted.
+
+Every problem -- missing, empty, truncated or non-SQLite file, corruption, a lock held by
+another process, missing tables -- becomes a ``Finding`` on the result; nothing is raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
+
+from audit.errors import InputError
+from audit.safeio import create_new_file, make_private_dir, read_bytes
+
+BUSY_TIMEOUT = 0.25
+"""Seconds to wait for a lock before reporting the database as locked."""
+
+TABLES = (
+    "trajectory_meta", "steps", "gen_metadata", "executor_metadata", "parent_references",
+    "trajectory_metadata_blob", "battle_mode_infos",
+)
+"""Tables of the agy conversation schema (formats.md §3.1)."""
+
+_MAGIC = b"SQLite format 3\x00"
+_COPY_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem found in one store file; ``code`` is stable, ``message`` names the file."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SchemaObject:
+    """One ``sqlite_master`` row; tables also carry ``PRAGMA table_info`` / ``index_list`` rows."""
+
+    type: str
+    name: str
+    tbl_name: str
+    sql: str | None
+    columns: tuple[tuple, ...] = ()
+    indexes: tuple[tuple, ...] = ()
+
+
+@dataclass
+class NativeConversation:
+    """Everything read from one ``.db``: rows of every table (as column dicts), schema, findings."""
+
+    path: Path
+    access: str = ""  # "ro" | "immutable" | "copy"; "" when the file could not be read
+    user_version: int | None = None
+    schema: list[SchemaObject] = field(default_factory=list)
+    tables: dict[str, list[dict[str, object]]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def steps(self) -> list[dict[str, object]]:
+        return self.tables.get("steps", [])
+
+    @property
+    def row_counts(self) -> dict[str, int]:
+        return {name: len(rows) for name, rows in self.tables.items()}
+
+    @property
+    def internal_cascade_id(self) -> str | None:
+        """``trajectory_meta.cascade_id`` (may differ from the file-name id)."""
+        rows = self.tables.get("trajectory_meta") or [{}]
+        value = rows[0].get("cascade_id")
+        return value if isinstance(value, str) else None
+
+
+def read_database(path: str | os.PathLike) -> NativeConversation:
+    """Read every table of the conversation database at *path*; problems become findings."""
+    conv = NativeConversation(Path(path))
+    wal_mode, problem = _inspect(conv.path)
+    if problem is not None:
+        conv.findings.append(problem)
+        return conv
+    wal, shm = _side(conv.path, "-wal"), _side(conv.path, "-shm")
+    try:
+        if not wal_mode:
+            _read(conv, _uri(conv.path), "ro")
+        elif wal.exists() and shm.exists():
+            try:
+                _read(conv, _uri(conv.path), "ro")
+            except sqlite3.Error as exc:
+                if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                    raise
+                _read_copy(conv, wal)
+        elif _has_content(wal):
+            _read_copy(conv, wal)
+        else:
+            _read(conv, _uri(conv.path, immutable=True), "immutable")
+    except sqlite3.Error as exc:
+        conv.findings.append(_error_finding(conv.path, exc))
+    except UnicodeDecodeError:  # sqlite3 decodes schema text and column names strictly
+        conv.findings.append(Finding("corrupt", f"{conv.path}: schema text is not valid UTF-8"))
+    except InputError as exc:
+        conv.findings.append(Finding("unreadable", str(exc)))
+    conv.findings.extend(
+        Finding("missing-table", f"{conv.path}: table {name} is missing")
+        for name in TABLES if conv.access and name not in conv.tables
+    )
+    return conv
+
+
+def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
+    """``sqlite_master`` ordered by (type, name), with column and index lists for tables."""
+    objects = []
+    for type_, name, tbl_name, sql in conn.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
+    ).fetchall():
+        columns = indexes = ()
+        if type_ == "table":
+            columns = tuple(conn.execute("SELECT * FROM pragma_table_info(?)", (name,)).fetchall())
+            indexes = tuple(conn.execute("SELECT * FROM pragma_index_list(?)", (name,)).fetchall())
+        objects.append(SchemaObject(type_, name, tbl_name, sql, columns, indexes))
+    return objects
+
+
+def schema_fingerprint(schema: list[SchemaObject], user_version: int) -> str:
+    """sha256 over each non-null ``sql`` in (type, name) order plus ``\\n``, then the user_version."""
+    digest = hashlib.sha256()
+    for obj in schema:
+        if obj.sql is not None:
+            digest.update(obj.sql.encode() + b"\n")
+    digest.update(f"{user_version}\n".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _side(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _has_content(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _uri(path: Path, *, immutable: bool = False) -> str:
+    return f"file:{quote(str(path.absolute()))}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _inspect(path: Path) -> tuple[bool, Finding | None]:
+    """(WAL mode?, problem) from the 100-byte header and the file size."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        return False, Finding("unreadable", f"{path}: cannot read ({exc.strerror or exc})")
+    if size == 0:
+        return False, Finding("empty", f"{path}: empty file (0 bytes)")
+    if not (header.startswith(_MAGIC) or _MAGIC.startswith(header)):
+        return False, Finding("not-sqlite", f"{path}: not an SQLite database (bad header)")
+    if len(header) < 100:
+        return False, Finding("truncated", f"{path}: truncated inside the database header ({size} bytes)")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    wal_mode = 2 in (header[18], header[19])
+    if page_size < 512 or page_size & (page_size - 1):
+        return wal_mode, Finding("corrupt", f"{path}: invalid page size {page_size} in the header")
+    pages = int.from_bytes(header[28:32], "big")
+    count_valid = pages and header[24:28] == header[92:96]
+    if size % page_size or (count_valid and size < pages * page_size and not _has_content(_side(path, "-wal"))):
+        return wal_mode, Finding(
+            "truncated", f"{path}: truncated ({size} bytes; header says {pages} pages of {page_size})"
+        )
+    return wal_mode, None
+
+
+def _text(raw: bytes) -> str | bytes:
+    """SQLite TEXT as str; invalid UTF-8 stays bytes rather than aborting the read."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError:
+        return raw
+
+
+def _read(conv: NativeConversation, uri: str, access: str) -> None:
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+    try:
+        conn.execute("BEGIN")  # one read transaction: every SELECT below sees the same snapshot
+        schema = schema_rows(conn)
+        user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+        check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        conn.text_factory = _text  # row values only; a non-UTF-8 schema is an unreadable file
+        tables = {
+            obj.name: _select_rows(conn, obj)
+            for obj in schema
+            if obj.type == "table" and not obj.name.startswith("sqlite_")
+        }
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    conv.access, conv.schema, conv.user_version, conv.tables = access, schema, user_version, tables
+    if check != ["ok"]:
+        conv.findings.append(Finding("corrupt", f"{conv.path}: quick_check: {'; '.join(map(str, check[:3]))}"))
+
+
+def _select_rows(conn: sqlite3.Connection, table: SchemaObject) -> list[dict[str, object]]:
+    key = [col[1] for col in sorted(table.columns, key=lambda col: col[5]) if col[5]] or ["rowid"]
+    cursor = conn.execute(
+        f"SELECT * FROM {_ident(table.name)} ORDER BY {', '.join(map(_ident, key))}"
+    )
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _read_copy(conv: NativeConversation, wal: Path) -> None:
+    """Copy ``.db`` + ``-wal`` into a private temp dir and read the copy there."""
+    for _ in range(_COPY_ATTEMPTS):
+        before = (_stat(conv.path), _stat(wal))
+        database = read_bytes(conv.path)
+        journal = read_bytes(wal) if before[1] is not None else None
+        if (_stat(conv.path), _stat(wal)) == before:
+            break
+    else:
+        conv.findings.append(Finding("unstable", f"{conv.path}: kept changing while being copied"))
+        return
+    scratch = make_private_dir(Path(tempfile.gettempdir()) / f"agy-audit-{uuid.uuid4().hex}")
+    try:
+        copy = scratch / "conversation.db"
+        create_new_file(copy, database)
+        if journal is not None:
+            create_new_file(_side(copy, "-wal"), journal)
+        _read(conv, _uri(copy), "copy")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _error_finding(path: Path, exc: sqlite3.Error) -> Finding:
+    name = getattr(exc, "sqlite_errorname", "") or type(exc).__name__
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        code = "locked"
+    elif name == "SQLITE_NOTADB":
+        code = "not-sqlite"
+    elif name.startswith("SQLITE_CORRUPT"):
+        code = "corrupt"
+    else:
+        code = "unreadable"
+    return Finding(code, f"{path}: {exc} ({name})")

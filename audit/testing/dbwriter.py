@@ -1,0 +1,149 @@
+"""Write agy-shaped conversation ``.db`` files from sidecar-shaped trajectory dicts.
+
+The schema is the exact DDL of agy 1.0.7 .. 1.2.11 (``BASELINE_SCHEMA``, ``user_version`` 1).
+Rows are encoded with ``audit/proto/cortex.proto``: the dict is read with ``ParseDict``
+(unknown keys ignored -- see ``audit.proto`` for the keys a ``.db`` can carry) and split per
+table: ``trajectory_meta`` (ids, type, source), ``steps`` (``idx``, ``step_type``, ``status``,
+``metadata`` = serialized ``CortexStepMetadata``, ``step_payload`` = the whole serialized
+``Step``), ``gen_metadata`` (``size`` = blob length, inferred), ``executor_metadata``,
+``parent_references`` and ``trajectory_metadata_blob`` (id ``main``).
+
+Output is deterministic: the ``.db`` bytes depend only on the arguments (and the SQLite
+version). The one exception is the ``-wal`` file of ``uncheckpointed_steps``, whose frame
+salts SQLite draws at random; the rows it holds are deterministic.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+from google.protobuf import json_format
+
+from audit.proto import cortex_pb2 as pb
+from audit.safeio import create_new_file
+
+BASELINE_SCHEMA = """\
+CREATE TABLE `trajectory_meta` (`trajectory_id` text,`cascade_id` text,`trajectory_type` integer,`source` integer,PRIMARY KEY (`trajectory_id`));
+CREATE TABLE `steps` (`idx` integer,`step_type` integer NOT NULL DEFAULT 0,`status` integer NOT NULL DEFAULT 0,`has_subtrajectory` numeric NOT NULL DEFAULT false,`metadata` blob,`error_details` blob,`permissions` blob,`task_details` blob,`render_info` blob,`step_payload` blob,`step_format` integer NOT NULL DEFAULT 0,PRIMARY KEY (`idx`));
+CREATE TABLE `gen_metadata` (`idx` integer,`data` blob,`size` integer NOT NULL DEFAULT 0,PRIMARY KEY (`idx`));
+CREATE TABLE `executor_metadata` (`idx` integer,`data` blob,PRIMARY KEY (`idx`));
+CREATE TABLE `parent_references` (`idx` integer,`data` blob,PRIMARY KEY (`idx`));
+CREATE TABLE `trajectory_metadata_blob` (`id` text DEFAULT "main",`data` blob,PRIMARY KEY (`id`));
+CREATE TABLE `battle_mode_infos` (`idx` integer,`data` blob,PRIMARY KEY (`idx`));
+CREATE INDEX `idx_steps_status` ON `steps`(`status`);
+CREATE INDEX `idx_steps_step_type` ON `steps`(`step_type`);
+PRAGMA user_version = 1;
+"""
+"""The conversation schema of agy 1.0.7 .. 1.2.11 (formats.md §3.1), byte for byte; its schema
+fingerprint is sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43."""
+
+UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
+"""Field 999, wire type varint, value 1: appended to step payloads by ``unknown_fields=True``."""
+
+_STEP_SQL = (
+    "INSERT INTO steps (idx, step_type, status, metadata, step_payload, step_format) "
+    "VALUES (?, ?, ?, ?, ?, 0)"
+)
+
+
+def write_conversation_db(
+    path: str | os.PathLike,
+    trajectory: dict,
+    *,
+    wal: bool = False,
+    uncheckpointed_steps: int = 0,
+    internal_cascade_id: str | None = None,
+    unknown_fields: bool = False,
+) -> None:
+    """Create the ``.db`` at *path* (which must not exist, nor its side files) holding *trajectory*.
+
+    ``wal``: leave the database in WAL journal mode. ``uncheckpointed_steps`` (needs ``wal``):
+    the last N steps are committed to ``<path>-wal`` only -- every connection is closed, and the
+    ``-wal`` and ``-shm`` files stay beside the database as a live or crashed ``agy`` leaves
+    them, so the main file alone lacks those rows. ``internal_cascade_id``: the value of
+    ``trajectory_meta.cascade_id`` (default: the dict's ``cascadeId``), to make it differ from
+    the file name. ``unknown_fields``: append ``UNKNOWN_FIELD`` to every ``step_payload``.
+
+    Raises ``ValueError`` for arguments that cannot be honoured, including a step ``type`` or
+    ``status`` name the schema has no number for (pass the integer instead), and
+    ``json_format.ParseError`` for values of the wrong JSON type.
+    """
+    if uncheckpointed_steps and not wal:
+        raise ValueError("uncheckpointed_steps needs wal=True")
+    stale = [s for s in ("-wal", "-shm", "-journal") if os.path.lexists(f"{os.fspath(path)}{s}")]
+    if stale:  # SQLite would replay them into the new database
+        raise ValueError(f"{os.fspath(path)}: leftover {', '.join(stale)} beside the new database")
+    message = json_format.ParseDict(trajectory, pb.Trajectory(), ignore_unknown_fields=True)
+    _check_step_enums(trajectory, message)
+    if not 0 <= uncheckpointed_steps <= len(message.steps):
+        raise ValueError(f"uncheckpointed_steps={uncheckpointed_steps}, but there are {len(message.steps)} steps")
+    steps = [_step_row(i, step, unknown_fields) for i, step in enumerate(message.steps)]
+    split = len(steps) - uncheckpointed_steps
+
+    memory = sqlite3.connect(":memory:")
+    try:
+        memory.executescript(BASELINE_SCHEMA)
+        cascade_id = message.cascade_id if internal_cascade_id is None else internal_cascade_id
+        memory.execute(
+            "INSERT INTO trajectory_meta VALUES (?, ?, ?, ?)",
+            (message.trajectory_id, cascade_id, message.trajectory_type, message.source),
+        )
+        memory.executemany(_STEP_SQL, steps[:split])
+        memory.executemany(
+            "INSERT INTO gen_metadata (idx, data, size) VALUES (?, ?, ?)",
+            [(i, data, len(data)) for i, data in enumerate(_blobs(message.generator_metadata))],
+        )
+        memory.executemany("INSERT INTO executor_metadata VALUES (?, ?)", enumerate(_blobs(message.executor_metadatas)))
+        memory.executemany("INSERT INTO parent_references VALUES (?, ?)", enumerate(_blobs(message.parent_references)))
+        if message.HasField("metadata"):
+            memory.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", _blobs([message.metadata]))
+        memory.commit()
+        create_new_file(path, memory.serialize())
+    finally:
+        memory.close()
+    if wal:
+        _to_wal(Path(path), steps[split:])
+
+
+def _check_step_enums(trajectory: dict, message: pb.Trajectory) -> None:
+    """``ParseDict`` silently zeroes enum names it does not know; the step columns need numbers."""
+    for i, (doc, step) in enumerate(zip(trajectory.get("steps", ()), message.steps)):
+        for key, number in (("type", step.type), ("status", step.status)):
+            name = doc.get(key)
+            if isinstance(name, str) and number == 0 and not name.endswith("_UNSPECIFIED"):
+                raise ValueError(f"steps[{i}].{key}: {name!r} has no known number; pass the integer instead")
+
+
+def _step_row(idx: int, step: pb.Step, unknown_fields: bool) -> tuple:
+    payload = step.SerializeToString(deterministic=True) + (UNKNOWN_FIELD if unknown_fields else b"")
+    metadata = step.metadata.SerializeToString(deterministic=True) if step.HasField("metadata") else None
+    return idx, step.type, step.status, metadata, payload
+
+
+def _blobs(messages) -> list[bytes]:
+    return [m.SerializeToString(deterministic=True) for m in messages]
+
+
+def _to_wal(path: Path, pending: list[tuple]) -> None:
+    """Switch *path* to WAL mode and commit *pending* step rows to its ``-wal`` only."""
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        if not pending:
+            return  # closing the last connection checkpoints and removes -wal/-shm
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        for row in pending:  # one commit per step, as agy appends them
+            writer.execute(_STEP_SQL, row)
+        # A read-only connection that outlives the writer keeps it from checkpointing on close,
+        # and cannot checkpoint itself: the committed frames stay in -wal.
+        reader = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro", uri=True)
+        try:
+            reader.execute("SELECT count(*) FROM steps").fetchone()
+            writer.close()
+        finally:
+            reader.close()
+    finally:
+        writer.close()

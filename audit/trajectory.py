@@ -1,0 +1,229 @@
+"""Offline reconstruction of the trajectory a conversation ``.db`` holds, shaped like a sidecar.
+
+The rows of ``audit.sqlite_store`` are decoded with ``audit/proto/cortex.proto`` and reassembled
+into the daemon's ``Trajectory``: ``trajectory_meta`` gives ``trajectoryId`` / ``cascadeId`` /
+``trajectoryType`` / ``source``, ``steps.step_payload`` the steps (the ``step_type`` / ``status``
+/ ``metadata`` / ``error_details`` / ``permissions`` / ``task_details`` columns fill what a
+payload lacks and are checked against it), ``gen_metadata`` ``generatorMetadata``,
+``executor_metadata`` ``executorMetadatas``, ``parent_references`` ``parentReferences`` and
+``trajectory_metadata_blob`` (id ``main``) ``metadata``. The result is proto3 JSON as sidecars
+write it: camelCase keys, enum names (numbers the schema does not name stay numbers), int64 as
+strings, timestamps with nine fractional digits.
+
+Nothing is dropped silently: unknown protobuf fields are counted per table, column and step type
+(``steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.12:enum=3``), and every row, blob or
+column that cannot be used becomes a finding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor
+from google.protobuf.message import DecodeError, Message
+
+from audit.proto import cortex_pb2 as pb
+from audit.sqlite_store import TABLES, Finding, NativeConversation, read_database
+from audit.wire import unknown_fields
+
+_KEY_ORDER = (
+    "trajectoryId", "cascadeId", "trajectoryType", "source", "steps", "generatorMetadata",
+    "executorMetadatas", "parentReferences", "metadata",
+)
+_STEP_COLUMNS = {  # steps column -> (Step field, message); the mapping is inferred from the names
+    "metadata": ("metadata", pb.CortexStepMetadata),
+    "error_details": ("error", pb.CortexErrorDetails),
+    "permissions": ("permissions", pb.TrajectoryPermissions),
+    "task_details": ("task_details", pb.TaskDetails),
+}
+_BLOB_TABLES = (  # table -> JSON key, message
+    ("gen_metadata", "generatorMetadata", pb.CortexStepGeneratorMetadata),
+    ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
+    ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
+)
+_TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d+))?Z")
+
+
+@dataclass
+class NativeTrajectory:
+    """The trajectory of one ``.db``; ``file_id`` (file name) and the internal cascade id may differ."""
+
+    file_id: str
+    internal_cascade_id: str | None
+    trajectory: dict
+    unknown_fields: Counter[str] = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def read_trajectory(path: str | os.PathLike) -> NativeTrajectory:
+    """``reconstruct(read_database(path))``."""
+    return reconstruct(read_database(path))
+
+
+def reconstruct(conv: NativeConversation) -> NativeTrajectory:
+    """Decode the rows of *conv* into a sidecar-shaped trajectory dict."""
+    decoder = _Decoder(conv)
+    parts: dict[str, object] = decoder.header()  # proto3 JSON: default values are absent
+    parts["steps"] = decoder.steps()
+    for table, key, message_class in _BLOB_TABLES:
+        parts[key] = decoder.blob_rows(table, message_class)
+    parts["metadata"] = decoder.metadata()
+    decoder.undecoded_tables()
+    trajectory = {key: parts[key] for key in _KEY_ORDER if parts.get(key) not in (None, [])}
+    return NativeTrajectory(conv.path.stem, conv.internal_cascade_id, trajectory, decoder.unknown, decoder.findings)
+
+
+class _Decoder:
+    def __init__(self, conv: NativeConversation) -> None:
+        self.conv = conv
+        self.unknown: Counter[str] = Counter()
+        self.findings: list[Finding] = list(conv.findings)
+
+    def _finding(self, code: str, message: str) -> None:
+        self.findings.append(Finding(code, f"{self.conv.path}: {message}"))
+
+    def _decode(self, message_class: type[Message], value: object, where: str) -> Message | None:
+        """The message in a blob cell, or None (with a finding unless the cell is NULL)."""
+        if value is None:
+            return None
+        if not isinstance(value, bytes):
+            self._finding("not-a-blob", f"{where} holds {type(value).__name__}, not a blob")
+            return None
+        message = message_class()
+        try:
+            message.ParseFromString(value)
+        except DecodeError as exc:
+            self._finding("undecodable", f"{where} is not a valid {message_class.DESCRIPTOR.name} ({exc})")
+            return None
+        return message
+
+    def _count_unknown(self, message: Message, key: str) -> None:
+        for path, count in unknown_fields(message).items():
+            self.unknown[f"{key}: {path}"] += count
+
+    def _json(self, message: Message, where: str) -> dict | None:
+        try:
+            doc = json_format.MessageToDict(message)
+        except json_format.Error as exc:  # e.g. a Timestamp outside years 1..9999
+            self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})")
+            return None
+        _nine_digit_timestamps(doc, message.DESCRIPTOR)
+        return doc
+
+    def header(self) -> dict:
+        rows = self.conv.tables.get("trajectory_meta", [])
+        if self.conv.access and len(rows) != 1:
+            self._finding("trajectory-meta", f"trajectory_meta has {len(rows)} rows (expected 1)")
+        header = pb.Trajectory()
+        for column in ("trajectory_id", "cascade_id", "trajectory_type", "source"):
+            value = rows[0].get(column) if rows else None
+            if value is None:
+                continue
+            try:
+                setattr(header, column, value)
+            except (TypeError, ValueError):
+                self._finding("bad-value", f"trajectory_meta.{column} = {value!r} does not fit the schema")
+        return self._json(header, "trajectory_meta") or {}
+
+    def steps(self) -> list[dict]:
+        rows = self.conv.steps
+        gap = next((i for i, row in enumerate(rows) if row.get("idx") != i), None)
+        if gap is not None:  # sidecar steps are positional: step i is idx i
+            self._finding("step-index", f"steps.idx is not 0..{len(rows) - 1} (row {gap} has idx {rows[gap].get('idx')!r})")
+        undecoded_render_info = sum(row.get("render_info") is not None for row in rows)
+        if undecoded_render_info:
+            self._finding("undecoded-column", f"steps.render_info: {undecoded_render_info} values not decoded")
+        return [self._step(row) for row in rows]
+
+    def _step(self, row: dict[str, object]) -> dict:
+        where = f"steps[idx={row.get('idx')!r}]"
+        payload = self._decode(pb.Step, row.get("step_payload"), f"{where}.step_payload")
+        if payload is None and row.get("step_payload") is None:
+            self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns")
+        step = payload or pb.Step()
+        for column, attr in (("step_type", "type"), ("status", "status")):
+            value, stored = row.get(column), getattr(step, attr)
+            if stored == 0 and isinstance(value, int) and value:
+                try:
+                    setattr(step, attr, value)
+                except ValueError:
+                    self._finding("bad-value", f"{where}.{column} = {value} does not fit the schema")
+            elif value != stored:
+                self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}")
+        if row.get("step_format") not in (0, None):
+            self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)")
+        kind = pb.CortexStepType.Name(step.type) if step.type in pb.CortexStepType.values() else str(step.type)
+        if payload is not None:
+            self._count_unknown(payload, f"steps.step_payload/{kind}")
+        for column, (attr, message_class) in _STEP_COLUMNS.items():
+            part = self._decode(message_class, row.get(column), f"{where}.{column}")
+            if part is None:
+                continue
+            self._count_unknown(part, f"steps.{column}/{kind}")
+            if not step.HasField(attr):
+                getattr(step, attr).CopyFrom(part)
+            elif getattr(step, attr) != part:
+                self._finding("column-mismatch", f"{where}.{column} differs from the payload's {attr}")
+        return self._json(step, where) or self._json(pb.Step(type=step.type, status=step.status), where)
+
+    def blob_rows(self, table: str, message_class: type[Message]) -> list[dict]:
+        docs = []
+        for row in self.conv.tables.get(table, []):
+            where = f"{table}[idx={row.get('idx')!r}].data"
+            message = self._decode(message_class, row.get("data"), where)
+            if message is None:
+                if row.get("data") is None:
+                    self._finding("null-blob", f"{where} is NULL")
+                continue
+            self._count_unknown(message, f"{table}.data")
+            doc = self._json(message, where)
+            if doc is not None:
+                docs.append(doc)
+        return docs
+
+    def metadata(self) -> dict | None:
+        doc = None
+        for row in self.conv.tables.get("trajectory_metadata_blob", []):
+            where = f"trajectory_metadata_blob[id={row.get('id')!r}].data"
+            if row.get("id") != "main":
+                self._finding("undecoded-row", f"{where}: only id 'main' is known")
+                continue
+            message = self._decode(pb.CortexTrajectoryMetadata, row.get("data"), where)
+            if message is not None:
+                self._count_unknown(message, "trajectory_metadata_blob.data")
+                doc = self._json(message, where)
+        return doc
+
+    def undecoded_tables(self) -> None:
+        rows = len(self.conv.tables.get("battle_mode_infos", []))
+        if rows:
+            self._finding("undecoded-table", f"battle_mode_infos: {rows} rows not decoded (message unknown)")
+        for name in self.conv.tables:
+            if name not in TABLES:
+                self._finding("undecoded-table", f"table {name} is not part of the known schema")
+
+
+def _nine_digit_timestamps(doc: dict, descriptor: Descriptor) -> None:
+    """``MessageToDict`` prints 0, 3, 6 or 9 fractional digits; sidecars always carry nine."""
+    for fd in descriptor.fields:
+        value = doc.get(fd.json_name)
+        message = fd.message_type
+        if value is None or message is None or message.GetOptions().map_entry:
+            continue  # the schema's maps have string values only
+        items = value if fd.is_repeated else [value]
+        if message.full_name == "google.protobuf.Timestamp":
+            padded = [_nine_digits(text) for text in items]
+            doc[fd.json_name] = padded if fd.is_repeated else padded[0]
+        else:
+            for item in items:
+                if isinstance(item, dict):  # other well-known types (Duration) render as strings
+                    _nine_digit_timestamps(item, message)
+
+
+def _nine_digits(text: str) -> str:
+    match = _TIMESTAMP.fullmatch(text)
+    return f"{match[1]}.{(match[2] or '').ljust(9, '0')}Z" if match else text

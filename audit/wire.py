@@ -1,0 +1,137 @@
+"""Protobuf wire format without a schema, and accounting for fields a schema does not know.
+
+``parse`` walks any bytes as a protobuf message: each field comes back as its number, wire type
+and raw value; a length-delimited value is also offered as a nested message, but only when it
+parses completely. The walk is bounded (nesting depth, total field budget) and never raises
+anything but ``WireError``. Groups (wire types 3/4) are not supported: proto3 never writes them.
+
+``unknown_fields`` lists what a decoded message kept as unknown fields -- and enum numbers its
+enum types do not name -- recursively through every set sub-message, as ``path:kind`` keys with
+counts (``20.99:varint`` = unknown field 99 inside field 20), so nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = range(6)
+WIRE_NAMES = {VARINT: "varint", I64: "i64", LEN: "len", SGROUP: "group", EGROUP: "group", I32: "i32"}
+MAX_DEPTH = 32
+MAX_FIELDS = 1 << 20
+_MAX_FIELD_NUMBER = (1 << 29) - 1
+
+
+class WireError(ValueError):
+    """The bytes are not one complete protobuf message, or walking them exceeds a limit."""
+
+
+class _BudgetExceeded(WireError):
+    """Raised through speculative nested parses: running out of budget is never 'not a message'."""
+
+
+@dataclass(frozen=True)
+class WireField:
+    """One field: varint/i64/i32 values are unsigned ints, a len value is its bytes."""
+
+    number: int
+    wire_type: int
+    value: int | bytes
+    children: tuple[WireField, ...] | None = None  # the len value, when it parses as a message
+
+    @property
+    def kind(self) -> str:
+        return WIRE_NAMES[self.wire_type]
+
+
+def parse(data: bytes, *, max_depth: int = MAX_DEPTH, max_fields: int = MAX_FIELDS) -> tuple[WireField, ...]:
+    """All fields of *data*; nested messages are tried down to *max_depth* levels."""
+    budget = [max_fields]
+    return _parse(memoryview(bytes(data)), 0, max_depth, budget)
+
+
+def _varint(data: memoryview, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while pos < len(data):
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            if value >> 64:
+                raise WireError("varint longer than 64 bits")
+            return value, pos
+        shift += 7
+        if shift >= 70:
+            raise WireError("varint longer than 10 bytes")
+    raise WireError("truncated varint")
+
+
+def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int]) -> tuple[WireField, ...]:
+    fields: list[WireField] = []
+    pos = 0
+    while pos < len(data):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _BudgetExceeded("more fields than the walk budget allows")
+        key, pos = _varint(data, pos)
+        number, wire_type = key >> 3, key & 7
+        if not 0 < number <= _MAX_FIELD_NUMBER:
+            raise WireError(f"invalid field number {number}")
+        children = None
+        if wire_type == VARINT:
+            value, pos = _varint(data, pos)
+        elif wire_type in (I64, I32):
+            end = pos + (8 if wire_type == I64 else 4)
+            if end > len(data):
+                raise WireError(f"truncated fixed-width field {number}")
+            value, pos = int.from_bytes(data[pos:end], "little"), end
+        elif wire_type == LEN:
+            size, pos = _varint(data, pos)
+            if size > len(data) - pos:
+                raise WireError(f"field {number} claims {size} bytes, {len(data) - pos} remain")
+            chunk = data[pos:pos + size]
+            value, pos = bytes(chunk), pos + size
+            if size and depth < max_depth:
+                children = _try_nested(chunk, depth + 1, max_depth, budget)
+        else:
+            raise WireError(f"unsupported wire type {wire_type} (field {number})")
+        fields.append(WireField(number, wire_type, value, children))
+    return tuple(fields)
+
+
+def _try_nested(chunk: memoryview, depth: int, max_depth: int, budget: list[int]) -> tuple[WireField, ...] | None:
+    # Fields read by a failed guess stay spent: the budget bounds the work, not just the result.
+    try:
+        return _parse(chunk, depth, max_depth, budget)
+    except _BudgetExceeded:
+        raise
+    except WireError:
+        return None
+
+
+def unknown_fields(message: Message) -> Counter[str]:
+    """Unknown fields (``path:kind``) and unnamed enum numbers (``path:enum=N``) with counts."""
+    found: Counter[str] = Counter()
+    _collect(message, "", found)
+    return found
+
+
+def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
+    for field in UnknownFieldSet(message):
+        found[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
+    for fd, value in message.ListFields():
+        path = f"{prefix}{fd.number}"
+        values = value if fd.is_repeated else (value,)
+        if fd.message_type is not None:
+            if fd.message_type.GetOptions().map_entry:
+                value_fd = fd.message_type.fields_by_name["value"]
+                values = value.values() if value_fd.message_type is not None else ()
+            for item in values:
+                _collect(item, path + ".", found)
+        elif fd.enum_type is not None:
+            for number in values:
+                if number not in fd.enum_type.values_by_number:
+                    found[f"{path}:enum={number}"] += 1
