@@ -1,0 +1,261 @@
+"""A verified backup of a sidecar directory, verification against it, and rollback from it.
+
+Layout of a backup directory (0700, must not exist beforehand)::
+
+    <backup>/sidecars/<uuid>.trajectory.json   byte copies, mtimes kept, 0600
+    <backup>/manifest.json                     written last (exclusive create, 0600)
+
+``manifest.json``: ``{"version": 1, "root": "<absolute sidecar directory>", "files": {"<name>":
+{"sha256": "<hex>", "mtimeNs": <int>, "size": <int>}}}``. A backup without a manifest was
+interrupted and is unusable; one whose copies no longer match their hashes was tampered with.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.errors import FindingsError, InputError, NothingToCheck
+from audit.ids import canonical_id
+from audit.links import MAX_SIDECAR_BYTES, SIDECAR_NAME, FileState, find_cycles, list_sidecars, sha256_hex, store_busy
+from audit.safeio import atomic_write, create_new_file, dumps, loads, make_private_dir, read_bytes, read_json
+from audit.stamps import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
+
+MANIFEST = "manifest.json"
+FILES_DIR = "sidecars"  # not "conversations": a backup must never look like a store
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class Backup:
+    path: Path
+    root: Path  # the sidecar directory that was backed up
+    files: Mapping[str, FileState]
+
+
+@dataclass(frozen=True)
+class Verification:
+    backup: Path
+    root: Path
+    verified: int  # files compared
+    changed: tuple[str, ...]  # names whose bytes differ from the backup
+    parent_links: int  # valid stamps in the current state
+    cycles: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class Rollback:
+    backup: Path
+    root: Path
+    restored: tuple[str, ...]
+    unchanged: int
+    extra: tuple[str, ...]  # sidecars added after the backup (left alone)
+
+
+def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = None) -> Path:
+    """A new directory next to *root*: ``agy-audit-links-backup-<root name>-<UTC stamp>[-N]``.
+
+    The name does not start with ``antigravity`` so store discovery never mistakes it for a root.
+    """
+    root = Path(root).absolute()
+    stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    base = root.parent / f"agy-audit-links-backup-{root.name}-{stamp}"
+    candidate, n = base, 1
+    while os.path.lexists(candidate):
+        n += 1
+        candidate = base.with_name(f"{base.name}-{n}")
+    return candidate
+
+
+def create(directory: str | os.PathLike, backup_dir: str | os.PathLike, *, expect: Mapping[str, FileState] | None = None) -> Backup:
+    """Copy every sidecar of *directory* into the new *backup_dir*; the manifest comes last.
+
+    Every sidecar must be a regular, non-symlink file. Each copy is checked against the source's
+    sha256 and keeps its mtime. A source whose size, mtime or hash changes while it is copied, or
+    that differs from *expect* (the states a resolution read), means a writer is active.
+    """
+    root = Path(directory).resolve()
+    listing = list_sidecars(root)
+    for name, regular in listing:
+        if not regular:
+            raise InputError(f"{root / name}: not a regular sidecar (symbolic link or special file); refusing to back up")
+    if not listing:
+        raise NothingToCheck(f"{root}: no sidecars to back up")
+    names = [name for name, _ in listing]
+    if expect is not None and set(names) != set(expect):
+        raise store_busy(root)
+    backup = Path(backup_dir).absolute()
+    make_private_dir(backup)
+    copies = make_private_dir(backup / FILES_DIR)
+    files: dict[str, FileState] = {}
+    for name in names:
+        source = root / name
+        before = os.lstat(source)
+        data = read_bytes(source, limit=MAX_SIDECAR_BYTES)
+        after = os.lstat(source)
+        state = FileState(len(data), after.st_mtime_ns, sha256_hex(data))
+        if (before.st_size, before.st_mtime_ns) != (after.st_size, state.mtime_ns) or after.st_size != state.size:
+            raise store_busy(source)
+        if expect is not None and expect[name] != state:
+            raise store_busy(source)
+        atomic_write(copies / name, data, mtime_ns=state.mtime_ns)
+        if sha256_hex(read_bytes(copies / name)) != state.sha256 or os.lstat(copies / name).st_mtime_ns != state.mtime_ns:
+            raise InputError(f"{copies / name}: the copy does not match its source; backup abandoned")
+        files[name] = state
+    if [name for name, _ in list_sidecars(root)] != names:
+        raise store_busy(root)
+    for name, state in files.items():
+        st = os.lstat(root / name)
+        if (st.st_size, st.st_mtime_ns) != (state.size, state.mtime_ns):
+            raise store_busy(root / name)
+    manifest = {
+        "version": VERSION,
+        "root": str(root),
+        "files": {n: {"sha256": s.sha256, "mtimeNs": s.mtime_ns, "size": s.size} for n, s in files.items()},
+    }
+    create_new_file(backup / MANIFEST, (dumps(manifest) + "\n").encode("utf-8"))
+    return Backup(backup, root, files)
+
+
+def load(backup_dir: str | os.PathLike) -> Backup:
+    """A complete, untampered backup: the manifest is valid and every copy matches its hash.
+
+    No manifest (an interrupted backup) or a malformed one is an ``InputError``; a copy that is
+    missing, extra or changed is a ``FindingsError`` ("backup content changed").
+    """
+    backup = Path(backup_dir).absolute()
+    manifest_path = backup / MANIFEST
+    if not backup.is_dir():
+        raise InputError(f"{backup}: no such backup directory")
+    if not manifest_path.is_file():
+        raise InputError(f"{backup}: incomplete backup (no {MANIFEST}); it was interrupted and cannot be used")
+    doc = read_json(manifest_path)
+    root, entries = doc.get("root"), doc.get("files")
+    if doc.get("version") != VERSION or not isinstance(root, str) or not Path(root).is_absolute() or not isinstance(entries, dict):
+        raise InputError(f"{manifest_path}: not a version {VERSION} links backup manifest")
+    files: dict[str, FileState] = {}
+    for name, entry in entries.items():
+        sha, mtime, size = (entry.get(k) if isinstance(entry, dict) else None for k in ("sha256", "mtimeNs", "size"))
+        if not SIDECAR_NAME.fullmatch(name) or not isinstance(sha, str) or type(mtime) is not int or type(size) is not int:
+            raise InputError(f"{manifest_path}: malformed entry {name!r}")
+        files[name] = FileState(size, mtime, sha)
+    copies = backup / FILES_DIR
+    present = list_sidecars(copies)
+    if sorted(files) != [name for name, _ in present] or not all(regular for _, regular in present):
+        raise FindingsError(f"{backup}: backup content changed (its file set differs from {MANIFEST}); refusing to use it")
+    for name, state in files.items():
+        if sha256_hex(read_bytes(copies / name, limit=MAX_SIDECAR_BYTES)) != state.sha256:
+            raise FindingsError(f"{copies / name}: backup content changed (sha256 differs from {MANIFEST}); refusing to use it")
+    return Backup(backup, Path(root), files)
+
+
+def _payload(data: bytes, source: str) -> object:
+    try:
+        return strip_reader_key(loads(data, source=source, exact=True), PARENT_KEY)
+    except InputError:
+        return None
+
+
+def verify(backup_dir: str | os.PathLike, *, unchanged: bool = False) -> Verification:
+    """Compare the backed-up directory with its backup.
+
+    Problems: a changed file set, a non-regular sidecar, a changed mtime, any payload difference
+    other than ``agyReader.parentCascadeId`` (type-strict, numbers by exact text; with *unchanged*
+    any byte difference), an unreadable sidecar, an invalid or duplicate cascade id, an invalid
+    stamp, a cycle of stamps.
+    """
+    bk = load(backup_dir)
+    problems: list[str] = []
+    listing = dict(list_sidecars(bk.root))
+    added, removed = sorted(set(listing) - set(bk.files)), sorted(set(bk.files) - set(listing))
+    if added or removed:
+        problems.append(f"file set changed: added {', '.join(added) or 'none'}; removed {', '.join(removed) or 'none'}")
+    changed: list[str] = []
+    parents: dict[str, str | None] = {}
+    owners: dict[str, str] = {}
+    for name in sorted(set(listing) & set(bk.files)):
+        path, state = bk.root / name, bk.files[name]
+        if not listing[name]:
+            problems.append(f"{name}: not a regular sidecar (symbolic link or special file)")
+            continue
+        data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
+        mtime = os.lstat(path).st_mtime_ns
+        if mtime != state.mtime_ns:
+            problems.append(f"{name}: timestamp changed (mtime_ns {state.mtime_ns} -> {mtime})")
+        try:
+            doc = loads(data, source=name, exact=True)
+        except InputError as exc:
+            problems.append(exc.message)
+            doc = None
+        if sha256_hex(data) != state.sha256:
+            changed.append(name)
+            old = _payload(read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES), name)
+            if unchanged:
+                problems.append(f"{name}: bytes changed")
+            elif doc is None or old is None or not json_equal(strip_reader_key(doc, PARENT_KEY), old):
+                problems.append(f"{name}: payload changed outside {READER_BLOCK}.{PARENT_KEY}")
+        if doc is not None:
+            _graph_entry(name, doc, parents, owners, problems)
+    cycles = find_cycles(parents)
+    problems.extend("parent cycle: " + " -> ".join(c + [c[0]]) for c in cycles)
+    links = sum(1 for p in parents.values() if p is not None)
+    return Verification(bk.path, bk.root, len(set(listing) & set(bk.files)), tuple(changed), links, len(cycles), tuple(problems))
+
+
+def _graph_entry(name: str, doc: dict, parents: dict[str, str | None], owners: dict[str, str], problems: list[str]) -> None:
+    cid = canonical_id(doc.get("cascadeId"))
+    if cid is None:
+        problems.append(f"{name}: invalid cascadeId")
+        return
+    if cid in owners:
+        problems.append(f"{name}: duplicate cascadeId {cid} (also in {owners[cid]})")
+        return
+    owners[cid] = name
+    block = doc.get(READER_BLOCK)
+    stamp = None
+    if isinstance(block, dict) and PARENT_KEY in block:
+        stamp = canonical_id(block[PARENT_KEY])
+        if stamp is None:
+            problems.append(f"{name}: invalid {READER_BLOCK}.{PARENT_KEY}")
+    parents[cid] = stamp
+
+
+def rollback(backup_dir: str | os.PathLike) -> Rollback:
+    """Restore every backed-up sidecar's bytes and mtime (atomic writes); files added later stay.
+
+    Refuses an incomplete or tampered backup, and a target that is now a symlink or not a file.
+    """
+    bk = load(backup_dir)
+    if not bk.root.is_dir():
+        raise InputError(f"{bk.root}: the backed-up directory no longer exists")
+    for name in bk.files:
+        try:
+            mode = os.lstat(bk.root / name).st_mode
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{bk.root / name}: not a regular file (symbolic link?); remove it, then roll back again")
+    restored, same = [], 0
+    for name, state in bk.files.items():
+        target = bk.root / name
+        data = read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES)
+        if sha256_hex(data) != state.sha256:
+            raise FindingsError(f"{bk.path / FILES_DIR / name}: backup content changed; rollback stopped")
+        if target.exists():
+            st = os.lstat(target)
+            if st.st_mtime_ns == state.mtime_ns and st.st_size == state.size and read_bytes(target) == data:
+                same += 1
+                continue
+        atomic_write(target, data, mtime_ns=state.mtime_ns)
+        restored.append(name)
+    extra = tuple(sorted(name for name, _ in list_sidecars(bk.root) if name not in bk.files))
+    return Rollback(bk.path, bk.root, tuple(restored), same, extra)

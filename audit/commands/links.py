@@ -1,0 +1,285 @@
+"""``agy-audit links``: check, backfill and repair parent links; verify and roll back a repair."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from audit import backup, links, repair, stores
+from audit.commands.common import add_format, roots_from
+from audit.errors import EXIT_FINDINGS, NothingToCheck, UsageError
+from audit.report import to_json
+
+_SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "diagnostics")
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "links", parents=[parents["store"]], help="check, backfill and repair subagent parent links",
+        description="Resolve parent links (agyReader.parentCascadeId) from the evidence in every sidecar of "
+        "each root's conversations/ directory; stamp, repair under a verified backup, verify, roll back.",
+    )
+    sub = p.add_subparsers(dest="links_command", metavar="ACTION", required=True)
+    nested = [parents["store_nested"]]
+
+    check = sub.add_parser(
+        "check", parents=nested, help="diagnostics and the family tree; writes nothing",
+        description="Resolve every parent link and print the diagnostics and the family tree. "
+        "Exit 1 when a cycle, conflicting evidence or an invalid stamp exists.",
+    )
+    add_format(check, "text", "json", "dot")
+    check.set_defaults(run=run_check)
+
+    backfill = sub.add_parser(
+        "backfill", parents=nested, help="stamp resolved parents where none is stamped",
+        description="Stamp agyReader.parentCascadeId where no valid stamp exists and the evidence names one "
+        "parent. Existing stamps are kept (a disagreeing one is reported as stale-stamp). Idempotent.",
+    )
+    backfill.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    add_format(backfill)
+    backfill.set_defaults(run=run_backfill)
+
+    fix = sub.add_parser(
+        "repair", parents=nested, help="recompute every parent under a verified backup",
+        description="Recompute every parent ignoring stamps: replace stale stamps, clear unsupported, conflicting "
+        "and cyclic ones, keep correct ones byte-identical. Backs up first, verifies after, and restores "
+        "the backup automatically (exit 1) when verification fails. Stop every writer first.",
+    )
+    fix.add_argument("--dry-run", action="store_true", help="print what would change; no backup, no writes")
+    fix.add_argument("--backup", metavar="DIR", help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root)")
+    add_format(fix)
+    fix.set_defaults(run=run_repair)
+
+    check_backup = sub.add_parser(
+        "verify", help="compare the backed-up directory with a backup",
+        description="Fail (exit 1) unless the file set, every mtime and every payload except "
+        "agyReader.parentCascadeId equal the backup, and the stamps form a valid acyclic graph.",
+    )
+    check_backup.add_argument("--backup", metavar="DIR", required=True, help="backup directory written by `links repair`")
+    check_backup.add_argument("--unchanged", action="store_true", help="also require every sidecar byte-identical")
+    add_format(check_backup)
+    check_backup.set_defaults(run=run_verify)
+
+    undo = sub.add_parser(
+        "rollback", help="restore every sidecar's bytes and mtime from a backup",
+        description="Restore from a complete, untampered backup (atomic writes). Sidecars added after the "
+        "backup are listed and left alone.",
+    )
+    undo.add_argument("--backup", metavar="DIR", required=True, help="backup directory written by `links repair`")
+    add_format(undo)
+    undo.set_defaults(run=run_rollback)
+
+
+def _directories(args: argparse.Namespace) -> list[tuple[stores.Root, Path]]:
+    """``(root, root/conversations)`` of every selected root that holds at least one sidecar."""
+    roots = stores.require_roots(roots_from(args))
+    found = [(root, root.path / "conversations") for root in roots]
+    found = [(root, d) for root, d in found if links.list_sidecars(d)]
+    if not found:
+        raise NothingToCheck("no sidecars (<uuid>.trajectory.json) in " + ", ".join(str(r.path / "conversations") for r in roots))
+    return found
+
+
+def _summary(command: str, root: stores.Root, counts: dict[str, int]) -> str:
+    return f"links {command}: root={root.path} " + " ".join(f"{k}={counts[k]}" for k in _SUMMARY_KEYS)
+
+
+def _diagnostic_json(d: links.Diagnostic) -> dict:
+    return {"id": d.id, "kind": d.kind, "message": d.message}
+
+
+def _change_json(link: links.Link) -> dict:
+    return {"id": link.id, "action": link.action, "parent": link.parent if link.action == "stamp" else None, "previous": link.stamp}
+
+
+def _root_json(root: stores.Root, res: links.Resolution) -> dict:
+    return {"root": str(root.path), "surface": root.surface, "directory": str(res.directory), "counts": res.counts()}
+
+
+# ----------------------------------------------------------------------------- check
+
+
+def run_check(args: argparse.Namespace) -> int:
+    results = [(root, links.resolve(d)) for root, d in _directories(args)]
+    if args.format == "dot":
+        print(_dot(results), end="")
+    elif args.format == "json":
+        print(to_json({"ok": not any(res.failing for _, res in results), "roots": [_check_json(r, res) for r, res in results]}), end="")
+    else:
+        for root, res in results:
+            _print_check(root, res, quiet=args.quiet)
+    return EXIT_FINDINGS if any(res.failing for _, res in results) else 0
+
+
+def _check_json(root: stores.Root, res: links.Resolution) -> dict:
+    doc = _root_json(root, res)
+    doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
+    doc["links"] = [
+        {
+            "id": link.id, "parent": link.parent, "stamp": link.stamp, "action": link.action,
+            "evidence": [{"source": e.source, "parent": e.parent} for e in link.evidence],
+        }
+        for link in res.links
+    ]
+    tree = res.tree
+    doc["tree"] = {
+        "roots": list(tree.roots), "orphans": list(tree.orphans),
+        "children": {k: list(v) for k, v in tree.children.items()}, "depth": dict(tree.depth),
+    }
+    return doc
+
+
+def _print_check(root: stores.Root, res: links.Resolution, *, quiet: bool) -> None:
+    print(f"root {root.path} ({root.surface}): {res.directory}")
+    for d in res.diagnostics:
+        print(f"  {d.id} {d.kind}: {d.message}")
+    tree = res.tree
+    if not quiet:
+        cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
+        parents = {link.id: link.parent for link in res.links}
+        stack = [(cid, 0) for cid in reversed(tree.roots + tree.orphans)]
+        while stack:
+            cid, level = stack.pop()
+            note = " [cycle]" if cid in cyclic else ""
+            if level == 0 and parents[cid] is not None:
+                note += f" (parent {parents[cid]} has no sidecar here)"
+            print("  " + "  " * level + cid + note)
+            stack.extend((kid, level + 1) for kid in reversed(tree.children.get(cid, ())))
+    linked = sum(1 for link in res.links if link.parent is not None)
+    print(
+        f"links check: root={root.path} scanned={res.scanned} linked={linked} roots={len(tree.roots)} "
+        f"orphans={len(tree.orphans)} diagnostics={len(res.diagnostics)} failing={len(res.failing)}"
+    )
+
+
+def _dot(results: list[tuple[stores.Root, links.Resolution]]) -> str:
+    lines = ["digraph links {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
+    for n, (root, res) in enumerate(results):
+        cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
+        conflicted = {d.id for d in res.diagnostics if d.kind == links.CONFLICTING_EVIDENCE}
+        ids = {link.id for link in res.links}
+        lines.append(f"  subgraph cluster_{n} {{")
+        lines.append(f"    label={json.dumps(str(root.path))};")
+        for link in res.links:
+            style = ", color=red" if link.id in cyclic else (", color=orange" if link.id in conflicted else "")
+            lines.append(f'    "{n}:{link.id}" [label="{link.id[:8]}"{style}];')
+        for missing in sorted({link.parent for link in res.links if link.parent and link.parent not in ids}):
+            lines.append(f'    "{n}:{missing}" [label="{missing[:8]}", style=dashed];')
+        for link in res.links:
+            if link.parent is not None:
+                lines.append(f'    "{n}:{link.parent}" -> "{n}:{link.id}";')
+        lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- backfill / repair
+
+
+def _print_plan(res: links.Resolution, *, dry_run: bool, quiet: bool) -> None:
+    if not quiet:
+        verb = {"stamp": "would stamp" if dry_run else "stamped", "clear": "would clear" if dry_run else "cleared"}
+        for link in res.changes:
+            detail = f"parent {link.parent}" if link.action == "stamp" else "no parent"
+            was = f" (was {link.stamp})" if link.stamp else (" (was an invalid value)" if link.action == "clear" else "")
+            print(f"  {verb[link.action]} {link.id}: {detail}{was}")
+    for d in res.diagnostics:
+        print(f"  {d.id} {d.kind}: {d.message}")
+
+
+def run_backfill(args: argparse.Namespace) -> int:
+    docs = []
+    for root, directory in _directories(args):
+        res = links.resolve(directory)
+        if not args.dry_run:
+            links.apply(res)
+        if args.format == "json":
+            docs.append(_write_json(root, res, args.dry_run))
+            continue
+        print(f"root {root.path} ({root.surface}): {directory}")
+        _print_plan(res, dry_run=args.dry_run, quiet=args.quiet)
+        print(_summary("backfill" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
+    if args.format == "json":
+        print(to_json({"roots": docs}), end="")
+    return 0
+
+
+def _write_json(root: stores.Root, res: links.Resolution, dry_run: bool) -> dict:
+    doc = _root_json(root, res)
+    doc["dryRun"] = dry_run
+    doc["changes"] = [_change_json(link) for link in res.changes]
+    doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
+    return doc
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    found = _directories(args)
+    if args.backup and len(found) > 1:
+        raise UsageError("--backup names one directory but several roots were selected; pick one with --root")
+    docs = []
+    for root, directory in found:
+        if args.dry_run:
+            res, result = links.resolve(directory, repair=True), None
+        else:
+            result = repair.repair(directory, args.backup or backup.default_backup_dir(root.path))
+            res = result.resolution
+        if args.format == "json":
+            doc = _write_json(root, res, args.dry_run)
+            doc["backup"] = str(result.backup) if result else None
+            doc["verification"] = _verification_json(result.verification) if result else None
+            docs.append(doc)
+        else:
+            print(f"root {root.path} ({root.surface}): {directory}")
+            _print_plan(res, dry_run=args.dry_run, quiet=args.quiet)
+            if result is not None:
+                v = result.verification
+                print(f"  backup: {result.backup}")
+                print(f"  verified: {v.verified} sidecar(s), {len(v.changed)} changed, payloads and mtimes preserved, no cycle")
+            print(_summary("repair" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
+        if args.dry_run:
+            repair.refuse(res)
+    if args.format == "json":
+        print(to_json({"roots": docs}), end="")
+    return 0
+
+
+# ----------------------------------------------------------------------------- verify / rollback
+
+
+def _verification_json(v: backup.Verification) -> dict:
+    return {
+        "backup": str(v.backup), "root": str(v.root), "ok": v.ok, "verified": v.verified,
+        "changed": list(v.changed), "parentLinks": v.parent_links, "cycles": v.cycles, "problems": list(v.problems),
+    }
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    v = backup.verify(args.backup, unchanged=args.unchanged)
+    if args.format == "json":
+        print(to_json(_verification_json(v)), end="")
+    else:
+        print(f"backup {v.backup}: {v.root}")
+        for problem in v.problems:
+            print(f"  problem: {problem}")
+        print(
+            f"links verify: {'ok' if v.ok else 'FAILED'} verified={v.verified} changed={len(v.changed)} "
+            f"parentLinks={v.parent_links} cycles={v.cycles} problems={len(v.problems)}"
+        )
+    return 0 if v.ok else EXIT_FINDINGS
+
+
+def run_rollback(args: argparse.Namespace) -> int:
+    r = backup.rollback(args.backup)
+    if args.format == "json":
+        print(to_json({
+            "backup": str(r.backup), "root": str(r.root), "restored": list(r.restored),
+            "unchanged": r.unchanged, "extra": list(r.extra),
+        }), end="")
+        return 0
+    for name in r.restored:
+        print(f"  restored {name}")
+    for name in r.extra:
+        print(f"  left alone (added after the backup): {name}")
+    print(f"links rollback: root={r.root} restored={len(r.restored)} unchanged={r.unchanged} extra={len(r.extra)}")
+    return 0

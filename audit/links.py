@@ -1,0 +1,488 @@
+"""Parent links between conversations: evidence, resolution, cycles, the family tree, stamping.
+
+Works on one directory of sidecars (a store root's ``conversations/`` or a sweep corpus
+``corpus/<surface>/``). Every sidecar is read once; the whole graph is resolved before anything
+is written. Evidence that child C has parent P, strongest first:
+
+* native: C's ``metadata.parentConversationId``; a ``CORTEX_STEP_TYPE_INVOKE_SUBAGENT`` step of P
+  whose ``invokeSubagent.results[].conversationId`` is C;
+* legacy, consulted only when C has no native evidence: an agent-definition path
+  ``.../brain/<P>/.agents/agents/...`` in C's executor or generator metadata; P's invoke-tool
+  prompts matched exactly against C's first user prompt when P's next planner response names C.
+
+Messages between agents never establish ancestry. Ids compare lower-case. One candidate is the
+parent, several are ``conflicting-evidence``; cycles (found in linear time) lose every edge. The
+stamp is ``agyReader.parentCascadeId``, written by byte splicing (``audit.stamps``) with the file's
+mtime kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.errors import FindingsError, InputError
+from audit.ids import canonical_id
+from audit.safeio import atomic_write, json_type, loads, read_bytes
+from audit.stamps import PARENT_KEY, READER_BLOCK, set_reader_key
+
+SIDECAR_SUFFIX = ".trajectory.json"
+MAX_SIDECAR_BYTES = 512 * 1024 * 1024
+INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
+PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
+INVOKE_TOOLS = frozenset({"invoke_subagent", "spawnagents", "spawn_agents"})
+
+NATIVE_SOURCES = ("parentConversationId", "invokeSubagent.results")
+LEGACY_SOURCES = ("agentPath", "invoke_subagent")
+
+CONFLICTING_EVIDENCE = "conflicting-evidence"
+STALE_STAMP = "stale-stamp"
+MISSING_PARENT = "missing-parent"
+UNREADABLE_SIDECAR = "unreadable-sidecar"
+INVALID_CASCADE_ID = "invalid-cascade-id"
+INVALID_PARENT_STAMP = "invalid-parent-stamp"
+DUPLICATE_CASCADE_ID = "duplicate-cascade-id"
+PARENT_CYCLE = "parent-cycle"
+FAILING_KINDS = frozenset({PARENT_CYCLE, CONFLICTING_EVIDENCE, INVALID_PARENT_STAMP})
+"""Diagnostics that make ``links check`` exit 1."""
+UNUSABLE_KINDS = frozenset({UNREADABLE_SIDECAR, INVALID_CASCADE_ID, DUPLICATE_CASCADE_ID})
+"""Diagnostics of sidecars left out of the graph (a repair refuses to run with any of them)."""
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+SIDECAR_NAME = re.compile(_UUID + re.escape(SIDECAR_SUFFIX))
+_UUID_IN_TEXT = re.compile(rf"(?<![0-9a-fA-F]){_UUID}(?![0-9a-fA-F])")
+_AGENT_PATH = re.compile(rf"/brain/({_UUID})/\.agents/agents/")
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A sidecar as read: its size, mtime and content hash (to detect concurrent writers)."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    id: str
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str  # one of NATIVE_SOURCES or LEGACY_SOURCES
+    parent: str
+
+
+@dataclass(frozen=True)
+class Link:
+    """One conversation of the graph and what resolution decided for it.
+
+    ``stamp`` is the valid stamp on disk (canonical), ``parent`` the resolved parent after cycle
+    removal (what the tree uses), ``action`` one of ``stamp`` (write ``parent``), ``clear`` (remove
+    the stamp), ``keep`` (a parent, nothing to write) and ``none`` (no parent, nothing to write).
+    ``created`` is the first step's ``createdAt`` (siblings are ordered by it, then by id).
+    """
+
+    id: str
+    path: Path
+    stamp: str | None
+    evidence: tuple[Evidence, ...]
+    parent: str | None
+    action: str
+    created: str
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The family forest: ``roots`` have no parent, ``orphans`` a parent without a sidecar here."""
+
+    roots: tuple[str, ...]
+    orphans: tuple[str, ...]
+    children: Mapping[str, tuple[str, ...]]
+    depth: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    directory: Path
+    repair: bool
+    scanned: int
+    links: tuple[Link, ...]  # sorted by id
+    diagnostics: tuple[Diagnostic, ...]  # sorted by (id, kind, message)
+    files: Mapping[str, FileState]  # every regular sidecar read, by file name
+    tree: Tree
+
+    @property
+    def changes(self) -> tuple[Link, ...]:
+        return tuple(link for link in self.links if link.action in ("stamp", "clear"))
+
+    def counts(self) -> dict[str, int]:
+        actions = [link.action for link in self.links]
+        return {
+            "scanned": self.scanned,
+            "stamped": actions.count("stamp"),
+            "cleared": actions.count("clear"),
+            "unchanged": actions.count("keep"),
+            "unresolved": actions.count("none") + actions.count("clear"),
+            "diagnostics": len(self.diagnostics),
+        }
+
+    @property
+    def failing(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.kind in FAILING_KINDS)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Facts:
+    """What one sidecar says about parent links (everything else is dropped after reading)."""
+
+    id: str
+    path: Path
+    stamp: str | None = None
+    stamp_invalid: bool = False
+    block_locked: bool = False  # agyReader is not an object: never edited
+    native_parent: str | None = None
+    invoked: list[str] = field(default_factory=list)
+    agent_parents: set[str] = field(default_factory=set)
+    first_prompt: str | None = None
+    mentions: list[tuple[str, frozenset[str]]] = field(default_factory=list)
+    created: str = ""
+
+
+def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
+    """``(name, is_regular_file)`` of every ``<uuid>.trajectory.json`` entry, sorted; directories skipped."""
+    try:
+        entries = list(os.scandir(directory))
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
+    out = []
+    for entry in entries:
+        if not SIDECAR_NAME.fullmatch(entry.name):
+            continue
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue  # vanished while listing
+        if not stat.S_ISDIR(mode):
+            out.append((entry.name, stat.S_ISREG(mode)))
+    return sorted(out)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _obj(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _arr(value: object) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _key(obj: dict, name: str) -> object:
+    """``obj[name]`` matched like Go's JSON decoder: exact key first, then case-insensitively."""
+    if name in obj:
+        return obj[name]
+    lower = name.lower()
+    return next((v for k, v in obj.items() if k.lower() == lower), None)
+
+
+def _invoke_prompts(planner: dict) -> frozenset[str]:
+    prompts = set()
+    for call in _arr(planner.get("toolCalls")):
+        call = _obj(call)
+        name, args = call.get("name"), call.get("argumentsJson")
+        if not isinstance(name, str) or name.strip().lower() not in INVOKE_TOOLS or not isinstance(args, str):
+            continue
+        try:
+            parsed = loads(args, source="argumentsJson")
+        except InputError:
+            continue
+        for sub in _arr(_key(parsed, "subagents")):
+            prompt = _key(_obj(sub), "prompt")
+            if isinstance(prompt, str) and prompt.strip():
+                prompts.add(prompt.strip())
+    return frozenset(prompts)
+
+
+def _agent_paths(doc: dict) -> Iterable[object]:
+    for meta in _arr(doc.get("executorMetadatas")):
+        config = _obj(_obj(_obj(meta).get("cascadeConfig")).get("plannerConfig"))
+        yield _obj(config.get("customizationConfig")).get("agentPath")
+    for meta in _arr(doc.get("generatorMetadata")):
+        config = _obj(_obj(meta).get("plannerConfig"))
+        yield _obj(config.get("customizationConfig")).get("agentPath")
+
+
+def _facts(doc: dict, cid: str, path: Path, diagnostics: list[Diagnostic]) -> _Facts:
+    facts = _Facts(cid, path)
+    block = doc.get(READER_BLOCK)
+    if isinstance(block, dict) and PARENT_KEY in block:
+        facts.stamp = canonical_id(block[PARENT_KEY])
+        if facts.stamp is None:
+            facts.stamp_invalid = True
+            value = block[PARENT_KEY]
+            shown = repr(value)[:60] if isinstance(value, str) else json_type(value)
+            diagnostics.append(Diagnostic(cid, INVALID_PARENT_STAMP, f"{PARENT_KEY} is {shown}, not a UUID; treated as unstamped"))
+    elif block is not None and not isinstance(block, dict):
+        facts.block_locked = True
+        diagnostics.append(Diagnostic(cid, INVALID_PARENT_STAMP, f"{READER_BLOCK} is {json_type(block)}, not an object; left alone"))
+    metadata = _obj(doc.get("metadata"))
+    facts.native_parent = canonical_id(metadata.get("parentConversationId"))
+    for raw_path in _agent_paths(doc):
+        if isinstance(raw_path, str):
+            facts.agent_parents.update(m.group(1).lower() for m in _AGENT_PATH.finditer(raw_path))
+    steps = _arr(doc.get("steps"))
+    first = _obj(steps[0]).get("metadata") if steps else None
+    created = _obj(first).get("createdAt", metadata.get("createdAt"))
+    facts.created = created if isinstance(created, str) else ""
+    pending: frozenset[str] = frozenset()
+    for step in steps:
+        step = _obj(step)
+        kind = step.get("type")
+        if facts.first_prompt is None:
+            text = _obj(step.get("userInput")).get("userResponse")
+            if isinstance(text, str) and text.strip():
+                facts.first_prompt = text.strip()
+        if kind == INVOKE_STEP:
+            for result in _arr(_obj(step.get("invokeSubagent")).get("results")):
+                child = canonical_id(_obj(result).get("conversationId"))
+                if child is not None:
+                    facts.invoked.append(child)
+        elif kind == PLANNER_STEP:
+            planner = _obj(step.get("plannerResponse"))
+            response = planner.get("response")
+            if pending and isinstance(response, str):
+                facts.mentions.extend((m.group().lower(), pending) for m in _UUID_IN_TEXT.finditer(response))
+            pending = _invoke_prompts(planner)
+    return facts
+
+
+def _read(directory: Path) -> tuple[int, dict[str, FileState], list[_Facts], list[Diagnostic]]:
+    """Read every sidecar once; returns (scanned, file states, facts of usable ones, diagnostics)."""
+    listing = list_sidecars(directory)
+    files: dict[str, FileState] = {}
+    facts: list[_Facts] = []
+    by_id: dict[str, Path] = {}
+    diagnostics: list[Diagnostic] = []
+    for name, regular in listing:
+        path = directory / name
+        stem = name[: -len(SIDECAR_SUFFIX)].lower()
+        if not regular:
+            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: not a regular file (symbolic link or special file); not read"))
+            continue
+        try:
+            st = os.lstat(path)
+            data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
+            files[name] = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
+            doc = loads(data, source=name)
+        except InputError as exc:
+            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, exc.message))
+            continue
+        except OSError as exc:  # vanished between listing and reading
+            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: {exc.strerror or exc}"))
+            continue
+        cid = canonical_id(doc.get("cascadeId"))
+        if cid is None:
+            value = doc.get("cascadeId")
+            shown = repr(value)[:60] if isinstance(value, str) else json_type(value)
+            diagnostics.append(Diagnostic(stem, INVALID_CASCADE_ID, f"{name}: cascadeId is {shown}, not a UUID; left out"))
+            continue
+        if cid in by_id:
+            diagnostics.append(Diagnostic(cid, DUPLICATE_CASCADE_ID, f"{name} repeats the cascadeId of {by_id[cid].name}; {name} left out"))
+            continue
+        by_id[cid] = path
+        facts.append(_facts(doc, cid, path, diagnostics))
+    return len(listing), files, facts, diagnostics
+
+
+# ----------------------------------------------------------------------------- resolving
+
+
+def find_cycles(parent: Mapping[str, str | None]) -> list[list[str]]:
+    """Every cycle of a child -> parent map, in linear time.
+
+    Each cycle is listed in parent-following order starting at its smallest id; the list is sorted.
+    Chains leading into a cycle and parents missing from the map are not cycles.
+    """
+    done: set[str] = set()
+    cycles = []
+    for start in parent:
+        if start in done:
+            continue
+        position: dict[str, int] = {}
+        walk: list[str] = []
+        node: str | None = start
+        while node is not None and node in parent and node not in done and node not in position:
+            position[node] = len(walk)
+            walk.append(node)
+            node = parent[node]
+        if node is not None and node in position:
+            cycle = walk[position[node] :]
+            first = cycle.index(min(cycle))
+            cycles.append(cycle[first:] + cycle[:first])
+        done.update(walk)
+    return sorted(cycles)
+
+
+def _evidence(facts: list[_Facts]) -> dict[str, tuple[Evidence, ...]]:
+    """The chosen evidence per child: native when there is any, else legacy."""
+    native: dict[str, set[Evidence]] = {f.id: set() for f in facts}
+    legacy: dict[str, set[Evidence]] = {f.id: set() for f in facts}
+    by_id = {f.id: f for f in facts}
+    for f in facts:
+        if f.native_parent is not None:
+            native[f.id].add(Evidence("parentConversationId", f.native_parent))
+        for child in f.invoked:
+            if child in native:
+                native[child].add(Evidence("invokeSubagent.results", f.id))
+        legacy[f.id].update(Evidence("agentPath", p) for p in f.agent_parents if p != f.id)
+        for mentioned, prompts in f.mentions:
+            child = by_id.get(mentioned)
+            if child is not None and child.id != f.id and child.first_prompt in prompts:
+                legacy[child.id].add(Evidence("invoke_subagent", f.id))
+    rank = {s: n for n, s in enumerate(NATIVE_SOURCES + LEGACY_SOURCES)}
+    return {
+        cid: tuple(sorted(native[cid] or legacy[cid], key=lambda e: (rank[e.source], e.parent)))
+        for cid in native
+    }
+
+
+def _describe(evidence: Iterable[Evidence]) -> str:
+    return ", ".join(f"{e.parent} ({e.source})" for e in evidence)
+
+
+def _cycle_text(cycle: list[str]) -> str:
+    shown = cycle if len(cycle) <= 6 else cycle[:5] + ["..."]
+    return " -> ".join(shown + [cycle[0]]) + (f" ({len(cycle)} members)" if len(cycle) > 6 else "")
+
+
+def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution:
+    """Resolve every parent link of *directory*; nothing is written.
+
+    Default (backfill) mode: a valid stamp is the parent (``stale-stamp`` when the evidence does
+    not say exactly that); unstamped children take their single candidate. ``repair``: stamps are
+    ignored and every parent is recomputed from the evidence.
+    """
+    directory = Path(directory)
+    scanned, files, facts, diagnostics = _read(directory)
+    evidence = _evidence(facts)
+    chosen: dict[str, str | None] = {}
+    for f in facts:
+        candidates = sorted({e.parent for e in evidence[f.id]})
+        if len(candidates) > 1:
+            diagnostics.append(Diagnostic(f.id, CONFLICTING_EVIDENCE, "candidate parents " + _describe(evidence[f.id])))
+        unique = candidates[0] if len(candidates) == 1 else None
+        if repair or f.stamp is None:
+            chosen[f.id] = unique
+            continue
+        chosen[f.id] = f.stamp
+        if candidates != [f.stamp]:
+            said = f"evidence names {_describe(evidence[f.id])}" if candidates else "no evidence supports it"
+            diagnostics.append(Diagnostic(f.id, STALE_STAMP, f"stamped parent {f.stamp} but {said}; `links repair` recomputes it"))
+    stamps = {f.id: f.stamp for f in facts}
+    for cycle in find_cycles(chosen):
+        text = _cycle_text(cycle)
+        for member in cycle:
+            if repair:
+                how = "no stamp is written and an existing one is cleared"
+            elif stamps[member] is not None:
+                how = "the stamp stays but is left out of the tree; `links repair` clears it"
+            else:
+                how = "not stamped"
+            diagnostics.append(Diagnostic(member, PARENT_CYCLE, f"parent {chosen[member]} closes the cycle {text}; {how}"))
+            chosen[member] = None
+    ids = {f.id for f in facts}
+    links = []
+    for f in facts:
+        parent = chosen[f.id]
+        if repair:
+            if parent is None:
+                action = "clear" if (f.stamp or f.stamp_invalid) and not f.block_locked else "none"
+            else:
+                action = "keep" if parent == f.stamp else ("none" if f.block_locked else "stamp")
+        elif f.stamp is not None:
+            action = "keep"
+        else:
+            action = "none" if parent is None or f.block_locked else "stamp"
+        if parent is not None and parent not in ids and action in ("stamp", "keep"):
+            diagnostics.append(Diagnostic(f.id, MISSING_PARENT, f"parent {parent} has no sidecar in this directory; linked anyway"))
+        links.append(Link(f.id, f.path, f.stamp, evidence[f.id], parent, action, f.created))
+    links.sort(key=lambda link: link.id)
+    diagnostics.sort(key=lambda d: (d.id, d.kind, d.message))
+    return Resolution(directory, repair, scanned, tuple(links), tuple(diagnostics), files, _tree(links, ids))
+
+
+def _tree(links: list[Link], ids: set[str]) -> Tree:
+    created = {link.id: link.created for link in links}
+
+    def order(cid: str) -> tuple[str, str]:
+        return created[cid], cid
+
+    children: dict[str, list[str]] = {}
+    tops = []
+    for link in links:
+        if link.parent is None or link.parent not in ids:
+            tops.append(link)
+        else:
+            children.setdefault(link.parent, []).append(link.id)
+    depth: dict[str, int] = {}
+    stack = [(link.id, 0) for link in tops]
+    while stack:
+        cid, level = stack.pop()
+        depth[cid] = level
+        stack.extend((kid, level + 1) for kid in children.get(cid, ()))
+    return Tree(
+        roots=tuple(sorted((link.id for link in tops if link.parent is None), key=order)),
+        orphans=tuple(sorted((link.id for link in tops if link.parent is not None), key=order)),
+        children={cid: tuple(sorted(kids, key=order)) for cid, kids in sorted(children.items())},
+        depth=dict(sorted(depth.items())),
+    )
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def store_busy(path: Path) -> FindingsError:
+    return FindingsError(
+        f"{path} changed during the run: a writer holds the store. Stop every agy-reader watcher "
+        "(systemd agy-reader.path and agy-reader.service, launchd, terminal --watch) and retry"
+    )
+
+
+def apply(resolution: Resolution) -> list[Link]:
+    """Write the resolution's stamps and clears; returns the links whose file changed.
+
+    Each file must still have the bytes and mtime it had when resolved (else ``store_busy``);
+    its new bytes are spliced, written atomically and keep the old mtime.
+    """
+    written = []
+    for link in resolution.changes:
+        state = resolution.files[link.name]
+        data = read_bytes(link.path, limit=MAX_SIDECAR_BYTES)
+        if sha256_hex(data) != state.sha256 or os.lstat(link.path).st_mtime_ns != state.mtime_ns:
+            raise store_busy(link.path)
+        value = None if link.action == "clear" else f'"{link.parent}"'
+        new = set_reader_key(data, PARENT_KEY, value, source=str(link.path))
+        if new != data:
+            atomic_write(link.path, new, mtime_ns=state.mtime_ns)
+            written.append(link)
+    return written
