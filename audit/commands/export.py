@@ -1,0 +1,53 @@
+"""``agy-audit export``: one session's offline trajectory from its ``.db`` (or brain transcript)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from audit import contract, stores
+from audit.commands.common import add_format, roots_from
+from audit.errors import FindingsError
+from audit.export import export_session
+from audit.markdown import trajectory_markdown
+from audit.safeio import create_new_file, dumps
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "export", parents=[parents["store"]], help="offline trajectory of one session",
+        description=(
+            "Rebuild one session's trajectory without the daemon: from its .db (read-only snapshot, "
+            "WAL included), else from its brain transcript. The result is checked against the sidecar "
+            "schema before anything is written."
+        ),
+    )
+    p.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
+    p.add_argument("--out", metavar="NEW_FILE", help="write to this new file (0600; an existing path is refused)")
+    add_format(p, "json", "md")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    session = stores.find_session(scans, args.id)
+    result = export_session(session)
+    if result.findings:
+        shown = "; ".join(result.findings[:3])
+        more = f" (+{len(result.findings) - 3} more; see agy-audit inspect {session.id})" if len(result.findings) > 3 else ""
+        raise FindingsError(f"{result.path}: not exported, the source has problems: {shown}{more}")
+    check = contract.validate_document(result.trajectory, "sidecar", file=f"export of {session.id}")
+    if check.violations:
+        first = check.violations[0]
+        raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
+    if args.format == "md":
+        text = trajectory_markdown(result.trajectory)
+    else:
+        text = dumps(result.trajectory, indent=2) + "\n"
+    if args.out:
+        create_new_file(args.out, text.encode("utf-8"))
+        if not args.quiet:
+            print(f"exported {session.id} from its {result.source} ({len(result.trajectory.get('steps', []))} steps) to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,90 @@
+"""``agy-audit inspect``: what each native artifact of a session (or a given file) holds."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from audit import stores
+from audit.commands.common import add_format, roots_from
+from audit.inspection import Inspection, inspect_path, inspect_session
+from audit.report import table, to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "inspect", parents=[parents["store"]], help="what a session's .db and transcripts hold",
+        description=(
+            "Row counts per table, step types and statuses, unknown protobuf fields with counts and "
+            "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
+            "Exit 1 when anything was found."
+        ),
+    )
+    p.add_argument("target", metavar="ID|PATH", help="conversation id (8+ characters) or a path")
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.target)
+    if path.exists() or "/" in args.target or args.target.endswith((".db", ".jsonl")):
+        result = inspect_path(path)
+    else:
+        scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+        result = inspect_session(stores.find_session(scans, args.target))
+    if args.format == "json":
+        print(to_json(_json(result)), end="")
+    else:
+        print(_text(result))
+    return 1 if result.finding_count else 0
+
+
+def _counts(counter) -> list[dict]:
+    return [{"name": k, "count": v} for k, v in sorted(counter.items())]
+
+
+def _json(r: Inspection) -> dict:
+    doc: dict = {"id": r.id, "findings": r.finding_count, "notes": r.notes}
+    if r.database:
+        d = r.database
+        doc["database"] = {
+            "path": str(d.path), "access": d.access or None, "userVersion": d.user_version,
+            "internalCascadeId": d.internal_cascade_id, "rowCounts": d.row_counts,
+            "stepTypes": _counts(d.step_types), "statuses": _counts(d.statuses),
+            "unknownFields": _counts(d.unknown_fields), "findings": d.findings,
+        }
+    if r.transcripts:
+        t = r.transcripts
+        doc["transcripts"] = {
+            "brain": str(t.brain), "compact": [str(p) for p in t.compact], "full": [str(p) for p in t.full],
+            "records": t.records, "types": _counts(t.types), "statuses": _counts(t.statuses),
+            "anomalies": _counts(t.anomalies), "findings": t.findings,
+        }
+    return doc
+
+
+def _text(r: Inspection) -> str:
+    out = [f"id: {r.id or '-'}"]
+    if r.database:
+        d = r.database
+        out += [
+            f"database: {d.path} (read {d.access or 'failed'}, user_version {d.user_version}, internal cascade id {d.internal_cascade_id or '-'})",
+            table(("TABLE", "ROWS"), sorted(d.row_counts.items())),
+            table(("STEP TYPE", "STEPS"), sorted(d.step_types.items())),
+            table(("STATUS", "STEPS"), sorted(d.statuses.items())),
+        ]
+        if d.unknown_fields:
+            out.append(table(("UNKNOWN PROTOBUF FIELD", "COUNT"), sorted(d.unknown_fields.items())))
+        out += [f"finding: {f}" for f in d.findings]
+    if r.transcripts:
+        t = r.transcripts
+        out += [
+            f"transcripts: {t.brain} ({len(t.compact)} compact file(s), {len(t.full)} full file(s), {t.records} records)",
+            table(("TYPE", "RECORDS"), sorted(t.types.items())),
+        ]
+        if t.anomalies:
+            out.append(table(("ANOMALY", "COUNT"), sorted(t.anomalies.items())))
+        out += [f"finding: {f}" for f in t.findings]
+    out += [f"note: {n}" for n in r.notes]
+    out.append(f"{r.finding_count} finding(s)")
+    return "\n".join(out)

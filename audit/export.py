@@ -1,0 +1,115 @@
+"""Offline trajectories: one session's conversation from its ``.db``, else its brain transcript.
+
+The ``.db`` route is the full reconstruction of ``audit.trajectory``. The transcript route keeps
+what a transcript carries: per step ``type``, ``status``, ``metadata.createdAt``/``source`` and the
+text payloads (prompt, response, thinking, tool calls with their JSON-text arguments, command
+output and exit code). A legacy ``.pb`` is encrypted and never decoded here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit import transcript
+from audit.errors import InputError
+from audit.safeio import dumps
+from audit.stores import Session
+from audit.trajectory import read_trajectory
+
+
+# Transcript types whose ``content`` maps onto one text member of the sidecar payload.
+_TEXT_PAYLOADS = {
+    "VIEW_FILE": ("viewFile", "content"),
+    "SYSTEM_MESSAGE": ("systemMessage", "message"),
+    "EPHEMERAL_MESSAGE": ("ephemeralMessage", "content"),
+    "CONVERSATION_HISTORY": ("conversationHistory", "content"),
+}
+
+
+@dataclass
+class Export:
+    id: str
+    source: str  # "db" | "transcript"
+    path: Path
+    trajectory: dict
+    findings: list[str] = field(default_factory=list)  # one line each, naming the file
+
+
+def export_session(session: Session) -> Export:
+    """The offline trajectory of *session*; ``InputError`` when it has no readable native source."""
+    if session.db is not None:
+        native = read_trajectory(session.db)
+        return Export(session.id, "db", session.db, native.trajectory, [f.message for f in native.findings])
+    if session.brain is not None:
+        files = transcript.locate(session.brain)
+        stream = files.full or files.compact
+        if stream:
+            return _from_transcript(session.id, stream)
+    what = "a legacy encrypted .pb (only the daemon can read it)" if session.legacy_pb else "no .db and no brain transcript"
+    raise InputError(f"{session.id}: nothing to export: {what}")
+
+
+def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
+    steps: list[dict] = []
+    findings: list[str] = []
+    by_index: dict[int, int] = {}
+    for item in transcript.iter_transcript(paths):
+        if isinstance(item, transcript.Finding):
+            findings.append(f"{item.file}:{item.line}: {item.kind}: {item.message}")
+            continue
+        step = _step(item)
+        if item.step_index is not None and item.step_index in by_index:  # a re-used index supersedes
+            steps[by_index[item.step_index]] = step
+            continue
+        if item.step_index is not None:
+            by_index[item.step_index] = len(steps)
+        steps.append(step)
+    doc = {"cascadeId": cid, "steps": steps}
+    return Export(cid, "transcript", paths[-1], doc, findings)
+
+
+def _step(record: transcript.Record) -> dict:
+    step: dict = {}
+    if record.type:
+        step["type"] = "CORTEX_STEP_TYPE_" + record.type
+    if record.status:
+        step["status"] = "CORTEX_STEP_STATUS_" + record.status
+    metadata: dict = {}
+    if record.created_at:
+        metadata["createdAt"] = record.created_at
+    if record.source:
+        metadata["source"] = "CORTEX_STEP_SOURCE_" + record.source
+    step["metadata"] = metadata
+    info = record.info
+    if record.type == "USER_INPUT":
+        text = info.user_request if info.user_request is not None else record.content
+        step["userInput"] = {"userResponse": text or ""}
+    elif record.type == "PLANNER_RESPONSE":
+        payload: dict = {}
+        if record.content:
+            payload["response"] = record.content
+        if record.thinking:
+            payload["thinking"] = record.thinking
+        if record.tool_calls:
+            payload["toolCalls"] = [
+                {"name": call.name, "argumentsJson": _arguments_json(call)} for call in record.tool_calls
+            ]
+        step["plannerResponse"] = payload
+    elif record.type == "RUN_COMMAND":
+        run: dict = {"combinedOutput": {"full": record.content or ""}}
+        code = record.exit_code if record.exit_code is not None else info.exit_code
+        if code is not None:
+            run["exitCode"] = code
+        step["runCommand"] = run
+    elif record.type == "ERROR_MESSAGE":
+        step["errorMessage"] = {"error": {"shortError": record.error or record.content or ""}}
+    elif record.type in _TEXT_PAYLOADS and record.content:
+        key, member = _TEXT_PAYLOADS[record.type]
+        step[key] = {member: record.content}
+    return step
+
+
+def _arguments_json(call: transcript.ToolCall) -> str:
+    """Tool-call arguments as one JSON object text; values that did not decode stay raw strings."""
+    return dumps({k: (a.value if a.decoded else a.raw) for k, a in call.args.items()}, indent=None)

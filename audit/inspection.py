@@ -1,0 +1,121 @@
+"""What each native artifact of a session holds: tables, step types and statuses, unknown
+protobuf fields, transcript anomalies. Read-only; every problem is a finding, never an exception."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit import transcript
+from audit.errors import InputError
+from audit.ids import canonical_id
+from audit.sqlite_store import read_database
+from audit.stores import Session
+from audit.trajectory import reconstruct
+
+
+@dataclass
+class DatabaseInfo:
+    path: Path
+    access: str
+    user_version: int | None
+    internal_cascade_id: str | None
+    row_counts: dict[str, int]
+    step_types: Counter[str]
+    statuses: Counter[str]
+    unknown_fields: Counter[str]
+    findings: list[str]
+
+
+@dataclass
+class TranscriptInfo:
+    brain: Path
+    compact: list[Path]
+    full: list[Path]
+    records: int
+    types: Counter[str]
+    statuses: Counter[str]
+    anomalies: Counter[str]
+    findings: list[str]  # "file:line: kind: message"
+
+
+@dataclass
+class Inspection:
+    id: str | None
+    database: DatabaseInfo | None = None
+    transcripts: TranscriptInfo | None = None
+    notes: list[str] = field(default_factory=list)  # artifacts that are listed but not decoded
+
+    @property
+    def finding_count(self) -> int:
+        return len(self.database.findings if self.database else []) + len(
+            self.transcripts.findings if self.transcripts else []
+        )
+
+
+def inspect_session(session: Session) -> Inspection:
+    result = Inspection(session.id)
+    if session.db is not None:
+        result.database = inspect_database(session.db)
+    if session.brain is not None:
+        result.transcripts = inspect_brain(session.brain)
+    if session.legacy_pb is not None:
+        result.notes.append(f"{session.legacy_pb}: legacy encrypted .pb, listed but never decoded")
+    if session.implicit_pb is not None:
+        result.notes.append(f"{session.implicit_pb}: implicit encrypted .pb, listed but never decoded")
+    return result
+
+
+def inspect_path(path: Path) -> Inspection:
+    """Inspect a ``.db`` file, a brain directory or a transcript file given by path."""
+    if path.is_dir():
+        return Inspection(canonical_id(path.name), transcripts=inspect_brain(path))
+    if path.name.endswith(".jsonl"):
+        return Inspection(None, transcripts=_inspect_transcript_file(path))
+    if path.is_file():
+        stem = path.name.split(".", 1)[0]
+        return Inspection(canonical_id(stem), database=inspect_database(path))
+    raise InputError(f"{path}: no such file or directory")
+
+
+def inspect_database(path: Path) -> DatabaseInfo:
+    conv = read_database(path)
+    native = reconstruct(conv)
+    steps = native.trajectory.get("steps", [])
+    return DatabaseInfo(
+        path=path,
+        access=conv.access,
+        user_version=conv.user_version,
+        internal_cascade_id=conv.internal_cascade_id,
+        row_counts=conv.row_counts,
+        step_types=Counter(str(s.get("type", "?")) for s in steps),
+        statuses=Counter(str(s.get("status", "?")) for s in steps),
+        unknown_fields=native.unknown_fields,
+        findings=[f.message for f in conv.findings] + [f.message for f in native.findings if f not in conv.findings],
+    )
+
+
+def inspect_brain(brain: Path) -> TranscriptInfo:
+    read = transcript.read_brain(brain)
+    return _info(brain, read.files.compact, read.files.full, read.full or read.compact, read.findings)
+
+
+def _inspect_transcript_file(path: Path) -> TranscriptInfo:
+    records, findings = [], []
+    for item in transcript.iter_transcript(path):
+        (findings if isinstance(item, transcript.Finding) else records).append(item)
+    return _info(path.parent, (), (path,), records, findings)
+
+
+def _info(brain, compact, full, records, findings) -> TranscriptInfo:
+    return TranscriptInfo(
+        brain=brain,
+        compact=list(compact),
+        full=list(full),
+        records=len(records),
+        types=Counter(r.type or "?" for r in records),
+        statuses=Counter(r.status or "?" for r in records),
+        anomalies=Counter(f.kind for f in findings),
+        findings=[f"{f.file}:{f.line}: {f.kind}: {f.message}" for f in findings],
+    )

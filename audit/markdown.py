@@ -1,0 +1,76 @@
+"""A trajectory as readable Markdown (the ``export --format md`` formatter). Never computes."""
+
+from __future__ import annotations
+
+import json
+
+_FENCE = "````"
+
+
+def _strip(name: object, prefix: str) -> str:
+    return str(name).removeprefix(prefix) if name is not None else "?"
+
+
+def trajectory_markdown(doc: dict, *, title: str | None = None) -> str:
+    steps = doc.get("steps") or []
+    out = [f"# {title or 'Conversation ' + str(doc.get('cascadeId', '?'))}", ""]
+    meta = doc.get("metadata") or {}
+    facts = [
+        ("cascade id", doc.get("cascadeId")),
+        ("trajectory id", doc.get("trajectoryId")),
+        ("type", doc.get("trajectoryType")),
+        ("source", doc.get("source")),
+        ("created", meta.get("createdAt")),
+        ("parent", meta.get("parentConversationId")),
+        ("steps", len(steps)),
+    ]
+    out += [f"- **{k}:** {v}" for k, v in facts if v not in (None, "")]
+    for i, step in enumerate(steps):
+        out += ["", _step_heading(i, step), ""]
+        out += _step_body(step)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _step_heading(i: int, step: dict) -> str:
+    kind = _strip(step.get("type"), "CORTEX_STEP_TYPE_")
+    status = _strip(step.get("status"), "CORTEX_STEP_STATUS_")
+    created = (step.get("metadata") or {}).get("createdAt", "")
+    return f"## {i}. {kind} ({status}) {created}".rstrip()
+
+
+def _block(text: object, lang: str = "") -> list[str]:
+    return [_FENCE + lang, str(text), _FENCE]
+
+
+def _step_body(step: dict) -> list[str]:
+    lines: list[str] = []
+    if "userInput" in step:
+        lines += _block(step["userInput"].get("userResponse", ""))
+    if "plannerResponse" in step:
+        planner = step["plannerResponse"]
+        if planner.get("thinking"):
+            lines += ["*thinking*", ""] + _block(planner["thinking"]) + [""]
+        if planner.get("response"):
+            lines += [str(planner["response"]), ""]
+        for call in planner.get("toolCalls") or []:
+            lines += [f"- tool call `{call.get('name', '?')}`: `{call.get('argumentsJson', '')}`"]
+    if "runCommand" in step:
+        run = step["runCommand"]
+        if run.get("commandLine"):
+            lines += _block("$ " + str(run["commandLine"]), "sh")
+        output = run.get("combinedOutput")
+        text = output.get("full", "") if isinstance(output, dict) else output
+        if text:
+            lines += _block(text)
+        if "exitCode" in run:
+            lines += [f"exit code {run['exitCode']}"]
+    if "viewFile" in step:
+        view = step["viewFile"]
+        lines += [f"`{view.get('absolutePathUri', '')}`"] + _block(view.get("content", ""))
+    if "errorMessage" in step:
+        error = (step["errorMessage"] or {}).get("error") or {}
+        lines += [f"**error:** {error.get('shortError') or error.get('userErrorMessage') or ''}"]
+    shown = {"type", "status", "metadata", "userInput", "plannerResponse", "runCommand", "viewFile", "errorMessage"}
+    for key in sorted(set(step) - shown):
+        lines += [f"`{key}`:"] + _block(json.dumps(step[key], indent=2, ensure_ascii=False), "json")
+    return lines

@@ -1,0 +1,80 @@
+"""Regenerate the committed sample home: ``python -m audit.testing.sample examples/home``.
+
+The sample has something for every check to find:
+
+* CLI root: a parent with two subagents (native links) where one child carries a bogus
+  ``agyReader.parentCascadeId`` stamp; a conversation whose sidecar is stale (an older copy missing
+  its last steps); one whose sidecar is missing; one whose last steps live only in the ``-wal``;
+  a sidecar with a field the bundled baseline has never seen (shape drift); a legacy ``.pb``;
+  an implicit ``.pb``; a brain transcript with every real-world anomaly.
+* IDE root: two ordinary conversations. ACP root: a brain-only session.
+
+Git does not keep mtimes and checks files out in path order, so a ``.db`` is always written
+before its ``.trajectory.json`` and looks older. The stale sidecar is therefore named with the
+upper-case id (ids compare lower-case): it sorts, and is checked out, before its ``.db``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from audit.testing.builder import Conversation, StoreBuilder, write_sidecar
+
+SEED = 20261129
+DRIFT_FIELD = "sandboxProfile"
+
+
+def build(home: Path) -> StoreBuilder:
+    b = StoreBuilder(home, seed=SEED)
+    cli = b.root("cli")
+    parent, children = cli.family(children=2)
+    # A bogus stamp: the second child claims the first child as its parent.
+    bogus = children[1]
+    _restamp(bogus, {"parentCascadeId": children[0].id})
+    cli.conversation(turns=3, sidecar="stale", sidecar_name_upper=True)
+    cli.conversation(turns=1, sidecar="missing")
+    cli.conversation(turns=2, wal_steps=2)
+    drifted = cli.conversation(turns=1)
+    drifted.sidecar_doc["steps"][-1]["metadata"][DRIFT_FIELD] = "SANDBOX_PROFILE_STRICT"
+    _rewrite(drifted)
+    cli.conversation(turns=1, legacy_pb=True, brain=False)  # a .db and a legacy .pb: the .db is the source
+    cli.conversation(turns=2, transcript_anomalies={"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})
+    cli.implicit()
+    ide = b.root("ide")
+    ide.conversation(turns=2)
+    ide.conversation(turns=1)
+    acp = b.root("acp")
+    acp.conversation(turns=1, db=False, sidecar="missing")
+    return b
+
+
+def _restamp(convo: Conversation, block: dict) -> None:
+    convo.sidecar_doc["agyReader"] = block
+    _rewrite(convo)
+
+
+def _rewrite(convo: Conversation) -> None:
+    """Rewrite the sidecar from ``sidecar_doc``, keeping its mtime."""
+    path = convo.paths["sidecar"]
+    write_sidecar(path, convo.sidecar_doc, mtime_ns=os.stat(path).st_mtime_ns)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m audit.testing.sample", description=__doc__.splitlines()[0])
+    parser.add_argument("dir", type=Path, help="directory to (re)create, e.g. examples/home")
+    args = parser.parse_args(argv)
+    if args.dir.exists():
+        if not (args.dir / ".gemini").is_dir():
+            print(f"{args.dir}: exists and is not a sample home; refusing to replace it", file=sys.stderr)
+            return 2
+        shutil.rmtree(args.dir)
+    build(args.dir)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+import json
+import os
+import sqlite3
+import stat
+
+import pytest
+
+from audit.cli import main
+from audit.testing import StoreBuilder
+from audit.testing.sample import build
+
+
+def _key(doc):
+    return [(s.get("type"), s.get("status"), s["metadata"].get("createdAt")) for s in doc["steps"]]
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    home = tmp_path_factory.mktemp("sample")
+    build(home)
+    return home
+
+
+def _sidecars(home):
+    for side in sorted(home.glob(".gemini/*/conversations/*.trajectory.json")):
+        yield side.name.split(".")[0].lower(), json.loads(side.read_text())
+
+
+def test_export_matches_every_sample_sidecar(sample, capsys):
+    checked = 0
+    for cid, doc in _sidecars(sample):
+        assert main(["export", cid, "--home", str(sample)]) == 0
+        exported = json.loads(capsys.readouterr().out)
+        assert exported["cascadeId"] == doc["cascadeId"]
+        if len(doc["steps"]) == len(exported["steps"]):
+            assert _key(exported) == _key(doc)
+        else:  # the stale sidecar is an older prefix of what the .db holds
+            assert _key(exported)[: len(doc["steps"])] == _key(doc)
+            assert len(exported["steps"]) > len(doc["steps"])
+        checked += 1
+    assert checked == 10
+
+
+def test_export_markdown_and_out_file(sample, tmp_path, capsys):
+    cid, doc = next(_sidecars(sample))
+    out = tmp_path / "conv.md"
+    assert main(["export", cid[:8], "--home", str(sample), "--format", "md", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith(f"# Conversation {doc['cascadeId']}\n")
+    assert text.count("\n## ") == len(doc["steps"])
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+    assert main(["export", cid, "--home", str(sample), "--out", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target.json")
+    assert main(["export", cid, "--home", str(sample), "--out", str(link)]) == 2
+    assert not (tmp_path / "target.json").exists()
+
+
+def test_export_from_transcript_when_there_is_no_db(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=3)
+    convo = b.root("acp").conversation(turns=2, db=False, sidecar="missing")
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert [s["type"] for s in exported["steps"]] == [s["type"] for s in convo.steps]
+    assert [s["metadata"]["createdAt"] for s in exported["steps"]] == [
+        s["metadata"]["createdAt"][:19] + "Z" for s in convo.steps
+    ]
+    assert exported["steps"][0]["userInput"]["userResponse"] == convo.steps[0]["userInput"]["userResponse"]
+
+
+def test_export_of_corrupt_db_fails_without_output(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=4)
+    convo = b.root("cli").conversation(turns=1, brain=False)
+    convo.paths["db"].write_bytes(b"SQLite format 3\x00" + b"\x00" * 80)
+    out = tmp_path / "never.json"
+    assert main(["export", convo.id, "--home", str(tmp_path), "--out", str(out)]) == 1
+    assert "not exported" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_inspect_reports_wal_steps_and_unknown_fields(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=5)
+    convo = b.root("cli").conversation(turns=2, wal_steps=2, unknown_fields=True, brain=False)
+    assert main(["inspect", convo.id, "--home", str(tmp_path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    db = doc["database"]
+    assert db["rowCounts"]["steps"] == len(convo.steps)
+    assert sum(c["count"] for c in db["stepTypes"]) == len(convo.steps)
+    assert db["unknownFields"], "the unknown protobuf field must be reported"
+    assert db["findings"] == [] and doc["findings"] == 0
+
+
+def test_inspect_locked_and_corrupt_databases_are_findings(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=6)
+    root = b.root("cli")
+    locked = root.conversation(turns=1, brain=False)
+    corrupt = root.conversation(turns=1, brain=False)
+    corrupt.paths["db"].write_bytes(b"not a database at all" * 10)
+    holder = sqlite3.connect(locked.paths["db"], timeout=0)
+    holder.execute("PRAGMA journal_mode=DELETE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        assert main(["inspect", locked.id, "--home", str(tmp_path)]) == 1
+        assert "finding:" in capsys.readouterr().out
+    finally:
+        holder.rollback()
+        holder.close()
+    assert main(["inspect", str(corrupt.paths["db"])]) == 1
+    assert "finding:" in capsys.readouterr().out
+
+
+def test_inspect_transcript_anomalies(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=8)
+    convo = b.root("cli").conversation(turns=3, db=False, transcript_anomalies={"torn-line", "repeated-step"})
+    assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    kinds = {a["name"] for a in doc["transcripts"]["anomalies"]}
+    assert {"bad-json", "repeated-step"} <= kinds
