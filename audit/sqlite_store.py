@@ -8,8 +8,10 @@ transaction, so the rows of all tables (committed ``-wal`` content included) are
 How a file is opened (``NativeConversation.access``):
 
 * ``ro`` -- rollback-journal databases, and WAL databases whose ``-wal`` and ``-shm`` both exist
-  (a live writer, or one that crashed): SQLite reads through the existing ``-shm`` and creates
-  nothing.
+  (a live writer, or one that closed without a checkpoint): opened with
+  ``readonly_shm=1``, so SQLite only reads the ``-shm`` (plain ``mode=ro``, as the first
+  connection after the writer closed, would truncate and rebuild it: new bytes and mtime in a live
+  store) and builds the WAL index in private memory when it cannot rely on it.
 * ``immutable`` -- WAL databases without ``-wal`` content and without the pair of side files
   (no connection is open): every committed row is in the main file. ``mode=ro`` would create
   ``-wal``/``-shm`` beside the store (or fail in a read-only directory), so the file is opened
@@ -27,12 +29,14 @@ another process, missing tables -- becomes a ``Finding`` on the result; nothing 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import sqlite3
 import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -107,21 +111,9 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
     if problem is not None:
         conv.findings.append(problem)
         return conv
-    wal, shm = _side(conv.path, "-wal"), _side(conv.path, "-shm")
     try:
-        if not wal_mode:
-            _read(conv, _uri(conv.path), "ro")
-        elif wal.exists() and shm.exists():
-            try:
-                _read(conv, _uri(conv.path), "ro")
-            except sqlite3.Error as exc:
-                if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
-                    raise
-                _read_copy(conv, wal)
-        elif _has_content(wal):
-            _read_copy(conv, wal)
-        else:
-            _read(conv, _uri(conv.path, immutable=True), "immutable")
+        with open_snapshot(conv.path, wal_mode=wal_mode) as (conn, access):
+            _read(conv, conn, access)
     except sqlite3.Error as exc:
         conv.findings.append(_error_finding(conv.path, exc))
     except UnicodeDecodeError:  # sqlite3 decodes schema text and column names strictly
@@ -133,6 +125,48 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
         for name in TABLES if conv.access and name not in conv.tables
     )
     return conv
+
+
+@contextlib.contextmanager
+def open_snapshot(path: str | os.PathLike, *, wal_mode: bool | None = None) -> Iterator[tuple[sqlite3.Connection, str]]:
+    """A read-only connection to *path* that creates and changes no file beside it, and how it was
+    opened (``ro``, ``immutable`` or ``copy``; see the module docstring). Raises ``sqlite3.Error``
+    or ``InputError``."""
+    path = Path(path)
+    if wal_mode is None:
+        wal_mode, _ = _inspect(path)
+    wal, shm = _side(path, "-wal"), _side(path, "-shm")
+    if not wal_mode:
+        mode = "ro"
+    elif wal.exists() and shm.exists():
+        mode = "readonly_shm"
+    elif _has_content(wal):
+        mode = "copy"
+    else:
+        mode = "immutable"
+    if mode == "readonly_shm":
+        try:
+            conn = _connect(_uri(path) + "&readonly_shm=1")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
+                raise
+            mode = "copy"  # the -shm cannot be used by us: read a private copy instead
+        else:
+            with contextlib.closing(conn):
+                yield conn, "ro"
+            return
+    if mode == "copy":
+        with _private_copy(path, wal) as copy:
+            with contextlib.closing(_connect(_uri(copy))) as conn:
+                yield conn, "copy"
+        return
+    with contextlib.closing(_connect(_uri(path, immutable=mode == "immutable"))) as conn:
+        yield conn, mode
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
 
 
 def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
@@ -213,22 +247,18 @@ def _text(raw: bytes) -> str | bytes:
         return raw
 
 
-def _read(conv: NativeConversation, uri: str, access: str) -> None:
-    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
-    try:
-        conn.execute("BEGIN")  # one read transaction: every SELECT below sees the same snapshot
-        schema = schema_rows(conn)
-        user_version = conn.execute("PRAGMA user_version").fetchone()[0]
-        check = [row[0] for row in conn.execute("PRAGMA quick_check")]
-        conn.text_factory = _text  # row values only; a non-UTF-8 schema is an unreadable file
-        tables = {
-            obj.name: _select_rows(conn, obj)
-            for obj in schema
-            if obj.type == "table" and not obj.name.startswith("sqlite_")
-        }
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
+def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str) -> None:
+    conn.execute("BEGIN")  # one read transaction: every SELECT below sees the same snapshot
+    schema = schema_rows(conn)
+    user_version = conn.execute("PRAGMA user_version").fetchone()[0]
+    check = [row[0] for row in conn.execute("PRAGMA quick_check")]
+    conn.text_factory = _text  # row values only; a non-UTF-8 schema is an unreadable file
+    tables = {
+        obj.name: _select_rows(conn, obj)
+        for obj in schema
+        if obj.type == "table" and not obj.name.startswith("sqlite_")
+    }
+    conn.execute("COMMIT")
     conv.access, conv.schema, conv.user_version, conv.tables = access, schema, user_version, tables
     if check != ["ok"]:
         conv.findings.append(Finding("corrupt", f"{conv.path}: quick_check: {'; '.join(map(str, check[:3]))}"))
@@ -255,24 +285,25 @@ def _stat(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _read_copy(conv: NativeConversation, wal: Path) -> None:
-    """Copy ``.db`` + ``-wal`` into a private temp dir and read the copy there."""
+@contextlib.contextmanager
+def _private_copy(path: Path, wal: Path) -> Iterator[Path]:
+    """Copy ``.db`` + ``-wal`` into a private temp dir (re-copied until the source stats agree
+    before and after); yields the copy's path and deletes it afterwards."""
     for _ in range(_COPY_ATTEMPTS):
-        before = (_stat(conv.path), _stat(wal))
-        database = read_bytes(conv.path)
+        before = (_stat(path), _stat(wal))
+        database = read_bytes(path)
         journal = read_bytes(wal) if before[1] is not None else None
-        if (_stat(conv.path), _stat(wal)) == before:
+        if (_stat(path), _stat(wal)) == before:
             break
     else:
-        conv.findings.append(Finding("unstable", f"{conv.path}: kept changing while being copied"))
-        return
+        raise InputError(f"{path}: kept changing while being copied")
     scratch = make_private_dir(Path(tempfile.gettempdir()) / f"agy-audit-{uuid.uuid4().hex}")
     try:
         copy = scratch / "conversation.db"
         create_new_file(copy, database)
         if journal is not None:
             create_new_file(_side(copy, "-wal"), journal)
-        _read(conv, _uri(copy), "copy")
+        yield copy
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -551,7 +551,8 @@ def test_written_brain_reads_back_cleanly(tmp_path):
     assert (full[4].info.file_path, full[4].info.total_lines) == ("file:///w/main.go", 400)
     running = full[11].info
     log = brain_dir / ".system_generated" / "tasks" / "task-1.log"
-    assert (running.task_id, running.task_log_uri) == (f"{UUID}/task-1", log.as_uri())
+    logged = f"file:///home/agy/.gemini/antigravity-cli/brain/{UUID}/.system_generated/tasks/task-1.log"
+    assert (running.task_id, running.task_log_uri) == (f"{UUID}/task-1", logged)  # never this machine's path
     assert log.read_text() == "$ go test ./...\n"
     # the VIEW_FILE body is long enough to be truncated in the compact transcript (line marker)
     assert brain.compact[4].truncated_fields == ("content",) and "<truncated 399 lines>" in brain.compact[4].content

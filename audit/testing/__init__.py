@@ -1,9 +1,12 @@
-"""Public test support: the store builder (and, later, the daemon simulator).
+"""Public test support: the store builder and the loopback daemon simulator.
 
 ``StoreBuilder`` writes realistic, deterministic stores for tests, benchmarks and examples; see
 ``audit.testing.builder`` for the API and ``audit.testing.trajectories`` for the step factories.
+``SimulatedDaemon`` serves a store over loopback the way the agy daemon does
+(``audit.testing.daemon``).
 """
 
 from audit.testing.builder import Conversation, RootBuilder, StoreBuilder, write_sidecar
+from audit.testing.daemon import SimulatedDaemon
 
-__all__ = ["Conversation", "RootBuilder", "StoreBuilder", "write_sidecar"]
+__all__ = ["Conversation", "RootBuilder", "SimulatedDaemon", "StoreBuilder", "write_sidecar"]

@@ -322,17 +322,17 @@ def _background_tasks(lines: list[dict], brain_dir: Path) -> list[tuple[Path, st
         command = _last_command(lines[:i])
         record["content"] = record.get("content", "") + (
             f"Tool is running as a background task with task id: {task_id}\n"
-            f"Task Description: {command}\nTask logs are available at: {_display_uri(log)}"
+            f"Task Description: {command}\nTask logs are available at: {_display_uri(log, brain_dir)}"
         )
         logs.append((log, f"$ {command}\n"))
     return logs
 
 
-def _display_uri(path: Path) -> str:
+def _display_uri(path: Path, brain_dir: Path) -> str:
     """The URI agy would log for *path*, under a fixed home so that output never names this machine."""
-    parts = path.absolute().parts
-    at = max(i for i, part in enumerate(parts) if part == ".gemini")
-    return Path(DISPLAY_HOME, *parts[at:]).as_uri()
+    root = brain_dir.parent.parent.name
+    root = root if brain_dir.parent.name == "brain" and root.startswith("antigravity") else "antigravity-cli"
+    return Path(DISPLAY_HOME, ".gemini", root, "brain", brain_dir.name, path.relative_to(brain_dir)).as_uri()
 
 
 def _last_command(previous: list[dict]) -> str:
