@@ -1,0 +1,126 @@
+"""``agy-audit sweep``: fresh trajectories from every store into a new private corpus directory."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from typing import TextIO
+
+from audit import stores
+from audit.commands.common import add_format, roots_from
+from audit.errors import AuditError, FindingsError
+from audit.report import table, to_json
+from audit.sweep import SOURCES, SweepResult, sweep
+
+EXIT_INTERRUPTED = 130
+PROGRESS_AFTER = 1.0  # seconds: short sweeps show no progress
+PROGRESS_EVERY = 0.25
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "sweep", parents=[parents["store"]], help="collect fresh trajectories into a new private corpus",
+        description=(
+            "Fetch every conversation's trajectory from the agy daemon (or reconstruct it offline from the "
+            ".db) into NEW_DIR: manifest.json, corpus/<surface>/<id>.trajectory.json, native/<surface>/<id>.db "
+            "and native/<surface>/brain/<id>/. Live stores are only read; existing sidecars are never used."
+        ),
+        epilog=(
+            "Daemon discovery: $ANTIGRAVITY_DAEMON_URL, else the root's cli.log / log/cli-*.log, else "
+            "language-server and agy processes; token: $ANTIGRAVITY_CSRF_TOKEN, else the processes. "
+            "Exit codes: 0 complete, 1 incomplete (do not record from it), 2 usage or unreadable input, "
+            "3 nothing to sweep, 130 interrupted."
+        ),
+    )
+    p.add_argument("--out", required=True, metavar="NEW_DIR", help="corpus directory to create (must not exist)")
+    p.add_argument(
+        "--source", choices=SOURCES, default="auto",
+        help="daemon: fetch from the daemon; native: reconstruct from .db files; auto (default): daemon where reachable",
+    )
+    p.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
+    p.add_argument("--keep-going", action="store_true", help="sweep every session even after a failure (still incomplete)")
+    p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = stores.require_roots(roots_from(args))
+    show = not args.quiet and args.format == "text" and sys.stderr.isatty()
+    reporter = _Progress(sys.stderr) if show else None
+    try:
+        result = sweep(
+            roots, args.out, source=args.source, timeout=args.timeout, keep_going=args.keep_going,
+            include_implicit=args.include_implicit, allow_remote=args.allow_remote_daemon, progress=reporter,
+        )
+    finally:
+        if reporter is not None:
+            reporter.close()
+    if args.format == "json":
+        print(to_json({"out": str(result.out), "manifest": result.manifest()}), end="")
+    else:
+        _print_text(result, quiet=args.quiet)
+    retained = f"incomplete corpus retained at {result.out}: do not record from it"
+    if result.interrupted:
+        raise AuditError(f"interrupted; {retained}", exit_code=EXIT_INTERRUPTED)
+    if not result.complete:
+        raise FindingsError(f"sweep incomplete ({len(result.failures)} failure(s)); {retained}")
+    return 0
+
+
+def _print_text(result: SweepResult, *, quiet: bool) -> None:
+    print(
+        f"sweep: selected={result.selected} swept={len(result.sessions)} failures={len(result.failures)} "
+        f"skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
+    )
+    print(f"corpus: {result.out}")
+    print(table(
+        ("ROOT", "SURFACE", "SOURCE", "ENDPOINT", "FOUND IN"),
+        [(str(r.root.path), r.root.surface, r.source, r.endpoint, r.origin) for r in result.roots],
+    ))
+    for f in result.failures:
+        print(f"failed: {f.id or '-'} [{f.stage}] {f.message}")
+    if not quiet:
+        for s in result.skipped:
+            print(f"skipped: {s.path}: {s.reason}")
+
+
+def progress_line(done: int, total: int, current: str, elapsed: float) -> str:
+    rate = done / elapsed if elapsed > 0 else 0.0
+    return f"sweep: {done}/{total} sessions, {rate:.1f}/s, now {current}"
+
+
+class _Progress:
+    """One self-overwriting stderr line, shown once a sweep runs for a while, throttled."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int, current: str) -> None:
+        now = time.monotonic()
+        if now - self.start < PROGRESS_AFTER or now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        self.stream.write("\r" + progress_line(done, total, current, now - self.start) + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()

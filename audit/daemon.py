@@ -1,0 +1,284 @@
+"""Client for the Antigravity language-server daemon: Connect-style unary JSON over HTTP.
+
+``POST <base>/exa.language_server_pb.LanguageServerService/<Method>`` with ``Content-Type:
+application/json``, ``Connect-Protocol-Version: 1`` and, when a token is known,
+``x-codeium-csrf-token``. ``http.client`` is used directly (not ``urllib``) so that no proxy from
+the environment and no redirect can ever carry the token elsewhere, and so that the per-call
+timeout bounds the whole call, body included.
+
+Safety: only loopback endpoints unless ``allow_remote``; the CSRF token is held in a ``Secret``
+whose ``repr``/``str`` are redacted, it is sent only as a header, and every error message is
+scrubbed of it. A 401/403 answer is reported without its body.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import re
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from audit.errors import FindingsError, UsageError
+from audit.safeio import JSONError, json_type, loads
+
+SERVICE = "exa.language_server_pb.LanguageServerService"
+MAX_RESPONSE = 1 << 30  # bytes; a daemon answer larger than this is refused
+PROBE_TIMEOUT = 1.0  # seconds for the TCP reachability probe
+_TOKEN_RE = re.compile(r"[A-Za-z0-9._~:/+=-]{16,4096}")
+_MESSAGE_LIMIT = 300
+
+
+class Secret:
+    """A CSRF token. Never printed: ``repr`` and ``str`` are redacted; ``reveal()`` is for the header."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        if not isinstance(value, str) or not _TOKEN_RE.fullmatch(value):
+            raise ValueError("not a CSRF token (16+ characters of A-Z a-z 0-9 . _ ~ : / + = -)")
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret(<redacted>)"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+class DaemonError(FindingsError):
+    """A daemon call failed (transport, HTTP status, Connect error or unusable answer)."""
+
+
+class AuthError(DaemonError):
+    """The daemon refused the call (HTTP 401/403): the CSRF token is missing or wrong."""
+
+
+class DaemonTimeout(DaemonError):
+    """The daemon did not answer within the per-call timeout."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and for IPv4/IPv6 loopback literals; names are never resolved."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_endpoint(url: str, *, allow_remote: bool = False) -> str:
+    """The normalised base URL (``scheme://host:port[/path]``), or ``UsageError``.
+
+    Refuses other schemes, user info, queries and fragments (nothing secret may ride in the URL)
+    and, unless *allow_remote*, any host that is not loopback. Messages never repeat the URL's
+    user info.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise UsageError("daemon URL is not a valid http(s) URL with a port") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or port is None:
+        raise UsageError("daemon URL must look like http://127.0.0.1:PORT")
+    if "@" in parts.netloc or parts.query or parts.fragment:
+        raise UsageError("daemon URL must not contain user info, a query or a fragment")
+    host = parts.hostname
+    if not allow_remote and not is_loopback(host):
+        raise UsageError(f"daemon host {host} is not a loopback address; pass --allow-remote-daemon to use it")
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown}:{port}{parts.path.rstrip('/')}"
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A trajectory as the daemon sent it: ``raw`` is the exact bytes of the ``trajectory`` member."""
+
+    raw: bytes
+    trajectory: dict
+    requested_id: str  # the id GetCascadeTrajectory answered for (file id or internal id)
+
+
+class DaemonClient:
+    def __init__(self, url: str, token: Secret | None = None, *, timeout: float = 30.0, allow_remote: bool = False) -> None:
+        self.url = check_endpoint(url, allow_remote=allow_remote)
+        self._token = token
+        self.timeout = timeout
+        parts = urlsplit(self.url)
+        self._https = parts.scheme == "https"
+        self._host, self._port, self._prefix = parts.hostname, parts.port, parts.path
+        self._loopback = is_loopback(self._host)
+
+    def __repr__(self) -> str:
+        return f"DaemonClient({self.url!r}, token={'set' if self._token else 'none'})"
+
+    def reachable(self) -> bool:
+        """Whether something accepts TCP connections at the endpoint (no request is sent)."""
+        try:
+            with socket.create_connection((self._host, self._port), timeout=min(PROBE_TIMEOUT, self.timeout)):
+                return True
+        except OSError:
+            return False
+
+    def call(self, method: str, body: dict) -> bytes:
+        """POST one unary call; the raw response body on HTTP 200, else a ``DaemonError``."""
+        headers = {"Content-Type": "application/json", "Connect-Protocol-Version": "1", "Accept": "application/json"}
+        if self._token is not None:
+            headers["x-codeium-csrf-token"] = self._token.reveal()
+        deadline = time.monotonic() + self.timeout
+        conn = self._connection()
+        try:
+            conn.request("POST", f"{self._prefix}/{SERVICE}/{method}", json.dumps(body).encode(), headers)
+            conn.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            response = conn.getresponse()
+            data = self._read(conn, response, deadline)
+        except TimeoutError:
+            raise DaemonTimeout(f"{method}: no answer from the daemon within {self.timeout:g}s") from None
+        except ConnectionRefusedError:
+            raise DaemonError(f"{method}: cannot connect to the daemon at {self.url} (is agy running?)") from None
+        except (OSError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            raise DaemonError(self._scrub(f"{method}: call to {self.url} failed: {reason}")) from None
+        finally:
+            conn.close()
+        if response.status in (401, 403):
+            raise AuthError(
+                f"daemon authentication failed: HTTP {response.status} on {method} "
+                "(check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)"
+            )
+        if response.status != 200:
+            raise DaemonError(self._scrub(f"daemon error HTTP {response.status} on {method}: {_connect_message(data)}"))
+        return data
+
+    def fetch_trajectory(self, file_id: str, internal_id: str | None = None) -> Fetched:
+        """``LoadTrajectory(file_id)`` then ``GetCascadeTrajectory``; on failure, Get again with *internal_id*."""
+        self.call("LoadTrajectory", {"cascadeId": file_id})
+        try:
+            return self._get(file_id)
+        except AuthError:
+            raise
+        except DaemonError as first:
+            if not internal_id or internal_id == file_id:
+                raise
+            try:
+                return self._get(internal_id)
+            except DaemonError as second:
+                raise type(second)(f"{first}; retry with internal cascade id {internal_id}: {second}") from None
+
+    def _get(self, cascade_id: str) -> Fetched:
+        method = "GetCascadeTrajectory"
+        body = self.call(method, {"cascadeId": cascade_id})
+        try:
+            raw, value = trajectory_member(body)
+        except JSONError as exc:
+            raise DaemonError(self._scrub(f"{method}: malformed response envelope: {exc.reason}")) from None
+        return Fetched(raw, value, cascade_id)
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if not self._https:
+            return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+        context = ssl.create_default_context()
+        if self._loopback:  # the local daemon's HTTPS port uses a self-signed certificate
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        return http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout, context=context)
+
+    @staticmethod
+    def _read(conn: http.client.HTTPConnection, response: http.client.HTTPResponse, deadline: float) -> bytes:
+        chunks, size = [], 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            conn.sock.settimeout(remaining)
+            chunk = response.read1(1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_RESPONSE:
+                raise http.client.HTTPException(f"answer larger than {MAX_RESPONSE} bytes")
+            chunks.append(chunk)
+
+    def _scrub(self, message: str) -> str:
+        if self._token is not None:
+            message = message.replace(self._token.reveal(), "<redacted>")
+        return message
+
+
+def _connect_message(body: bytes) -> str:
+    """The ``message`` (and ``code``) of a Connect error envelope, one line; never the raw body."""
+    try:
+        doc = loads(body, source="error body")
+    except JSONError:
+        return "no Connect error message"
+    message, code = doc.get("message"), doc.get("code")
+    text = " ".join(message.split())[:_MESSAGE_LIMIT] if isinstance(message, str) and message.strip() else "no message"
+    return f"{text} ({code})" if isinstance(code, str) and code.isidentifier() else text
+
+
+# ----------------------------------------------------------------------------- envelope
+
+
+def trajectory_member(body: bytes) -> tuple[bytes, dict]:
+    """The exact bytes and the parsed value of the top-level ``trajectory`` member of *body*.
+
+    The envelope is parsed strictly first (``JSONError`` for anything that is not a JSON object);
+    a missing, null or non-object ``trajectory`` is a ``JSONError`` too. The member's bytes are
+    then sliced out of *body* unchanged and checked by parsing them again.
+    """
+    envelope = loads(body, source="GetCascadeTrajectory response", exact=True)
+    if "trajectory" not in envelope:
+        raise JSONError("GetCascadeTrajectory response", "empty envelope: no trajectory member")
+    value = envelope["trajectory"]
+    if not isinstance(value, dict):
+        raise JSONError("GetCascadeTrajectory response", f"trajectory is {json_type(value)}, not an object", "/trajectory")
+    raw = member_bytes(body, "trajectory")
+    if loads(raw, source="trajectory member", exact=True) != value:  # pragma: no cover - defensive
+        raise JSONError("GetCascadeTrajectory response", "could not isolate the trajectory bytes")
+    return raw, value
+
+
+_WS = " \t\n\r"
+_SKIPPER = json.JSONDecoder(parse_int=str, parse_float=str, parse_constant=str)
+
+
+def member_bytes(body: bytes, name: str) -> bytes:
+    """The bytes of member *name* of the top-level object of *body*, which must be valid JSON.
+
+    Works on the decoded text (UTF-8 round-trips exactly) by walking the top-level members: each
+    key with ``scanstring``, each value's extent with ``raw_decode``; numbers stay text so no value
+    is converted. ``KeyError`` when there is no such member.
+    """
+    text = body.decode("utf-8")
+
+    def skip(i: int) -> int:
+        while i < len(text) and text[i] in _WS:
+            i += 1
+        return i
+
+    i = skip(0) + 1  # past "{"
+    while True:
+        i = skip(i)
+        if text[i] == "}":
+            raise KeyError(name)
+        key, i = json.decoder.scanstring(text, i + 1)
+        i = skip(skip(i) + 1)  # past ":"
+        _, end = _SKIPPER.raw_decode(text, i)
+        if key == name:
+            return text[i:end].encode("utf-8")
+        i = skip(end)
+        if text[i] == ",":
+            i += 1

@@ -1,0 +1,363 @@
+"""The sweep: a fresh trajectory of every selected session, collected into a new private corpus.
+
+Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing; files 0600)::
+
+    manifest.json                          schemas/manifest.schema.json; written first with
+                                           complete=false, rewritten atomically at the end
+    corpus/<surface>/<id>.trajectory.json  the daemon's ``trajectory`` bytes unchanged, or the
+                                           offline reconstruction of the .db (2-space JSON)
+    native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
+                                           read-only source; WAL content included; rollback mode)
+    native/<surface>/brain/<id>/...        byte copies of the session's brain files
+
+Selection per root: every ``conversations/<id>.db``; a legacy ``.pb`` only when the root's source
+is the daemon (natively it is skipped: it is encrypted); a ``.pb`` beside a ``.db`` of the same
+id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit files are listed as
+skipped; ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a source). Sources:
+``native`` reconstructs offline; ``daemon`` needs a reachable daemon for every root; ``auto``
+uses the daemon of a root when one is reachable, else native.
+
+Fail closed: a failing session stops the sweep unless ``keep_going``; either way the manifest
+stays ``complete: false``. Ctrl-C ends the sweep cleanly with an incomplete manifest. Live
+stores are only read: ``.db`` files are opened read-only in a way that creates no file beside
+them (see ``sqlite_store.open_snapshot``), other files are read as bytes. Nothing is printed here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit import __version__
+from audit.daemon import DaemonClient
+from audit.discovery import ENV_URL, discover_endpoints
+from audit.errors import AuditError, InputError, NothingToCheck, UsageError
+from audit.ids import canonical_id
+from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir, read_bytes
+from audit.sqlite_store import open_snapshot, read_database
+from audit.stores import Root, Session, scan_root
+from audit.trajectory import reconstruct
+
+SOURCES = ("auto", "daemon", "native")
+MANIFEST = "manifest.json"
+MANIFEST_VERSION = 1
+AGY_VERSION_TIMEOUT = 3.0
+SKIP_LEGACY = "legacy encrypted .pb: only the daemon can read it"
+SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the source"
+SKIP_IMPLICIT = "implicit trajectory: the daemon cannot load it and it is encrypted"
+SKIP_NO_SOURCE = "no .db or .pb for this id: nothing to sweep (a sidecar or brain directory alone is never a source)"
+
+Progress = Callable[[int, int, str], None]
+"""Called before each session with (sessions done, sessions selected, id about to be swept)."""
+
+
+@dataclass(frozen=True)
+class RootSource:
+    root: Root
+    source: str  # "daemon" | "native"
+    endpoint: str | None = None  # base URL, never a token
+    origin: str | None = None  # where the endpoint was found
+
+
+@dataclass(frozen=True)
+class SweptSession:
+    id: str
+    cascade_id: str
+    surface: str
+    source: str
+    steps: int
+    files: dict[str, str]  # path relative to OUT -> sha256 hex
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str | None
+    stage: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: Path
+    reason: str
+
+
+@dataclass
+class SweepResult:
+    out: Path
+    started: str
+    installed_agy_version: str | None
+    roots: list[RootSource]
+    selected: int
+    finished: str | None = None
+    interrupted: bool = False
+    sessions: list[SweptSession] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.finished is not None and not self.failures and len(self.sessions) == self.selected
+
+    def manifest(self) -> dict:
+        """The ``manifest.json`` document (schemas/manifest.schema.json)."""
+        return {
+            "manifestVersion": MANIFEST_VERSION,
+            "toolVersion": __version__,
+            "complete": self.complete,
+            "started": self.started,
+            "finished": self.finished,
+            "installedAgyVersion": self.installed_agy_version,
+            "roots": [
+                {"path": str(r.root.path), "surface": r.root.surface, "source": r.source, "endpoint": r.endpoint}
+                for r in self.roots
+            ],
+            "selected": self.selected,
+            "sessions": [
+                {"id": s.id, "cascadeId": s.cascade_id, "surface": s.surface, "source": s.source, "steps": s.steps, "files": s.files}
+                for s in self.sessions
+            ],
+            "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
+            "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped],
+        }
+
+
+class _Failed(Exception):
+    def __init__(self, stage: str, message: str) -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.message = " ".join(message.split())
+
+
+@dataclass(frozen=True)
+class _Item:
+    session: Session
+    origin: RootSource
+    client: DaemonClient | None
+
+
+def sweep(
+    roots: Iterable[Root],
+    out: str | os.PathLike,
+    *,
+    source: str = "auto",
+    timeout: float = 30.0,
+    keep_going: bool = False,
+    include_implicit: bool = False,
+    allow_remote: bool = False,
+    env: Mapping[str, str] | None = None,
+    proc_root: str | os.PathLike = "/proc",
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Sweep *roots* into the new directory *out*; see the module docstring.
+
+    Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
+    non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
+    created; ``source="daemon"`` and a root without a reachable daemon), ``NothingToCheck`` (no
+    session selected). Session failures and Ctrl-C are recorded in the result, never raised.
+    """
+    env = os.environ if env is None else env
+    if source not in SOURCES:
+        raise UsageError(f"source must be one of {', '.join(SOURCES)}")
+    if not timeout > 0:
+        raise UsageError("timeout must be a positive number of seconds")
+    roots = list(roots)
+    out = Path(out).absolute()
+    if os.path.lexists(out):
+        raise InputError(f"{out}: already exists; the sweep needs a new directory")
+    for root in roots:
+        if out.parent.resolve().is_relative_to(root.path.resolve()):
+            raise UsageError(f"{out}: inside the store root {root.path}; write the corpus elsewhere")
+    started = _now()
+    chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
+    items, skipped = _select(chosen, include_implicit)
+    if not items:
+        raise NothingToCheck(f"nothing to sweep: no .db or .pb conversation selected ({len(skipped)} file(s) skipped)")
+    origins = [origin for origin, _ in chosen]
+    result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped)
+    make_private_dir(out)
+    _write_manifest(result)
+    current = None
+    try:
+        for done, item in enumerate(items):
+            current = item.session.id
+            if progress is not None:
+                progress(done, len(items), current)
+            try:
+                result.sessions.append(_sweep_one(item, out))
+            except _Failed as failed:
+                result.failures.append(Failure(current, failed.stage, failed.message))
+                if not keep_going:
+                    break
+        current = None
+    except KeyboardInterrupt:
+        result.interrupted = True
+        result.failures.append(Failure(current, "interrupted", "interrupted before every selected session was swept"))
+    result.finished = _now()
+    _write_manifest(result)
+    return result
+
+
+def installed_agy_version(env: Mapping[str, str]) -> str | None:
+    """First line of ``agy --version`` (short timeout), or None when it does not answer."""
+    agy = shutil.which("agy", path=env.get("PATH"))
+    if agy is None:
+        return None
+    try:
+        done = subprocess.run(
+            [agy, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=AGY_VERSION_TIMEOUT,
+            env=dict(env), check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[0][:200] if done.returncode == 0 and lines else None
+
+
+# ----------------------------------------------------------------------------- planning
+
+
+def _choose_source(
+    root: Root, source: str, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike,
+) -> tuple[RootSource, DaemonClient | None]:
+    if source == "native":
+        return RootSource(root, "native"), None
+    for endpoint in discover_endpoints(root, env, proc_root):
+        try:
+            client = DaemonClient(endpoint.url, endpoint.token, timeout=timeout, allow_remote=allow_remote)
+        except UsageError:
+            if endpoint.origin == ENV_URL:
+                raise  # an explicit override is never ignored
+            continue
+        if client.reachable():
+            return RootSource(root, "daemon", client.url, endpoint.origin), client
+    if source == "daemon":
+        raise InputError(f"{root.path}: no reachable daemon (is agy running? or set {ENV_URL}); use --source native to read the .db files")
+    return RootSource(root, "native"), None
+
+
+def _select(
+    chosen: list[tuple[RootSource, DaemonClient | None]], include_implicit: bool,
+) -> tuple[list[_Item], list[Skipped]]:
+    items: list[_Item] = []
+    skipped: list[Skipped] = []
+    taken: dict[tuple[str, str], Path] = {}
+    for origin, client in chosen:
+        for session in scan_root(origin.root, include_implicit=include_implicit).sessions:
+            if session.implicit_pb is not None:
+                skipped.append(Skipped(session.implicit_pb, SKIP_IMPLICIT))
+            if session.db is not None and session.legacy_pb is not None:
+                skipped.append(Skipped(session.legacy_pb, SKIP_DUPLICATE_PB))
+            if session.db is None and session.legacy_pb is not None and client is None:
+                skipped.append(Skipped(session.legacy_pb, SKIP_LEGACY))
+                continue
+            if session.source is None:
+                if session.sidecar or session.brain:
+                    skipped.append(Skipped(session.sidecar or session.brain, SKIP_NO_SOURCE))
+                continue
+            key = (session.surface, session.id)
+            if key in taken:
+                skipped.append(Skipped(session.source, f"id already selected from {taken[key]} (same surface)"))
+                continue
+            taken[key] = origin.root.path
+            items.append(_Item(session, origin, client))
+    return items, skipped
+
+
+# ----------------------------------------------------------------------------- one session
+
+
+def _sweep_one(item: _Item, out: Path) -> SweptSession:
+    """Write every file of one session, or none: on any failure what was written is removed."""
+    files: dict[str, str] = {}
+    try:
+        return _sweep_files(item, out, files)
+    except BaseException:
+        for rel in files:
+            with contextlib.suppress(OSError):
+                os.unlink(out / rel)
+        raise
+
+
+def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
+    session, surface = item.session, item.session.surface
+    internal = conv = None
+    if session.db is not None:
+        copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
+        conv = read_database(copy)
+        if not conv.access:
+            raise _Failed("read", "; ".join(f.message for f in conv.findings) or f"{copy}: unreadable")
+        internal = canonical_id(conv.internal_cascade_id)
+    if item.client is not None:
+        fetched = _stage("fetch", item.client.fetch_trajectory, session.id, internal)
+        raw, trajectory = fetched.raw, fetched.trajectory
+    else:
+        trajectory = reconstruct(conv).trajectory
+        raw = (dumps(trajectory) + "\n").encode()
+    cascade_id = canonical_id(trajectory.get("cascadeId"))
+    if cascade_id is None or cascade_id not in {session.id, internal or cascade_id}:
+        raise _Failed("identity", f"{session.id}: trajectory cascadeId {str(trajectory.get('cascadeId'))[:80]!r} "
+                      f"is neither the file id nor the internal cascade id {internal}")
+    _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
+    for path in sorted(p for paths in session.brain_files.values() for p in paths):
+        rel = path.relative_to(session.brain).as_posix()
+        _write(out, f"native/{surface}/brain/{session.id}/{rel}", _stage("brain", read_bytes, path), files)
+    steps = trajectory.get("steps")
+    return SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+
+
+def _stage(stage: str, function: Callable, *args: object, **kwargs: object):
+    try:
+        return function(*args, **kwargs)
+    except AuditError as exc:
+        raise _Failed(stage, exc.message) from None
+    except OSError as exc:
+        raise _Failed(stage, f"{exc.filename or ''}: {exc.strerror or exc}") from None
+
+
+def _write(out: Path, rel: str, data: bytes, files: dict[str, str]) -> Path:
+    path = out / rel
+    _stage("write", make_private_dir, path.parent, exist_ok=True)
+    _stage("write", create_new_file, path, data)
+    files[rel] = hashlib.sha256(data).hexdigest()
+    return path
+
+
+def _write_manifest(result: SweepResult) -> None:
+    atomic_write(result.out / MANIFEST, (dumps(result.manifest()) + "\n").encode())
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# ----------------------------------------------------------------------------- .db copies
+
+
+def backup_database(path: Path) -> bytes:
+    """A consistent standalone image of the SQLite database at *path*, committed ``-wal`` pages included.
+
+    SQLite's backup API copies from a read-only snapshot connection (``sqlite_store.open_snapshot``) into memory. The
+    image is then marked as a rollback-journal database (header bytes 18-19 = 1; 2 means WAL): it
+    holds every committed page, so opening the copy needs no ``-wal`` or ``-shm`` beside it.
+    """
+    try:
+        with open_snapshot(path) as (source, _):
+            memory = sqlite3.connect(":memory:")
+            try:
+                source.backup(memory)
+                image = memory.serialize()
+            finally:
+                memory.close()
+    except sqlite3.Error as exc:
+        raise InputError(f"{path}: cannot copy the database ({exc})") from None
+    return image[:18] + b"\x01\x01" + image[20:] if len(image) >= 100 else image
+

@@ -1,0 +1,251 @@
+"""A loopback stand-in for the agy language-server daemon, for tests and the README demo.
+
+    with SimulatedDaemon(root_path, token=TOKEN) as sim:   # writes <root>/cli.log with its port
+        sim.fail(cid, "internal")                          # GetCascadeTrajectory(cid) -> HTTP 500
+        ...  # agy-audit sweep finds it through cli.log (token via ANTIGRAVITY_CSRF_TOKEN)
+
+It serves the store the way the real daemon does: Connect-style JSON on
+``POST /exa.language_server_pb.LanguageServerService/<Method>``, only from 127.0.0.1, the CSRF
+token checked on every call (when one is set). ``LoadTrajectory {cascadeId}`` loads
+``conversations/<id>.db`` (offline reconstruction, ``audit.trajectory``, of a private backup copy,
+so the store is never touched) or a trajectory supplied per id (a dict, or exact bytes). A ``.pb``
+cannot be decrypted here: its sidecar (without ``agyReader``) stands in, else it needs a supplied
+trajectory. A loaded trajectory is known by its own ``cascadeId`` (which may differ from the file
+name), and ``GetCascadeTrajectory {cascadeId}`` answers only for loaded ids, with the trajectory's
+bytes verbatim inside ``{"status": ..., "trajectory": ..., "numTotalSteps": ...}``.
+
+Failure modes per requested id (``fail``): ``unauthorized`` (401), ``internal`` (500 with a Connect
+error envelope), ``timeout`` (answers only after ``hang`` seconds), ``malformed`` (a cut-off
+envelope), ``empty`` (``{}``), ``null`` (``{"trajectory": null}``). The server runs in daemon
+threads and stops by itself after ``lifetime`` seconds.
+
+``python -m audit.testing.daemon ROOT [--seconds N]`` runs one in the foreground (token from
+``ANTIGRAVITY_CSRF_TOKEN`` if set) and prints its URL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from audit.daemon import SERVICE
+from audit.sweep import backup_database
+from audit.trajectory import read_trajectory
+
+FAILURES = ("unauthorized", "internal", "timeout", "malformed", "empty", "null")
+DEFAULT_TOKEN = "sim-csrf-7f3a9c1e5b2d4f6a8c0e"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a client that gave up (timeout) is not an error worth a traceback
+
+
+class SimulatedDaemon:
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        *,
+        token: str | None = DEFAULT_TOKEN,
+        trajectories: Mapping[str, dict | bytes] | None = None,
+        failures: Mapping[str, str] | None = None,
+        write_log: bool = True,
+        hang: float = 3.0,
+        lifetime: float = 300.0,
+    ) -> None:
+        self.root = Path(root)
+        self.token = token
+        self.write_log = write_log
+        self.hang = hang
+        self.lifetime = lifetime
+        self.calls: list[tuple[str, str | None]] = []  # (method, cascadeId) in arrival order
+        self._supplied = {cid.lower(): _raw(doc) for cid, doc in (trajectories or {}).items()}
+        self._failures: dict[str, str] = {}
+        for cid, mode in (failures or {}).items():
+            self.fail(cid, mode)
+        self._loaded: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._server: _Server | None = None
+        self._timer: threading.Timer | None = None
+
+    # -- control -------------------------------------------------------------------------------
+
+    def fail(self, cascade_id: str, mode: str) -> None:
+        """Make ``GetCascadeTrajectory(cascade_id)`` fail with *mode* (one of ``FAILURES``)."""
+        if mode not in FAILURES:
+            raise ValueError(f"failure mode must be one of {', '.join(FAILURES)}")
+        self._failures[cascade_id.lower()] = mode
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the simulated daemon is not running")
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def served(self, cascade_id: str) -> bytes:
+        """The exact trajectory bytes served for a loaded *cascade_id*."""
+        return self._loaded[cascade_id.lower()]
+
+    def start(self) -> SimulatedDaemon:
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), name="simulated-daemon", daemon=True).start()
+        self._timer = threading.Timer(self.lifetime, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        if self.write_log:
+            with open(self.root / "cli.log", "a", encoding="utf-8") as log:
+                log.write(f"I0000 00:00:00.000000 1 server.go:1] listening on random port at {self.port + 1} for HTTPS (gRPC)\n")
+                log.write(f"I0000 00:00:00.000001 1 server.go:1] listening on random port at {self.port} for HTTP\n")
+        return self
+
+    def stop(self) -> None:
+        self._stopped.set()  # releases hanging answers
+        if self._timer is not None and self._timer is not threading.current_thread():
+            self._timer.cancel()
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+    def __enter__(self) -> SimulatedDaemon:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def _answer(self, method: str, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
+        if self.token is not None and headers.get("x-codeium-csrf-token") != self.token:
+            return 401, _error("unauthenticated", "invalid or missing CSRF token")
+        if headers.get("connect-protocol-version") != "1" or not headers.get("content-type", "").startswith("application/json"):
+            return 400, _error("invalid_argument", "Connect unary JSON calls only")
+        try:
+            request = json.loads(body)
+            cid = request["cascadeId"].lower()
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return 400, _error("invalid_argument", "body must be {\"cascadeId\": ...}")
+        with self._lock:
+            self.calls.append((method, cid))
+        if method == "LoadTrajectory":
+            return self._load(cid)
+        if method == "GetCascadeTrajectory":
+            return self._get(cid)
+        return 404, _error("unimplemented", f"{method} is not simulated")
+
+    def _load(self, cid: str) -> tuple[int, bytes]:
+        conversations = self.root / "conversations"
+        db = conversations / f"{cid}.db"
+        if cid in self._supplied:
+            raw = self._supplied[cid]
+        elif db.is_file():
+            raw = _raw(_reconstruct(db))
+        elif (conversations / f"{cid}.pb").is_file():
+            sidecar = conversations / f"{cid}.trajectory.json"
+            if not sidecar.is_file():
+                return 500, _error("internal", f"cannot decrypt {cid}.pb in the simulator; supply its trajectory")
+            doc = json.loads(sidecar.read_bytes())
+            doc.pop("agyReader", None)  # the stand-in for decryption: the sidecar minus reader-owned keys
+            raw = _raw(doc)
+        else:
+            return 404, _error("not_found", f"conversation {cid} not found")
+        loaded_as = json.loads(raw).get("cascadeId", cid).lower()
+        with self._lock:
+            self._loaded[loaded_as] = raw
+        return 200, b"{}"
+
+    def _get(self, cid: str) -> tuple[int, bytes]:
+        mode = self._failures.get(cid)
+        if mode == "unauthorized":
+            return 401, _error("unauthenticated", f"token {self.token} rejected")  # a client must not echo this
+        if mode == "internal":
+            return 500, _error("internal", f"simulated failure for {cid}")
+        if mode == "malformed":
+            return 200, b'{"trajectory": {"cascadeId": "' + cid.encode() + b'", "steps": ['
+        if mode == "empty":
+            return 200, b"{}"
+        if mode == "null":
+            return 200, b'{"trajectory": null}'
+        if mode == "timeout":
+            self._stopped.wait(self.hang)
+        raw = self._loaded.get(cid)
+        if raw is None:
+            return 404, _error("not_found", f"trajectory {cid} is not loaded")
+        steps = len(json.loads(raw).get("steps", []))
+        return 200, b'{"status": "CASCADE_RUN_STATUS_IDLE", "trajectory": ' + raw + b', "numTotalSteps": %d}' % steps
+
+
+def _reconstruct(db: Path) -> dict:
+    """The offline reconstruction of *db*, read from a private copy so the store stays untouched."""
+    with tempfile.TemporaryDirectory(prefix="agy-sim-") as scratch:
+        copy = Path(scratch) / db.name
+        copy.write_bytes(backup_database(db))
+        return read_trajectory(copy).trajectory
+
+
+def _raw(doc: dict | bytes) -> bytes:
+    """Trajectory bytes as served: given bytes verbatim, a dict as compact JSON (not our layout)."""
+    return doc if isinstance(doc, bytes) else json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _error(code: str, message: str) -> bytes:
+    return json.dumps({"code": code, "message": message}).encode()
+
+
+def _handler(sim: SimulatedDaemon) -> type[BaseHTTPRequestHandler]:
+    prefix = f"/{SERVICE}/"
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.startswith(prefix):
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload = sim._answer(self.path[len(prefix):], headers, body)
+            else:
+                status, payload = 404, _error("not_found", "unknown path")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - silence access logs
+            pass
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m audit.testing.daemon", description="Serve a store like the agy daemon.")
+    parser.add_argument("root", help="store root, e.g. ~/.gemini/antigravity-cli (cli.log is appended to)")
+    parser.add_argument("--seconds", type=float, default=300.0, help="stop after this many seconds (default 300)")
+    args = parser.parse_args(argv)
+    sim = SimulatedDaemon(args.root, token=os.environ.get("ANTIGRAVITY_CSRF_TOKEN") or None, lifetime=args.seconds)
+    with sim:
+        print(sim.url, flush=True)
+        try:
+            sim._stopped.wait(args.seconds)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,422 @@
+"""``agy-audit sweep`` against the simulated daemon and natively, and the corpus it leaves."""
+
+import hashlib
+import io
+import json
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from audit import sweep as sweep_module
+from audit.cli import main
+from audit.commands.sweep import _Progress, progress_line
+from audit.resources import data_path
+from audit.stores import resolve_roots
+from audit.sweep import SKIP_DUPLICATE_PB, SKIP_IMPLICIT, SKIP_LEGACY, SKIP_NO_SOURCE, backup_database, sweep
+from audit.testing import StoreBuilder, sample
+from audit.testing.daemon import SimulatedDaemon
+from audit.trajectory import read_trajectory
+
+TOKEN = "sweep-token-5e1f0c2a9b7d4e6f"
+INTERNAL = "c0ffee00-2222-4000-8000-00000000000c"
+SCHEMA = json.loads((data_path("schemas") / "manifest.schema.json").read_text())
+VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+class Store:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        b = StoreBuilder(home, seed=11)
+        self.cli = b.root("cli")
+        self.wal = self.cli.conversation(turns=2, wal_steps=2)
+        self.renamed = self.cli.conversation(turns=1, internal_cascade_id=INTERNAL)
+        self.legacy = self.cli.conversation(turns=1, db=False, legacy_pb=True, brain=False)
+        self.dup = self.cli.conversation(turns=1, legacy_pb=True)
+        self.implicit = self.cli.implicit()
+        self.ide = b.root("ide").conversation(turns=1)
+        self.acp = b.root("acp").conversation(turns=1, db=False, sidecar="missing")
+
+    def daemon(self, **kwargs) -> SimulatedDaemon:
+        return SimulatedDaemon(self.cli.path, token=TOKEN, trajectories={self.legacy.id: self.legacy.trajectory}, **kwargs)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(tmp_path / "home")
+
+
+def snapshot(home: Path) -> dict[str, tuple[bytes, int]]:
+    files = {}
+    for dirpath, _, names in os.walk(home):
+        for name in names:
+            path = Path(dirpath, name)
+            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+            files[str(path)] = (data, path.lstat().st_mtime_ns)
+    return files
+
+
+def every_byte(out: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file())
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["sweep", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def manifest(out: Path) -> dict:
+    doc = json.loads((out / "manifest.json").read_text())
+    assert sorted(e.message for e in VALIDATOR.iter_errors(doc)) == []
+    return doc
+
+
+def check_files(out: Path, doc: dict) -> None:
+    """Every written file is listed with its sha256; nothing else is in the directory; modes are private."""
+    listed = {rel: digest for s in doc["sessions"] for rel, digest in s["files"].items()}
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {"manifest.json"}
+    assert on_disk == set(listed)
+    for rel, digest in listed.items():
+        assert hashlib.sha256((out / rel).read_bytes()).hexdigest() == digest
+    for path in [out, *out.rglob("*")]:
+        assert stat.S_IMODE(path.lstat().st_mode) == (0o700 if path.is_dir() else 0o600), path
+
+
+# ----------------------------------------------------------------------------- daemon
+
+
+def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    with store.daemon() as sim:
+        before = snapshot(store.home)
+        code, stdout, stderr = run(capsys, "--home", store.home, "--out", out, "--include-implicit")
+        assert snapshot(store.home) == before  # live stores untouched (bytes and mtimes)
+        served = {cid: sim.served(cid) for cid in (store.wal.id, INTERNAL, store.legacy.id, store.dup.id)}
+        calls, url = list(sim.calls), sim.url
+    assert code == 0, stderr
+    doc = manifest(out)
+    check_files(out, doc)
+    assert doc["complete"] is True and doc["finished"] is not None and doc["failures"] == []
+    assert doc["installedAgyVersion"] is None
+    assert [(r["surface"], r["source"], r["endpoint"]) for r in doc["roots"]] == [
+        ("ide", "native", None), ("acp", "native", None), ("cli", "daemon", url),
+    ]
+    sessions = {s["id"]: s for s in doc["sessions"]}
+    assert doc["selected"] == len(sessions) == 5
+    assert sessions[store.ide.id]["source"] == "native"
+    assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
+    for convo, cid in ((store.wal, store.wal.id), (store.renamed, INTERNAL), (store.legacy, store.legacy.id), (store.dup, store.dup.id)):
+        entry = sessions[convo.id]
+        assert entry["source"] == "daemon" and entry["surface"] == "cli"
+        assert (out / f"corpus/cli/{convo.id}.trajectory.json").read_bytes() == served[cid]  # bytes unchanged
+        assert entry["steps"] == len(json.loads(served[cid])["steps"])
+    assert f"native/cli/{store.legacy.id}.db" not in sessions[store.legacy.id]["files"]
+    assert f"native/cli/brain/{store.wal.id}/.system_generated/logs/transcript.jsonl" in sessions[store.wal.id]["files"]
+    assert ("GetCascadeTrajectory", store.renamed.id) in calls and ("GetCascadeTrajectory", INTERNAL) in calls
+    assert {(s["path"], s["reason"]) for s in doc["skipped"]} == {
+        (str(store.implicit), SKIP_IMPLICIT),
+        (str(store.dup.paths["legacy_pb"]), SKIP_DUPLICATE_PB),
+        (str(store.acp.paths["brain"]), SKIP_NO_SOURCE),
+    }
+    assert stdout.startswith("sweep: selected=5 swept=5 failures=0 skipped=3 complete=yes\n")
+    assert TOKEN.encode() not in every_byte(out) and TOKEN not in stdout + stderr
+
+
+def test_native_copy_is_standalone_and_includes_wal_content(store, tmp_path, capsys):
+    out = tmp_path / "corpus"
+    assert run(capsys, "--home", store.home, "--out", out, "--source", "native")[0] == 0
+    copy = out / f"native/cli/{store.wal.id}.db"
+    assert copy.read_bytes()[18:20] == b"\x01\x01"
+    conn = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA quick_check").fetchone() == ("ok",)
+        assert conn.execute("SELECT count(*) FROM steps").fetchone()[0] == len(store.wal.steps)
+    finally:
+        conn.close()
+    assert sorted(p.name for p in copy.parent.glob(f"{store.wal.id}.db*")) == [copy.name]
+
+
+FAILURE_TEXT = {
+    "unauthorized": "daemon authentication failed: HTTP 401 on GetCascadeTrajectory (check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)",
+    "internal": "daemon error HTTP 500 on GetCascadeTrajectory: simulated failure for {id} (internal)",
+    "timeout": "GetCascadeTrajectory: no answer from the daemon within 0.3s",
+    "malformed": "GetCascadeTrajectory: malformed response envelope: invalid JSON at line 1 column 80: Expecting value",
+    "empty": "GetCascadeTrajectory: malformed response envelope: empty envelope: no trajectory member",
+    "null": "GetCascadeTrajectory: malformed response envelope: trajectory is null, not an object",
+}
+
+
+@pytest.mark.parametrize("keep_going", [False, True])
+@pytest.mark.parametrize("mode", sorted(FAILURE_TEXT))
+def test_each_failure_mode_fails_closed(store, tmp_path, capsys, monkeypatch, mode, keep_going):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    failing = store.dup.id
+    with store.daemon(failures={failing: mode}, hang=2) as sim:
+        before = snapshot(store.home)
+        argv = ["--home", store.home, "--out", out, "--timeout", "0.3", *(["--keep-going"] if keep_going else [])]
+        code, stdout, stderr = run(capsys, *argv)
+        assert snapshot(store.home) == before
+        order = [cid for method, cid in sim.calls if method == "LoadTrajectory"]
+    assert code == 1
+    assert stderr.strip().endswith(f"incomplete corpus retained at {out}: do not record from it")
+    assert "agy-audit: sweep incomplete (1 failure(s))" in stderr
+    doc = manifest(out)
+    check_files(out, doc)
+    assert doc["complete"] is False and doc["finished"] is not None
+    assert doc["failures"] == [{"id": failing, "stage": "fetch", "message": FAILURE_TEXT[mode].format(id=failing)}]
+    swept = [s["id"] for s in doc["sessions"]]
+    assert failing not in swept
+    assert not any(failing in p.name for p in out.rglob("*"))  # nothing of the failed session, no sidecar fallback
+    if keep_going:
+        assert len(swept) == doc["selected"] - 1 == 4
+    else:
+        assert order[-1] == failing and len(swept) == 1 + order.index(failing)  # the ide session came first
+    assert f"failed: {failing} [fetch] " in stdout
+    assert TOKEN.encode() not in every_byte(out) and TOKEN not in stdout + stderr
+
+
+def test_keep_going_collects_every_failure(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    with store.daemon(failures={store.wal.id: "internal", store.legacy.id: "empty"}):
+        code, _, _ = run(capsys, "--home", store.home, "--out", out, "--keep-going")
+    doc = manifest(out)
+    assert code == 1 and doc["complete"] is False
+    assert sorted(f["id"] for f in doc["failures"]) == sorted([store.wal.id, store.legacy.id])
+    assert len(doc["sessions"]) == 3
+
+
+def test_missing_token_fails_every_daemon_session(store, tmp_path, capsys):
+    out = tmp_path / "corpus"
+    with store.daemon():
+        code, _, stderr = run(capsys, "--home", store.home, "--out", out, "--keep-going")
+    doc = manifest(out)
+    assert code == 1
+    assert {f["stage"] for f in doc["failures"]} == {"fetch"} and len(doc["failures"]) == 4
+    assert all(f["message"].startswith("daemon authentication failed: HTTP 401 on LoadTrajectory") for f in doc["failures"])
+
+
+def test_identity_is_checked(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    anonymous = {k: v for k, v in store.wal.trajectory.items() if k != "cascadeId"}
+    supplied = {store.wal.id: anonymous, store.legacy.id: store.legacy.trajectory}
+    with SimulatedDaemon(store.cli.path, token=TOKEN, trajectories=supplied):
+        code, _, _ = run(capsys, "--root", store.cli.path, "--out", out)
+    doc = manifest(out)
+    assert code == 1
+    assert doc["failures"] == [{
+        "id": store.wal.id, "stage": "identity",
+        "message": f"{store.wal.id}: trajectory cascadeId 'None' is neither the file id nor the internal cascade id {store.wal.id}",
+    }]
+
+
+def test_daemon_source_requires_a_daemon(store, tmp_path, capsys):
+    out = tmp_path / "corpus"
+    code, _, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "daemon")
+    assert code == 2 and "no reachable daemon" in stderr
+    assert not os.path.lexists(out)
+
+
+def test_remote_daemon_is_refused_without_traffic(store, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", "http://10.0.0.1:9")
+    code, _, stderr = run(capsys, "--root", store.cli.path, "--out", tmp_path / "corpus")
+    assert code == 2
+    assert stderr == "agy-audit: daemon host 10.0.0.1 is not a loopback address; pass --allow-remote-daemon to use it\n"
+    assert not os.path.lexists(tmp_path / "corpus")
+
+
+# ----------------------------------------------------------------------------- native
+
+
+def test_native_sweep(store, tmp_path, capsys):
+    out = tmp_path / "corpus"
+    before = snapshot(store.home)
+    code, stdout, stderr = run(capsys, "--home", store.home, "--out", out, "--source", "native")
+    assert snapshot(store.home) == before
+    assert code == 0, stderr
+    doc = manifest(out)
+    check_files(out, doc)
+    assert doc["complete"] is True and {r["source"] for r in doc["roots"]} == {"native"}
+    sessions = {s["id"]: s for s in doc["sessions"]}
+    assert set(sessions) == {store.wal.id, store.renamed.id, store.dup.id, store.ide.id}
+    assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
+    for convo in (store.wal, store.renamed, store.dup, store.ide):
+        corpus = (out / f"corpus/{sessions[convo.id]['surface']}/{convo.id}.trajectory.json").read_bytes()
+        expected = read_trajectory(convo.paths["db"]).trajectory
+        assert json.loads(corpus) == expected
+        assert corpus == (json.dumps(expected, indent=2, ensure_ascii=False) + "\n").encode()
+        assert sessions[convo.id]["steps"] == len(convo.steps)
+    assert (str(store.legacy.paths["legacy_pb"]), SKIP_LEGACY) in {(s["path"], s["reason"]) for s in doc["skipped"]}
+    assert not any(s["reason"] == SKIP_IMPLICIT for s in doc["skipped"])  # only with --include-implicit
+
+
+def test_sample_home_sweeps_natively(tmp_path, capsys):
+    """The README demo's store (``examples/home`` is generated by ``audit.testing.sample``)."""
+    home = tmp_path / "home"
+    sample.build(home)
+    before = snapshot(home)
+    code, stdout, stderr = run(capsys, "--home", home, "--out", tmp_path / "corpus", "--source", "native", "--include-implicit")
+    assert code == 0, stderr
+    assert snapshot(home) == before
+    doc = manifest(tmp_path / "corpus")
+    check_files(tmp_path / "corpus", doc)
+    databases = sorted(p.stem for p in home.glob(".gemini/*/conversations/*.db"))
+    assert doc["complete"] is True and doc["selected"] == len(databases)
+    assert sorted(s["id"] for s in doc["sessions"]) == databases
+    encrypted = {str(p) for p in home.glob(".gemini/*/*/*.pb")}  # legacy and implicit
+    assert encrypted and encrypted <= {s["path"] for s in doc["skipped"]}
+
+
+def test_backup_without_shm_or_wal_content_creates_nothing_beside_the_store(tmp_path):
+    source = tmp_path / "source.db"
+    writer = sqlite3.connect(source, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE t (v)")
+    writer.execute("INSERT INTO t VALUES (1), (2)")
+    live = tmp_path / "live"
+    live.mkdir()
+    (live / "crashed.db").write_bytes(source.read_bytes())  # a crashed writer: .db + -wal, no -shm
+    (live / "crashed.db-wal").write_bytes(Path(f"{source}-wal").read_bytes())
+    writer.close()  # checkpoints: source.db is now a WAL-mode database without -wal content
+    (live / "idle.db").write_bytes(source.read_bytes())
+    before = snapshot(live)
+    images = {name: backup_database(live / name) for name in ("crashed.db", "idle.db")}
+    assert snapshot(live) == before
+    for name, image in images.items():
+        copy = tmp_path / f"copy-{name}"
+        copy.write_bytes(image)
+        assert sqlite3.connect(copy).execute("SELECT count(*) FROM t").fetchone() == (2,), name
+
+
+# ----------------------------------------------------------------------------- output directory
+
+
+@pytest.mark.parametrize("kind", ["directory", "file", "symlink", "dangling-symlink", "parent-is-file", "inside-store"])
+def test_out_dir_must_be_new_and_creatable(store, tmp_path, capsys, kind):
+    out = tmp_path / "corpus"
+    if kind == "directory":
+        out.mkdir()
+    elif kind == "file":
+        out.write_text("x")
+    elif kind == "symlink":
+        (tmp_path / "target").mkdir()
+        out.symlink_to(tmp_path / "target")
+    elif kind == "dangling-symlink":
+        out.symlink_to(tmp_path / "nowhere")
+    elif kind == "parent-is-file":
+        (tmp_path / "plain").write_text("x")
+        out = tmp_path / "plain" / "corpus"
+    else:
+        out = store.cli.path / "corpus"
+    before = snapshot(tmp_path)
+    code, stdout, stderr = run(capsys, "--home", store.home, "--out", out, "--source", "native")
+    assert code == 2 and stdout == ""
+    assert snapshot(tmp_path) == before
+    expected = {
+        "parent-is-file": f"{out}: cannot create directory (Not a directory)",
+        "inside-store": f"{out}: inside the store root {store.cli.path}; write the corpus elsewhere",
+    }.get(kind, f"{out}: already exists; the sweep needs a new directory")
+    assert stderr == f"agy-audit: {expected}\n"
+    if kind == "symlink":
+        assert list((tmp_path / "target").iterdir()) == []
+
+
+def test_nothing_to_sweep_exits_3(tmp_path, capsys):
+    b = StoreBuilder(tmp_path / "home", seed=1)
+    b.root("cli").conversation(db=False, legacy_pb=True, brain=False)
+    code, _, stderr = run(capsys, "--home", tmp_path / "home", "--out", tmp_path / "corpus", "--source", "native")
+    assert code == 3
+    assert stderr == "agy-audit: nothing to sweep: no .db or .pb conversation selected (1 file(s) skipped)\n"
+    assert not os.path.lexists(tmp_path / "corpus")
+
+
+# ----------------------------------------------------------------------------- manifest, progress, interrupt
+
+
+def test_manifest_is_written_first_incomplete_and_progress_is_reported(store, tmp_path):
+    out = tmp_path / "corpus"
+    seen = []
+
+    def progress(done, total, current):
+        doc = manifest(out)
+        seen.append((done, total, current, doc["complete"], doc["finished"], len(doc["sessions"])))
+
+    result = sweep(resolve_roots(roots=[store.cli.path]), out, source="native", progress=progress)
+    ids = [s.id for s in result.sessions]
+    assert seen == [(i, 3, cid, False, None, 0) for i, cid in enumerate(ids)]
+    assert result.complete and manifest(out) == result.manifest()
+    assert progress_line(3, 10, store.wal.id, 2.0) == f"sweep: 3/10 sessions, 1.5/s, now {store.wal.id}"
+
+
+def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    real, calls = sweep_module._sweep_one, []
+
+    def interrupted(item, where):
+        calls.append(item.session.id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(item, where)
+
+    monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)
+    code, stdout, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "native")
+    assert code == 130
+    assert stderr == f"agy-audit: interrupted; incomplete corpus retained at {out}: do not record from it\n"
+    doc = manifest(out)
+    check_files(out, doc)
+    assert doc["complete"] is False and doc["finished"] is not None and len(doc["sessions"]) == 1
+    assert doc["failures"] == [{"id": calls[1], "stage": "interrupted", "message": "interrupted before every selected session was swept"}]
+
+
+def test_json_summary_and_installed_agy_version(store, tmp_path, capsys, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    agy = bin_dir / "agy"
+    agy.write_text("#!/bin/sh\necho 'agy 1.2.11 (linux/amd64)'\necho extra\n")
+    agy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    out = tmp_path / "corpus"
+    code, stdout, stderr = run(capsys, "--root", store.ide.root, "--out", out, "--format", "json")
+    assert code == 0 and stderr == ""
+    printed = json.loads(stdout)
+    assert printed == {"out": str(out), "manifest": manifest(out)}
+    assert printed["manifest"]["installedAgyVersion"] == "agy 1.2.11 (linux/amd64)"
+
+
+def test_same_id_in_two_roots_of_one_surface_is_swept_once(tmp_path, capsys):
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    first = b.root("ide").conversation(turns=1, brain=False)
+    b.root("ide", name="antigravity-ide").conversation(first.id, turns=1, brain=False)
+    out = tmp_path / "corpus"
+    assert run(capsys, "--home", tmp_path / "home", "--out", out, "--source", "native")[0] == 0
+    doc = manifest(out)
+    assert [s["id"] for s in doc["sessions"]] == [first.id]
+    second = tmp_path / "home" / ".gemini" / "antigravity-ide" / "conversations" / f"{first.id}.db"
+    assert doc["skipped"] == [{"path": str(second), "reason": f"id already selected from {first.root} (same surface)"}]
+
+
+def test_progress_line_is_throttled_and_ended():
+    stream = io.StringIO()
+    reporter = _Progress(stream)
+    reporter(0, 4, "a")
+    assert stream.getvalue() == ""  # short sweeps show nothing
+    reporter.start -= 10
+    reporter(2, 4, "b")
+    reporter(3, 4, "c")  # within the throttle interval
+    reporter.close()
+    assert stream.getvalue().startswith("\rsweep: 2/4 sessions, 0.2/s, now b\x1b[K")
+    assert stream.getvalue().endswith("\n") and "now c" not in stream.getvalue()
