@@ -217,9 +217,9 @@ def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
     """Read a regular file, refusing more than *limit* bytes; errors name the file."""
     try:
         with open(path, "rb") as fh:
-            if limit is None:
-                return fh.read()
-            data = fh.read(limit + 1)
+            if limit is not None and os.fstat(fh.fileno()).st_size > limit:
+                raise InputError(f"{path}: larger than {limit} bytes")
+            data = fh.read() if limit is None else fh.read(limit + 1)  # a file may grow meanwhile
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except FileNotFoundError:
@@ -228,7 +228,7 @@ def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
         raise InputError(f"{path}: permission denied") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > limit:
+    if limit is not None and len(data) > limit:
         raise InputError(f"{path}: larger than {limit} bytes")
     return data
 

@@ -25,7 +25,7 @@ from audit.transcript import (
     text_fits,
 )
 
-DATA = Path("/work/shared/reference/data")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # beside the checkout, as in CI
 UUID = "3f2b8c1e-9a47-4d2e-8b1f-6c5d4e3a2b10"
 
 

@@ -133,7 +133,7 @@ def system_message(clock: Clock, message: str) -> dict:
     return step("SYSTEM_MESSAGE", clock.tick(), source="SYSTEM", systemMessage={"message": message})
 
 
-def conversation_steps(rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/work/project") -> list[dict]:
+def conversation_steps(rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/home/agy/project") -> list[dict]:
     """A realistic conversation: each turn is a prompt, tool calls with their results, an answer."""
     steps: list[dict] = []
     for turn in range(turns):
@@ -162,7 +162,7 @@ def trajectory(
     *,
     created_at: str,
     source: str = "CORTEX_TRAJECTORY_SOURCE_CLI",
-    workspace: str = "/work/project",
+    workspace: str = "/home/agy/project",
     parent: str | None = None,
 ) -> dict:
     """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member)."""
