@@ -97,7 +97,6 @@ class RootBuilder:
         brain: bool = True,
         transcript_anomalies: frozenset[str] | set[str] = frozenset(),
         compact_window_start: int | None = None,
-        sidecar_name_upper: bool = False,
     ) -> Conversation:
         """Write one conversation.
 
@@ -105,7 +104,6 @@ class RootBuilder:
         the last ``stale_missing_steps`` steps, older than the source) or ``missing``.
         ``reader_block``: an ``agyReader`` object to put in the sidecar (e.g. a parent stamp).
         ``wal_steps``: that many of the last steps are committed only to the ``-wal``.
-        ``sidecar_name_upper``: name the sidecar with the upper-case id (ids compare lower-case).
         """
         cid = (cid or T.new_id(self.rng)).lower()
         started = self.clock.tick(30, 600)
@@ -145,10 +143,10 @@ class RootBuilder:
                 raise ValueError(f"sidecar must be fresh, stale or missing, not {sidecar!r}")
             if reader_block is not None:
                 side["agyReader"] = reader_block
-            name = (cid.upper() if sidecar_name_upper else cid) + ".trajectory.json"
-            write_sidecar(conversations / name, side, mtime_ns=mtime)
+            path = conversations / f"{cid}.trajectory.json"
+            write_sidecar(path, side, mtime_ns=mtime)
             convo.sidecar_doc = side
-            convo.paths["sidecar"] = conversations / name
+            convo.paths["sidecar"] = path
         if brain:
             from audit.testing.transcripts import records_from_steps, write_brain
 

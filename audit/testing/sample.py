@@ -9,9 +9,9 @@ The sample has something for every check to find:
   an implicit ``.pb``; a brain transcript with every real-world anomaly.
 * IDE root: two ordinary conversations. ACP root: a brain-only session.
 
-Git does not keep mtimes and checks files out in path order, so a ``.db`` is always written
-before its ``.trajectory.json`` and looks older. The stale sidecar is therefore named with the
-upper-case id (ids compare lower-case): it sorts, and is checked out, before its ``.db``.
+The generator sets every mtime (the stale sidecar is an hour older than its ``.db``). Git keeps
+no mtimes: in a fresh clone every file has the checkout time, so ``agy-audit stores`` sees each
+sidecar as fresh (or missing); the stale one is still found by its content (``completeness``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def build(home: Path) -> StoreBuilder:
     # A bogus stamp: the second child claims the first child as its parent.
     bogus = children[1]
     _restamp(bogus, {"parentCascadeId": children[0].id})
-    cli.conversation(turns=3, sidecar="stale", sidecar_name_upper=True)
+    cli.conversation(turns=3, sidecar="stale")
     cli.conversation(turns=1, sidecar="missing")
     cli.conversation(turns=2, wal_steps=2)
     drifted = cli.conversation(turns=1)
