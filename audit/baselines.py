@@ -1,0 +1,296 @@
+"""Baselines: recorded fingerprints of one agy version, one directory each.
+
+Layout of ``<baseline dir>/<name>/`` (bundled ones live in the repository's ``fingerprints/``,
+packaged as ``audit/_data/fingerprints``)::
+
+    baseline.json     {name, agyVersion, date, toolVersion, corpusScope, digests{surface},
+                       provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...}}
+    <surface>.tsv     the canonical lines, each followed by "\\n" (present when recorded)
+
+A surface may be recorded by its digest alone (imported from a published record that kept no
+lines); ``provenance`` says for every digest whether it was imported from a published record or
+computed here from a swept corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit import __version__
+from audit.errors import InputError, UsageError
+from audit.fingerprint import COMPLETE_SCOPE, SURFACES, Survey
+from audit.resources import data_path
+from audit.safeio import atomic_write, dumps, make_private_dir, read_bytes, read_json
+from audit.shape import digest_lines, snapshot_text
+
+BASELINE_FILE = "baseline.json"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_VERSION = re.compile(r"agy-(\d+(?:\.\d+)*)")
+_TYPES = re.compile(r"[a-z]+(?:\|[a-z]+)*")
+READER = "mjacobs/agy-reader"
+
+
+@dataclass
+class Baseline:
+    name: str
+    agy_version: str | None
+    date: str | None
+    tool_version: str | None
+    scope: str | None
+    digests: dict[str, str]
+    provenance: dict[str, str]
+    counts: dict | None
+    lines: dict[str, tuple[str, ...]] = field(default_factory=dict)  # surfaces recorded with lines
+    path: Path | None = None
+    bundled: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """Recorded from a complete sweep (its absent lines are evidence of absence)."""
+        return self.scope == COMPLETE_SCOPE
+
+    @property
+    def version_key(self) -> tuple:
+        """Sort key: numeric agy version (unknown versions first), then name."""
+        parts = tuple(int(p) for p in (self.agy_version or "").split(".") if p.isdigit())
+        return (parts, self.name)
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "agyVersion": self.agy_version,
+            "date": self.date,
+            "toolVersion": self.tool_version,
+            "corpusScope": self.scope,
+            "digests": {s: self.digests[s] for s in SURFACES if s in self.digests},
+            "provenance": {s: self.provenance[s] for s in SURFACES if s in self.provenance},
+            "counts": self.counts,
+        }
+
+
+# Published agy-reader records (mjacobs/agy-reader, MIT): what import-shape may check against.
+PUBLISHED: dict[str, dict] = {
+    "agy-1.2.5": {
+        "date": "2026-09-17",
+        "sidecar": "sha256:70e2c9386e88420d834beab7a4c917514bcf7b2cf9f74674bde02965601e0462",
+        "sidecar_source": "docs/compatibility/agy-1.2.5-sidecar-shape.tsv@4b40487",
+        "sqlite": "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43",
+        "sqlite_source": "docs/compatibility/agy-1.2.5.md@4b40487",
+        "counts": {
+            "sessions": 229,
+            "steps": 21620,
+            "stepTypes": {
+                f"CORTEX_STEP_TYPE_{name}": count for name, count in (
+                    ("ASK_QUESTION", 26), ("CHECKPOINT", 197), ("CODE_ACTION", 1118), ("COMMAND_STATUS", 1),
+                    ("CONVERSATION_HISTORY", 159), ("EPHEMERAL_MESSAGE", 5), ("ERROR_MESSAGE", 105), ("FIND", 60),
+                    ("GENERATE_IMAGE", 4), ("GENERIC", 828), ("GREP_SEARCH", 578), ("INVOKE_SUBAGENT", 60),
+                    ("LIST_DIRECTORY", 386), ("MCP_TOOL", 12), ("PLANNER_RESPONSE", 10517), ("READ_URL_CONTENT", 5),
+                    ("RUN_COMMAND", 3754), ("SEARCH_WEB", 107), ("SYSTEM_MESSAGE", 631), ("USER_INPUT", 342),
+                    ("VIEW_FILE", 2725),
+                )
+            },
+            "distinctStepTypes": 21,
+            "statuses": {"completed": 21461, "canceled": 62, "error": 97},
+            "source": "as reported in agy-reader docs/compatibility/agy-1.2.5.md@4b40487, status labels as reported",
+        },
+    },
+    "agy-1.2.10": {
+        "date": "2026-09-24",
+        "sidecar": "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a",
+        "sidecar_source": "docs/compatibility/agy-1.2.10-sidecar-shape.tsv@bbc80ed",
+        "sqlite": "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43",
+        "sqlite_source": "docs/compatibility/agy-1.2.10.md@5cf6aeb",
+        "counts": {
+            "sessions": 240,
+            "steps": 22157,
+            "stepTypes": None,
+            "distinctStepTypes": 21,
+            "statuses": {"done": 21993, "canceled": 62, "error": 102},
+            "source": "as reported in agy-reader docs/compatibility/agy-1.2.10.md@5cf6aeb, per-type counts not published",
+        },
+    },
+    "agy-1.2.11": {
+        "date": "2026-09-25",
+        "sidecar": "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a",
+        "sidecar_source": "COMPATIBILITY.md@9a228af (same snapshot as agy-1.2.10)",
+        "sqlite": "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43",
+        "sqlite_source": "COMPATIBILITY.md@9a228af",
+        "counts": {
+            "sessions": 242,
+            "steps": 22163,
+            "stepTypes": None,
+            "distinctStepTypes": 21,
+            "statuses": None,
+            "source": "as reported in agy-reader docs/compatibility/agy-1.2.11.md@9a228af",
+        },
+    },
+}
+
+
+def version_of(name: str) -> str | None:
+    match = _VERSION.fullmatch(name)
+    return match[1] if match else None
+
+
+def check_name(name: str) -> str:
+    if not NAME.fullmatch(name) or name in (".", ".."):
+        raise UsageError(f"{name!r}: a baseline name is letters, digits, '.', '_' and '-' (e.g. agy-1.2.11)")
+    return name
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def parse_snapshot(data: bytes, source: str) -> tuple[str, ...]:
+    """Lines of a ``<surface>.tsv`` / agy-reader ``--paths`` snapshot: every line ends in one
+    ``\\n``; lines are sorted and unique."""
+    if data and not data.endswith(b"\n"):
+        raise InputError(f"{source}: does not end with a newline")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{source}: invalid UTF-8 at byte {exc.start}") from None
+    lines = tuple(text[:-1].split("\n")) if text else ()
+    for number, line in enumerate(lines, 1):
+        if "\t" not in line:
+            raise InputError(f"{source}:{number}: not a 'path<TAB>value' line")
+    if list(lines) != sorted(set(lines)):
+        raise InputError(f"{source}: lines are not sorted and unique")
+    return lines
+
+
+def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
+    """Read one baseline directory; a ``<surface>.tsv`` must re-digest to its recorded digest."""
+    path = Path(path)
+    doc = read_json(path / BASELINE_FILE)
+    digests = doc.get("digests")
+    if not isinstance(digests, dict):
+        raise InputError(f"{path / BASELINE_FILE}: 'digests' is not an object")
+    baseline = Baseline(
+        name=str(doc.get("name") or path.name),
+        agy_version=doc.get("agyVersion"),
+        date=doc.get("date"),
+        tool_version=doc.get("toolVersion"),
+        scope=doc.get("corpusScope"),
+        digests={s: d for s, d in digests.items() if s in SURFACES},
+        provenance=dict(doc.get("provenance") or {}),
+        counts=doc.get("counts"),
+        path=path,
+        bundled=bundled,
+    )
+    for surface in SURFACES:
+        tsv = path / f"{surface}.tsv"
+        if not tsv.exists():
+            continue
+        lines = parse_snapshot(read_bytes(tsv), str(tsv))
+        if digest_lines(lines) != baseline.digests.get(surface) and surface != "sqlite":
+            raise InputError(f"{tsv}: lines do not match the recorded {surface} digest")
+        baseline.lines[surface] = lines
+    return baseline
+
+
+def listing(directory: str | os.PathLike, bundled: bool = False) -> list[Baseline]:
+    """The baselines directly in *directory*, oldest agy version first."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    found = [
+        load(entry, bundled=bundled)
+        for entry in sorted(directory.iterdir())
+        if entry.is_dir() and not entry.is_symlink() and (entry / BASELINE_FILE).is_file()
+    ]
+    return sorted(found, key=lambda b: b.version_key)
+
+
+def bundled_dir() -> Path:
+    return data_path("fingerprints")
+
+
+def available(baseline_dir: str | os.PathLike | None = None) -> list[Baseline]:
+    """Bundled baselines, then those in *baseline_dir*, each list oldest version first."""
+    own = listing(baseline_dir) if baseline_dir is not None else []
+    return listing(bundled_dir(), True) + own
+
+
+def resolve(spec: str, baseline_dir: str | os.PathLike | None = None) -> Baseline:
+    """A baseline by directory path, else by name (``--baseline-dir`` before bundled ones)."""
+    path = Path(spec)
+    if (path / BASELINE_FILE).is_file():
+        return load(path)
+    for directory, bundled in ((baseline_dir, False), (bundled_dir(), True)):
+        if directory is not None and NAME.fullmatch(spec) and (Path(directory) / spec / BASELINE_FILE).is_file():
+            return load(Path(directory) / spec, bundled=bundled)
+    names = ", ".join(b.name for b in available(baseline_dir)) or "none"
+    raise UsageError(f"{spec}: no such baseline (available: {names})")
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def from_survey(name: str, survey: Survey, date: str) -> Baseline:
+    """A baseline recording every fingerprint of *survey* (a complete sweep)."""
+    sources = ", ".join(f"{n} {s}" for s, n in sorted(survey.sources.items())) or "sources not stated"
+    computed = f"computed from a swept corpus ({sources}) by agy-audit {__version__}"
+    return Baseline(
+        name=name,
+        agy_version=version_of(name) or survey.agy_version,
+        date=date,
+        tool_version=__version__,
+        scope=survey.scope,
+        digests={s: fp.digest for s, fp in survey.fingerprints.items()},
+        provenance={s: computed for s in survey.fingerprints},
+        counts=survey.counts.to_json(),
+        lines={s: fp.lines for s, fp in survey.fingerprints.items()},
+    )
+
+
+def write(baseline: Baseline, baseline_dir: str | os.PathLike) -> Path:
+    """Create ``<baseline_dir>/<name>/`` (refusing an existing one); all files or none."""
+    target = Path(baseline_dir) / check_name(baseline.name)
+    if os.path.lexists(target):
+        raise InputError(f"{target}: already exists; choose another --name or remove it")
+    make_private_dir(baseline_dir, exist_ok=True)
+    make_private_dir(target)
+    try:
+        for surface, lines in baseline.lines.items():
+            atomic_write(target / f"{surface}.tsv", snapshot_text(lines).encode("utf-8"))
+        atomic_write(target / BASELINE_FILE, (dumps(baseline.to_json()) + "\n").encode("utf-8"))
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    baseline.path = target
+    return target
+
+
+def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None) -> Baseline:
+    """A sidecar-only baseline from an agy-reader shape snapshot, after checking its digest
+    (``sha256`` of the bytes without the final newline) against *digest* or the published one."""
+    check_name(name)
+    published = PUBLISHED.get(name)
+    expected = digest or (published or {}).get("sidecar")
+    if expected is None:
+        raise UsageError(f"{name}: no published digest known for this name; give the expected one with --digest")
+    data = read_bytes(tsv)
+    lines = parse_snapshot(data, str(tsv))
+    actual = "sha256:" + hashlib.sha256(data[:-1] if data else b"").hexdigest()
+    if actual != expected:
+        raise InputError(f"{tsv}: digest {actual} does not match the expected {expected}")
+    if published is not None and digest in (None, published["sidecar"]):
+        where = f"imported from agy-reader's published record ({READER} {{}}); digest verified"
+        digests = {"sidecar": actual, "sqlite": published["sqlite"]}
+        provenance = {
+            "sidecar": where.format(published["sidecar_source"]),
+            "sqlite": f"imported from agy-reader's published record ({READER} {published['sqlite_source']})",
+        }
+        return Baseline(
+            name, version_of(name), published["date"], __version__, COMPLETE_SCOPE, digests, provenance,
+            published["counts"], {"sidecar": lines},
+        )
+    provenance = {"sidecar": f"imported from the shape snapshot {Path(tsv).name}; digest matched --digest"}
+    return Baseline(name, version_of(name), None, __version__, None, {"sidecar": actual}, provenance, None, {"sidecar": lines})
+

@@ -1,0 +1,54 @@
+"""``agy-audit compare``: fingerprints of a corpus against a baseline, with a classified diff."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from audit import baselines
+from audit.commands.fingerprint import INPUTS, add_surfaces
+from audit.drift import FAIL_ON, compare, observe
+from audit.drift_report import comparison_json, comparison_markdown, comparison_text
+from audit.fingerprint import SURFACES
+from audit.report import to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "compare", help="compare fingerprints with a baseline (NEW / UNCHANGED / DRIFT / NOT COMPARABLE)",
+        description=(
+            "Compare the fingerprints of PATH with a baseline and classify every changed line: added, removed, "
+            "type-changed, widened, narrowed; from a corpus that is not a complete sweep, missing lines are "
+            "'not observed'. " + INPUTS + " PATH may also be, alone, a baseline directory or an agy-reader "
+            "shape snapshot (*.tsv)."
+        ),
+        epilog="Exit codes: 0 no failing drift, 1 drift (per --fail-on), 2 usage or unreadable input, 3 nothing to fingerprint.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--baseline", required=True, metavar="NAME|DIR", help="baseline name (e.g. agy-1.2.10) or directory")
+    p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines, searched before the bundled ones")
+    add_surfaces(p)
+    p.add_argument(
+        "--fail-on", choices=FAIL_ON, default="drift",
+        help="exit 1 on any drift (default), only on breaking changes (removed, type-changed, widened), or never",
+    )
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
+    p.add_argument("--verbose", "-v", action="store_true", help="text: also list the lines that were not observed")
+    p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    baseline = baselines.resolve(args.baseline, args.baseline_dir)
+    observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)))
+    if observed.survey is not None and not args.quiet:
+        for message in observed.survey.problems:
+            print(f"agy-audit: warning: {message}", file=sys.stderr)
+    comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)
+    if args.format == "json":
+        print(to_json(comparison_json(comparison, observed, fail_on=args.fail_on)), end="")
+    elif args.format == "markdown":
+        sys.stdout.write(comparison_markdown(comparison, observed))
+    else:
+        sys.stdout.write(comparison_text(comparison, observed, verbose=args.verbose))
+    return 1 if comparison.fails(args.fail_on) else 0

@@ -1,0 +1,63 @@
+"""``agy-audit fingerprint``: one digest per format surface of a corpus, store or files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from audit.drift_report import survey_json, survey_text
+from audit.errors import NothingToCheck, UsageError
+from audit.fingerprint import SURFACES, survey
+from audit.report import to_json
+from audit.shape import snapshot_text
+
+INPUTS = (
+    "PATH is a sweep corpus (manifest.json, corpus/, native/), a store root, a home directory "
+    "(.gemini/antigravity*), a directory of *.trajectory.json / *.db / *.jsonl files, or such files."
+)
+
+
+def add_surfaces(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--surface", action="append", choices=SURFACES, metavar="NAME",
+        help=f"surface to fingerprint (repeatable; default all: {', '.join(SURFACES)})",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "fingerprint", help="digest of each format surface (sidecar, sqlite, wire, transcript)",
+        description="Print the sha256 fingerprint of each format surface. " + INPUTS,
+        epilog="Exit codes: 0 ok, 2 usage or unreadable input, 3 nothing to fingerprint.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    add_surfaces(p)
+    p.add_argument("--paths", dest="show_paths", action="store_true",
+                   help="print the canonical lines of one surface (TSV, one final newline) instead of digests")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    surfaces = tuple(dict.fromkeys(args.surface or SURFACES))
+    if args.show_paths and args.format == "text" and len(surfaces) != 1 and args.surface:
+        raise UsageError("--paths prints one surface: give exactly one --surface")
+    result = survey(args.paths, surfaces)
+    if not args.quiet:
+        for message in result.problems:
+            print(f"agy-audit: warning: {message}", file=sys.stderr)
+        for surface, why in result.not_computed.items():
+            if args.surface:  # asked for by name: say why it is missing
+                print(f"agy-audit: {surface} not computed: {why}", file=sys.stderr)
+    if not result.fingerprints:
+        raise NothingToCheck(f"nothing to fingerprint in {', '.join(args.paths)}")
+    if args.format == "json":
+        print(to_json(survey_json(result, paths=args.show_paths)), end="")
+    elif args.show_paths:
+        if len(result.fingerprints) != 1:
+            raise UsageError(f"--paths prints one surface; computed: {', '.join(result.fingerprints)} (choose with --surface)")
+        sys.stdout.write(snapshot_text(next(iter(result.fingerprints.values())).lines))
+    else:
+        print(survey_text(result))
+    return 0

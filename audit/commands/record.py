@@ -1,0 +1,39 @@
+"""``agy-audit record``: a new baseline from a complete sweep, and COMPATIBILITY.md regenerated."""
+
+from __future__ import annotations
+
+import argparse
+
+from audit.drift_report import baselines_text
+from audit.record import record
+from audit.report import to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "record", help="record a baseline from a complete sweep corpus and regenerate COMPATIBILITY.md",
+        description=(
+            "Fingerprint every surface of the sweep corpus PATH, write BASELINE_DIR/NAME/ (one <surface>.tsv per "
+            "surface and baseline.json) and regenerate the compatibility record wholesale. Refused, with nothing "
+            "written, when the manifest is missing or not complete, a surface cannot be computed, a file cannot be "
+            "read, the corpus violates the format contract, or the baseline exists."
+        ),
+        epilog="Exit codes: 0 recorded, 1 refused, 2 usage or unreadable input.",
+    )
+    p.add_argument("path", metavar="PATH", help="sweep corpus directory (from `agy-audit sweep`)")
+    p.add_argument("--name", required=True, metavar="agy-X.Y.Z", help="baseline name, e.g. agy-1.2.11")
+    p.add_argument("--baseline-dir", default="fingerprints", metavar="DIR", help="where baselines live (default ./fingerprints)")
+    p.add_argument("--compat-file", default="COMPATIBILITY.md", metavar="FILE",
+                   help="compatibility record to regenerate from the baselines in --baseline-dir (default ./COMPATIBILITY.md)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    baseline, _ = record(args.path, args.name, baseline_dir=args.baseline_dir, compat_file=args.compat_file)
+    if args.format == "json":
+        print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": args.compat_file}), end="")
+    else:
+        print(baselines_text([baseline]))
+        print(f"recorded {baseline.path}; regenerated {args.compat_file}")
+    return 0

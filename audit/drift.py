@@ -1,0 +1,195 @@
+"""Compare fingerprints with a baseline: a status per surface and a classified line diff.
+
+Status per surface: ``NEW`` (the baseline does not record it), ``UNCHANGED`` (same digest),
+``DRIFT`` (lines changed) or ``NOT COMPARABLE`` (with the reason: not computed here, the
+baseline kept only a digest, or a partial corpus whose every line is in the baseline).
+
+Each changed line (``path<TAB>value``; a value is a ``|``-joined set) is one of: ``added``,
+``removed``, ``type-changed``, ``widened`` (a type joins the set, e.g. ``string`` ->
+``null|string``), ``narrowed`` (a type leaves it). From a corpus that is not a complete sweep a
+missing path or type is ``not-observed`` instead of ``removed``/``narrowed``: an unexercised
+feature is not evidence of removal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from audit import baselines
+from audit.baselines import Baseline
+from audit.errors import NothingToCheck, UsageError
+from audit.fingerprint import SURFACES, Fingerprint, Survey, survey
+from audit.safeio import read_bytes
+
+CLASSES = ("added", "removed", "type-changed", "widened", "narrowed", "not-observed")
+BREAKING = frozenset({"removed", "type-changed", "widened"})
+FAIL_ON = ("drift", "breaking", "never")
+NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
+DIGEST_ONLY = "digest only"
+"""``Fingerprint.note`` of a surface known only by its digest (from a baseline given as input)."""
+
+
+@dataclass
+class Observed:
+    """The fingerprints to compare: computed from a corpus, or read from a baseline or TSV."""
+
+    label: str  # what was observed, for reports
+    fingerprints: dict[str, Fingerprint]
+    complete: bool
+    scope: str
+    offered: tuple[str, ...] = SURFACES  # surfaces this kind of input can have
+    not_computed: dict[str, str] = field(default_factory=dict)
+    partial: dict[str, str] = field(default_factory=dict)  # surface -> why absent lines are no evidence
+    survey: Survey | None = None  # when computed
+
+
+def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES) -> Observed:
+    """Fingerprints of *paths*: a sweep corpus, store or files (computed), or -- alone -- a
+    baseline directory or an agy-reader ``*.tsv`` shape snapshot (read). Raises
+    ``NothingToCheck`` when no surface could be fingerprinted."""
+    single = Path(paths[0]) if len(paths) == 1 else None
+    if single is not None and (single / baselines.BASELINE_FILE).is_file():
+        b = baselines.load(single)
+        fps = {
+            s: Fingerprint(s, b.lines[s], d) if s in b.lines else Fingerprint(s, (), d, DIGEST_ONLY)
+            for s, d in b.digests.items() if s in surfaces
+        }
+        observed = Observed(f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps))
+    elif single is not None and single.suffix == ".tsv" and single.is_file():
+        lines = baselines.parse_snapshot(read_bytes(single), str(single))
+        fps = {"sidecar": Fingerprint.of("sidecar", lines)} if "sidecar" in surfaces else {}
+        observed = Observed(f"shape snapshot {single}", fps, False, "unknown", ("sidecar",))
+    else:
+        if any((Path(p) / baselines.BASELINE_FILE).is_file() or str(p).endswith(".tsv") for p in paths):
+            raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
+        result = survey(paths, surfaces)
+        observed = Observed(
+            ", ".join(map(str, paths)), result.fingerprints, result.complete, result.scope, surfaces,
+            result.not_computed, result.partial(), result,
+        )
+    if not observed.fingerprints:
+        reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())
+        raise NothingToCheck(f"nothing to fingerprint in {observed.label}" + (f" ({reasons})" if reasons else ""))
+    return observed
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    kind: str
+    old: str | None  # baseline value (types), None when added
+    new: str | None  # current value, None when removed / not observed
+
+
+@dataclass(frozen=True)
+class SurfaceResult:
+    surface: str
+    status: str
+    reason: str | None = None
+    baseline_digest: str | None = None
+    current_digest: str | None = None
+    changes: tuple[Change, ...] = ()
+    complete: bool = False  # absent lines counted as removed (else "not observed")
+
+    def counts(self) -> Counter[str]:
+        return Counter(c.kind for c in self.changes)
+
+
+@dataclass
+class Comparison:
+    baseline: str
+    complete: bool  # the current corpus is a complete sweep
+    scope: str
+    surfaces: list[SurfaceResult] = field(default_factory=list)
+
+    def counts(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for result in self.surfaces:
+            total.update(result.counts())
+        return total
+
+    def fails(self, fail_on: str) -> bool:
+        """Whether the comparison fails under ``--fail-on`` *fail_on*."""
+        if fail_on == "never":
+            return False
+        if fail_on == "breaking":
+            return any(self.counts()[kind] for kind in BREAKING)
+        return any(r.status == DRIFT for r in self.surfaces)
+
+
+def _split(line: str) -> tuple[str, str]:
+    path, _, value = line.rpartition("\t")
+    return path, value
+
+
+def diff_lines(old: tuple[str, ...], new: tuple[str, ...], *, complete: bool) -> tuple[Change, ...]:
+    """Classified changes from *old* (baseline) to *new* lines, sorted by path."""
+    before = dict(map(_split, old))
+    after = dict(map(_split, new))
+    changes = []
+    for path in sorted(before.keys() | after.keys()):
+        a, b = before.get(path), after.get(path)
+        if a == b:
+            continue
+        if b is None:
+            kind = "removed" if complete else "not-observed"
+        elif a is None:
+            kind = "added"
+        else:
+            was, now = set(a.split("|")), set(b.split("|"))
+            if now > was:
+                kind = "widened"
+            elif now < was:
+                kind = "narrowed" if complete else "not-observed"
+            elif now & was and not complete:
+                kind = "widened"  # a new type joined; the missing ones were only not observed
+            else:
+                kind = "type-changed"
+        changes.append(Change(path, kind, a, b))
+    return tuple(changes)
+
+
+def compare_surface(
+    surface: str, baseline: Baseline, current: Fingerprint | None, *, complete: bool, reason: str | None = None
+) -> SurfaceResult:
+    recorded = baseline.digests.get(surface)
+    if current is None:
+        return SurfaceResult(surface, NOT_COMPARABLE, f"not computed: {reason or 'no input'}", recorded)
+    if recorded is None:
+        return SurfaceResult(surface, NEW, f"{baseline.name} does not record this surface", None, current.digest)
+    if recorded == current.digest:
+        return SurfaceResult(surface, UNCHANGED, None, recorded, current.digest)
+    if current.note == DIGEST_ONLY:
+        return SurfaceResult(surface, NOT_COMPARABLE, "the input records only the digest", recorded, current.digest)
+    if surface not in baseline.lines:
+        why = f"{baseline.name} records only the digest ({baseline.provenance.get(surface, 'provenance unknown')})"
+        return SurfaceResult(surface, NOT_COMPARABLE, why, recorded, current.digest)
+    changes = diff_lines(baseline.lines[surface], current.lines, complete=complete)
+    if not changes:
+        why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
+        return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
+    if all(c.kind == "not-observed" for c in changes):
+        why = (f"every observed line matches {baseline.name}; {len(changes)} of its lines were not observed, "
+               "which is no evidence of removal")
+        return SurfaceResult(surface, NOT_COMPARABLE, why, recorded, current.digest, changes)
+    return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
+
+
+def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | None = None) -> Comparison:
+    """Compare *observed* fingerprints with *baseline*. Surfaces neither side has are left out
+    unless named in *surfaces*."""
+    result = Comparison(baseline.name, observed.complete, observed.scope)
+    current = observed.fingerprints
+    for surface in SURFACES:
+        if surface not in observed.offered or (surfaces is not None and surface not in surfaces):
+            continue
+        if surfaces is None and surface not in current and surface not in baseline.digests:
+            continue
+        complete = observed.complete and surface not in observed.partial
+        reason = observed.not_computed.get(surface)
+        found = compare_surface(surface, baseline, current.get(surface), complete=complete, reason=reason)
+        result.surfaces.append(replace(found, complete=complete))
+    return result

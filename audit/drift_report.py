@@ -1,0 +1,156 @@
+"""Formatters for fingerprints, comparisons and baselines: text, JSON documents, Markdown.
+
+Nothing here computes; every function turns a result into text or a JSON-ready dict.
+"""
+
+from __future__ import annotations
+
+from audit.baselines import Baseline
+from audit.drift import CLASSES, Comparison, Observed
+from audit.fingerprint import SURFACES, Survey
+from audit.report import table
+
+_TITLES = {
+    "added": "added",
+    "removed": "removed",
+    "type-changed": "type changed",
+    "widened": "widened",
+    "narrowed": "narrowed",
+    "not-observed": "not observed",
+}
+FOLD_AFTER = 50
+"""Markdown: a class with more changed lines than this is folded into ``<details>``."""
+_MARKS = {"added": "+", "removed": "-", "type-changed": "~", "widened": ">", "narrowed": "<", "not-observed": "?"}
+
+
+# ----------------------------------------------------------------------------- fingerprint
+
+
+def survey_json(result: Survey, *, paths: bool = False) -> dict:
+    return {
+        "kind": result.kind,
+        "complete": result.complete,
+        "scope": result.scope,
+        "fingerprints": {
+            s: {"digest": fp.digest, "lines": len(fp.lines), "note": fp.note} | ({"paths": list(fp.lines)} if paths else {})
+            for s, fp in result.fingerprints.items()
+        },
+        "notComputed": result.not_computed,
+        "counts": result.counts.to_json(),
+        "problems": result.problems,
+        "skipped": result.skipped,
+    }
+
+
+def survey_text(result: Survey) -> str:
+    rows = [(s, fp.digest, len(fp.lines)) for s, fp in result.fingerprints.items()]
+    return table(("SURFACE", "DIGEST", "LINES"), rows)
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str) -> dict:
+    return {
+        "baseline": comparison.baseline,
+        "observed": observed.label,
+        "complete": comparison.complete,
+        "scope": comparison.scope,
+        "failOn": fail_on,
+        "fails": comparison.fails(fail_on),
+        "counts": {kind: comparison.counts()[kind] for kind in CLASSES},
+        "surfaces": [
+            {
+                "surface": r.surface,
+                "status": r.status,
+                "reason": r.reason,
+                "baselineDigest": r.baseline_digest,
+                "currentDigest": r.current_digest,
+                "complete": r.complete,
+                "counts": {kind: r.counts()[kind] for kind in CLASSES},
+                "changes": [{"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new} for c in r.changes],
+            }
+            for r in comparison.surfaces
+        ],
+    }
+
+
+def _corpus_line(comparison: Comparison, observed: Observed) -> str:
+    kind = "complete sweep" if comparison.complete else "not a complete sweep: missing lines are only 'not observed'"
+    return f"{observed.label}; scope {comparison.scope} ({kind})"
+
+
+def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool = False) -> str:
+    out = [f"baseline: {comparison.baseline}", f"observed: {_corpus_line(comparison, observed)}", ""]
+    rows = [(r.surface, r.status, *(r.counts()[k] for k in CLASSES)) for r in comparison.surfaces]
+    out.append(table(("SURFACE", "STATUS", *(k.upper() for k in CLASSES)), rows))
+    notes = [f"{r.surface}: {r.reason}" for r in comparison.surfaces if r.reason]
+    notes += [f"{s}: missing lines are only 'not observed': {why}" for s, why in observed.partial.items()]
+    out += [""] + notes if notes else []
+    for r in comparison.surfaces:
+        for kind in CLASSES:
+            changes = [c for c in r.changes if c.kind == kind]
+            if not changes or (kind == "not-observed" and not verbose):
+                continue
+            out += ["", f"{r.surface}: {_TITLES[kind]} ({len(changes)})"]
+            for c in changes:
+                value = c.new if c.old is None else c.old if c.new is None else f"{c.old} -> {c.new}"
+                out.append(f"  {_MARKS[kind]} {c.path}\t{value}")
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str | None) -> str:
+    return "" if text is None else "`" + text.replace("|", "\\|") + "`"
+
+
+def comparison_markdown(comparison: Comparison, observed: Observed) -> str:
+    """A pull-request comment: status table, then one table per surface and class
+    (lines only "not observed" folded into a ``<details>`` block)."""
+    out = [
+        f"## agy-audit compare: baseline `{comparison.baseline}`",
+        "",
+        f"Observed: {_corpus_line(comparison, observed)}.",
+        "",
+        "| surface | status | " + " | ".join(_TITLES[k] for k in CLASSES) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in CLASSES) + " |",
+    ]
+    for r in comparison.surfaces:
+        out.append(f"| {r.surface} | {r.status} | " + " | ".join(str(r.counts()[k]) for k in CLASSES) + " |")
+    reasons = [f"- **{r.surface}**: {r.reason}" for r in comparison.surfaces if r.reason]
+    reasons += [f"- **{s}**: missing lines are only \"not observed\": {why}" for s, why in observed.partial.items()]
+    if reasons:
+        out += [""] + reasons
+    for r in comparison.surfaces:
+        for kind in CLASSES:
+            changes = [c for c in r.changes if c.kind == kind]
+            if not changes:
+                continue
+            heading = f"{r.surface}: {_TITLES[kind]} ({len(changes)})"
+            rows = ["| path | baseline | observed |", "| --- | --- | --- |"]
+            rows += [f"| {_cell(c.path)} | {_cell(c.old)} | {_cell(c.new)} |" for c in changes]
+            if kind == "not-observed" or len(changes) > FOLD_AFTER:
+                out += ["", f"<details><summary>{heading}</summary>", ""] + rows + ["", "</details>"]
+            else:
+                out += ["", f"### {heading}", ""] + rows
+    return "\n".join(out) + "\n"
+
+
+# ----------------------------------------------------------------------------- baselines
+
+
+def baselines_json(found: list[Baseline]) -> dict:
+    return {
+        "baselines": [
+            b.to_json()
+            | {"path": str(b.path) if b.path else None, "bundled": b.bundled, "lines": {s: len(v) for s, v in b.lines.items()}}
+            for b in found
+        ]
+    }
+
+
+def baselines_text(found: list[Baseline]) -> str:
+    rows = []
+    for b in found:
+        recorded = ",".join(s + ("" if s in b.lines else "(digest)") for s in SURFACES if s in b.digests)
+        rows.append((b.name, b.agy_version, b.date, b.scope, recorded, "bundled" if b.bundled else str(b.path)))
+    return table(("NAME", "AGY", "DATE", "SCOPE", "SURFACES", "WHERE"), rows)

@@ -1,0 +1,468 @@
+"""Fingerprints of the four format surfaces of a corpus, a store or plain files.
+
+A fingerprint is a sorted tuple of canonical lines ``path<TAB>value`` and a ``sha256:`` digest.
+The value is a ``|``-joined sorted union (of JSON types, wire types, or one schema definition).
+
+* ``sidecar`` -- agy-reader's shape fingerprint of trajectory sidecars (``audit.shape``); the
+  digest equals the one agy-reader publishes for the same documents.
+* ``sqlite`` -- the conversation-database schema. The digest is the published schema
+  fingerprint (sha256 over each non-null ``sqlite_master.sql`` in (type, name) order, each plus
+  ``\\n``, then ``user_version`` plus ``\\n``); the lines name every table, column (declared
+  type, NOT NULL, default, primary-key position), index/view/trigger and ``user_version``, so a
+  diff says what changed. Databases that disagree make one union (the digest is then that of the
+  lines, and ``Fingerprint.note`` says so).
+* ``wire`` -- the protobuf shape of every blob column (``steps.step_payload`` per step type):
+  field paths with wire types, named where ``audit/proto/cortex.proto`` knows the field,
+  numbered where it does not; an unknown length-delimited field is not guessed into.
+* ``transcript`` -- the shape of brain transcript records per ``type`` (``audit.shape``).
+
+Inputs (``survey``): a sweep corpus (``manifest.json``, ``corpus/<surface>/<id>.trajectory.json``,
+``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``), a store root
+(``conversations/``, ``brain/``), a home directory (``.gemini/antigravity*``), a plain directory
+(its ``*.trajectory.json``, ``*.db`` and ``*.jsonl`` files) or files (``.db``, ``.jsonl``, else a
+sidecar). Documents are read one at a time; memory does not grow with the corpus.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from audit import stores
+from audit.errors import InputError
+from audit.ids import canonical_id
+from audit.proto import cortex_pb2 as pb
+from audit.safeio import read_bytes, read_json
+from audit.shape import SidecarShape, TranscriptShape, digest_lines
+from audit.sqlite_store import (
+    NativeConversation,
+    SchemaObject,
+    read_database,
+    schema_fingerprint,
+)
+from audit.transcript import DROPPED, iter_transcript
+from audit.transcript import Finding as TranscriptFinding
+from audit.wire import WIRE_NAMES, WireError, WireField
+from audit.wire import parse as parse_wire
+
+SURFACES = ("sidecar", "sqlite", "wire", "transcript")
+COMPLETE_SCOPE = "explicit-version-scoped"
+"""Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
+
+SIDECAR_SUFFIX = ".trajectory.json"
+TRANSCRIPT_NAMES = ("transcript.jsonl", "transcript_full.jsonl")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    surface: str
+    lines: tuple[str, ...]
+    digest: str
+    note: str | None = None
+
+    @classmethod
+    def of(cls, surface: str, lines: Iterable[str], note: str | None = None) -> Fingerprint:
+        lines = tuple(sorted(lines))
+        return cls(surface, lines, digest_lines(lines), note)
+
+
+@dataclass
+class Counts:
+    """What the corpus held: sidecar documents (``sessions``), their steps, step types and
+    statuses, and the database and transcript files read."""
+
+    sessions: int = 0
+    steps: int = 0
+    step_types: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    databases: int = 0
+    transcripts: int = 0
+
+    def add_trajectory(self, doc: object) -> None:
+        self.sessions += 1
+        steps = doc.get("steps") if type(doc) is dict else None
+        if type(steps) is not list:
+            return
+        self.steps += len(steps)
+        self.step_types.update(_label(s.get("type")) if type(s) is dict else "(not an object)" for s in steps)
+        self.statuses.update(_label(s.get("status")) for s in steps if type(s) is dict)
+
+    def to_json(self) -> dict:
+        return {
+            "sessions": self.sessions,
+            "steps": self.steps,
+            "stepTypes": dict(sorted(self.step_types.items())),
+            "statuses": dict(sorted(self.statuses.items())),
+            "databases": self.databases,
+            "transcripts": self.transcripts,
+        }
+
+
+def _label(value: object) -> str:
+    return value if type(value) is str else "(missing)" if value is None else "(not a string)"
+
+
+@dataclass
+class Survey:
+    """Fingerprints of the requested surfaces of some inputs, and what was seen on the way."""
+
+    kind: str  # "sweep" | "store" | "files"
+    complete: bool  # a sweep corpus whose manifest says complete: true (all inputs)
+    agy_version: str | None  # the manifest's installedAgyVersion, when one manifest says it
+    fingerprints: dict[str, Fingerprint] = field(default_factory=dict)
+    not_computed: dict[str, str] = field(default_factory=dict)  # surface -> reason
+    counts: Counts = field(default_factory=Counts)
+    problems: list[str] = field(default_factory=list)  # unreadable/corrupt input files
+    skipped: list[str] = field(default_factory=list)  # ignored entries and dropped lines
+    manifests: list[Path] = field(default_factory=list)
+    sources: Counter[str] = field(default_factory=Counter)  # sweep sessions per source (daemon/native)
+    files: dict[str, list[Path]] = field(default_factory=dict)  # sidecars / databases / transcripts read
+
+    def partial(self) -> dict[str, str]:
+        """Surfaces of a complete sweep whose absent lines are still no evidence, with why."""
+        native = sum(n for source, n in self.sources.items() if source != "daemon")
+        if not self.complete or not native:
+            return {}
+        return {"sidecar": f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db "
+                           "files (native sweep) and carry only the fields audit/proto/cortex.proto knows"}
+
+    @property
+    def scope(self) -> str:
+        """``explicit-version-scoped`` for a complete sweep, else ``partial-<version>-scoped``."""
+        return COMPLETE_SCOPE if self.complete else f"partial-{self.agy_version or 'unknown'}-scoped"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class _Inputs:
+    sidecars: list[Path] = field(default_factory=list)
+    databases: list[Path] = field(default_factory=list)
+    transcripts: list[Path] = field(default_factory=list)
+    seen: set[Path] = field(default_factory=set)
+
+    def add(self, kind: str, path: Path) -> None:
+        key = path.resolve()
+        if key not in self.seen:
+            self.seen.add(key)
+            getattr(self, kind).append(path)
+
+
+def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
+    try:
+        with os.scandir(directory) as it:
+            return sorted(it, key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        result.problems.append(f"{directory}: cannot list ({exc.strerror or exc})")
+        return []
+
+
+def _regular(entry: os.DirEntry, result: Survey) -> bool:
+    """A regular file (a symbolic link is reported and skipped)."""
+    if entry.is_symlink():
+        result.skipped.append(f"{entry.path}: symbolic link (not followed)")
+        return False
+    return entry.is_file(follow_symlinks=False)
+
+
+def _uuid_file(entry: os.DirEntry, suffix: str, result: Survey) -> bool:
+    if not entry.name.endswith(suffix) or not _regular(entry, result):
+        return False
+    if canonical_id(entry.name[: -len(suffix)]) is None:
+        result.skipped.append(f"{entry.path}: name is not <uuid>{suffix}")
+        return False
+    return True
+
+
+def _brain(directory: Path, inputs: _Inputs, result: Survey) -> None:
+    """``<directory>/<uuid>/.system_generated/logs/transcript*.jsonl``."""
+    for entry in _entries(directory, result):
+        if entry.is_symlink():
+            result.skipped.append(f"{entry.path}: symbolic link (not followed)")
+        elif canonical_id(entry.name) is None or not entry.is_dir(follow_symlinks=False):
+            result.skipped.append(f"{entry.path}: not a brain/<uuid>/ directory")
+        else:
+            logs = Path(entry.path, ".system_generated", "logs")
+            for log in _entries(logs, result):
+                if log.name in TRANSCRIPT_NAMES and _regular(log, result):
+                    inputs.add("transcripts", Path(log.path))
+
+
+def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
+    manifest = read_json(path / "manifest.json")
+    result.manifests.append(path / "manifest.json")
+    result.complete = result.complete and manifest.get("complete") is True
+    version = manifest.get("installedAgyVersion")
+    result.agy_version = version if isinstance(version, str) and result.agy_version in (None, version) else None
+    sessions = manifest.get("sessions")
+    for session in sessions if isinstance(sessions, list) else ():
+        if isinstance(session, dict) and isinstance(session.get("source"), str):
+            result.sources[session["source"]] += 1
+    corpus = path / "corpus"
+    for entry in _entries(corpus, result):
+        if entry.is_dir(follow_symlinks=False):  # corpus/<surface>/
+            for item in _entries(Path(entry.path), result):
+                if _uuid_file(item, SIDECAR_SUFFIX, result):
+                    inputs.add("sidecars", Path(item.path))
+        elif _uuid_file(entry, SIDECAR_SUFFIX, result):  # agy-reader's flat corpus/
+            inputs.add("sidecars", Path(entry.path))
+    for entry in _entries(path / "native", result):
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        for item in _entries(Path(entry.path), result):
+            if item.name == "brain" and item.is_dir(follow_symlinks=False):
+                _brain(Path(item.path), inputs, result)
+            elif _uuid_file(item, ".db", result):
+                inputs.add("databases", Path(item.path))
+
+
+def _store(root: stores.Root, inputs: _Inputs, result: Survey) -> None:
+    scan = stores.scan_root(root)
+    result.skipped.extend(f"{f.path}: {f.reason}" for f in scan.foreign)
+    for session in scan.sessions:
+        if session.sidecar is not None:
+            inputs.add("sidecars", session.sidecar)
+        if session.db is not None:
+            inputs.add("databases", session.db)
+        for kind in ("transcript", "transcript_full"):
+            for path in session.brain_files.get(kind, ()):
+                inputs.add("transcripts", path)
+
+
+def _plain_dir(path: Path, inputs: _Inputs, result: Survey) -> None:
+    for entry in _entries(path, result):
+        if entry.name.endswith(SIDECAR_SUFFIX) and _regular(entry, result):
+            inputs.add("sidecars", Path(entry.path))
+        elif entry.name.endswith(".db") and _regular(entry, result):
+            inputs.add("databases", Path(entry.path))
+        elif entry.name.endswith(".jsonl") and _regular(entry, result):
+            inputs.add("transcripts", Path(entry.path))
+
+
+def _file(path: Path, inputs: _Inputs) -> None:
+    if path.name.endswith(".db"):
+        inputs.add("databases", path)
+    elif path.name.endswith(".jsonl"):
+        inputs.add("transcripts", path)
+    else:
+        inputs.add("sidecars", path)
+
+
+def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
+    inputs = _Inputs()
+    kinds: set[str] = set()
+    result = Survey(kind="files", complete=True, agy_version=None)
+    for raw in paths:
+        path = Path(raw)
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or 'cannot read'}") from None
+        if stat.S_ISREG(st.st_mode):
+            kinds.add("files")
+            _file(path, inputs)
+        elif not stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{path}: not a file or directory")
+        elif (path / "manifest.json").exists():
+            kinds.add("sweep")
+            _sweep(path, inputs, result)
+        elif stores.is_store(path):
+            kinds.add("store")
+            _store(stores.Root(path.absolute(), stores.surface_of(path), explicit=True), inputs, result)
+        elif (path / ".gemini").is_dir():
+            kinds.add("store")
+            for root in stores.resolve_roots(home=path, env={}):
+                _store(root, inputs, result)
+        else:
+            kinds.add("files")
+            _plain_dir(path, inputs, result)
+    result.complete = result.complete and kinds == {"sweep"}
+    result.kind = kinds.pop() if len(kinds) == 1 else "files"
+    return inputs, result
+
+
+# ----------------------------------------------------------------------------- surfaces
+
+
+def _sidecars(paths: list[Path], result: Survey) -> Fingerprint | None:
+    shape = SidecarShape()
+    for path in paths:
+        try:
+            doc = shape.add_json(read_bytes(path), str(path))
+        except InputError as exc:
+            result.problems.append(exc.message)
+            continue
+        result.counts.add_trajectory(doc)
+    return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
+
+
+def _transcripts(paths: list[Path], result: Survey) -> Fingerprint | None:
+    shape = TranscriptShape()
+    for path in paths:
+        result.counts.transcripts += 1
+        for item in iter_transcript(path):
+            if isinstance(item, TranscriptFinding):
+                if item.kind == "unreadable":
+                    result.problems.append(f"{item.file}: {item.message}")
+                elif item.kind in DROPPED:
+                    result.skipped.append(f"{item.file}:{item.line}: {item.message}")
+            else:
+                shape.add(item.raw)
+    return Fingerprint.of("transcript", shape.lines()) if shape.records else None
+
+
+def schema_lines(schema: list[SchemaObject], user_version: int) -> list[str]:
+    """Canonical lines of one database schema (see the module docstring)."""
+    lines = [f"user_version\t{user_version}"]
+    for obj in schema:
+        if obj.type == "table":
+            lines.append(f"table:{obj.name}\ttable")
+            for _cid, name, declared, notnull, default, pk in obj.columns:
+                value = declared or "(no type)"
+                value += " not-null" if notnull else ""
+                value += f" default={default}" if default is not None else ""
+                value += f" pk={pk}" if pk else ""
+                lines.append(f"table:{obj.name}.{name}\t{value}")
+        elif obj.sql is not None:  # indexes, views, triggers (autoindexes have no SQL)
+            lines.append(f"{obj.type}:{obj.name}\t{' '.join(obj.sql.split())}")
+    return lines
+
+
+class _Schemas:
+    def __init__(self) -> None:
+        self.values: dict[str, set[str]] = {}
+        self.digests: set[str] = set()
+
+    def add(self, conv: NativeConversation) -> None:
+        self.digests.add(schema_fingerprint(conv.schema, conv.user_version))
+        for line in schema_lines(conv.schema, conv.user_version):
+            path, value = line.split("\t", 1)
+            self.values.setdefault(path, set()).add(value)
+
+    def fingerprint(self) -> Fingerprint | None:
+        if not self.digests:
+            return None
+        lines = [f"{path}\t{'|'.join(sorted(v))}" for path, v in self.values.items()]
+        if len(self.digests) == 1:
+            lines.sort()
+            return Fingerprint("sqlite", tuple(lines), next(iter(self.digests)))
+        return Fingerprint.of("sqlite", lines, note=f"{len(self.digests)} different schemas; digest of the union of lines")
+
+
+# Blob columns and the message our .proto says they hold (None: no known message).
+BLOB_MESSAGES: dict[tuple[str, str], Descriptor | None] = {
+    ("steps", "step_payload"): pb.Step.DESCRIPTOR,
+    ("steps", "metadata"): pb.CortexStepMetadata.DESCRIPTOR,
+    ("steps", "error_details"): pb.CortexErrorDetails.DESCRIPTOR,
+    ("steps", "permissions"): pb.TrajectoryPermissions.DESCRIPTOR,
+    ("steps", "task_details"): pb.TaskDetails.DESCRIPTOR,
+    ("gen_metadata", "data"): pb.CortexStepGeneratorMetadata.DESCRIPTOR,
+    ("executor_metadata", "data"): pb.ExecutorMetadata.DESCRIPTOR,
+    ("parent_references", "data"): pb.CortexTrajectoryReference.DESCRIPTOR,
+    ("trajectory_metadata_blob", "data"): pb.CortexTrajectoryMetadata.DESCRIPTOR,
+}
+
+
+def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]]:
+    """(scope, field path, wire type) of every field in every blob cell of *conv*.
+
+    Scope is ``table.column`` (``steps.step_payload[<step type>]`` for payloads). Field paths
+    are dotted names where the message is known, numbers where not; a length-delimited field
+    our schema does not know (or knows as string/bytes) is not parsed further.
+    """
+    for table, rows in sorted(conv.tables.items()):
+        for row in rows:
+            for column, value in row.items():
+                if type(value) is not bytes:
+                    continue
+                scope = f"{table}.{column}"
+                if (table, column) == ("steps", "step_payload"):
+                    scope += f"[{_step_type(row.get('step_type'))}]"
+                try:
+                    fields = parse_wire(value)
+                except WireError:
+                    yield scope, "", "invalid"
+                    continue
+                yield from _fields(scope, fields, BLOB_MESSAGES.get((table, column)), "")
+
+
+def _step_type(value: object) -> str:
+    if type(value) is int and value in pb.CortexStepType.values():
+        return pb.CortexStepType.Name(value)
+    return str(value)
+
+
+def _fields(scope: str, fields: tuple[WireField, ...], message: Descriptor | None, prefix: str) -> Iterator[tuple[str, str, str]]:
+    stack = [(fields, message, prefix)]
+    while stack:
+        fields, message, prefix = stack.pop()
+        for f in fields:
+            fd = message.fields_by_number.get(f.number) if message is not None else None
+            path = prefix + (fd.name if fd is not None else str(f.number))
+            yield scope, path, WIRE_NAMES[f.wire_type]
+            if fd is not None and fd.type == FieldDescriptor.TYPE_MESSAGE and f.children is not None:
+                stack.append((f.children, fd.message_type, path + "."))
+
+
+def wire_fingerprint(observations: Iterable[tuple[str, str, str]]) -> Fingerprint:
+    """The ``wire`` fingerprint of (scope, field path, wire type) observations."""
+    values: dict[str, set[str]] = {}
+    for scope, path, wire_type in observations:
+        values.setdefault(f"{scope}.{path}" if path else scope, set()).add(wire_type)
+    return Fingerprint.of("wire", (f"{p}\t{'|'.join(sorted(v))}" for p, v in values.items()))
+
+
+def _databases(paths: list[Path], result: Survey, schemas: _Schemas, observe: bool) -> Iterator[tuple[str, str, str]]:
+    """Read each database once: its schema into *schemas*, its wire observations yielded."""
+    for path in paths:
+        conv = read_database(path)
+        result.counts.databases += 1
+        if not conv.access:
+            result.problems.extend(f.message for f in conv.findings)
+            continue
+        result.problems.extend(f.message for f in conv.findings if f.code != "missing-table")
+        schemas.add(conv)
+        if observe:
+            yield from wire_observations(conv)
+
+
+def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACES) -> Survey:
+    """Fingerprint the requested *surfaces* of *paths*; unreadable files are reported in
+    ``problems`` and skipped, a surface without input is listed in ``not_computed``."""
+    wanted = set(surfaces)
+    inputs, result = _collect(paths)
+    result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
+    found: dict[str, Fingerprint | None] = {}
+    if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts
+        found["sidecar"] = _sidecars(inputs.sidecars, result)
+    if wanted & {"sqlite", "wire"}:
+        schemas = _Schemas()
+        observations = _databases(inputs.databases, result, schemas, "wire" in wanted)
+        wire = wire_fingerprint(observations) if "wire" in wanted else all(False for _ in observations)
+        found["sqlite"] = schemas.fingerprint()
+        found["wire"] = wire if schemas.digests else None
+    if "transcript" in wanted:
+        found["transcript"] = _transcripts(inputs.transcripts, result)
+    missing = {
+        "sidecar": "no readable *.trajectory.json sidecar",
+        "sqlite": "no readable conversation .db",
+        "wire": "no readable conversation .db",
+        "transcript": "no brain transcript record",
+    }
+    for surface in SURFACES:
+        if surface not in wanted:
+            continue
+        if found.get(surface) is not None:
+            result.fingerprints[surface] = found[surface]
+        else:
+            result.not_computed[surface] = missing[surface]
+    return result

@@ -1,0 +1,89 @@
+"""Record a baseline from a complete sweep corpus and regenerate ``COMPATIBILITY.md``.
+
+A record is refused -- nothing written, every file left byte-identical -- when the corpus has no
+sweep manifest or its manifest is not ``complete: true``, when a surface cannot be computed or
+an input file cannot be read, when the corpus breaks the format contract, or when the baseline
+directory already exists. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
+and the compatibility record is replaced atomically; if that fails the new baseline is removed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+from pathlib import Path
+
+from audit import baselines, compat
+from audit.contract import validate_file
+from audit.errors import FindingsError
+from audit.fingerprint import Survey, survey
+
+MAX_LISTED = 5
+
+
+def contract_violations(result: Survey) -> list[str]:
+    """Violations of the format contract (``audit.contract``) by the corpus's manifest, sidecars
+    and brain transcripts; a file the checker cannot read counts too. Advisories do not."""
+    out: list[str] = []
+    checks = [("manifest", p) for p in result.manifests]
+    checks += [("sidecar", p) for p in result.files.get("sidecars", ())]
+    checks += [("transcript", p) for p in result.files.get("transcripts", ())]
+    for kind, path in checks:
+        checked = validate_file(path, kind)
+        if checked.error is not None:
+            out.append(f"{path}: {checked.error}")
+        out.extend(
+            f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in checked.violations
+        )
+    return out
+
+
+def _listed(what: str, items: list[str]) -> str:
+    shown = "; ".join(items[:MAX_LISTED])
+    more = f" (and {len(items) - MAX_LISTED} more)" if len(items) > MAX_LISTED else ""
+    return f"{len(items)} {what}: {shown}{more}"
+
+
+def record(
+    path: str | os.PathLike,
+    name: str,
+    *,
+    baseline_dir: str | os.PathLike,
+    compat_file: str | os.PathLike,
+    date: str | None = None,
+) -> tuple[baselines.Baseline, Survey]:
+    """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*."""
+    baselines.check_name(name)
+    target = Path(baseline_dir) / name
+    result = survey([path])
+    refusals = []
+    if not result.manifests:
+        refusals.append(f"{path}: no manifest.json (record needs a corpus written by `agy-audit sweep`)")
+    elif not result.complete:
+        refusals.append(f"{result.manifests[0]}: the sweep is not complete (manifest complete is not true)")
+    version = baselines.version_of(name)
+    if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
+        refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")
+    refusals += [f"{surface} fingerprint not computed: {why}" for surface, why in result.not_computed.items()]
+    if result.problems:
+        refusals.append(_listed("unreadable input file(s)", result.problems))
+    if not refusals:
+        violations = contract_violations(result)
+        if violations:
+            refusals.append(_listed("contract violation(s)", violations))
+    if os.path.lexists(target):
+        refusals.append(f"{target}: already exists; choose another --name or remove it")
+    if refusals:
+        raise FindingsError("refusing to record: " + " | ".join(refusals))
+    baseline = baselines.from_survey(name, result, date or _dt.date.today().isoformat())
+    existing = [b for b in baselines.listing(Path(baseline_dir)) if b.name != name]
+    text = compat.render(existing + [baseline])  # rendered before anything is written
+    baselines.write(baseline, baseline_dir)
+    try:
+        compat.write(compat_file, text)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    return baseline, result

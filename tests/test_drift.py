@@ -1,0 +1,172 @@
+"""Drift: line classification, surface statuses, --fail-on, reports, bundled baselines, the record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audit import baselines, compat
+from audit.baselines import Baseline
+from audit.cli import main
+from audit.drift import Change, Observed, compare, diff_lines, observe
+from audit.drift_report import comparison_markdown
+from audit.errors import NothingToCheck, UsageError
+from audit.fingerprint import Fingerprint
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "reference" / "data"
+D125 = "sha256:70e2c9386e88420d834beab7a4c917514bcf7b2cf9f74674bde02965601e0462"
+D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
+SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
+
+OLD = ("a\tstring", "b\tstring", "c\tnull|string", "d\tnumber", "e\tnull|string", "f\tnull|string")
+NEW = ("b\tnull|string", "c\tstring", "d\tstring", "e\tnumber|string", "f\tnull|string", "g\tobject")
+
+
+def test_each_class_from_a_complete_sweep():
+    assert diff_lines(OLD, NEW, complete=True) == (
+        Change("a", "removed", "string", None),
+        Change("b", "widened", "string", "null|string"),
+        Change("c", "narrowed", "null|string", "string"),
+        Change("d", "type-changed", "number", "string"),
+        Change("e", "type-changed", "null|string", "number|string"),
+        Change("g", "added", None, "object"),
+    )
+
+
+def test_absence_in_a_partial_corpus_is_only_not_observed():
+    assert diff_lines(OLD, NEW, complete=False) == (
+        Change("a", "not-observed", "string", None),
+        Change("b", "widened", "string", "null|string"),
+        Change("c", "not-observed", "null|string", "string"),
+        Change("d", "type-changed", "number", "string"),
+        Change("e", "widened", "null|string", "number|string"),
+        Change("g", "added", None, "object"),
+    )
+
+
+def _baseline(**digests_lines) -> Baseline:
+    digests = {s: (v if isinstance(v, str) else Fingerprint.of(s, v).digest) for s, v in digests_lines.items()}
+    lines = {s: v for s, v in digests_lines.items() if not isinstance(v, str)}
+    return Baseline("agy-1.0.0", "1.0.0", "2026-01-01", "0.1.0", "explicit-version-scoped", digests,
+                    dict.fromkeys(digests, "imported from a test"), None, lines)
+
+
+def _observed(complete: bool, **lines) -> Observed:
+    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
+    return Observed("test corpus", fps, complete, "explicit-version-scoped" if complete else "partial-unknown-scoped",
+                    not_computed={"wire": "no readable conversation .db"})
+
+
+def test_statuses_and_fail_on():
+    base = _baseline(sidecar=OLD, sqlite=SCHEMA, wire=("x\tvarint",), transcript=("T\tobject",))
+    seen = _observed(True, sidecar=NEW, sqlite=("user_version\t1",), transcript=("T\tobject",))
+    result = compare(base, seen)
+    assert [(r.surface, r.status) for r in result.surfaces] == [
+        ("sidecar", "DRIFT"), ("sqlite", "NOT COMPARABLE"), ("wire", "NOT COMPARABLE"), ("transcript", "UNCHANGED"),
+    ]
+    assert result.surfaces[1].reason == "agy-1.0.0 records only the digest (imported from a test)"
+    assert result.surfaces[2].reason == "not computed: no readable conversation .db"
+    assert result.fails("drift") and result.fails("breaking") and not result.fails("never")
+
+    only_added = compare(_baseline(sidecar=OLD[:1]), _observed(True, sidecar=OLD[:2], wire=("x\tlen",)))
+    assert [(r.surface, r.status) for r in only_added.surfaces] == [("sidecar", "DRIFT"), ("wire", "NEW")]
+    assert only_added.fails("drift") and not only_added.fails("breaking")
+
+    subset = compare(_baseline(sidecar=OLD), _observed(False, sidecar=OLD[:3]))
+    assert subset.surfaces[0].status == "NOT COMPARABLE" and not subset.fails("drift")
+    assert subset.surfaces[0].reason == ("every observed line matches agy-1.0.0; 3 of its lines were not observed, "
+                                         "which is no evidence of removal")
+    assert compare(_baseline(sidecar=OLD), _observed(False, sidecar=OLD)).surfaces[0].status == "UNCHANGED"
+
+
+def test_markdown_report_is_exact():
+    base = _baseline(sidecar=("a\tstring", "b|x\tstring", "z\tnull"))
+    seen = _observed(False, sidecar=("a\tnull|string", "b|x\tstring", "n\tobject"))
+    assert comparison_markdown(compare(base, seen), seen) == """\
+## agy-audit compare: baseline `agy-1.0.0`
+
+Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missing lines are only 'not observed').
+
+| surface | status | added | removed | type changed | widened | narrowed | not observed |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| sidecar | DRIFT | 1 | 0 | 0 | 1 | 0 | 1 |
+
+### sidecar: added (1)
+
+| path | baseline | observed |
+| --- | --- | --- |
+| `n` |  | `object` |
+
+### sidecar: widened (1)
+
+| path | baseline | observed |
+| --- | --- | --- |
+| `a` | `string` | `null\\|string` |
+
+<details><summary>sidecar: not observed (1)</summary>
+
+| path | baseline | observed |
+| --- | --- | --- |
+| `z` | `null` |  |
+
+</details>
+"""
+
+
+# ----------------------------------------------------------------------------- bundled baselines
+
+
+def test_bundled_baselines_are_the_published_snapshots():
+    found = {b.name: b for b in baselines.available()}
+    assert list(found) == ["agy-1.2.5", "agy-1.2.10"]
+    for name, digest in (("agy-1.2.5", D125), ("agy-1.2.10", D1210)):
+        b = found[name]
+        assert b.bundled and b.complete and b.digests == {"sidecar": digest, "sqlite": SCHEMA}
+        assert (b.path / "sidecar.tsv").read_bytes() == (DATA / f"{name}-sidecar-shape.tsv").read_bytes()
+        assert b.provenance["sidecar"].startswith("imported from agy-reader's published record")
+        assert b.provenance["sqlite"].startswith("imported from agy-reader's published record")
+
+
+@pytest.mark.parametrize("observed", ["fingerprints/agy-1.2.10", str(DATA / "agy-1.2.10-sidecar-shape.tsv")])
+def test_agy_1_2_5_to_1_2_10_is_exactly_107_added(observed):
+    result = compare(baselines.resolve("agy-1.2.5"), observe([REPO / observed]))
+    sidecar = result.surfaces[0]
+    assert sidecar.surface == "sidecar" and sidecar.status == "DRIFT"
+    assert len(sidecar.changes) == 107 and {c.kind for c in sidecar.changes} == {"added"}
+    assert all(r.status == "UNCHANGED" for r in result.surfaces[1:])
+    assert result.counts() == {"added": 107}
+
+
+def test_cli_compare_exit_codes_and_json(capsys, tmp_path):
+    args = ["compare", "--baseline", "agy-1.2.5", str(REPO / "fingerprints" / "agy-1.2.10")]
+    assert main(args) == 1
+    assert main([*args, "--fail-on", "breaking"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--fail-on", "never", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fails"] is False and doc["counts"]["added"] == 107
+    assert [(s["surface"], s["status"]) for s in doc["surfaces"]] == [("sidecar", "DRIFT"), ("sqlite", "UNCHANGED")]
+    assert main(["compare", "--baseline", "agy-1.2.10", str(REPO / "fingerprints" / "agy-1.2.10")]) == 0
+    assert main(["compare", "--baseline", "agy-0.0.0", str(tmp_path)]) == 2
+    assert main(["compare", "--baseline", "agy-1.2.10", str(tmp_path)]) == 3
+    with pytest.raises(NothingToCheck):
+        observe([tmp_path])
+    with pytest.raises(UsageError):
+        observe([tmp_path, REPO / "fingerprints" / "agy-1.2.10"])
+
+
+def test_committed_compatibility_record_is_generated_from_the_bundled_baselines():
+    text = (REPO / "COMPATIBILITY.md").read_text()
+    assert text == compat.render(baselines.available())
+    record = compat.parse(text)
+    assert (record.agy_version, record.verified_on, record.scope) == ("1.2.10", "2026-09-24", "explicit-version-scoped")
+    assert record.digests == {"sqlite": SCHEMA, "sidecar": D1210}
+    assert "imported from agy-reader's published record" in text
+
+
+def test_agy_reader_record_parses():
+    record = compat.read(DATA / "agy-reader-COMPATIBILITY-1.2.11.md")
+    assert record == compat.CompatRecord("1.2.11", "2026-09-25", "explicit-version-scoped", {"sqlite": SCHEMA, "sidecar": D1210})

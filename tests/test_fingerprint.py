@@ -1,0 +1,228 @@
+"""The four surfaces: inputs (sweep corpus, store, home, plain dir, files), sqlite and wire lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from audit.errors import InputError
+from audit.fingerprint import SURFACES, Fingerprint, survey, wire_fingerprint
+from audit.shape import SidecarShape
+from audit.stores import Root
+from audit.sweep import sweep
+from audit.testing.builder import StoreBuilder
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"
+DDL = (DATA / "agentsview_agy-1.0.7-1.0.10_baseline_schema.sql").read_text()
+KNOWN_SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
+
+
+def make_db(path: Path, ddl: str = DDL) -> Path:
+    con = sqlite3.connect(path)
+    con.executescript(ddl)
+    con.close()
+    return path
+
+
+def build_store(home: Path, *, unknown_fields: bool = False) -> Path:
+    cli = StoreBuilder(home, seed=11).root("cli")
+    cli.conversation(turns=2, unknown_fields=unknown_fields)
+    cli.family(children=2, unknown_fields=unknown_fields)
+    return cli.path
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    return build_store(tmp_path_factory.mktemp("home"))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory, store) -> Path:
+    out = tmp_path_factory.mktemp("sweep") / "corpus"
+    result = sweep([Root(store, "cli", True)], out, source="native", env={})
+    assert result.complete
+    return out
+
+
+# ----------------------------------------------------------------------------- sqlite
+
+
+def test_known_ddl_gives_the_published_schema_digest_and_named_lines(tmp_path):
+    fp = survey([make_db(tmp_path / "a.db")], ["sqlite"]).fingerprints["sqlite"]
+    assert fp.digest == KNOWN_SCHEMA
+    assert fp.note is None
+    assert len(fp.lines) == 36
+    for line in (
+        "user_version\t1",
+        "table:steps\ttable",
+        "table:steps.has_subtrajectory\tnumeric not-null default=false",
+        "table:steps.idx\tINTEGER pk=1",
+        'table:trajectory_metadata_blob.id\tTEXT default="main" pk=1',
+        "index:idx_steps_status\tCREATE INDEX `idx_steps_status` ON `steps`(`status`)",
+    ):
+        assert line in fp.lines
+
+
+def test_a_schema_change_changes_digest_and_names_the_line(tmp_path):
+    changed = make_db(tmp_path / "b.db", DDL + "ALTER TABLE `steps` ADD COLUMN `extra` text;\n")
+    fp = survey([changed], ["sqlite"]).fingerprints["sqlite"]
+    assert fp.digest != KNOWN_SCHEMA
+    assert "table:steps.extra\tTEXT" in fp.lines
+
+
+def test_databases_that_disagree_make_a_union_with_a_note(tmp_path):
+    make_db(tmp_path / "a.db")
+    make_db(tmp_path / "b.db", DDL.replace("PRAGMA user_version = 1;", "PRAGMA user_version = 2;"))
+    fp = survey([tmp_path], ["sqlite"]).fingerprints["sqlite"]
+    assert "user_version\t1|2" in fp.lines
+    assert fp.note == "2 different schemas; digest of the union of lines"
+    assert fp == Fingerprint.of("sqlite", fp.lines, fp.note)
+
+
+# ----------------------------------------------------------------------------- wire
+
+
+def test_wire_fingerprint_of_observations():
+    fp = wire_fingerprint([
+        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "type", "varint"),
+        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "varint"),
+        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "len"),
+        ("gen_metadata.data", "", "invalid"),
+    ])
+    assert fp.lines == (
+        "gen_metadata.data\tinvalid",
+        "steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT].999\tlen|varint",
+        "steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT].type\tvarint",
+    )
+
+
+def test_wire_lines_are_named_where_the_proto_knows_the_field(store):
+    lines = survey([store], ["wire"]).fingerprints["wire"].lines
+    assert "steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].planner_response.tool_calls.name\tlen" in lines
+    assert "steps.metadata.created_at.seconds\tvarint" in lines
+    assert not any(".999" in line for line in lines)
+
+
+def test_an_unknown_protobuf_field_shows_as_wire_drift_and_nothing_else(tmp_path, store):
+    other = build_store(tmp_path / "home", unknown_fields=True)
+    a, b = survey([store]), survey([other])
+    assert set(a.fingerprints) == set(b.fingerprints) == set(SURFACES)
+    assert [s for s in SURFACES if a.fingerprints[s].digest != b.fingerprints[s].digest] == ["wire"]
+    added = set(b.fingerprints["wire"].lines) - set(a.fingerprints["wire"].lines)
+    assert added and all(line.startswith("steps.step_payload[") and line.endswith(".999\tvarint") for line in added)
+    assert set(a.fingerprints["wire"].lines) <= set(b.fingerprints["wire"].lines)
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def test_store_root_gives_all_four_surfaces_and_counts(store):
+    result = survey([store])
+    assert result.kind == "store" and not result.complete and result.scope == "partial-unknown-scoped"
+    assert set(result.fingerprints) == set(SURFACES) and not result.not_computed
+    counts = result.counts.to_json()
+    assert counts["sessions"] == 4 and counts["databases"] == 4 and counts["transcripts"] == 8
+    assert counts["steps"] == sum(counts["stepTypes"].values()) == sum(counts["statuses"].values())
+    assert survey([store.parent.parent]).fingerprints == result.fingerprints  # the home directory
+
+
+def test_sweep_corpus_is_complete_and_marks_native_sidecars(corpus, store):
+    result = survey([corpus])
+    assert result.kind == "sweep" and result.complete and result.scope == "explicit-version-scoped"
+    assert result.sources == {"native": 4}
+    assert set(result.partial()) == {"sidecar"}
+    assert result.fingerprints["sqlite"].digest == KNOWN_SCHEMA
+    assert result.fingerprints["wire"] == survey([store]).fingerprints["wire"]
+    assert result.manifests == [corpus / "manifest.json"]
+
+
+def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, corpus):
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest | {"complete": False, "installedAgyVersion": "1.2.11"}))
+    result = survey([tmp_path])
+    assert not result.complete and result.scope == "partial-1.2.11-scoped"
+    assert result.not_computed == {
+        "sidecar": "no readable *.trajectory.json sidecar", "sqlite": "no readable conversation .db",
+        "wire": "no readable conversation .db", "transcript": "no brain transcript record",
+    }
+
+
+def test_plain_directory_files_dedup_symlinks_and_foreign_entries(tmp_path):
+    fixture = (DATA / "agy-reader_invoke_subagent.trajectory.json").read_bytes()
+    (tmp_path / "x.trajectory.json").write_bytes(fixture)
+    (tmp_path / "notes.txt").write_text("not a sidecar")
+    (tmp_path / "nested.trajectory.json").mkdir()
+    (tmp_path / "nested.trajectory.json" / "y.trajectory.json").write_text("{}")
+    (tmp_path / "link.trajectory.json").symlink_to(tmp_path / "x.trajectory.json")
+    result = survey([tmp_path, tmp_path / "x.trajectory.json"], ["sidecar"])
+    assert result.counts.sessions == 1
+    assert result.fingerprints["sidecar"].digest == "sha256:4363eb5216155a994dfd9e08e6431be910df1b336d095367dcdedc1663ba7f2c"
+    assert result.skipped == [f"{tmp_path / 'link.trajectory.json'}: symbolic link (not followed)"]
+
+
+def test_a_corrupt_file_is_reported_and_the_rest_fingerprinted(tmp_path):
+    (tmp_path / "a.trajectory.json").write_text('{"steps": []}')
+    (tmp_path / "b.trajectory.json").write_text('{"steps": [')
+    result = survey([tmp_path], ["sidecar"])
+    assert result.fingerprints["sidecar"].lines == ("\tobject", "steps\tarray")
+    assert result.problems == [f"{tmp_path / 'b.trajectory.json'}: invalid JSON at line 1 column 12: Expecting value"]
+
+
+def test_missing_path_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="No such file"):
+        survey([tmp_path / "nope"])
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_fingerprint_text_json_paths_and_exit_codes(tmp_path, capsys, store):
+    assert main(["fingerprint", str(store)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["SURFACE", "DIGEST", "LINES"] and [r.split()[0] for r in out[1:]] == list(SURFACES)
+
+    fixture = DATA / "agy-reader_invoke_subagent.trajectory.json"
+    assert main(["fingerprint", "--surface", "sidecar", "--paths", str(fixture)]) == 0
+    printed = capsys.readouterr().out
+    shape = SidecarShape()
+    shape.add_json(fixture.read_bytes())
+    assert printed == "".join(line + "\n" for line in shape.lines())
+
+    assert main(["fingerprint", "--format", "json", "--surface", "sqlite", str(make_db(tmp_path / "a.db"))]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fingerprints"] == {"sqlite": {"digest": KNOWN_SCHEMA, "lines": 36, "note": None}}
+    assert doc["kind"] == "files" and doc["scope"] == "partial-unknown-scoped"
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["fingerprint", str(empty)]) == 3
+    assert main(["fingerprint", "--paths", str(store)]) == 2
+    assert main(["fingerprint", str(tmp_path / "missing")]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_cli_warns_about_unreadable_files_on_stderr(tmp_path, capsys):
+    (tmp_path / "a.trajectory.json").write_text("{}")
+    (tmp_path / "b.trajectory.json").write_bytes(b"\xff")
+    os.chmod(tmp_path / "a.trajectory.json", 0o600)
+    assert main(["fingerprint", "--surface", "sidecar", str(tmp_path)]) == 0
+    assert "warning: " + str(tmp_path / "b.trajectory.json") in capsys.readouterr().err
+    assert main(["fingerprint", "-q", "--surface", "sidecar", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_transcript_torn_lines_are_skipped_not_problems(tmp_path):
+    good = (DATA / "codeburn_fixture-current-cli_transcript.jsonl").read_bytes()
+    (tmp_path / "transcript.jsonl").write_bytes(good + b'ing mid-word", "type": "X"}\n[1]\n')
+    result = survey([tmp_path], ["transcript"])
+    lines = result.fingerprints["transcript"].lines
+    assert "PLANNER_RESPONSE.thinking\tstring" in lines and "USER_INPUT\tobject" in lines
+    assert not any(line.startswith(("X", "(none)")) for line in lines)
+    assert result.problems == []
+    log = tmp_path / "transcript.jsonl"
+    assert [s.split(": ")[0] for s in result.skipped] == [f"{log}:3", f"{log}:4"]

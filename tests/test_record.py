@@ -1,0 +1,167 @@
+"""``record`` writes a baseline and COMPATIBILITY.md from a complete sweep, or refuses leaving every
+file byte-identical; ``baselines`` lists and imports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from audit import compat
+from audit.baselines import load
+from audit.cli import main
+from audit.stores import Root
+from audit.sweep import sweep
+from audit.testing.builder import StoreBuilder
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "reference" / "data"
+D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
+SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory) -> Path:
+    cli = StoreBuilder(tmp_path_factory.mktemp("home"), seed=4).root("cli")
+    cli.conversation(turns=2)
+    cli.family(children=1)
+    out = tmp_path_factory.mktemp("sweep") / "corpus"
+    assert sweep([Root(cli.path, "cli", True)], out, source="native", env={}).complete
+    return out
+
+
+@pytest.fixture
+def workspace(tmp_path, swept) -> Path:
+    shutil.copytree(swept, tmp_path / "corpus")
+    shutil.copytree(REPO / "fingerprints", tmp_path / "fp", ignore=shutil.ignore_patterns(".keep"))
+    (tmp_path / "COMPAT.md").write_text("previous record\n")
+    return tmp_path
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _record(ws: Path, *extra: str, name: str = "agy-9.9.9", corpus: str = "corpus") -> int:
+    return main(["record", str(ws / corpus), "--name", name, "--baseline-dir", str(ws / "fp"),
+                 "--compat-file", str(ws / "COMPAT.md"), *extra])
+
+
+def test_record_writes_every_surface_and_regenerates_the_compatibility_record(workspace, capsys):
+    assert _record(workspace) == 0
+    assert capsys.readouterr().out.endswith(f"recorded {workspace / 'fp' / 'agy-9.9.9'}; regenerated {workspace / 'COMPAT.md'}\n")
+    target = workspace / "fp" / "agy-9.9.9"
+    names = sorted(p.name for p in target.iterdir())
+    assert names == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "transcript.tsv", "wire.tsv"]
+    doc = json.loads((target / "baseline.json").read_text())
+    assert (doc["name"], doc["agyVersion"], doc["corpusScope"]) == ("agy-9.9.9", "9.9.9", "explicit-version-scoped")
+    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == ["sidecar", "sqlite", "wire", "transcript"]
+    assert all(p.startswith("computed from a swept corpus (3 native) by agy-audit ") for p in doc["provenance"].values())
+    assert doc["counts"]["sessions"] == 3 and doc["counts"]["steps"] == sum(doc["counts"]["stepTypes"].values())
+    baseline = load(target)
+    assert set(baseline.lines) == {"sidecar", "sqlite", "wire", "transcript"}
+
+    text = (workspace / "COMPAT.md").read_text()
+    record = compat.parse(text)
+    assert record.agy_version == "9.9.9" and record.digests == doc["digests"] and record.scope == "explicit-version-scoped"
+    assert "| `agy-9.9.9` | 9.9.9 |" in text and "| `agy-1.2.10` | 1.2.10 |" in text
+    assert text.index("`agy-9.9.9`") < text.index("`agy-1.2.10`") < text.index("`agy-1.2.5`")
+
+    compare = ["compare", "--baseline", "agy-9.9.9", "--baseline-dir", str(workspace / "fp"), str(workspace / "corpus")]
+    assert main(compare) == 0
+
+
+def _incomplete(ws: Path) -> None:
+    manifest = ws / "corpus" / "manifest.json"
+    manifest.write_text(json.dumps(json.loads(manifest.read_text()) | {"complete": False}))
+
+
+def _no_transcripts(ws: Path) -> None:
+    shutil.rmtree(ws / "corpus" / "native" / "cli" / "brain")
+
+
+def _violation(ws: Path) -> None:
+    sidecar = next((ws / "corpus" / "corpus" / "cli").iterdir())
+    sidecar.write_text(json.dumps(json.loads(sidecar.read_text()) | {"cascadeId": "not-a-uuid"}))
+
+
+def _corrupt(ws: Path) -> None:
+    next((ws / "corpus" / "corpus" / "cli").iterdir()).write_text('{"steps": [')
+
+
+def _no_manifest(ws: Path) -> None:
+    (ws / "corpus" / "manifest.json").unlink()
+
+
+def _version_mismatch(ws: Path) -> None:
+    manifest = ws / "corpus" / "manifest.json"
+    manifest.write_text(json.dumps(json.loads(manifest.read_text()) | {"installedAgyVersion": "1.2.11"}))
+
+
+def _existing(ws: Path) -> None:
+    shutil.copytree(ws / "fp" / "agy-1.2.10", ws / "fp" / "agy-9.9.9")
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (_no_manifest, "no manifest.json"),
+        (_incomplete, "the sweep is not complete"),
+        (_no_transcripts, "transcript fingerprint not computed: no brain transcript record"),
+        (_violation, "1 contract violation(s): "),
+        (_corrupt, "unreadable input file(s): "),
+        (_version_mismatch, "the sweep ran with agy '1.2.11' but --name says 9.9.9"),
+        (_existing, "agy-9.9.9: already exists"),
+    ],
+)
+def test_record_refuses_and_leaves_every_file_byte_identical(workspace, capsys, spoil, message):
+    spoil(workspace)
+    before = _tree(workspace)
+    assert _record(workspace) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agy-audit: refusing to record: ") and message in err
+    assert _tree(workspace) == before
+
+
+def test_record_bad_name_is_a_usage_error(workspace):
+    before = _tree(workspace)
+    assert _record(workspace, name="../escape") == 2
+    assert _tree(workspace) == before
+
+
+# ----------------------------------------------------------------------------- baselines command
+
+
+def test_baselines_list_and_import_shape(tmp_path, capsys):
+    assert main(["baselines", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["baselines"]
+    assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
+        ("agy-1.2.5", True, {"sidecar": 1629}), ("agy-1.2.10", True, {"sidecar": 1736}),
+    ]
+
+    tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
+    own = tmp_path / "own"
+    assert main(["baselines", "import-shape", str(tsv), "--name", "agy-1.2.11", "--baseline-dir", str(own),
+                 "--compat-file", str(tmp_path / "C.md")]) == 0
+    imported = load(own / "agy-1.2.11")
+    assert imported.digests == {"sidecar": D1210, "sqlite": SCHEMA} and imported.date == "2026-09-25"
+    assert "COMPATIBILITY.md@9a228af" in imported.provenance["sidecar"]
+    assert compat.read(tmp_path / "C.md").agy_version == "1.2.11"
+    assert capsys.readouterr().out == f"imported {own / 'agy-1.2.11'} ({D1210})\n"
+    assert main(["baselines", "--baseline-dir", str(own)]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["NAME", "agy-1.2.5", "agy-1.2.10", "agy-1.2.11"]
+
+    mine = ["baselines", "import-shape", str(tsv), "--name", "mine", "--baseline-dir", str(own)]
+    assert main(mine) == 2
+    assert "--digest" in capsys.readouterr().err
+    assert main([*mine, "--digest", "sha256:" + "0" * 64]) == 2
+    assert "does not match" in capsys.readouterr().err
+    assert main([*mine, "--digest", D1210]) == 0
+    expected = "imported from the shape snapshot agy-1.2.10-sidecar-shape.tsv; digest matched --digest"
+    assert load(own / "mine").provenance == {"sidecar": expected}
+    assert not (own / "agy-1.2.5").exists()
+    assert main(["baselines", "import-shape", str(DATA / "agy-1.2.5-sidecar-shape.tsv"), "--name", "agy-1.2.10",
+                 "--baseline-dir", str(own)]) == 2
+    assert not (own / "agy-1.2.10").exists()
