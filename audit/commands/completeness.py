@@ -1,0 +1,99 @@
+"""``agy-audit completeness``: compare sidecars with their native ``.db`` sources; optionally attest."""
+
+from __future__ import annotations
+
+import argparse
+
+from audit import completeness, stores
+from audit.commands.common import add_format, roots_from
+from audit.errors import UsageError
+from audit.report import table, to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "completeness", parents=[parents["store"]], help="check that sidecars hold everything their native .db holds",
+        description="Compare each sidecar with a read-only snapshot of its native source (the .db beside it, WAL "
+        "included, or native/<surface>/<id>.db in a sweep corpus): step count and order, type, status, createdAt, "
+        f"prompt, planner and thinking text, tool calls, commands and exit codes (profile {completeness.PROFILE}). "
+        "PATH: a store root, a conversations directory, a sweep corpus or sidecar files; without PATH the "
+        "discovered (or --home/--root) stores. Verdicts: complete, incomplete, unsupported (source content "
+        "cortex.proto does not decode), unknown (no .db, or a legacy .pb), unreadable. Exit 0 every compared "
+        "sidecar complete (unknown ones do not fail), 1 any incomplete or unsupported (or a refused "
+        "attestation), 2 unreadable input or usage, 3 nothing found or nothing comparable.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="store root, conversations directory, sweep corpus or sidecar file")
+    p.add_argument(
+        "--attest", action="store_true",
+        help="record agyReader.completeness in complete sidecars and remove it from incomplete/unsupported ones "
+        "(only that block changes; file mtime kept; unchanged evidence is not rewritten)",
+    )
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.paths:
+        if args.home is not None or args.root:
+            raise UsageError("completeness: give PATHs or --home/--root, not both")
+        report = completeness.check(args.paths)
+    else:
+        report = completeness.check_roots(stores.require_roots(roots_from(args)))
+    if args.attest:
+        completeness.attest(report)
+    if args.format == "json":
+        print(to_json(_json(report, args.attest)), end="")
+    else:
+        print(_text(report, args.attest, args.quiet))
+    return report.exit_code
+
+
+def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
+    headers = ["ID", "VERDICT"] + (["ATTEST"] if attested else []) + ["SIDECAR", "SOURCE", "DETAIL"]
+    rows = []
+    for r in report.results:
+        detail = r.detail
+        if r.attestation_error:
+            detail = "; ".join(filter(None, (detail, r.attestation_error)))
+        rows.append([r.id or r.sidecar.name, r.verdict] + ([r.attestation] if attested else [])
+                    + [r.sidecar_steps, r.source_steps, detail])
+    counts = report.counts()
+    summary = f"completeness: {len(report.results)} sidecar(s): " + ", ".join(f"{n} {v}" for v, n in counts.items())
+    if attested:
+        summary += "; attestations: " + ", ".join(f"{n} {a}" for a, n in report.attestation_counts().items())
+    lines = [table(headers, rows), summary]
+    if counts[completeness.UNKNOWN] and not quiet:
+        lines.append("note: unknown sidecars have no readable native source to compare with; they do not fail the check")
+    return "\n".join(lines)
+
+
+def _json(report: completeness.Report, attested: bool) -> dict:
+    return {
+        "profile": completeness.PROFILE,
+        "ok": report.exit_code == 0,
+        "summary": {
+            "sidecars": len(report.results),
+            **report.counts(),
+            "attestations": report.attestation_counts() if attested else None,
+        },
+        "results": [
+            {
+                "id": r.id,
+                "sidecar": str(r.sidecar),
+                "source": None if r.source is None else str(r.source),
+                "verdict": r.verdict,
+                "detail": r.detail,
+                "sidecarSteps": r.sidecar_steps,
+                "sourceSteps": r.source_steps,
+                "evidence": None if r.evidence is None else {
+                    "profile": r.evidence.profile,
+                    "sourceSha256": r.evidence.source_sha256,
+                    "projectionSha256": r.evidence.projection_sha256,
+                    "steps": r.evidence.steps,
+                },
+                "attestation": r.attestation,
+                "attestationError": r.attestation_error,
+            }
+            for r in report.results
+        ],
+    }

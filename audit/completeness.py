@@ -1,0 +1,522 @@
+"""Native completeness: does a sidecar still hold everything its native ``.db`` holds?
+
+A sidecar can be an old in-memory copy of a conversation that has moved on. Each sidecar that has
+a native source -- ``conversations/<id>.db`` beside it in a store, or ``native/<surface>/<id>.db``
+for ``corpus/<surface>/<id>.trajectory.json`` in a sweep corpus -- is compared with one read-only
+snapshot of that source, committed ``-wal`` content included (``audit.sqlite_store``), decoded
+offline (``audit.trajectory``). Nothing here prints.
+
+The projection (profile ``agy-audit-projection/1``) is what both sides carry, compared per step:
+the array ``[PROFILE, [step, ...]]`` where each step is the array of ``STEP_FIELDS`` values:
+
+* ``type``, ``status``: the enum name; a number the schema names becomes its name; absent or
+  ``null`` is the zero name (``CORTEX_STEP_TYPE_UNSPECIFIED``); a number it does not name stays
+  a number;
+* ``metadata.createdAt``: RFC 3339 text with the fraction padded to nine digits (protobuf and
+  Go print 0, 3, 6 or 9); absent is ``""``;
+* user prompt text: ``userInput.userResponse``, ``userInput.query``, ``userInput.items[].text``;
+* planner text: ``plannerResponse.response``, ``.modifiedResponse``, ``.thinking``;
+* tool calls as ``[name, argumentsJson]``: every ``plannerResponse.toolCalls[]``, the step's
+  ``metadata.toolCall`` and ``mcpTool.toolCall``;
+* commands: ``runCommand.commandLine``, ``.proposedCommandLine``, ``.exitCode``.
+
+Absent and ``null`` values are the proto3 defaults (``""``, ``0``, ``[]``, a call ``["", ""]``) on
+both sides: proto3 JSON omits defaults, so an absent ``exitCode`` equals ``0``; sidecar-only keys
+(see ``audit.proto``) are never projected. Present values of the wrong JSON type are kept as they
+are, so they never equal the source. ``projectionSha256`` is the SHA-256 of the projection as
+compact JSON (keys sorted, no whitespace, UTF-8, non-ASCII unescaped). Equal step counts and
+timestamps alone never pass: every field of every step must be equal.
+
+``sourceSha256`` is the SHA-256 of the ``.db`` bytes immediately followed by the bytes of its
+``-wal`` (nothing when there is none); ``-shm`` and ``-journal`` are not part of it. Hash and
+snapshot are taken between two identical stats of ``.db`` and ``-wal`` (retried otherwise).
+
+Verdicts: ``complete``; ``incomplete`` (steps missing, extra or different, or a sidecar of
+another conversation: the first difference is named); ``unsupported`` (the source holds
+protobuf fields, enum numbers or rows ``cortex.proto`` does not decode: fail closed);
+``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
+is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
+or kept changing through three attempts). ``attest`` records ``agyReader.completeness`` in
+complete sidecars and removes it from incomplete and unsupported ones; see there.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
+from audit.ids import canonical_id
+from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
+from audit.proto import cortex_pb2 as pb
+from audit.safeio import atomic_write, dumps, loads, read_bytes
+from audit.stamps import READER_BLOCK, set_reader_key
+from audit.stores import Root, is_store
+from audit.sweep import MANIFEST
+from audit.trajectory import NativeTrajectory, read_trajectory
+
+PROFILE = "agy-audit-projection/1"
+READER_KEY = "completeness"
+"""The sidecar key ``agyReader.completeness`` (schemas/sidecar.schema.json)."""
+
+COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE = "complete", "incomplete", "unsupported", "unknown", "unreadable"
+VERDICTS = (COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE)
+FAILING = frozenset({INCOMPLETE, UNSUPPORTED})
+
+WRITTEN, KEPT, REMOVED, REFUSED = "written", "kept", "removed", "refused"
+ATTESTATIONS = (WRITTEN, KEPT, REMOVED, REFUSED)
+
+STEP_FIELDS = (
+    "type", "status", "metadata.createdAt",
+    "userInput.userResponse", "userInput.query", "userInput.items[].text",
+    "plannerResponse.response", "plannerResponse.modifiedResponse", "plannerResponse.thinking",
+    "plannerResponse.toolCalls[]", "metadata.toolCall", "mcpTool.toolCall",
+    "runCommand.commandLine", "runCommand.proposedCommandLine", "runCommand.exitCode",
+)
+"""Names of the values of one projected step, in order."""
+
+_FATAL_FINDINGS = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
+"""``sqlite_store`` finding codes that mean the source could not be read (other findings: unsupported)."""
+_READ_ATTEMPTS = 3
+_SHOWN = 3  # unknown fields / findings named in a detail
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_SIDECAR_NAME = re.compile(rf"({_UUID})\.trajectory\.json")
+_SOURCE_NAME = re.compile(rf"({_UUID})\.(db|pb)")
+_TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z")
+_CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a ``complete`` verdict rests on (``agyReader.completeness`` without ``checkedAt``)."""
+
+    profile: str
+    source_sha256: str
+    projection_sha256: str
+    steps: int
+
+
+@dataclass
+class Result:
+    """The verdict on one sidecar; ``attestation`` / ``attestation_error`` are set by ``attest``."""
+
+    sidecar: Path
+    id: str | None  # lower-case id from the file name; None when the name is not <uuid>.trajectory.json
+    source: Path | None
+    verdict: str
+    detail: str = ""
+    sidecar_steps: int | None = None
+    source_steps: int | None = None
+    evidence: Evidence | None = None  # complete only
+    attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
+    attestation_error: str | None = None
+    _state: FileState | None = field(default=None, repr=False)
+    _recorded: object = field(default=_ABSENT, repr=False)  # agyReader.completeness as read
+    _corpus: bool = field(default=False, repr=False)  # in a sweep corpus (manifest.json hashes it)
+
+
+@dataclass
+class Report:
+    results: list[Result]
+
+    def counts(self) -> dict[str, int]:
+        return {v: sum(r.verdict == v for r in self.results) for v in VERDICTS}
+
+    def attestation_counts(self) -> dict[str, int]:
+        return {a: sum(r.attestation == a for r in self.results) for a in ATTESTATIONS}
+
+    @property
+    def exit_code(self) -> int:
+        """2 any unreadable; 1 any incomplete, unsupported or refused attestation; 3 nothing
+        compared (every sidecar unknown); else 0 (unknown sidecars beside compared ones pass)."""
+        verdicts = {r.verdict for r in self.results}
+        if UNREADABLE in verdicts:
+            return EXIT_USAGE
+        if verdicts & FAILING or any(r.attestation == REFUSED for r in self.results):
+            return EXIT_FINDINGS
+        return EXIT_OK if COMPLETE in verdicts else EXIT_NOTHING
+
+
+# ----------------------------------------------------------------------------- the projection
+
+
+def projection(trajectory: Mapping) -> list:
+    """The projection of a sidecar-shaped trajectory dict (see the module docstring)."""
+    return [PROFILE, _each(trajectory.get("steps"), _step)]
+
+
+def canonical_json(value: object) -> bytes:
+    """Compact JSON with sorted keys, UTF-8: the bytes ``projectionSha256`` is taken over."""
+    return dumps(value, indent=None, sort_keys=True).encode()
+
+
+def projection_sha256(trajectory: Mapping) -> str:
+    return sha256_hex(canonical_json(projection(trajectory)))
+
+
+def _get(obj: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _or(value: object, default: object) -> object:
+    return default if value is None else value
+
+
+def _enum(value: object, enum) -> object:
+    if value is None:
+        return enum.Name(0)
+    if type(value) is int and value in enum.values():
+        return enum.Name(value)
+    return value
+
+
+def _timestamp(value: object) -> object:
+    if isinstance(value, str) and (match := _TIMESTAMP.fullmatch(value)):
+        return f"{match[1]}.{(match[2] or '').ljust(9, '0')}Z"
+    return _or(value, "")
+
+
+def _call(value: object) -> object:
+    if value is None:
+        return ["", ""]
+    if not isinstance(value, dict):
+        return value
+    return [_or(value.get("name"), ""), _or(value.get("argumentsJson"), "")]
+
+
+def _each(value: object, function) -> object:
+    if value is None:
+        return []
+    return [function(item) for item in value] if isinstance(value, list) else value
+
+
+def _step(step: object) -> object:
+    if not isinstance(step, dict):
+        return step
+    user, planner, command = step.get("userInput"), step.get("plannerResponse"), step.get("runCommand")
+    return [
+        _enum(step.get("type"), pb.CortexStepType),
+        _enum(step.get("status"), pb.CortexStepStatus),
+        _timestamp(_get(step, "metadata", "createdAt")),
+        _or(_get(user, "userResponse"), ""),
+        _or(_get(user, "query"), ""),
+        _each(_get(user, "items"), lambda item: _or(_get(item, "text"), "") if isinstance(item, dict) else item),
+        _or(_get(planner, "response"), ""),
+        _or(_get(planner, "modifiedResponse"), ""),
+        _or(_get(planner, "thinking"), ""),
+        _each(_get(planner, "toolCalls"), _call),
+        _call(_get(step, "metadata", "toolCall")),
+        _call(_get(step, "mcpTool", "toolCall")),
+        _or(_get(command, "commandLine"), ""),
+        _or(_get(command, "proposedCommandLine"), ""),
+        _or(_get(command, "exitCode"), 0),
+    ]
+
+
+def _difference(sidecar: list, native: list) -> str | None:
+    """The first difference between two projected step lists, or None."""
+    for i, (a, b) in enumerate(zip(sidecar, native)):
+        if canonical_json(a) == canonical_json(b):
+            continue
+        name = "the step"
+        if isinstance(a, list) and isinstance(b, list):
+            name = next(STEP_FIELDS[k] for k, (x, y) in enumerate(zip(a, b)) if canonical_json(x) != canonical_json(y))
+        kind = b[0] if isinstance(b, list) else "?"
+        return f"step {i} ({kind}) differs in {name}"
+    if len(native) > len(sidecar):
+        missing = len(native) - len(sidecar)
+        return f"sidecar lacks {missing} step(s) from step {len(sidecar)} ({native[len(sidecar)][0]}); source has {len(native)}"
+    if len(sidecar) > len(native):
+        return f"sidecar has {len(sidecar) - len(native)} step(s) the source lacks, from step {len(native)}"
+    return None
+
+
+# ----------------------------------------------------------------------------- the source
+
+
+def source_sha256(db: str | os.PathLike) -> str:
+    """SHA-256 of the ``.db`` bytes followed by its ``-wal`` bytes (when present)."""
+    db = Path(db)
+    digest = hashlib.sha256()
+    for path in (db, _wal(db)):
+        try:
+            with open(path, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+        except FileNotFoundError:
+            if path == db:
+                raise InputError(f"{db}: no such file") from None
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return digest.hexdigest()
+
+
+def _wal(db: Path) -> Path:
+    return db.with_name(db.name + "-wal")
+
+
+def _stats(db: Path) -> tuple:
+    out = []
+    for path in (db, _wal(db)):
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            out.append(None)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+        else:
+            out.append((st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(out)
+
+
+def _read_source(db: Path) -> tuple[str, NativeTrajectory]:
+    """(sourceSha256, decoded snapshot), both of the same file state."""
+    for _ in range(_READ_ATTEMPTS):
+        before = _stats(db)
+        digest = source_sha256(db)
+        native = read_trajectory(db)
+        if _stats(db) == before:
+            return digest, native
+    raise InputError(f"{db}: kept changing while being read")
+
+
+def _listed(items: Iterable[str], more: int) -> str:
+    return "; ".join(items) + (f" (+{more} more)" if more > 0 else "")
+
+
+# ----------------------------------------------------------------------------- one sidecar
+
+
+@dataclass(frozen=True)
+class _Target:
+    sidecar: Path
+    id: str | None
+    db: Path | None = None
+    pb: Path | None = None
+    corpus: bool = False
+
+
+def _check(target: _Target) -> Result:
+    result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
+    try:
+        st = os.lstat(target.sidecar)
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+            result.detail = f"{target.sidecar}: not a regular file (symbolic link or special file); not read"
+            return result
+        data = read_bytes(target.sidecar, limit=MAX_SIDECAR_BYTES)
+        doc = loads(data, source=str(target.sidecar))
+    except InputError as exc:
+        result.detail = exc.message
+        return result
+    except OSError as exc:
+        result.detail = f"{target.sidecar}: {exc.strerror or exc}"
+        return result
+    result._state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
+    reader = doc.get(READER_BLOCK)
+    result._recorded = reader.get(READER_KEY, _ABSENT) if isinstance(reader, dict) else _ABSENT
+    side = projection(doc)[1]
+    if not isinstance(side, list):
+        result.detail = f"{target.sidecar}: steps is not an array"
+        return result
+    result.sidecar_steps = len(side)
+    if target.db is None:
+        result.verdict = UNKNOWN
+        if target.pb is not None:
+            result.detail = "the source is a legacy encrypted .pb; it cannot be read offline"
+        elif target.id is None:
+            result.detail = "the file name is not <uuid>.trajectory.json; no source looked up"
+        else:
+            result.detail = "no native source (.db) for this sidecar"
+        return result
+    try:
+        digest, native = _read_source(target.db)
+    except InputError as exc:
+        result.detail = exc.message
+        return result
+    fatal = [f.message for f in native.findings if f.code in _FATAL_FINDINGS]
+    if fatal:
+        result.detail = _listed(fatal[:_SHOWN], len(fatal) - _SHOWN)
+        return result
+    source = projection(native.trajectory)[1]
+    result.source_steps = len(source)
+    difference = _identity(doc, target, native) or _difference(side, source)
+    problems = [f"{key} x{n}" for key, n in sorted(native.unknown_fields.items())]
+    problems += [f.message for f in native.findings]
+    if problems:
+        result.verdict = UNSUPPORTED
+        result.detail = "the source holds content cortex.proto does not decode: " + _listed(problems[:_SHOWN], len(problems) - _SHOWN)
+        if difference:
+            result.detail += f"; also incomplete: {difference}"
+    elif difference:
+        result.verdict, result.detail = INCOMPLETE, difference
+    else:
+        result.verdict = COMPLETE
+        result.evidence = Evidence(PROFILE, digest, projection_sha256(native.trajectory), len(source))
+    return result
+
+
+def _identity(doc: dict, target: _Target, native: NativeTrajectory) -> str | None:
+    """A sidecar must name its source's conversation: the file id or the internal cascade id."""
+    cid = canonical_id(doc.get("cascadeId"))
+    if cid is not None and cid in {target.id, canonical_id(native.internal_cascade_id)}:
+        return None
+    shown = repr(doc.get("cascadeId"))[:60]
+    return f"cascadeId {shown} is neither the source's file id nor its internal cascade id"
+
+
+# ----------------------------------------------------------------------------- finding sidecars
+
+
+def _is_sweep(path: Path) -> bool:
+    return (path / MANIFEST).is_file() and (path / "corpus").is_dir()
+
+
+def _source_dir(directory: Path) -> Path:
+    """Where the sources of the sidecars in *directory* are: ``native/<surface>`` for a sweep
+    corpus's ``corpus/<surface>``, else *directory* itself."""
+    if directory.parent.name == "corpus" and _is_sweep(directory.parent.parent):
+        return directory.parent.parent / "native" / directory.name
+    return directory
+
+
+def _scan(directory: Path) -> list[os.DirEntry]:
+    try:
+        return sorted(os.scandir(directory), key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
+
+
+def _sources(directory: Path) -> dict[tuple[str, str], Path]:
+    """(lower-case id, ``db``|``pb``) -> path of every regular ``<uuid>.db`` / ``.pb`` file."""
+    found = {}
+    for entry in _scan(directory):
+        match = _SOURCE_NAME.fullmatch(entry.name)
+        if match and entry.is_file(follow_symlinks=False):
+            found.setdefault((match[1].lower(), match[2]), Path(entry.path))
+    return found
+
+
+def _targets(directory: Path, only: str | None = None) -> list[_Target]:
+    """The sidecars in *directory* (just *only* when given) with their sources."""
+    if only is not None:
+        names = [only]
+    else:
+        names = [e.name for e in _scan(directory) if _SIDECAR_NAME.fullmatch(e.name) and not e.is_dir(follow_symlinks=False)]
+    source_dir = _source_dir(directory)
+    sources = _sources(source_dir) if names else {}
+    targets = []
+    for name in names:
+        match = _SIDECAR_NAME.fullmatch(name)
+        cid = match[1].lower() if match else None
+        targets.append(_Target(directory / name, cid, sources.get((cid, "db")), sources.get((cid, "pb")), source_dir != directory))
+    return targets
+
+
+def _targets_of(path: Path) -> list[_Target]:
+    if not path.is_dir():
+        if not os.path.lexists(path):
+            raise InputError(f"{path}: no such file or directory")
+        return _targets(path.parent, path.name)
+    if _is_sweep(path):
+        corpus = path / "corpus"
+        return [t for e in _scan(corpus) if e.is_dir(follow_symlinks=False) for t in _targets(corpus / e.name)]
+    if is_store(path):
+        return _targets(path / "conversations")
+    return _targets(path)
+
+
+def _run(targets: Iterable[_Target], looked_in: str) -> Report:
+    unique = {t.sidecar.absolute(): t for t in targets}
+    if not unique:
+        raise NothingToCheck(f"no sidecars (<uuid>.trajectory.json) in {looked_in}")
+    return Report([_check(t) for t in unique.values()])
+
+
+def check(paths: Iterable[str | os.PathLike]) -> Report:
+    """Check every sidecar in *paths*: store roots, ``conversations`` directories, sweep corpora
+    (or their ``corpus/<surface>``), sidecar files. Raises ``InputError`` for a path that does
+    not exist, ``NothingToCheck`` when no sidecar is found."""
+    paths = [Path(p) for p in paths]
+    return _run([t for p in paths for t in _targets_of(p)], ", ".join(map(str, paths)))
+
+
+def check_roots(roots: Iterable[Root]) -> Report:
+    """Check the sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots)."""
+    directories = [root.path / "conversations" for root in roots]
+    return _run([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
+
+
+# ----------------------------------------------------------------------------- attestation
+
+
+def attest(report: Report, *, checked_at: str | None = None) -> None:
+    """Record the evidence in the sidecars; sets each result's ``attestation``.
+
+    * ``complete``: ``agyReader.completeness`` = {profile, sourceSha256, projectionSha256, steps,
+      checkedAt} (*checked_at* or now, RFC 3339 UTC). When the recorded block already has the
+      same profile, hashes and steps (and a valid ``checkedAt``) the file is left untouched:
+      ``kept``. Otherwise ``written``.
+    * ``incomplete`` / ``unsupported``: an existing ``agyReader.completeness`` no longer holds
+      and is removed (``removed``); nothing is ever attested for them.
+    * ``unknown`` / ``unreadable``: left alone (nothing can be judged).
+
+    Writes splice only the ``agyReader`` block (``stamps.set_reader_key``: every other byte
+    kept), go through ``safeio.atomic_write`` (never through a symlink) and keep the file's
+    mtime, so an attestation never makes a stale sidecar look fresh. A sidecar whose bytes or
+    mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
+    so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256.
+    """
+    checked_at = checked_at or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    for r in report.results:
+        if r.verdict == COMPLETE:
+            if _same(r._recorded, r.evidence):
+                r.attestation = KEPT
+                continue
+            ev = r.evidence
+            block = {"profile": ev.profile, "sourceSha256": ev.source_sha256,
+                     "projectionSha256": ev.projection_sha256, "steps": ev.steps, "checkedAt": checked_at}
+            _write(r, dumps(block, indent=None), WRITTEN)
+        elif r.verdict in FAILING and r._recorded is not _ABSENT:
+            _write(r, None, REMOVED)
+
+
+def _same(recorded: object, evidence: Evidence) -> bool:
+    return (
+        isinstance(recorded, dict)
+        and recorded.get("profile") == evidence.profile
+        and recorded.get("sourceSha256") == evidence.source_sha256
+        and recorded.get("projectionSha256") == evidence.projection_sha256
+        and type(recorded.get("steps")) is int and recorded["steps"] == evidence.steps
+        and isinstance(recorded.get("checkedAt"), str) and _CHECKED_AT.fullmatch(recorded["checkedAt"]) is not None
+    )
+
+
+def _write(result: Result, value_json: str | None, action: str) -> None:
+    path, state = result.sidecar, result._state
+    try:
+        if result._corpus:
+            raise InputError(f"{path}: in a sweep corpus, whose manifest.json records its sha256; not written")
+        st = os.lstat(path)
+        data = read_bytes(path, limit=MAX_SIDECAR_BYTES) if stat.S_ISREG(st.st_mode) else b""
+        if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns != state.mtime_ns or sha256_hex(data) != state.sha256:
+            raise InputError(f"{path}: changed during the run; not written")
+        atomic_write(path, set_reader_key(data, READER_KEY, value_json, source=str(path)), mtime_ns=st.st_mtime_ns)
+    except InputError as exc:
+        result.attestation, result.attestation_error = REFUSED, exc.message
+    except OSError as exc:
+        result.attestation, result.attestation_error = REFUSED, f"{path}: {exc.strerror or exc}"
+    else:
+        result.attestation = action

@@ -1,0 +1,484 @@
+"""Native completeness: verdicts on builder stores and sweep corpora, the projection, attestation."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from audit import completeness as C
+from audit.cli import main
+from audit.contract import validate_bytes
+from audit.errors import InputError, NothingToCheck
+from audit.safeio import RawFloat, loads
+from audit.stamps import set_reader_key
+from audit.stores import resolve_roots
+from audit.sweep import sweep
+from audit.testing import StoreBuilder
+from audit.testing import trajectories as T
+from audit.testing.builder import write_sidecar
+from audit.trajectory import read_trajectory
+
+MTIME = 1_700_000_000_123_456_789
+CHECKED_AT = "2026-10-01T12:00:00Z"
+PARENT = "0b5e1c2d-3f40-4a51-8b62-7c8d9e0f1a2b"
+
+
+@pytest.fixture
+def builder(tmp_path):
+    return StoreBuilder(tmp_path / "home", seed=5)
+
+
+@pytest.fixture
+def cli(builder):
+    return builder.root("cli")
+
+
+def only(report: C.Report) -> C.Result:
+    assert len(report.results) == 1
+    return report.results[0]
+
+
+def sidecar_doc(convo) -> dict:
+    return json.loads(convo.paths["sidecar"].read_text())
+
+
+def rewrite(convo, doc: dict) -> None:
+    write_sidecar(convo.paths["sidecar"], doc, mtime_ns=MTIME)
+
+
+def files(directory: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def step_index(convo, kind: str) -> int:
+    return next(i for i, s in enumerate(convo.steps) if s["type"] == T.STEP + kind)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+def test_complete(cli):
+    convo = cli.conversation(turns=2)
+    before = files(cli.path)
+    report = C.check([cli.path])
+    r = only(report)
+    assert (r.verdict, r.detail, r.id, r.source) == (C.COMPLETE, "", convo.id, convo.paths["db"])
+    assert r.sidecar_steps == r.source_steps == len(convo.steps)
+    assert r.evidence == C.Evidence(
+        C.PROFILE, sha(convo.paths["db"].read_bytes()), C.projection_sha256(sidecar_doc(convo)), len(convo.steps),
+    )
+    assert r.evidence.projection_sha256 == C.projection_sha256(read_trajectory(convo.paths["db"]).trajectory)
+    assert report.exit_code == 0
+    assert files(cli.path) == before  # a check writes nothing
+
+
+def test_one_step_missing(cli):
+    convo = cli.conversation(turns=2, sidecar="stale", stale_missing_steps=1)
+    r = only(C.check([cli.path]))
+    n = len(convo.steps)
+    assert r.verdict == C.INCOMPLETE
+    assert r.detail == f"sidecar lacks 1 step(s) from step {n - 1} ({convo.steps[-1]['type']}); source has {n}"
+    assert (r.sidecar_steps, r.source_steps, r.evidence) == (n - 1, n, None)
+
+
+def _edit_response(s): s["plannerResponse"]["response"] += "!"
+def _edit_thinking(s): s["plannerResponse"]["thinking"] = "other thoughts"
+def _edit_arguments(s): s["plannerResponse"]["toolCalls"][0]["argumentsJson"] = '{"CommandLine":"rm -rf /"}'
+def _edit_tool_name(s): s["metadata"]["toolCall"]["name"] = "view_file"
+def _edit_prompt(s): s["userInput"]["userResponse"] = "something else"
+def _edit_item(s): s["userInput"]["items"][0]["text"] = "something else"
+def _edit_command(s): s["runCommand"]["commandLine"] = "make"
+def _edit_exit(s): s["runCommand"]["exitCode"] = 7
+def _edit_status(s): s["status"] = "CORTEX_STEP_STATUS_RUNNING"
+def _edit_created(s): s["metadata"]["createdAt"] = "2026-09-01T00:00:00.000000001Z"
+def _edit_type(s): s["type"] = "CORTEX_STEP_TYPE_VIEW_FILE"
+
+
+@pytest.mark.parametrize(("kind", "edit", "field"), [
+    ("PLANNER_RESPONSE", _edit_response, "plannerResponse.response"),
+    ("PLANNER_RESPONSE", _edit_thinking, "plannerResponse.thinking"),
+    ("PLANNER_RESPONSE", _edit_arguments, "plannerResponse.toolCalls[]"),
+    ("RUN_COMMAND", _edit_tool_name, "metadata.toolCall"),
+    ("USER_INPUT", _edit_prompt, "userInput.userResponse"),
+    ("USER_INPUT", _edit_item, "userInput.items[].text"),
+    ("RUN_COMMAND", _edit_command, "runCommand.commandLine"),
+    ("RUN_COMMAND", _edit_exit, "runCommand.exitCode"),
+    ("RUN_COMMAND", _edit_status, "status"),
+    ("RUN_COMMAND", _edit_created, "metadata.createdAt"),
+    ("RUN_COMMAND", _edit_type, "type"),
+])
+def test_changed_step(cli, kind, edit, field):
+    """Equal step counts and timestamps never pass: every projected field is compared."""
+    steps = [
+        T.user_input(cli.clock, "Run the tests."),
+        T.planner_response(cli.clock, cli.rng, "Running.", [call := T.tool_call(cli.rng, "run_command", {"CommandLine": "pytest"})], thinking="Tests first."),
+        T.run_command(cli.clock, call, "pytest", "/w", 0, "1 passed\n"),
+    ]
+    convo = cli.conversation(steps=steps)
+    doc = sidecar_doc(convo)
+    i = step_index(convo, kind)
+    edit(doc["steps"][i])
+    rewrite(convo, doc)
+    r = only(C.check([convo.paths["sidecar"]]))
+    assert (r.verdict, r.detail) == (C.INCOMPLETE, f"step {i} ({T.STEP + kind}) differs in {field}")
+    assert r.sidecar_steps == r.source_steps == 3
+
+
+def test_sidecar_with_extra_steps_and_of_another_conversation(cli):
+    convo = cli.conversation(turns=1)
+    doc = sidecar_doc(convo)
+    doc["steps"].append(T.system_message(cli.clock, "later"))
+    rewrite(convo, doc)
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.detail) == (C.INCOMPLETE, f"sidecar has 1 step(s) the source lacks, from step {len(convo.steps)}")
+    doc = sidecar_doc(convo)
+    doc["steps"].pop()
+    doc["cascadeId"] = PARENT
+    rewrite(convo, doc)
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.detail) == (C.INCOMPLETE, f"cascadeId '{PARENT}' is neither the source's file id nor its internal cascade id")
+
+
+def test_internal_cascade_id_and_upper_case_sidecar_name(cli):
+    internal = "c0ffee00-2222-4000-8000-00000000000c"
+    convo = cli.conversation(turns=1, internal_cascade_id=internal)
+    upper = convo.paths["sidecar"].with_name(convo.id.upper() + ".trajectory.json")
+    convo.paths["sidecar"].rename(upper)
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.id, r.source, r.sidecar) == (C.COMPLETE, convo.id, convo.paths["db"], upper)
+
+
+def test_proto3_defaults_and_timestamp_precision(cli):
+    """Absent == default (exitCode 0, empty thinking); 3-digit fractions equal 9-digit ones."""
+    call = T.tool_call(cli.rng, "run_command", {"CommandLine": "true"})
+    steps = [T.planner_response(cli.clock, cli.rng, "Go.", [call]), T.run_command(cli.clock, call, "true", "/w", 0, "")]
+    steps[1]["metadata"]["createdAt"] = "2026-09-01T10:00:00.120000000Z"
+    convo = cli.conversation(steps=steps)
+    doc = sidecar_doc(convo)
+    del doc["steps"][1]["runCommand"]["exitCode"]
+    doc["steps"][0]["plannerResponse"]["thinking"] = ""
+    doc["steps"][0]["plannerResponse"]["modifiedResponse"] = None
+    doc["steps"][1]["metadata"]["createdAt"] = "2026-09-01T10:00:00.120Z"
+    rewrite(convo, doc)
+    assert read_trajectory(convo.paths["db"]).trajectory["steps"][1]["runCommand"]["exitCode"] == 0
+    assert only(C.check([cli.path])).verdict == C.COMPLETE
+
+
+def test_empty_conversation(cli):
+    """proto3 JSON omits an empty ``steps``: absent equals ``[]``; a non-array is unreadable."""
+    convo = cli.conversation(steps=[])
+    assert "steps" not in read_trajectory(convo.paths["db"]).trajectory
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.sidecar_steps, r.source_steps, r.evidence.steps) == (C.COMPLETE, 0, 0, 0)
+    doc = sidecar_doc(convo)
+    doc["steps"] = {}
+    rewrite(convo, doc)
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.detail) == (C.UNREADABLE, f"{convo.paths['sidecar']}: steps is not an array")
+
+
+def test_wal_only_steps(cli):
+    stale = cli.conversation(turns=2, wal_steps=2, sidecar="stale", stale_missing_steps=2)
+    fresh = cli.conversation(turns=2, wal_steps=2)
+    for convo in (stale, fresh):
+        assert convo.paths["db_wal"].stat().st_size > 0
+    before = files(cli.path)
+    results = {r.id: r for r in C.check([cli.path]).results}
+    n = len(stale.steps)
+    assert results[stale.id].verdict == C.INCOMPLETE
+    assert results[stale.id].detail == f"sidecar lacks 2 step(s) from step {n - 2} ({stale.steps[-2]['type']}); source has {n}"
+    r = results[fresh.id]
+    assert (r.verdict, r.source_steps) == (C.COMPLETE, len(fresh.steps))
+    wal = fresh.paths["db_wal"]
+    assert r.evidence.source_sha256 == sha(fresh.paths["db"].read_bytes() + wal.read_bytes()) == C.source_sha256(fresh.paths["db"])
+    assert files(cli.path) == before  # -wal and -shm untouched
+
+
+def test_unknown_protobuf_field_is_unsupported(cli):
+    cli.conversation(turns=1, unknown_fields=True)
+    report = C.check([cli.path])
+    r = only(report)
+    assert r.verdict == C.UNSUPPORTED and r.evidence is None
+    assert r.detail.startswith("the source holds content cortex.proto does not decode: steps.step_payload/CORTEX_STEP_TYPE_")
+    assert "999:varint x" in r.detail and "also incomplete" not in r.detail
+    assert report.exit_code == 1
+
+
+def test_unknown_step_type_is_unsupported_even_when_stale(cli):
+    steps = T.conversation_steps(cli.rng, cli.clock, 1)
+    steps[0]["type"] = 132
+    convo = cli.conversation(steps=steps, sidecar="stale", stale_missing_steps=1)
+    r = only(C.check([cli.path]))
+    n = len(convo.steps)
+    assert r.verdict == C.UNSUPPORTED
+    assert r.detail == (
+        "the source holds content cortex.proto does not decode: steps.step_payload/132: 1:enum=132 x1; "
+        f"also incomplete: sidecar lacks 1 step(s) from step {n - 1} ({convo.steps[-1]['type']}); source has {n}"
+    )
+
+
+def test_legacy_pb_and_no_source_are_unknown(cli):
+    legacy = cli.conversation(turns=1, db=False, legacy_pb=True)
+    report = C.check([cli.path])
+    r = only(report)
+    assert (r.verdict, r.source, r.source_steps) == (C.UNKNOWN, legacy.paths["legacy_pb"], None)
+    assert r.detail == "the source is a legacy encrypted .pb; it cannot be read offline"
+    assert report.exit_code == 3  # nothing could be compared
+    legacy.paths["legacy_pb"].unlink()
+    assert only(C.check([cli.path])).detail == "no native source (.db) for this sidecar"
+    cli.conversation(turns=1)
+    assert C.check([cli.path]).exit_code == 0  # unknown beside complete does not fail
+
+
+def test_unreadable_sidecar_and_source(cli, tmp_path):
+    bad_json = cli.conversation(turns=1)
+    bad_json.paths["sidecar"].write_bytes(b'{"cascadeId": 1, "cascadeId": 2}')
+    bad_db = cli.conversation(turns=1)
+    bad_db.paths["db"].write_bytes(b"not a database at all")
+    linked = cli.conversation(turns=1)
+    linked_bytes = linked.paths["sidecar"].read_bytes()
+    target = tmp_path / "elsewhere.json"
+    linked.paths["sidecar"].rename(target)
+    linked.paths["sidecar"].symlink_to(target)
+    report = C.check([cli.path])
+    results = {r.id: r for r in report.results}
+    assert {r.verdict for r in report.results} == {C.UNREADABLE}
+    assert results[bad_json.id].detail == f"{bad_json.paths['sidecar']}: duplicate key 'cascadeId' at /"
+    assert results[bad_db.id].detail == f"{bad_db.paths['db']}: not an SQLite database (bad header)"
+    assert results[linked.id].detail.endswith("not a regular file (symbolic link or special file); not read")
+    assert report.exit_code == 2
+    C.attest(report, checked_at=CHECKED_AT)
+    assert {r.attestation for r in report.results} == {None}
+    assert linked.paths["sidecar"].is_symlink() and target.read_bytes() == linked_bytes
+
+
+def test_paths_nothing_found_and_missing(cli, tmp_path):
+    with pytest.raises(NothingToCheck):
+        C.check([cli.path])
+    with pytest.raises(InputError, match="no such file or directory"):
+        C.check([tmp_path / "absent"])
+    convo = cli.conversation(turns=1)
+    odd = cli.path / "conversations" / "notes.trajectory.json"
+    odd.write_bytes(convo.paths["sidecar"].read_bytes())
+    by_path = [C.check([p]) for p in (cli.path, cli.path / "conversations", convo.paths["sidecar"])]
+    assert [[(r.sidecar, r.verdict) for r in rep.results] for rep in by_path] == [[(convo.paths["sidecar"], C.COMPLETE)]] * 3
+    r = only(C.check([odd]))  # a non-UUID name is never used to look a source up
+    assert (r.verdict, r.id, r.source) == (C.UNKNOWN, None, None)
+    assert r.detail == "the file name is not <uuid>.trajectory.json; no source looked up"
+    assert len(C.check([cli.path, convo.paths["sidecar"]]).results) == 1  # each sidecar once
+    assert only(C.check_roots(resolve_roots(home=cli.builder.home, env={}))).verdict == C.COMPLETE
+
+
+def test_sweep_corpus(builder, tmp_path):
+    cli = builder.root("cli")
+    convos = [cli.conversation(turns=2), cli.conversation(turns=1, wal_steps=1, sidecar="stale")]
+    ide = builder.root("ide").conversation(turns=1)
+    out = tmp_path / "sweep"
+    result = sweep(resolve_roots(home=builder.home, env={}), out, source="native", env={})
+    assert result.complete
+    report = C.check([out])
+    assert sorted((r.id, r.verdict, str(r.source.relative_to(out))) for r in report.results) == sorted(
+        [(c.id, C.COMPLETE, f"native/cli/{c.id}.db") for c in convos] + [(ide.id, C.COMPLETE, f"native/ide/{ide.id}.db")]
+    )
+    sidecar = out / "corpus" / "cli" / f"{convos[0].id}.trajectory.json"
+    assert [r.source for r in C.check([out / "corpus" / "cli"]).results] == [out / "native" / "cli" / f"{c.id}.db" for c in sorted(convos, key=lambda c: c.id)]
+    r = only(C.check([sidecar]))
+    assert r.source == out / "native" / "cli" / f"{convos[0].id}.db"
+    before = files(out)
+    C.attest(report, checked_at=CHECKED_AT)
+    assert {r.attestation for r in report.results} == {C.REFUSED}
+    assert report.results[0].attestation_error.endswith("in a sweep corpus, whose manifest.json records its sha256; not written")
+    assert files(out) == before and report.exit_code == 1
+    (out / "native" / "cli" / f"{convos[0].id}.db").unlink()
+    assert only(C.check([sidecar])).verdict == C.UNKNOWN
+
+
+# ----------------------------------------------------------------------------- attestation
+
+
+def _doctored(convo) -> bytes:
+    """The sidecar with a 40-digit integer, 1.50, unknown fields, a parent stamp and odd layout."""
+    doc = sidecar_doc(convo)
+    doc["futureTopLevel"] = {"nested": [1, {"x": None}], "big": "BIG"}
+    doc["steps"][0]["metadata"]["futureNumber"] = "FLOAT"
+    doc["agyReader"] = {"parentCascadeId": PARENT, "futureReaderKey": [True]}
+    text = json.dumps(doc, indent=3, ensure_ascii=False)
+    return text.replace('"BIG"', "1234567890123456789012345678901234567890").replace('"FLOAT"', "1.50").encode()
+
+
+def test_attestation_round_trip(cli):
+    convo = cli.conversation(turns=2)
+    path = convo.paths["sidecar"]
+    original = _doctored(convo)
+    path.write_bytes(original)
+    os.utime(path, ns=(MTIME, MTIME))
+    report = C.check([cli.path])
+    C.attest(report, checked_at=CHECKED_AT)
+    r = only(report)
+    assert (r.verdict, r.attestation, r.attestation_error) == (C.COMPLETE, C.WRITTEN, None)
+    data = path.read_bytes()
+    assert path.stat().st_mtime_ns == MTIME
+    assert set_reader_key(data, C.READER_KEY, None) == original  # only the block was spliced in
+    doc = loads(data, exact=True)
+    assert doc["futureTopLevel"]["big"] == 1234567890123456789012345678901234567890
+    assert doc["steps"][0]["metadata"]["futureNumber"] == RawFloat("1.50")
+    assert doc["agyReader"] == {
+        "parentCascadeId": PARENT, "futureReaderKey": [True],
+        "completeness": {
+            "profile": C.PROFILE, "sourceSha256": r.evidence.source_sha256, "projectionSha256": r.evidence.projection_sha256,
+            "steps": len(convo.steps), "checkedAt": CHECKED_AT,
+        },
+    }
+    assert validate_bytes(data).findings == ()  # schemas/sidecar.schema.json agyReader.completeness
+    # Re-check with unchanged source and sidecar: a no-op, the file is not even rewritten.
+    inode = path.stat().st_ino
+    again = C.check([cli.path])
+    C.attest(again, checked_at="2027-01-01T00:00:00Z")
+    assert (only(again).verdict, only(again).attestation) == (C.COMPLETE, C.KEPT)
+    assert (path.read_bytes(), path.stat().st_ino, path.stat().st_mtime_ns) == (data, inode, MTIME)
+
+
+def test_attestation_follows_the_evidence(cli):
+    convo = cli.conversation(turns=1)
+    path = convo.paths["sidecar"]
+    os.utime(path, ns=(MTIME, MTIME))
+    C.attest(C.check([cli.path]), checked_at=CHECKED_AT)
+    attested = path.read_bytes()
+    # An attestation of other evidence (another source state) is replaced in place.
+    block = loads(attested)["agyReader"][C.READER_KEY]
+    path.write_bytes(set_reader_key(attested, C.READER_KEY, json.dumps({**block, "sourceSha256": "0" * 64})))
+    report = C.check([cli.path])
+    C.attest(report, checked_at=CHECKED_AT)
+    assert only(report).attestation == C.WRITTEN
+    assert path.read_bytes() == attested
+    # The sidecar no longer matches: the attestation is removed, and never written back.
+    prompt = json.dumps(convo.steps[0]["userInput"]["userResponse"]).encode()
+    edited = attested.replace(prompt, b'"edited"', 1)
+    path.write_bytes(edited)
+    os.utime(path, ns=(MTIME, MTIME))
+    report = C.check([cli.path])
+    C.attest(report, checked_at=CHECKED_AT)
+    assert (only(report).verdict, only(report).attestation) == (C.INCOMPLETE, C.REMOVED)
+    assert path.read_bytes() == set_reader_key(edited, C.READER_KEY, None) and path.stat().st_mtime_ns == MTIME
+    assert b"completeness" not in path.read_bytes()
+    report = C.check([cli.path])
+    C.attest(report, checked_at=CHECKED_AT)
+    assert only(report).attestation is None and b"completeness" not in path.read_bytes()
+
+
+def test_attestation_refused_when_the_sidecar_changed(cli):
+    convo = cli.conversation(turns=1)
+    path = convo.paths["sidecar"]
+    report = C.check([cli.path])
+    changed = path.read_bytes().replace(b"\n}", b"\n }")
+    path.write_bytes(changed)
+    C.attest(report, checked_at=CHECKED_AT)
+    r = only(report)
+    assert (r.attestation, r.attestation_error) == (C.REFUSED, f"{path}: changed during the run; not written")
+    assert path.read_bytes() == changed and report.exit_code == 1
+
+
+def test_attestation_of_a_non_object_reader_block_is_refused(cli):
+    convo = cli.conversation(turns=1, reader_block="oops")
+    report = C.check([cli.path])
+    C.attest(report, checked_at=CHECKED_AT)
+    assert only(report).attestation == C.REFUSED
+    assert only(report).attestation_error.endswith("agyReader is string, not an object; refusing to edit it")
+    assert b"completeness" not in convo.paths["sidecar"].read_bytes()
+
+
+# ----------------------------------------------------------------------------- the projection
+
+
+def _shuffled(value, rng: random.Random):
+    if isinstance(value, dict):
+        items = list(value.items())
+        rng.shuffle(items)
+        return {k: _shuffled(v, rng) for k, v in items}
+    if isinstance(value, list):
+        return [_shuffled(v, rng) for v in value]
+    return value
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), indent=st.sampled_from([None, 0, 1, 2, 4, "\t"]), ascii_only=st.booleans(),
+       compact=st.booleans())
+def test_projection_digest_ignores_key_order_and_formatting(seed, indent, ascii_only, compact):
+    rng = random.Random(seed)
+    steps = T.conversation_steps(rng, T.Clock(rng), rng.randrange(1, 4), prompt="Grüße, \u2603 and \"quotes\"")
+    doc = T.trajectory(rng, T.new_id(rng), steps, created_at="2026-09-01T09:00:00.000000001Z")
+    expected = C.projection_sha256(doc)
+    separators = (",", ":") if compact else None
+    text = json.dumps(_shuffled(doc, rng), indent=indent, ensure_ascii=ascii_only, separators=separators)
+    assert C.projection_sha256(loads(text)) == expected
+    assert C.canonical_json(C.projection(doc)) == C.canonical_json(C.projection(loads(text)))
+    changed = copy.deepcopy(doc)
+    changed["steps"][-1]["metadata"]["createdAt"] = "2030-01-01T00:00:00.000000001Z"
+    assert C.projection_sha256(changed) != expected
+
+
+def test_projection_shape():
+    step = {"type": 15, "metadata": {"createdAt": "2026-09-01T09:00:00Z", "toolCall": {"name": "n"}}, "runCommand": {"commandLine": "ls"}}
+    assert C.projection({"steps": [step, "junk"]}) == [C.PROFILE, [
+        ["CORTEX_STEP_TYPE_PLANNER_RESPONSE", "CORTEX_STEP_STATUS_UNSPECIFIED", "2026-09-01T09:00:00.000000000Z",
+         "", "", [], "", "", "", [], ["n", ""], ["", ""], "ls", "", 0],
+        "junk",
+    ]]
+    assert len(C.STEP_FIELDS) == len(C.projection({"steps": [{}]})[1][0])
+    assert C.canonical_json(C.projection({})) == C.canonical_json(C.projection({"steps": None})) == b'["agy-audit-projection/1",[]]'
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def test_cli_text_json_and_exit_codes(cli, capsys):
+    complete = cli.conversation(turns=1)
+    stale = cli.conversation(turns=2, sidecar="stale", stale_missing_steps=1)
+    legacy = cli.conversation(turns=1, db=False, legacy_pb=True)
+    assert main(["completeness", str(cli.path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["ID", "VERDICT", "SIDECAR", "SOURCE", "DETAIL"]
+    rows = {line.split()[0]: line.split()[1:4] for line in out[1:4]}
+    assert rows == {
+        complete.id: ["complete", str(len(complete.steps)), str(len(complete.steps))],
+        stale.id: ["incomplete", str(len(stale.steps) - 1), str(len(stale.steps))],
+        legacy.id: ["unknown", str(len(legacy.steps)), "-"],
+    }
+    assert out[4] == "completeness: 3 sidecar(s): 1 complete, 1 incomplete, 0 unsupported, 1 unknown, 0 unreadable"
+    assert out[5].startswith("note: unknown sidecars")
+
+    assert main(["completeness", "--root", str(cli.path), "--attest", "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["summary"] == {
+        "sidecars": 3, "complete": 1, "incomplete": 1, "unsupported": 0, "unknown": 1, "unreadable": 0,
+        "attestations": {"written": 1, "kept": 0, "removed": 0, "refused": 0},
+    }
+    assert (doc["profile"], doc["ok"]) == (C.PROFILE, False)
+    first = next(r for r in doc["results"] if r["id"] == complete.id)
+    assert sorted(first) == sorted(["id", "sidecar", "source", "verdict", "detail", "sidecarSteps", "sourceSteps", "evidence", "attestation", "attestationError"])
+    assert sorted(first["evidence"]) == ["profile", "projectionSha256", "sourceSha256", "steps"]
+    assert first["attestation"] == "written"
+
+    stale.paths["sidecar"].unlink()
+    legacy.paths["sidecar"].unlink()
+    assert main(["completeness", "--home", str(cli.builder.home), "--attest", "-q"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["ID", "VERDICT", "ATTEST", "SIDECAR", "SOURCE", "DETAIL"]
+    assert out[1].split()[:3] == [complete.id, "complete", "kept"]
+    assert main(["completeness", str(cli.path), "--root", str(cli.path)]) == 2
+    assert "give PATHs or --home/--root, not both" in capsys.readouterr().err
+    complete.paths["sidecar"].unlink()
+    assert main(["completeness", str(cli.path)]) == 3
+    assert main(["completeness", str(cli.path / "absent")]) == 2
