@@ -1,0 +1,47 @@
+"""The committed sample store (examples/home) is exactly what the generator writes."""
+
+import json
+from pathlib import Path
+
+from audit.cli import main
+from audit.testing.sample import build
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "home"
+
+
+def _files(home: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(home)): p.read_bytes()
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and not p.name.endswith(("-wal", "-shm"))  # SQLite salts WAL files randomly
+    }
+
+
+def test_committed_sample_matches_the_generator(tmp_path):
+    build(tmp_path)
+    generated = _files(tmp_path)
+    assert sorted(_files(EXAMPLES)) == sorted(generated)
+    assert _files(EXAMPLES) == generated, "regenerate with: python -m audit.testing.sample examples/home"
+
+
+def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
+    build(tmp_path)
+    assert main(["stores", "--home", str(tmp_path), "--sessions", "--format", "json"]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    by_surface: dict[str, list] = {}
+    for s in sessions:
+        by_surface.setdefault(s["surface"], []).append(s["sidecar"])
+    assert {k: sorted(v, key=str) for k, v in by_surface.items()} == {
+        "cli": ["fresh"] * 7 + ["missing", "stale"],
+        "ide": ["fresh", "fresh"],
+        "acp": [None],
+    }
+    assert len(sessions) == 12
+
+
+def test_committed_sample_lists_every_session(capsys):
+    assert main(["stores", "--home", str(EXAMPLES), "--sessions", "--format", "json"]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert sorted(s["surface"] for s in sessions) == ["acp"] + ["cli"] * 9 + ["ide"] * 2
+    # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
+    assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}
