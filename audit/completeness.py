@@ -57,7 +57,7 @@ from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.proto import cortex_pb2 as pb
 from audit.safeio import atomic_write, dumps, loads, read_bytes
 from audit.stamps import READER_BLOCK, set_reader_key
-from audit.stores import Root, is_store
+from audit.stores import Root, is_store, list_dir
 from audit.sweep import MANIFEST
 from audit.trajectory import NativeTrajectory, read_trajectory
 
@@ -390,19 +390,10 @@ def _source_dir(directory: Path) -> Path:
     return directory
 
 
-def _scan(directory: Path) -> list[os.DirEntry]:
-    try:
-        return sorted(os.scandir(directory), key=lambda e: e.name)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
-
-
 def _sources(directory: Path) -> dict[tuple[str, str], Path]:
     """(lower-case id, ``db``|``pb``) -> path of every regular ``<uuid>.db`` / ``.pb`` file."""
     found = {}
-    for entry in _scan(directory):
+    for entry in list_dir(directory):
         match = _SOURCE_NAME.fullmatch(entry.name)
         if match and entry.is_file(follow_symlinks=False):
             found.setdefault((match[1].lower(), match[2]), Path(entry.path))
@@ -414,7 +405,7 @@ def _targets(directory: Path, only: str | None = None) -> list[_Target]:
     if only is not None:
         names = [only]
     else:
-        names = [e.name for e in _scan(directory) if _SIDECAR_NAME.fullmatch(e.name) and not e.is_dir(follow_symlinks=False)]
+        names = [e.name for e in list_dir(directory) if _SIDECAR_NAME.fullmatch(e.name) and not e.is_dir(follow_symlinks=False)]
     source_dir = _source_dir(directory)
     sources = _sources(source_dir) if names else {}
     targets = []
@@ -432,7 +423,7 @@ def _targets_of(path: Path) -> list[_Target]:
         return _targets(path.parent, path.name)
     if _is_sweep(path):
         corpus = path / "corpus"
-        return [t for e in _scan(corpus) if e.is_dir(follow_symlinks=False) for t in _targets(corpus / e.name)]
+        return [t for e in list_dir(corpus) if e.is_dir(follow_symlinks=False) for t in _targets(corpus / e.name)]
     if is_store(path):
         return _targets(path / "conversations")
     return _targets(path)

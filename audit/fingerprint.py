@@ -156,13 +156,11 @@ class _Inputs:
 
 
 def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
+    """``stores.list_dir``, with an unreadable directory recorded as a problem instead."""
     try:
-        with os.scandir(directory) as it:
-            return sorted(it, key=lambda e: e.name)
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        result.problems.append(f"{directory}: cannot list ({exc.strerror or exc})")
+        return stores.list_dir(directory)
+    except InputError as exc:
+        result.problems.append(exc.message)
         return []
 
 

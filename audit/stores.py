@@ -209,7 +209,9 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _entries(directory: Path) -> list[os.DirEntry]:
+def list_dir(directory: Path) -> list[os.DirEntry]:
+    """Entries of *directory* sorted by name; a missing directory is empty, an unreadable one an
+    ``InputError`` naming it."""
     try:
         return sorted(os.scandir(directory), key=lambda e: e.name)
     except FileNotFoundError:
@@ -237,7 +239,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
         s.mtimes_ns[kind] = st.st_mtime_ns
         s.sizes[kind] = st.st_size
 
-    for entry in _entries(root.path / "conversations"):
+    for entry in list_dir(root.path / "conversations"):
         st = _lstat(Path(entry.path))
         match = _CONVERSATION_FILE.fullmatch(entry.name)
         if st is None:
@@ -251,7 +253,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
         else:
             attach(match["id"].lower(), _CONVERSATION_FIELDS[match["ext"]], entry, st)
 
-    for entry in _entries(root.path / "implicit"):
+    for entry in list_dir(root.path / "implicit"):
         st = _lstat(Path(entry.path))
         if st is None:
             continue
@@ -263,7 +265,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
         elif include_implicit:
             attach(cid, "implicit_pb", entry, st)
 
-    for entry in _entries(root.path / "brain"):
+    for entry in list_dir(root.path / "brain"):
         st = _lstat(Path(entry.path))
         if st is None:
             continue
