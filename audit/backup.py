@@ -140,7 +140,7 @@ def load(backup_dir: str | os.PathLike) -> Backup:
         raise InputError(f"{backup}: incomplete backup (no {MANIFEST}); it was interrupted and cannot be used")
     doc = read_json(manifest_path)
     root, entries = doc.get("root"), doc.get("files")
-    if doc.get("version") != VERSION or not isinstance(root, str) or not Path(root).is_absolute() or not isinstance(entries, dict):
+    if doc.get("version") != VERSION or not isinstance(root, str) or "\x00" in root or not Path(root).is_absolute() or not isinstance(entries, dict):
         raise InputError(f"{manifest_path}: not a version {VERSION} links backup manifest")
     files: dict[str, FileState] = {}
     for name, entry in entries.items():

@@ -12,7 +12,7 @@ from audit.commands.common import store_options
 from audit.errors import EXIT_USAGE, AuditError
 
 # Command modules under audit/commands/, in the order `--help` lists them.
-COMMANDS = ("stores", "inspect", "export", "links", "sweep", "verify_contract", "completeness", "fingerprint", "compare", "record", "baselines")
+COMMANDS = ("stores", "inspect", "export", "links", "sweep", "verify_contract", "completeness", "fingerprint", "compare", "record", "baselines", "ci", "doctor")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from audit import schemas
 from audit.errors import AuditError, NothingToCheck
+from audit.progress import Callback
 from audit.safeio import JSONError, loads, read_bytes
 from audit.schemas import ADVISORY, VIOLATION
 
@@ -129,14 +130,18 @@ def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
     return validate_bytes(data, kind, file=file)
 
 
-def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar") -> Report:
-    """Check every file of *kind* named or found (recursively) under *paths*.
+def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, progress: Callback | None = None) -> Report:
+    """Check every file of *kind* named or found (recursively) under *paths*; *progress* is
+    called before each file with (files done, files found, file).
 
     Raises ``NothingToCheck`` when no file was found and nothing was unreadable.
     """
     files, missing, skipped = find_files(paths, kind)
     results = [FileResult(str(p), kind, error=reason) for p, reason in missing]
-    results += [validate_file(p, kind) for p in files]
+    for done, path in enumerate(files):
+        if progress is not None:
+            progress(done, len(files), str(path))
+        results.append(validate_file(path, kind))
     if not results:
         raise NothingToCheck(f"no {_PATTERN_TEXT[kind]} found")
     return Report(kind, tuple(results), tuple(skipped))

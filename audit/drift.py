@@ -8,7 +8,9 @@ Each changed line (``path<TAB>value``; a value is a ``|``-joined set) is one of:
 ``removed``, ``type-changed``, ``widened`` (a type joins the set, e.g. ``string`` ->
 ``null|string``), ``narrowed`` (a type leaves it). From a corpus that is not a complete sweep a
 missing path or type is ``not-observed`` instead of ``removed``/``narrowed``: an unexercised
-feature is not evidence of removal.
+feature is not evidence of removal. So it is when fingerprints computed here meet baseline lines
+imported from a published record: that record was taken from another corpus, so a path the
+stores swept here never exercised says nothing about agy (``Comparison.partial`` says why).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from audit import baselines
 from audit.baselines import Baseline
 from audit.errors import NothingToCheck, UsageError
 from audit.fingerprint import SURFACES, Fingerprint, Survey, survey
+from audit.progress import Callback
 from audit.safeio import read_bytes
 
 CLASSES = ("added", "removed", "type-changed", "widened", "narrowed", "not-observed")
@@ -46,10 +49,10 @@ class Observed:
     survey: Survey | None = None  # when computed
 
 
-def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES) -> Observed:
-    """Fingerprints of *paths*: a sweep corpus, store or files (computed), or -- alone -- a
-    baseline directory or an agy-reader ``*.tsv`` shape snapshot (read). Raises
-    ``NothingToCheck`` when no surface could be fingerprinted."""
+def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None) -> Observed:
+    """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* as in
+    ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
+    (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
     single = Path(paths[0]) if len(paths) == 1 else None
     if single is not None and (single / baselines.BASELINE_FILE).is_file():
         b = baselines.load(single)
@@ -65,7 +68,7 @@ def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES
     else:
         if any((Path(p) / baselines.BASELINE_FILE).is_file() or str(p).endswith(".tsv") for p in paths):
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
-        result = survey(paths, surfaces)
+        result = survey(paths, surfaces, progress=progress)
         observed = Observed(
             ", ".join(map(str, paths)), result.fingerprints, result.complete, result.scope, surfaces,
             result.not_computed, result.partial(), result,
@@ -104,6 +107,7 @@ class Comparison:
     complete: bool  # the current corpus is a complete sweep
     scope: str
     surfaces: list[SurfaceResult] = field(default_factory=list)
+    partial: dict[str, str] = field(default_factory=dict)  # surface -> why its absent lines are no evidence of removal
 
     def counts(self) -> Counter[str]:
         total: Counter[str] = Counter()
@@ -188,7 +192,13 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
             continue
         if surfaces is None and surface not in current and surface not in baseline.digests:
             continue
-        complete = observed.complete and surface not in observed.partial
+        why = observed.partial.get(surface)
+        imported = baseline.provenance.get(surface, "")
+        if why is None and observed.survey is not None and surface in baseline.lines and imported.startswith("imported"):
+            why = f"{baseline.name} was {imported}, from another corpus than the stores swept here"
+        if why is not None:
+            result.partial[surface] = why
+        complete = observed.complete and why is None
         reason = observed.not_computed.get(surface)
         found = compare_surface(surface, baseline, current.get(surface), complete=complete, reason=reason)
         result.surfaces.append(replace(found, complete=complete))

@@ -85,7 +85,7 @@ def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool
     rows = [(r.surface, r.status, *(r.counts()[k] for k in CLASSES)) for r in comparison.surfaces]
     out.append(table(("SURFACE", "STATUS", *(k.upper() for k in CLASSES)), rows))
     notes = [f"{r.surface}: {r.reason}" for r in comparison.surfaces if r.reason]
-    notes += [f"{s}: missing lines are only 'not observed': {why}" for s, why in observed.partial.items()]
+    notes += [f"{s}: missing lines are only 'not observed': {why}" for s, why in comparison.partial.items()]
     out += [""] + notes if notes else []
     for r in comparison.surfaces:
         for kind in CLASSES:
@@ -103,9 +103,10 @@ def _cell(text: str | None) -> str:
     return "" if text is None else "`" + text.replace("|", "\\|") + "`"
 
 
-def comparison_markdown(comparison: Comparison, observed: Observed) -> str:
-    """A pull-request comment: status table, then one table per surface and class
-    (lines only "not observed" folded into a ``<details>`` block)."""
+def comparison_markdown(comparison: Comparison, observed: Observed, *, not_observed: bool = True) -> str:
+    """A pull-request comment: status table, then one table per surface and class (lines only
+    "not observed" folded into a ``<details>`` block, or left out with ``not_observed=False``:
+    the status table still counts them)."""
     out = [
         f"## agy-audit compare: baseline `{comparison.baseline}`",
         "",
@@ -117,13 +118,13 @@ def comparison_markdown(comparison: Comparison, observed: Observed) -> str:
     for r in comparison.surfaces:
         out.append(f"| {r.surface} | {r.status} | " + " | ".join(str(r.counts()[k]) for k in CLASSES) + " |")
     reasons = [f"- **{r.surface}**: {r.reason}" for r in comparison.surfaces if r.reason]
-    reasons += [f"- **{s}**: missing lines are only \"not observed\": {why}" for s, why in observed.partial.items()]
+    reasons += [f"- **{s}**: missing lines are only \"not observed\": {why}" for s, why in comparison.partial.items()]
     if reasons:
         out += [""] + reasons
     for r in comparison.surfaces:
         for kind in CLASSES:
             changes = [c for c in r.changes if c.kind == kind]
-            if not changes:
+            if not changes or (kind == "not-observed" and not not_observed):
                 continue
             heading = f"{r.surface}: {_TITLES[kind]} ({len(changes)})"
             rows = ["| path | baseline | observed |", "| --- | --- | --- |"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from audit import stores
 from audit.errors import InputError
 from audit.ids import canonical_id
+from audit.progress import Callback
 from audit.proto import cortex_pb2 as pb
 from audit.safeio import read_bytes, read_json
 from audit.shape import SidecarShape, TranscriptShape, digest_lines
@@ -291,7 +292,7 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
 # ----------------------------------------------------------------------------- surfaces
 
 
-def _sidecars(paths: list[Path], result: Survey) -> Fingerprint | None:
+def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     shape = SidecarShape()
     for path in paths:
         try:
@@ -303,7 +304,7 @@ def _sidecars(paths: list[Path], result: Survey) -> Fingerprint | None:
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
-def _transcripts(paths: list[Path], result: Survey) -> Fingerprint | None:
+def _transcripts(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     shape = TranscriptShape()
     for path in paths:
         result.counts.transcripts += 1
@@ -419,7 +420,7 @@ def wire_fingerprint(observations: Iterable[tuple[str, str, str]]) -> Fingerprin
     return Fingerprint.of("wire", (f"{p}\t{'|'.join(sorted(v))}" for p, v in values.items()))
 
 
-def _databases(paths: list[Path], result: Survey, schemas: _Schemas, observe: bool) -> Iterator[tuple[str, str, str]]:
+def _databases(paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool) -> Iterator[tuple[str, str, str]]:
     """Read each database once: its schema into *schemas*, its wire observations yielded."""
     for path in paths:
         conv = read_database(path)
@@ -433,23 +434,42 @@ def _databases(paths: list[Path], result: Survey, schemas: _Schemas, observe: bo
             yield from wire_observations(conv)
 
 
-def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACES) -> Survey:
+def _counting(progress: Callback | None, total: int) -> Callable[[list[Path]], Iterator[Path]]:
+    """Wraps the file lists read one after another so that *progress* sees one running count."""
+    done = 0
+
+    def each(paths: list[Path]) -> Iterator[Path]:
+        nonlocal done
+        for path in paths:
+            if progress is not None:
+                progress(done, total, str(path))
+            done += 1
+            yield path
+
+    return each
+
+
+def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACES, *, progress: Callback | None = None) -> Survey:
     """Fingerprint the requested *surfaces* of *paths*; unreadable files are reported in
-    ``problems`` and skipped, a surface without input is listed in ``not_computed``."""
+    ``problems`` and skipped, a surface without input is listed in ``not_computed``.
+    *progress* is called before each file read with (files done, files to read, file)."""
     wanted = set(surfaces)
     inputs, result = _collect(paths)
     result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
+    read_databases, read_transcripts = bool(wanted & {"sqlite", "wire"}), "transcript" in wanted
+    total = len(inputs.sidecars) + (len(inputs.databases) if read_databases else 0) + (len(inputs.transcripts) if read_transcripts else 0)
+    each = _counting(progress, total)
     found: dict[str, Fingerprint | None] = {}
     if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts
-        found["sidecar"] = _sidecars(inputs.sidecars, result)
-    if wanted & {"sqlite", "wire"}:
+        found["sidecar"] = _sidecars(each(inputs.sidecars), result)
+    if read_databases:
         schemas = _Schemas()
-        observations = _databases(inputs.databases, result, schemas, "wire" in wanted)
+        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted)
         wire = wire_fingerprint(observations) if "wire" in wanted else all(False for _ in observations)
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
-    if "transcript" in wanted:
-        found["transcript"] = _transcripts(inputs.transcripts, result)
+    if read_transcripts:
+        found["transcript"] = _transcripts(each(inputs.transcripts), result)
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",

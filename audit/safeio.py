@@ -15,6 +15,7 @@ Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
   temp file in the target directory, mode 0600, fsync, optional mtime set before the rename,
   rename, fsync of the directory; on any failure the target keeps its old bytes and mtime and no
   temp file is left. Directories are created 0700. Writing to or through a symlink is refused.
+  ``append`` adds to a file another program reads (never through a symlink either).
 """
 
 from __future__ import annotations
@@ -407,6 +408,24 @@ def create_new_file(path: str | os.PathLike, data: bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def append(path: str | os.PathLike, data: bytes) -> None:
+    """Append *data* to *path* (created 0600 when missing), e.g. a CI job summary file that its
+    runner reads afterwards. A symbolic link at *path* is refused; the data is fsynced."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        reason = "is a symbolic link; refusing to write through it" if os.path.islink(path) else f"cannot append ({exc.strerror or exc})"
+        raise InputError(f"{path}: {reason}") from None
+    try:
+        with os.fdopen(fd, "ab") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        raise InputError(f"{path}: cannot append ({exc.strerror or exc})") from None
 
 
 def make_private_dir(path: str | os.PathLike, *, exist_ok: bool = False) -> Path:

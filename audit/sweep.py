@@ -41,6 +41,7 @@ from audit.daemon import DaemonClient
 from audit.discovery import ENV_URL, discover_endpoints
 from audit.errors import AuditError, InputError, NothingToCheck, UsageError
 from audit.ids import canonical_id
+from audit.progress import Callback
 from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir, read_bytes
 from audit.sqlite_store import open_snapshot, read_database
 from audit.stores import Root, Session, scan_root
@@ -54,9 +55,6 @@ SKIP_LEGACY = "legacy encrypted .pb: only the daemon can read it"
 SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the source"
 SKIP_IMPLICIT = "implicit trajectory: the daemon cannot load it and it is encrypted"
 SKIP_NO_SOURCE = "no .db or .pb for this id: nothing to sweep (a sidecar or brain directory alone is never a source)"
-
-Progress = Callable[[int, int, str], None]
-"""Called before each session with (sessions done, sessions selected, id about to be swept)."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +153,10 @@ def sweep(
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
     proc_root: str | os.PathLike = "/proc",
-    progress: Progress | None = None,
+    progress: Callback | None = None,
 ) -> SweepResult:
-    """Sweep *roots* into the new directory *out*; see the module docstring.
+    """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
+    before each session with (sessions done, sessions selected, id about to be swept).
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be

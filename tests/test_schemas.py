@@ -54,8 +54,9 @@ def _rules(node, found=None, level=VIOLATION):
 
 
 def test_bundled_names():
-    assert schemas.names() == list(NAMES)
-    assert {p.name for p in data_path("schemas").glob("*.json")} == {f"{n}.schema.json" for n in NAMES}
+    bundled = sorted([*NAMES, "ci-report"])  # ci-report describes `agy-audit ci --format json` (tests/test_ci.py)
+    assert schemas.names() == bundled
+    assert {p.name for p in data_path("schemas").glob("*.json")} == {f"{n}.schema.json" for n in bundled}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -105,7 +106,7 @@ def test_text_is_the_shipped_file_and_unknown_names_are_usage_errors():
     for name in NAMES:
         assert schemas.text(name) == (data_path("schemas") / f"{name}.schema.json").read_text()
         assert schemas.text(name + ".schema.json") == schemas.text(name)
-    with pytest.raises(schemas.UsageError, match="unknown schema 'nope'; bundled schemas: manifest, sidecar, transcript-record"):
+    with pytest.raises(schemas.UsageError, match="unknown schema 'nope'; bundled schemas: ci-report, manifest, sidecar, transcript-record"):
         schemas.text("nope")
 
 

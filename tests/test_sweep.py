@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from audit import sweep as sweep_module
 from audit.cli import main
-from audit.commands.sweep import _Progress, progress_line
+from audit.progress import Progress, progress_line
 from audit.resources import data_path
 from audit.stores import resolve_roots
 from audit.sweep import SKIP_DUPLICATE_PB, SKIP_IMPLICIT, SKIP_LEGACY, SKIP_NO_SOURCE, backup_database, sweep
@@ -359,7 +359,7 @@ def test_manifest_is_written_first_incomplete_and_progress_is_reported(store, tm
     ids = [s.id for s in result.sessions]
     assert seen == [(i, 3, cid, False, None, 0) for i, cid in enumerate(ids)]
     assert result.complete and manifest(out) == result.manifest()
-    assert progress_line(3, 10, store.wal.id, 2.0) == f"sweep: 3/10 sessions, 1.5/s, now {store.wal.id}"
+    assert progress_line("sweep", "sessions", 3, 10, store.wal.id, 2.0) == f"sweep: 3/10 sessions, 1.5/s, now {store.wal.id}"
 
 
 def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkeypatch):
@@ -411,7 +411,7 @@ def test_same_id_in_two_roots_of_one_surface_is_swept_once(tmp_path, capsys):
 
 def test_progress_line_is_throttled_and_ended():
     stream = io.StringIO()
-    reporter = _Progress(stream)
+    reporter = Progress(stream, "sweep", "sessions")
     reporter(0, 4, "a")
     assert stream.getvalue() == ""  # short sweeps show nothing
     reporter.start -= 10

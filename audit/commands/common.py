@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from audit import stores
 
@@ -34,3 +35,14 @@ def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = Fa
 
 def roots_from(args: argparse.Namespace) -> list[stores.Root]:
     return stores.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
+
+
+def seconds(text: str) -> float:
+    """argparse type: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value

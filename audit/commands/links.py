@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
     check = sub.add_parser(
         "check", parents=nested, help="diagnostics and the family tree; writes nothing",
-        description="Resolve every parent link and print the diagnostics and the family tree. "
+        description="Resolve every parent link and print the diagnostics and the family tree. A --root that "
+        "is not a store is read as a directory of sidecars (e.g. a sweep corpus's corpus/<surface>). "
         "Exit 1 when a cycle, conflicting evidence or an invalid stamp exists.",
     )
     add_format(check, "text", "json", "dot")
@@ -71,10 +72,12 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     undo.set_defaults(run=run_rollback)
 
 
-def _directories(args: argparse.Namespace) -> list[tuple[stores.Root, Path]]:
-    """``(root, root/conversations)`` of every selected root that holds at least one sidecar."""
+def _directories(args: argparse.Namespace, *, plain: bool = False) -> list[tuple[stores.Root, Path]]:
+    """``(root, root/conversations)`` of every selected root that holds at least one sidecar.
+    With *plain* (read-only commands) a ``--root`` that is not a store is itself the directory of
+    sidecars, e.g. a sweep corpus's ``corpus/<surface>``."""
     roots = stores.require_roots(roots_from(args))
-    found = [(root, root.path / "conversations") for root in roots]
+    found = [(root, root.path if plain and not stores.is_store(root.path) else root.path / "conversations") for root in roots]
     found = [(root, d) for root, d in found if links.list_sidecars(d)]
     if not found:
         raise NothingToCheck("no sidecars (<uuid>.trajectory.json) in " + ", ".join(str(r.path / "conversations") for r in roots))
@@ -101,7 +104,7 @@ def _root_json(root: stores.Root, res: links.Resolution) -> dict:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    results = [(root, links.resolve(d)) for root, d in _directories(args)]
+    results = [(root, links.resolve(d)) for root, d in _directories(args, plain=True)]
     if args.format == "dot":
         print(_dot(results), end="")
     elif args.format == "json":

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import time
-from typing import TextIO
 
 from audit import stores
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, roots_from, seconds
 from audit.errors import AuditError, FindingsError
+from audit.progress import Progress, wanted
 from audit.report import table, to_json
 from audit.sweep import SOURCES, SweepResult, sweep
 
 EXIT_INTERRUPTED = 130
-PROGRESS_AFTER = 1.0  # seconds: short sweeps show no progress
-PROGRESS_EVERY = 0.25
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -39,27 +35,17 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "--source", choices=SOURCES, default="auto",
         help="daemon: fetch from the daemon; native: reconstruct from .db files; auto (default): daemon where reachable",
     )
-    p.add_argument("--timeout", type=_seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
+    p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
     p.add_argument("--keep-going", action="store_true", help="sweep every session even after a failure (still incomplete)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     add_format(p)
     p.set_defaults(run=run)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return value
-
-
 def run(args: argparse.Namespace) -> int:
     roots = stores.require_roots(roots_from(args))
-    show = not args.quiet and args.format == "text" and sys.stderr.isatty()
-    reporter = _Progress(sys.stderr) if show else None
+    show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
+    reporter = Progress(sys.stderr, "sweep", "sessions") if show else None
     try:
         result = sweep(
             roots, args.out, source=args.source, timeout=args.timeout, keep_going=args.keep_going,
@@ -95,32 +81,3 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
     if not quiet:
         for s in result.skipped:
             print(f"skipped: {s.path}: {s.reason}")
-
-
-def progress_line(done: int, total: int, current: str, elapsed: float) -> str:
-    rate = done / elapsed if elapsed > 0 else 0.0
-    return f"sweep: {done}/{total} sessions, {rate:.1f}/s, now {current}"
-
-
-class _Progress:
-    """One self-overwriting stderr line, shown once a sweep runs for a while, throttled."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, done: int, total: int, current: str) -> None:
-        now = time.monotonic()
-        if now - self.start < PROGRESS_AFTER or now - self.last < PROGRESS_EVERY:
-            return
-        self.last = now
-        self.stream.write("\r" + progress_line(done, total, current, now - self.start) + "\x1b[K")
-        self.stream.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()

@@ -13,6 +13,7 @@ cannot be decrypted here: its sidecar (without ``agyReader``) stands in, else it
 trajectory. A loaded trajectory is known by its own ``cascadeId`` (which may differ from the file
 name), and ``GetCascadeTrajectory {cascadeId}`` answers only for loaded ids, with the trajectory's
 bytes verbatim inside ``{"status": ..., "trajectory": ..., "numTotalSteps": ...}``.
+``GetAllCascadeTrajectories {}`` (a read-only call) answers ``{"trajectorySummaries": {}}``.
 
 Failure modes per requested id (``fail``): ``unauthorized`` (401), ``internal`` (500 with a Connect
 error envelope), ``timeout`` (answers only after ``hang`` seconds), ``malformed`` (a cut-off
@@ -135,6 +136,10 @@ class SimulatedDaemon:
             return 401, _error("unauthenticated", "invalid or missing CSRF token")
         if headers.get("connect-protocol-version") != "1" or not headers.get("content-type", "").startswith("application/json"):
             return 400, _error("invalid_argument", "Connect unary JSON calls only")
+        if method == "GetAllCascadeTrajectories":  # the read-only call `agy-audit doctor` probes with
+            with self._lock:
+                self.calls.append((method, None))
+            return 200, b'{"trajectorySummaries": {}}'
         try:
             request = json.loads(body)
             cid = request["cascadeId"].lower()

@@ -1,0 +1,451 @@
+"""``agy-audit ci``: every check worth running after an agy upgrade, in one run, in one report.
+
+Stages, in order; each is a list of checks, and each check's verdict is ``pass``, ``fail``,
+``skipped`` or ``error`` (it could not run):
+
+1. ``sweep`` -- every session of every root into a new private corpus (``audit.sweep``, going on
+   after a failing session: the corpus is then incomplete and the stage fails);
+2. ``verify-contract`` -- the corpus's manifest, sidecars and brain transcripts, and the live
+   sidecars, against the bundled schemas (``audit.contract``);
+3. ``completeness`` -- corpus sidecars against their ``.db`` copies, live sidecars against the
+   live ``.db`` files (``audit.completeness``);
+4. ``links`` -- the parent links of each ``corpus/<surface>/`` and of each live
+   ``conversations/`` (``audit.links``);
+5. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
+   (``audit.drift.observe``);
+6. ``compare`` -- each fingerprint against the baseline (``audit.drift``), failing per ``fail_on``;
+7. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.record``)
+   when every check of stages 1-6 passed or was skipped, and never otherwise.
+
+Corpus and live: the corpus is what agy produces now (from its daemon, or reconstructed offline
+from the ``.db`` files); the live sidecars are what consumers read now. A natively swept corpus
+holds only what ``cortex.proto`` decodes: none of the sidecar-only keys (``parentConversationId``,
+``invokeSubagent.results``, ``stopReason``, see ``audit.proto``) and no field the daemon adds
+beyond the ``.db``. Stale sidecars, wrong parent stamps and new fields in the daemon's JSON are
+therefore only visible in the live sidecars; ``live=False`` leaves those checks out.
+
+A check fails when its own command (``Check.command``, the one that lists every finding) reports
+a failure: contract violations or unreadable files; incomplete, unsupported or unreadable
+sidecars; parent cycles, conflicting evidence or invalid stamps; drift per ``fail_on``; and on
+unreadable fingerprint inputs (which ``fingerprint`` only warns about and ``record`` refuses).
+Whatever else those commands report (advisories, skipped files, other link diagnostics, sidecars
+without a native source, lines dropped while fingerprinting, drift that ``fail_on`` tolerates) is
+a warning.
+
+The corpus goes to *out*, or to ``<new private temp dir>/sweep``; the temp dir is removed after a
+passing run unless *keep*, and kept (and named in the report) otherwise. Nothing here prints;
+progress goes to the injected factory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit import baselines, completeness, contract, links
+from audit.baselines import Baseline
+from audit.drift import CLASSES, FAIL_ON, NOT_COMPARABLE, Comparison, Observed, SurfaceResult, compare, observe
+from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
+from audit.fingerprint import SURFACES
+from audit.progress import Callback, Progress
+from audit.record import record
+from audit.schemas import ADVISORY, VIOLATION
+from audit.stores import Root
+from audit.sweep import MANIFEST, RootSource, SweepResult, sweep
+
+TOOL = "agy-audit"
+STAGES = ("sweep", "verify-contract", "completeness", "links", "fingerprint", "compare", "record")
+PASS, FAIL, SKIPPED, ERROR = "pass", "fail", "skipped", "error"
+WARNING = "warning"
+"""Level of a finding that does not fail its check (an ``ERROR`` finding does)."""
+CORPUS, LIVE = "corpus", "live"
+SHOWN = 5
+"""Findings shown per check; the check's command lists all of them."""
+EXIT_INTERRUPTED = 130
+
+ProgressFactory = Callable[[str, str], Progress]
+"""Makes the progress line of one long step from (label, unit), e.g. ("sweep", "sessions")."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # ERROR (fails its check) or WARNING
+    rule: str  # the check's own rule or class: a schema rule, a completeness verdict, a link diagnostic ...
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass
+class Check:
+    stage: str
+    name: str
+    target: str  # CORPUS or LIVE
+    verdict: str
+    summary: str
+    command: str | None = None  # the command that shows every finding
+    findings: list[Finding] = field(default_factory=list)  # errors first
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.level == ERROR for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+    @property
+    def shown(self) -> list[Finding]:
+        return self.findings[:SHOWN]
+
+
+@dataclass
+class Stage:
+    name: str
+    checks: list[Check]
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {c.verdict for c in self.checks}
+        return next((v for v in (ERROR, FAIL, PASS) if v in verdicts), SKIPPED)
+
+    @property
+    def errors(self) -> int:
+        return sum(c.errors for c in self.checks)
+
+    @property
+    def warnings(self) -> int:
+        return sum(c.warnings for c in self.checks)
+
+
+@dataclass
+class Report:
+    started_ns: int
+    out: Path  # the sweep corpus
+    kept: bool  # False when a passing run removed it
+    roots: list[RootSource]
+    baseline: Baseline
+    fail_on: str
+    live: bool
+    stages: list[Stage] = field(default_factory=list)
+    observed: dict[str, Observed] = field(default_factory=dict)  # target -> fingerprints
+    comparisons: dict[str, Comparison] = field(default_factory=dict)  # target -> comparison
+    recorded: Path | None = None
+    finished_ns: int | None = None
+
+    @property
+    def verdict(self) -> str:
+        """``error`` when a check could not run, else ``fail`` when one failed, else ``pass``."""
+        verdicts = {s.verdict for s in self.stages}
+        return ERROR if ERROR in verdicts else FAIL if FAIL in verdicts else PASS
+
+    @property
+    def exit_code(self) -> int:
+        return {PASS: 0, FAIL: 1, ERROR: 2}[self.verdict]
+
+    @property
+    def not_passed(self) -> list[str]:
+        """Names of the stages that failed or errored."""
+        return [s.name for s in self.stages if s.verdict in (FAIL, ERROR)]
+
+
+def newest_baseline(baseline_dir: str | os.PathLike | None = None) -> Baseline:
+    """The newest baseline in *baseline_dir* when it holds any, else the newest bundled one."""
+    found = baselines.listing(baseline_dir) if baseline_dir is not None else []
+    found = found or baselines.listing(baselines.bundled_dir(), bundled=True)
+    if not found:
+        raise UsageError("no baseline found; give --baseline NAME|DIR")
+    return max(found, key=lambda b: b.version_key)
+
+
+def run(
+    roots: list[Root],
+    *,
+    out: str | os.PathLike | None = None,
+    keep: bool = False,
+    source: str = "auto",
+    timeout: float = 30.0,
+    allow_remote: bool = False,
+    include_implicit: bool = False,
+    baseline: str | None = None,
+    baseline_dir: str | os.PathLike | None = None,
+    fail_on: str = "drift",
+    record_as: str | None = None,
+    compat_file: str | os.PathLike = "COMPATIBILITY.md",
+    live: bool = True,
+    env: Mapping[str, str] | None = None,
+    progress: ProgressFactory | None = None,
+) -> Report:
+    """Run every stage on *roots* (see the module docstring) and return the report.
+
+    Raises before sweeping: ``UsageError`` for an unknown baseline, a bad ``fail_on``, a bad
+    or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
+    (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
+    interrupted sweep raises ``AuditError`` (exit 130) naming the corpus it leaves.
+    """
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"fail-on must be one of {', '.join(FAIL_ON)}")
+    chosen = baselines.resolve(baseline, baseline_dir) if baseline else newest_baseline(baseline_dir)
+    record_dir = Path(baseline_dir or "fingerprints")
+    if record_as is not None and os.path.lexists(record_dir / baselines.check_name(record_as)):
+        raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
+    started = time.time_ns()
+    workdir = None if out is not None else Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
+    corpus = Path(out).absolute() if out is not None else workdir / "sweep"
+    ctx = _Context(roots, corpus, chosen, fail_on, live, progress)
+    try:
+        with ctx.bar("sweep", "sessions") as bar:
+            result = sweep(
+                roots, corpus, source=source, timeout=timeout, keep_going=True, include_implicit=include_implicit,
+                allow_remote=allow_remote, env=env, progress=bar,
+            )
+    except BaseException:
+        if workdir is not None and not os.path.lexists(corpus):
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    if result.interrupted:
+        raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=EXIT_INTERRUPTED)
+    report = Report(started, corpus, True, result.roots, chosen, fail_on, live)
+    report.stages.append(Stage("sweep", [_sweep_check(result)]))
+    report.stages.append(Stage("verify-contract", ctx.contract()))
+    report.stages.append(Stage("completeness", ctx.completeness()))
+    report.stages.append(Stage("links", ctx.links()))
+    report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
+    report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
+    if record_as is not None:
+        report.stages.append(Stage("record", [_record(report, record_as, record_dir, compat_file)]))
+    if report.verdict == PASS and workdir is not None and not keep:
+        shutil.rmtree(workdir)
+        report.kept = False
+    report.finished_ns = time.time_ns()
+    return report
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _command(*words: object) -> str:
+    return shlex.join([TOOL, *map(str, words)])
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: f.level != ERROR)
+
+
+def _sweep_check(result: SweepResult) -> Check:
+    findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
+    findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
+    summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
+    counts = {"selected": result.selected, "swept": len(result.sessions), "failed": len(result.failures), "skipped": len(result.skipped)}
+    return Check("sweep", CORPUS, CORPUS, PASS if result.complete else FAIL, summary,
+                 f"python3 -m json.tool {shlex.quote(str(result.out / MANIFEST))}", findings, counts)
+
+
+def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike) -> Check:
+    def check(verdict: str, summary: str) -> Check:
+        return Check("record", name, CORPUS, verdict, summary, _command("record", report.out, "--name", name,
+                     "--baseline-dir", baseline_dir, "--compat-file", compat_file))
+
+    if report.not_passed:
+        return check(SKIPPED, f"not recorded: {', '.join(report.not_passed)} did not pass")
+    try:
+        recorded, _ = record(report.out, name, baseline_dir=baseline_dir, compat_file=compat_file)
+    except FindingsError as exc:
+        return check(FAIL, exc.message)
+    except AuditError as exc:
+        return check(ERROR, exc.message)
+    report.recorded = recorded.path
+    return check(PASS, f"recorded {recorded.path}; regenerated {compat_file}")
+
+
+@dataclass
+class _Context:
+    roots: list[Root]
+    out: Path
+    baseline: Baseline
+    fail_on: str
+    live: bool
+    progress: ProgressFactory | None
+
+    @contextlib.contextmanager
+    def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
+        if self.progress is None:
+            yield None
+            return
+        bar = self.progress(label, unit)
+        try:
+            yield bar
+        finally:
+            bar.close()
+
+    def _live_dirs(self) -> list[tuple[Root, Path]]:
+        return [(r, r.path / "conversations") for r in self.roots if (r.path / "conversations").is_dir()]
+
+    # -- verify-contract ------------------------------------------------------------------------
+
+    def contract(self) -> list[Check]:
+        out = self.out
+        checks = [
+            self._contract("corpus manifest", CORPUS, [out / MANIFEST], "manifest"),
+            self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar"),
+            self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript"),
+        ]
+        if self.live:
+            checks.append(self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar"))
+        return checks
+
+    def _contract(self, name: str, target: str, paths: list[Path], kind: str) -> Check:
+        command = _command("verify-contract", *(("--kind", kind) if kind != "sidecar" else ()), *paths)
+        present = [p for p in paths if os.path.lexists(p)]
+        if not present:
+            why = f"{', '.join(map(str, paths))}: absent" if paths else "no conversations/ directory in the stores"
+            return Check("verify-contract", name, target, SKIPPED, why, command)
+        try:
+            with self.bar(f"verify-contract {name}", "files") as bar:
+                report = contract.verify_paths(present, kind, progress=bar)
+        except NothingToCheck as exc:
+            return Check("verify-contract", name, target, SKIPPED, exc.message, command)
+        except AuditError as exc:
+            return Check("verify-contract", name, target, ERROR, exc.message, command)
+        findings = []
+        for r in report.files:
+            if r.error is not None:
+                findings.append(Finding(ERROR, "unreadable", r.error, r.file))
+            findings += [
+                Finding(ERROR if f.level == VIOLATION else WARNING, f.rule, f"{f.pointer}: {f.message}" if f.pointer else f.message, f.file, f.line)
+                for f in r.findings
+            ]
+        counts = {
+            "files": len(report.files), "invalid": len(report.invalid), "unreadable": len(report.unreadable),
+            "violations": sum(report.counts().values()), "advisories": sum(report.counts(ADVISORY).values()),
+        }
+        valid = counts["files"] - counts["invalid"] - counts["unreadable"]
+        summary = (f"{counts['files']} file(s): {valid} valid, {counts['invalid']} with violations, "
+                   f"{counts['unreadable']} unreadable; {counts['advisories']} advisory(ies)")
+        verdict = FAIL if report.invalid or report.unreadable else PASS
+        return Check("verify-contract", name, target, verdict, summary, command, _sorted(findings), counts)
+
+    # -- completeness ---------------------------------------------------------------------------
+
+    def completeness(self) -> list[Check]:
+        checks = [self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out))]
+        if self.live:
+            roots = [r for r, _ in self._live_dirs()]
+            command = _command("completeness", *(w for r in roots for w in ("--root", r.path)))
+            checks.append(self._completeness(LIVE, lambda: completeness.check_roots(roots), command))
+        return checks
+
+    def _completeness(self, target: str, check: Callable[[], completeness.Report], command: str) -> Check:
+        try:
+            report = check()
+        except NothingToCheck as exc:
+            return Check("completeness", target, target, SKIPPED, exc.message, command)
+        except AuditError as exc:
+            return Check("completeness", target, target, ERROR, exc.message, command)
+        findings = [
+            Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar))
+            for r in report.results if r.verdict != completeness.COMPLETE
+        ]
+        counts = report.counts()
+        summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        verdict = {0: PASS, 3: SKIPPED}.get(report.exit_code, FAIL)
+        if verdict == SKIPPED:
+            summary += ": nothing compared"
+        return Check("completeness", target, target, verdict, summary, command, _sorted(findings), counts)
+
+    # -- links ----------------------------------------------------------------------------------
+
+    def links(self) -> list[Check]:
+        corpus = self.out / "corpus"
+        found = [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()] if corpus.is_dir() else []
+        if self.live:
+            found += [(f"live {r.path.name}", LIVE, d, r.path) for r, d in self._live_dirs()]
+        checks = [self._links(name, target, d, root) for name, target, d, root in found if links.list_sidecars(d)]
+        return checks or [Check("links", "sidecars", CORPUS, SKIPPED, "no sidecars to resolve")]
+
+    def _links(self, name: str, target: str, directory: Path, root: Path) -> Check:
+        command = _command("links", "check", "--root", root)
+        try:
+            res = links.resolve(directory)
+        except AuditError as exc:
+            return Check("links", name, target, ERROR, exc.message, command)
+        paths = {link.id: str(link.path) for link in res.links}
+        findings = [
+            Finding(ERROR if d.kind in links.FAILING_KINDS else WARNING, d.kind,
+                    d.message if d.id in paths else f"{d.id}: {d.message}", paths.get(d.id))
+            for d in res.diagnostics
+        ]
+        linked = sum(link.parent is not None for link in res.links)
+        counts = {"sidecars": res.scanned, "linked": linked, "diagnostics": len(res.diagnostics), "failing": len(res.failing)}
+        summary = f"{res.scanned} sidecar(s), {linked} linked; {len(res.diagnostics)} diagnostic(s), {len(res.failing)} failing"
+        return Check("links", name, target, FAIL if res.failing else PASS, summary, command, _sorted(findings), counts)
+
+    # -- fingerprint and compare ----------------------------------------------------------------
+
+    def _fingerprint_inputs(self) -> list[tuple[str, list[Path], tuple[str, ...]]]:
+        inputs = [(CORPUS, [self.out], SURFACES)]
+        if self.live:
+            inputs.append((LIVE, [r.path for r, _ in self._live_dirs()], ("sidecar",)))
+        return inputs
+
+    def fingerprint(self, observed: dict[str, Observed]) -> list[Check]:
+        checks = []
+        for target, paths, surfaces in self._fingerprint_inputs():
+            surface_flags = ("--surface", "sidecar") if target == LIVE else ()
+            command = _command("fingerprint", *surface_flags, *paths)
+            try:
+                if not paths:
+                    raise NothingToCheck("no conversations/ directory in the stores")
+                with self.bar(f"fingerprint {target}", "files") as bar:
+                    observed[target] = found = observe(paths, surfaces, progress=bar)
+            except NothingToCheck as exc:
+                checks.append(Check("fingerprint", target, target, SKIPPED, exc.message, command))
+                continue
+            except AuditError as exc:
+                checks.append(Check("fingerprint", target, target, ERROR, exc.message, command))
+                continue
+            survey = found.survey
+            findings = [Finding(ERROR, "unreadable", p) for p in survey.problems]
+            findings += [Finding(WARNING, "skipped", s) for s in survey.skipped]
+            parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]
+            parts += [f"{s} not computed ({why})" for s, why in survey.not_computed.items()]
+            counts = {"surfaces": len(survey.fingerprints), "problems": len(survey.problems), "skipped": len(survey.skipped)}
+            verdict = FAIL if survey.problems else PASS
+            checks.append(Check("fingerprint", target, target, verdict, "; ".join(parts), command, findings, counts))
+        return checks
+
+    def compare(self, observed: dict[str, Observed], comparisons: dict[str, Comparison]) -> list[Check]:
+        b = self.baseline
+        spec = ("--baseline", b.name) if b.bundled else ("--baseline", b.path)
+        fail_on = ("--fail-on", self.fail_on) if self.fail_on != "drift" else ()
+        checks = []
+        for target, paths, surfaces in self._fingerprint_inputs():
+            surface_flags = ("--surface", "sidecar") if target == LIVE else ()
+            command = _command("compare", *spec, *fail_on, *surface_flags, *paths)
+            if target not in observed:
+                checks.append(Check("compare", target, target, SKIPPED, "nothing was fingerprinted", command))
+                continue
+            comparisons[target] = found = compare(b, observed[target], None if target == CORPUS else surfaces)
+            checks += [self._surface(target, found, r, command) for r in found.surfaces]
+        return checks
+
+    def _surface(self, target: str, comparison: Comparison, result: SurfaceResult, command: str) -> Check:
+        fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on)
+        level = ERROR if fails else WARNING
+        findings = [
+            Finding(level, c.kind, f"{c.path}: {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}")
+            for c in result.changes if c.kind != "not-observed"
+        ]
+        counts = {kind: result.counts()[kind] for kind in CLASSES}
+        changed = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n and kind != "not-observed")
+        summary = result.status + (f": {changed}" if changed else "") + (f"; {result.reason}" if result.reason else "")
+        verdict = FAIL if fails else SKIPPED if result.status == NOT_COMPARABLE else PASS
+        return Check("compare", f"{target} {result.surface}", target, verdict, summary, command, findings, counts)

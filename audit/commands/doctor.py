@@ -1,0 +1,82 @@
+"""``agy-audit doctor``: a quick health check of the stores, their daemons and the agy version."""
+
+from __future__ import annotations
+
+import argparse
+
+from audit import doctor, stores
+from audit.commands.common import add_format, roots_from, seconds
+from audit.report import table, to_json
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "doctor", parents=[parents["store"]], help="quick health check of the stores, daemons and agy version",
+        description=(
+            "Per root: sessions, sidecar freshness by mtime (fresh, stale, missing), parent-link diagnostics and "
+            "contract violations of the sidecars as they are, and the daemon (reachable with its token accepted, "
+            "not running, or a problem). Then the installed agy version against the one COMPATIBILITY.md records. "
+            "Every problem is listed with the command that addresses it. Nothing is written."
+        ),
+        epilog="Exit codes: 0 healthy, 1 action needed, 2 usage or unreadable input, 3 no store found.",
+    )
+    p.add_argument("--compat-file", metavar="FILE", help="compatibility record to compare with (default: the bundled one)")
+    p.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="for the daemon probe (default 5)")
+    p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = stores.require_roots(roots_from(args))
+    health = doctor.diagnose(roots, compat_file=args.compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon)
+    if args.format == "json":
+        print(to_json(_json(health)), end="")
+    else:
+        print(_text(health))
+    return 0 if health.healthy else 1
+
+
+def _daemon_text(d: doctor.Daemon) -> str:
+    where = f" at {d.url}" + (f" (found in {d.origin})" if d.origin else "") if d.url else ""
+    return f"{d.state}{where}: {d.detail}"
+
+
+def _text(health: doctor.Health) -> str:
+    rows = [
+        (str(h.root.path), h.root.surface, h.sessions, h.sidecars["fresh"], h.sidecars["stale"], h.sidecars["missing"],
+         h.link_diagnostics, h.link_failing, h.violations, h.daemon.state)
+        for h in health.roots
+    ]
+    out = [table(
+        ("ROOT", "SURFACE", "SESSIONS", "FRESH", "STALE", "MISSING", "LINK DIAGNOSTICS", "FAILING", "VIOLATIONS", "DAEMON"), rows,
+    ), ""]
+    out += [f"daemon {h.root.path.name}: {_daemon_text(h.daemon)}" for h in health.roots]
+    installed = health.installed or "unknown (agy --version did not answer)"
+    state = "" if health.version == doctor.UNKNOWN else f" ({health.version})"
+    out.append(f"agy: {installed}; {health.compat_file} records {health.recorded or 'no version'}{state}")
+    if health.actions:
+        out += ["", "action needed:"]
+        out += [f"  {a.subject}: {a.problem}\n    run: {a.remedy}" for a in health.actions]
+    out += ["", "doctor: healthy" if health.healthy else f"doctor: action needed ({len(health.actions)})"]
+    return "\n".join(out)
+
+
+def _json(health: doctor.Health) -> dict:
+    return {
+        "healthy": health.healthy,
+        "roots": [
+            {
+                "path": str(h.root.path),
+                "surface": h.root.surface,
+                "sessions": h.sessions,
+                "sidecars": h.sidecars,
+                "links": {"diagnostics": h.link_diagnostics, "failing": h.link_failing},
+                "contractViolations": h.violations,
+                "daemon": {"state": h.daemon.state, "url": h.daemon.url, "origin": h.daemon.origin, "detail": h.daemon.detail},
+            }
+            for h in health.roots
+        ],
+        "agy": {"installed": health.installed, "recorded": health.recorded, "compatFile": str(health.compat_file), "state": health.version},
+        "actions": [{"subject": a.subject, "problem": a.problem, "remedy": a.remedy} for a in health.actions],
+    }

@@ -1,0 +1,493 @@
+"""``agy-audit ci`` end to end on builder stores: verdicts, exit codes, every output format, the
+commands it names, --record, the token, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from audit import ci, ci_report, fingerprint
+from audit import sweep as sweep_module
+from audit.baselines import bundled_dir, load
+from audit.ci import ERROR, FAIL, PASS, SKIPPED, WARNING, Check, Finding, Report, Stage
+from audit.cli import build_parser, main
+from audit.errors import InputError
+from audit.progress import wanted
+from audit.resources import data_path
+from audit.stores import resolve_roots
+from audit.testing import SimulatedDaemon, StoreBuilder
+from audit.testing.builder import write_sidecar
+
+SCHEMA = json.loads((data_path("schemas") / "ci-report.schema.json").read_text())
+VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
+TOKEN = "ci-token-3b8f2e61c0d94a7f"
+STAGE_NAMES = list(ci.STAGES[:-1])  # without "record"
+PASSING_STAGES = [
+    "STAGE            VERDICT  CHECKS  ERRORS  WARNINGS",
+    "sweep            pass          1       0         0",
+    "verify-contract  pass          4       0         0",
+    "completeness     pass          2       0         0",
+    "links            pass          4       0         0",
+    "fingerprint      pass          2       0         0",
+    "compare          pass          5       0         0",
+]
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT", "GITHUB_STEP_SUMMARY", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    empty = tmp_path / "no-agy"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # no `agy --version`: the installed version is unknown
+
+
+class Store:
+    """A family and two plain conversations in a CLI root, one in an IDE root; all sidecars fresh."""
+
+    def __init__(self, home: Path) -> None:
+        b = StoreBuilder(home, seed=23)
+        cli = b.root("cli")
+        self.parent, self.children = cli.family(children=2)
+        self.plain = cli.conversation(turns=2)
+        self.other = cli.conversation(turns=3)
+        b.root("ide").conversation(turns=1)
+        self.home = home
+        self.cli = cli.path
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Store:
+    return Store(tmp_path_factory.mktemp("pristine") / "home")
+
+
+@pytest.fixture
+def store(pristine, tmp_path) -> Store:
+    """A private copy of the module's store (mtimes kept) for one test to modify."""
+    copy = Store.__new__(Store)
+    copy.__dict__.update(pristine.__dict__)
+    copy.home = tmp_path / "home"
+    shutil.copytree(pristine.home, copy.home, copy_function=shutil.copy2)
+    copy.cli = copy.home / pristine.cli.relative_to(pristine.home)
+    return copy
+
+
+def sidecar(store: Store, convo) -> Path:
+    return store.cli / "conversations" / f"{convo.id}.trajectory.json"
+
+
+def edit(path: Path, change) -> None:
+    doc = json.loads(path.read_text())
+    change(doc)
+    write_sidecar(path, doc, mtime_ns=path.stat().st_mtime_ns)
+
+
+def run(capsys, *argv: object) -> tuple[int, str, str]:
+    code = main(["ci", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys, store: Store, out: Path, *argv: object) -> tuple[int, dict]:
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--out", out, "--format", "json", *argv)
+    assert stderr == ""
+    doc = json.loads(stdout)
+    assert sorted(e.message for e in VALIDATOR.iter_errors(doc)) == []
+    assert doc["exitCode"] == code
+    return code, doc
+
+
+def verdicts(doc: dict) -> dict[str, str]:
+    return {s["name"]: s["verdict"] for s in doc["stages"]}
+
+
+def checks(doc: dict) -> dict[tuple[str, str], dict]:
+    return {(s["name"], c["name"]): c for s in doc["stages"] for c in s["checks"]}
+
+
+def replay_commands(capsys, doc: dict) -> int:
+    """Run every agy-audit command the report names; each exits as its checks' verdicts say.
+    Returns how many ran."""
+    by_command: dict[str, list[str]] = {}
+    for c in checks(doc).values():
+        by_command.setdefault(c["command"], []).append(c["verdict"])
+    ran = 0
+    for command, seen in by_command.items():
+        words = shlex.split(command)
+        if words[0] != "agy-audit":
+            assert words[:3] == ["python3", "-m", "json.tool"] and Path(words[3]).is_file()
+            continue
+        code = main(words[1:])
+        capsys.readouterr()
+        if words[1] == "fingerprint":  # it only warns about unreadable inputs (which fail the check)
+            expected = {0}
+        else:
+            expected = {1} if FAIL in seen else {0, 3} if set(seen) == {SKIPPED} else {0}
+        assert code in expected, (command, seen, code)
+        ran += 1
+    return ran
+
+
+# ----------------------------------------------------------------------------- all pass
+
+
+def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys, store, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native")
+    assert (code, stderr) == (0, "")
+    lines = stdout.splitlines()
+    assert lines[-len(PASSING_STAGES) - 2:] == [*PASSING_STAGES, "", "ci: PASS; exit 0"]
+    assert "corpus: " in stdout and "(removed after the passing run (--keep or --out keeps it))" in stdout
+    assert os.listdir(tmp_path / "tmp") == []
+    assert run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")[0] == 0
+    [kept] = os.listdir(tmp_path / "tmp")
+    assert (tmp_path / "tmp" / kept / "sweep" / "manifest.json").is_file()
+
+    code, doc = run_json(capsys, store, tmp_path / "corpus", "--include-implicit")
+    assert code == 0 and doc["verdict"] == PASS and doc["corpus"] == {"path": str(tmp_path / "corpus"), "kept": True}
+    assert verdicts(doc) == dict.fromkeys(STAGE_NAMES, PASS)
+    found = checks(doc)
+    assert list(found) == [
+        ("sweep", "corpus"),
+        ("verify-contract", "corpus manifest"), ("verify-contract", "corpus sidecars"),
+        ("verify-contract", "corpus transcripts"), ("verify-contract", "live sidecars"),
+        ("completeness", "corpus"), ("completeness", "live"),
+        ("links", "corpus cli"), ("links", "corpus ide"), ("links", "live antigravity"), ("links", "live antigravity-cli"),
+        ("fingerprint", "corpus"), ("fingerprint", "live"),
+        ("compare", "corpus sidecar"), ("compare", "corpus sqlite"), ("compare", "corpus wire"),
+        ("compare", "corpus transcript"), ("compare", "live sidecar"),
+    ]
+    assert found[("sweep", "corpus")]["summary"] == "6 of 6 session(s) swept; 0 failed, 0 skipped"
+    assert found[("links", "live antigravity-cli")]["summary"] == "5 sidecar(s), 2 linked; 0 diagnostic(s), 0 failing"
+    assert found[("compare", "corpus sidecar")]["verdict"] == SKIPPED  # a native corpus: absent lines are no evidence
+    assert found[("compare", "corpus sqlite")]["summary"] == "UNCHANGED"
+    assert set(doc["fingerprints"]) == {"corpus", "live"} and set(doc["fingerprints"]["live"]) == {"sidecar"}
+    assert replay_commands(capsys, doc) == 14
+
+
+def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):
+    edit(sidecar(store, store.plain), lambda d: d["steps"].pop())  # stale: only a live check sees it
+    code, doc = run_json(capsys, store, tmp_path / "corpus", "--no-live")
+    assert code == 0 and doc["live"] is False
+    assert all(c["target"] == "corpus" for c in checks(doc).values())
+    code, doc = run_json(capsys, store, tmp_path / "corpus2")
+    assert code == 1 and verdicts(doc)["completeness"] == FAIL
+
+
+# ----------------------------------------------------------------------------- each stage failing alone
+
+
+def _break_sweep(store, monkeypatch):
+    (store.cli / "conversations" / "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b.db").write_bytes(b"not a database" * 100)
+
+
+def _break_contract(store, monkeypatch):
+    edit(sidecar(store, store.plain), lambda d: d.setdefault("agyReader", {}).update(completeness="bogus"))
+
+
+def _break_completeness(store, monkeypatch):
+    edit(sidecar(store, store.plain), lambda d: d["steps"].pop())
+
+
+def _break_links(store, monkeypatch):
+    edit(sidecar(store, store.plain), lambda d: d.update(agyReader={"parentCascadeId": store.other.id}))
+    edit(sidecar(store, store.other), lambda d: d.update(agyReader={"parentCascadeId": store.plain.id}))
+
+
+def _break_fingerprint(store, monkeypatch):
+    unreadable, real = str(sidecar(store, store.plain)), fingerprint.read_bytes
+
+    def read_bytes(path, **kwargs):
+        if str(path) == unreadable:
+            raise InputError(f"{path}: cannot read (Permission denied)")
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(fingerprint, "read_bytes", read_bytes)
+
+
+def _break_compare(store, monkeypatch):
+    edit(sidecar(store, store.plain), lambda d: d["steps"][0]["metadata"].update(sandboxProfile="SANDBOX_PROFILE_STRICT"))
+
+
+BREAKS = {
+    "sweep": (_break_sweep, ("corpus", "sweep/copy")),
+    "verify-contract": (_break_contract, ("live sidecars", "sidecar/agyReader/completeness")),
+    "completeness": (_break_completeness, ("live", "incomplete")),
+    "links": (_break_links, ("live antigravity-cli", "parent-cycle")),
+    "fingerprint": (_break_fingerprint, ("live", "unreadable")),
+    "compare": (_break_compare, ("live sidecar", "added")),
+}
+
+
+@pytest.mark.parametrize("stage", list(BREAKS))
+def test_each_stage_failing_alone(capsys, store, tmp_path, monkeypatch, stage):
+    breaker, (check_name, rule) = BREAKS[stage]
+    breaker(store, monkeypatch)
+    report = tmp_path / "report.xml"
+    code, doc = run_json(capsys, store, tmp_path / "corpus", "--report", report)
+    assert code == 1 and doc["verdict"] == FAIL
+    assert verdicts(doc) == {name: FAIL if name == stage else PASS for name in STAGE_NAMES}
+    failed = [c for c in checks(doc).values() if c["verdict"] == FAIL]
+    assert [c["name"] for c in failed] == [check_name]
+    assert failed[0]["findings"][0]["level"] == ERROR and failed[0]["findings"][0]["rule"] == rule
+    assert doc["corpus"]["kept"] and Path(doc["corpus"]["path"]).is_dir()
+    replay_commands(capsys, doc)
+
+    suites = ET.fromstring(report.read_text()).findall("testsuite")
+    assert [s.get("name") for s in suites] == STAGE_NAMES
+    assert {s.get("name"): s.get("failures") for s in suites} == {name: "1" if name == stage else "0" for name in STAGE_NAMES}
+    assert [len(s.findall("testcase")) for s in suites] == [len(s["checks"]) for s in doc["stages"]]
+    case = next(c for s in suites for c in s.findall("testcase") if c.find("failure") is not None)
+    assert case.get("name") == check_name and case.get("classname") == f"agy-audit.ci.{stage}"
+    assert case.find("failure").get("message") == failed[0]["summary"]
+    assert f"error [{rule}] " in case.find("failure").text and f"\nall: {failed[0]['command']}" in case.find("failure").text
+
+
+def test_drift_fails_per_fail_on_and_text_names_the_stage(capsys, store, tmp_path):
+    _break_compare(store, None)
+    code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "a")
+    assert code == 1 and stdout.endswith("\nci: FAIL (compare); exit 1\n")
+    assert "\ncompare live sidecar: 1 error(s)\n  error [added] steps.[].metadata.sandboxProfile: string\n  all: agy-audit compare" in stdout
+    code, doc = run_json(capsys, store, tmp_path / "b", "--fail-on", "breaking")
+    assert code == 0
+    live = checks(doc)[("compare", "live sidecar")]
+    assert (live["verdict"], live["summary"], live["findings"][0]["level"]) == (PASS, "DRIFT: 1 added", WARNING)
+    assert " --fail-on breaking " in live["command"]
+
+
+def test_a_check_that_cannot_run_is_an_error_exit_2(capsys, store, tmp_path, monkeypatch):
+    def broken(directory, **kwargs):
+        raise InputError(f"{directory}: cannot list (Permission denied)")
+
+    monkeypatch.setattr(ci.links, "resolve", broken)
+    code, doc = run_json(capsys, store, tmp_path / "corpus")
+    assert code == 2 and doc["verdict"] == ERROR and verdicts(doc)["links"] == ERROR
+    assert {c["verdict"] for s in doc["stages"] if s["name"] == "links" for c in s["checks"]} == {ERROR}
+
+
+# ----------------------------------------------------------------------------- usage, nothing to check
+
+
+def test_no_store_exits_3(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    code, stdout, stderr = run(capsys, "--home", tmp_path / "empty", "--out", tmp_path / "corpus")
+    assert (code, stdout) == (3, "")
+    assert stderr == "agy-audit: no Antigravity store found (looked for ~/.gemini/antigravity*; use --home or --root)\n"
+    assert not (tmp_path / "corpus").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--report", "r.yaml"], "agy-audit: ci: cannot tell the format of r.yaml from its extension; give --report-format\n"),
+    (["--report-format", "json"], "agy-audit: ci: --report-format needs --report FILE\n"),
+    (["--baseline", "agy-0.0.0"], "agy-audit: agy-0.0.0: no such baseline (available: agy-1.2.5, agy-1.2.10)\n"),
+    (["--record", "bad name"], "agy-audit: 'bad name': a baseline name is letters, digits, '.', '_' and '-' (e.g. agy-1.2.11)\n"),
+])
+def test_bad_flags_exit_2_before_sweeping(capsys, store, tmp_path, argv, message):
+    code, stdout, stderr = run(capsys, "--home", store.home, "--out", tmp_path / "corpus", *argv)
+    assert (code, stdout, stderr) == (2, "", message)
+    assert not (tmp_path / "corpus").exists()
+
+
+@pytest.mark.parametrize("argv", [["--format", "yaml"], ["--fail-on", "always"], ["--timeout", "0"], ["--bogus"]])
+def test_bad_options_are_usage_errors(capsys, argv):
+    with pytest.raises(SystemExit) as info:
+        main(["ci", *argv])
+    assert info.value.code == 2
+    assert "error: " in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- --record
+
+
+def snapshot(*paths: Path) -> dict[str, bytes]:
+    found = {}
+    for path in paths:
+        for p in [path] if path.is_file() else sorted(path.rglob("*")):
+            if p.is_file():
+                found[str(p)] = p.read_bytes()
+    return found
+
+
+def test_record_only_when_every_check_passed(capsys, store, tmp_path):
+    baselines, compat = tmp_path / "baselines", tmp_path / "COMPATIBILITY.md"
+    shutil.copytree(bundled_dir() / "agy-1.2.10", baselines / "agy-1.2.10")
+    compat.write_text("# previous record\n")
+    record = ["--baseline-dir", baselines, "--compat-file", compat, "--record", "agy-9.9.9"]
+
+    _break_completeness(store, None)
+    before = snapshot(baselines, compat)
+    code, doc = run_json(capsys, store, tmp_path / "failing", *record)
+    assert code == 1 and doc["recorded"] is None
+    assert checks(doc)[("record", "agy-9.9.9")]["summary"] == "not recorded: completeness did not pass"
+    assert verdicts(doc)["record"] == SKIPPED and snapshot(baselines, compat) == before
+
+    code, doc = run_json(capsys, store, tmp_path / "passing", "--no-live", *record)
+    assert code == 0 and verdicts(doc)["record"] == PASS
+    assert doc["recorded"] == str(baselines / "agy-9.9.9")
+    assert json.loads((baselines / "agy-9.9.9" / "baseline.json").read_text())["name"] == "agy-9.9.9"
+    assert "- **Baseline:** `agy-9.9.9`" in compat.read_text()
+
+    code, stdout, stderr = run(capsys, "--home", store.home, "--out", tmp_path / "again", *record)
+    assert (code, stdout) == (2, "")
+    assert stderr == f"agy-audit: {baselines / 'agy-9.9.9'}: already exists; choose another --record name\n"
+
+
+# ----------------------------------------------------------------------------- the token, GitHub, Markdown
+
+
+def test_the_token_never_appears_anywhere(capsys, store, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with SimulatedDaemon(store.cli, token=TOKEN) as sim:
+        sim.fail(store.plain.id, "unauthorized")  # the simulator's 401 body quotes the token
+        sim.fail(store.other.id, "internal")
+        code, stdout, stderr = run(
+            capsys, "--home", store.home, "--out", tmp_path / "corpus", "--format", "github", "--report", tmp_path / "r.json",
+        )
+        url = sim.url
+    assert code == 1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert verdicts(report)["sweep"] == FAIL
+    cli_root = next(r for r in report["roots"] if r["surface"] == "cli")
+    assert (cli_root["source"], cli_root["endpoint"]) == ("daemon", url)
+    rules = sorted(f["rule"] for f in checks(report)[("sweep", "corpus")]["findings"])
+    assert rules == ["sweep/fetch", "sweep/fetch"]
+    written = b"".join(p.read_bytes() for p in sorted((tmp_path / "corpus").rglob("*")) if p.is_file())
+    for text in (stdout, stderr, (tmp_path / "r.json").read_text(), summary.read_text(), written.decode("utf-8", "replace")):
+        assert TOKEN not in text
+
+
+def test_a_complete_daemon_sweep_passes_against_the_imported_bundled_baseline(capsys, store, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    with SimulatedDaemon(store.cli, token=TOKEN):
+        code, stdout, stderr = run(capsys, "--root", store.cli, "--source", "daemon", "--out", tmp_path / "c", "--format", "markdown")
+    assert (code, stderr) == (0, "")
+    assert "| compare | corpus sidecar | skipped | 0 | 0 | NOT COMPARABLE; every observed line matches agy-1.2.10;" in stdout
+    assert "- **sidecar**: missing lines are only \"not observed\": agy-1.2.10 was imported from agy-reader's published record" in stdout
+    assert "from another corpus than the stores swept here" in stdout and "removed" not in stdout.split("### Drift")[0]
+
+
+def test_github_annotations_escape_data_and_properties_and_text_colours_the_verdict():
+    finding = Finding(ERROR, "rule", "100% done\r\nnext: a, b", "dir,x/a:b.json", 3)
+    check = Check("links", "live a,b", "live", FAIL, "1 failing", "agy-audit links check --root x", [finding])
+    quiet = Check("compare", "corpus wire", "corpus", ERROR, "cannot read: 50%", None)
+    baseline = load(bundled_dir() / "agy-1.2.10", bundled=True)
+    report = Report(0, Path("/c"), True, [], baseline, "drift", True, [Stage("links", [check]), Stage("compare", [quiet])])
+    assert ci_report.annotations(report).splitlines() == [
+        "::error title=agy-audit ci::ci: ERROR (links, compare); exit 2",
+        "::error file=dir%2Cx/a%3Ab.json,line=3,title=agy-audit ci%3A links live a%2Cb::[rule] 100%25 done%0D%0Anext: a, b",
+        "::error title=agy-audit ci%3A compare corpus wire::cannot read: 50%25",
+    ]
+    coloured = ci_report.text(report, color=True)
+    assert coloured.endswith("\n\x1b[31mci: ERROR (links, compare); exit 2\x1b[0m\n")
+    assert "  \x1b[31merror\x1b[0m [rule] dir,x/a:b.json:3: 100% done" in coloured
+    assert "\x1b[" not in ci_report.text(report)
+
+
+def test_the_step_summary_is_never_written_through_a_symlink(capsys, store, tmp_path, monkeypatch):
+    target = tmp_path / "elsewhere.md"
+    target.write_text("untouched\n")
+    (tmp_path / "summary.md").symlink_to(target)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "c", "--format", "github")
+    assert code == 2 and stdout.startswith("::notice title=agy-audit ci::ci: PASS; exit 0\n")
+    assert stderr == f"agy-audit: {tmp_path / 'summary.md'}: is a symbolic link; refusing to write through it\n"
+    assert target.read_text() == "untouched\n"
+
+
+def test_an_interrupted_sweep_names_the_corpus_it_leaves(capsys, store, tmp_path, monkeypatch):
+    def interrupted(item, out):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "c")
+    assert (code, stdout) == (130, "")
+    assert stderr == f"agy-audit: interrupted; incomplete corpus retained at {tmp_path / 'c'}\n"
+    assert json.loads((tmp_path / "c" / "manifest.json").read_text())["complete"] is False
+
+
+def test_the_schema_names_every_stage():
+    assert SCHEMA["$defs"]["stage"]["properties"]["name"]["enum"] == list(ci.STAGES)
+    assert SCHEMA["$id"] == "urn:agy-audit:schema:ci-report:1"
+    Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_github_format_appends_the_markdown_summary(capsys, store, tmp_path, monkeypatch):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    _break_compare(store, None)
+    code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "c", "--format", "github",
+                          "--report", tmp_path / "report.md", "--report", tmp_path / "junit.xml")
+    assert code == 1
+    annotations = [line for line in stdout.splitlines() if line.startswith("::")]
+    assert annotations == [
+        "::error title=agy-audit ci::ci: FAIL (compare); exit 1",
+        "::error title=agy-audit ci%3A compare live sidecar::[added] steps.[].metadata.sandboxProfile: string",
+    ]
+    assert stdout.endswith("\nci: FAIL (compare); exit 1\n")  # the text report follows the annotations
+    assert ET.fromstring((tmp_path / "junit.xml").read_text()).get("failures") == "1"
+    markdown = (tmp_path / "report.md").read_text()
+    assert summary.read_text() == "earlier step\n" + markdown
+    assert markdown.startswith("## agy-audit ci: FAIL\n")
+    assert "| compare | fail | 5 | 1 | 0 |" in markdown
+    assert "### Drift: live\n" in markdown and "| `steps.[].metadata.sandboxProfile` |  | `string` |" in markdown
+    assert "not observed (" not in markdown  # the status table counts them; they are not listed
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class Recorder:
+    def __init__(self, seen, label, unit):
+        self.seen, self.label, self.unit = seen, label, unit
+
+    def __call__(self, done, total, current):
+        self.seen.append((self.label, self.unit, done, total))
+
+    def close(self):
+        self.seen.append((self.label, "closed"))
+
+
+def test_progress_for_sweep_verification_and_fingerprints(store, tmp_path):
+    seen = []
+    ci.run(resolve_roots(home=store.home), out=tmp_path / "c", source="native",
+           progress=lambda label, unit: Recorder(seen, label, unit))
+    labels = list(dict.fromkeys(entry[0] for entry in seen))
+    assert labels == [
+        "sweep", "verify-contract corpus manifest", "verify-contract corpus sidecars", "verify-contract corpus transcripts",
+        "verify-contract live sidecars", "fingerprint corpus", "fingerprint live",
+    ]
+    assert ("sweep", "sessions", 0, 6) in seen and ("sweep", "closed") in seen
+    assert ("verify-contract corpus sidecars", "files", 5, 6) in seen
+    assert [e for e in seen if e[0] == "fingerprint live"][-2:] == [("fingerprint live", "files", 5, 6), ("fingerprint live", "closed")]
+
+
+def test_progress_only_on_a_terminal():
+    class Tty:
+        def isatty(self):
+            return True
+
+    assert wanted(Tty(), quiet=False) and not wanted(Tty(), quiet=True) and not wanted(Tty(), quiet=False, machine=True)
+    assert not wanted(open(os.devnull, "w"), quiet=False)
+
+
+def test_the_sample_workflow_runs_a_valid_ci_command():
+    text = (Path(__file__).parent.parent / "examples" / "github-workflow.yml").read_text()
+    start = text.index('/bin/agy-audit" ci ')
+    command = text[start + len('/bin/agy-audit" '):].split("\n\n")[0].replace("\\\n", " ")
+    words = shlex.split(command.replace("$HOME", "/home/runner").replace("$RUNNER_TEMP", "/tmp/runner"))
+    args = build_parser().parse_args(words)
+    assert (args.command, args.format, args.out) == ("ci", "github", "/tmp/runner/agy-audit-corpus")
+    assert args.report == ["agy-audit-report/junit.xml", "agy-audit-report/summary.md"]
+    assert "actions/upload-artifact@v4" in text and "path: agy-audit-report/" in text
