@@ -11,8 +11,11 @@ from audit import __version__
 from audit.commands.common import store_options
 from audit.errors import EXIT_USAGE, AuditError
 
-# Command modules under audit/commands/, in the order `--help` lists them.
-COMMANDS = ("stores", "inspect", "export", "links", "sweep", "verify_contract", "completeness", "fingerprint", "compare", "record", "baselines", "ci", "doctor")
+# Command modules under audit/commands/ (command name with "-" for "_"), in the order `--help` lists them.
+COMMANDS = (
+    "ci", "doctor", "stores", "inspect", "export", "sweep", "verify_contract", "completeness",
+    "fingerprint", "compare", "record", "baselines", "links",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,7 +24,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (``only``: a command module name) one with just that command, so a
+    run imports only the modules its command needs."""
     parser = _Parser(
         prog="agy-audit",
         description="Format audit and contract verification for Google Antigravity session stores.",
@@ -30,13 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"agy-audit {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     parents = {"store": store_options(), "store_nested": store_options(nested=True)}
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"audit.commands.{name}").register(subparsers, parents)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = argv[0].replace("-", "_") if argv else None
+    parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)

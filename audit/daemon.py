@@ -142,9 +142,10 @@ class DaemonClient:
         conn = self._connection()
         try:
             conn.request("POST", f"{self._prefix}/{SERVICE}/{method}", json.dumps(body).encode(), headers)
-            conn.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+            sock = conn.sock  # http.client drops conn.sock once a close-delimited answer starts
+            sock.settimeout(max(deadline - time.monotonic(), 0.001))
             response = conn.getresponse()
-            data = self._read(conn, response, deadline)
+            data = self._read(sock, response, deadline)
         except TimeoutError:
             raise DaemonTimeout(f"{method}: no answer from the daemon within {self.timeout:g}s") from None
         except ConnectionRefusedError:
@@ -197,13 +198,13 @@ class DaemonClient:
         return http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout, context=context)
 
     @staticmethod
-    def _read(conn: http.client.HTTPConnection, response: http.client.HTTPResponse, deadline: float) -> bytes:
+    def _read(sock: socket.socket, response: http.client.HTTPResponse, deadline: float) -> bytes:
         chunks, size = [], 0
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError
-            conn.sock.settimeout(remaining)
+            sock.settimeout(remaining)
             chunk = response.read1(1 << 16)
             if not chunk:
                 return b"".join(chunks)

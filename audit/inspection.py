@@ -102,10 +102,17 @@ def inspect_brain(brain: Path) -> TranscriptInfo:
 
 
 def _inspect_transcript_file(path: Path) -> TranscriptInfo:
-    records, findings = [], []
+    """One transcript file, streamed: records are counted, never kept."""
+    info = _info(path.parent, (), (path,), (), ())
     for item in transcript.iter_transcript(path):
-        (findings if isinstance(item, transcript.Finding) else records).append(item)
-    return _info(path.parent, (), (path,), records, findings)
+        if isinstance(item, transcript.Finding):
+            info.anomalies[item.kind] += 1
+            info.findings.append(f"{item.file}:{item.line}: {item.kind}: {item.message}")
+        else:
+            info.records += 1
+            info.types[item.type or "?"] += 1
+            info.statuses[item.status or "?"] += 1
+    return info
 
 
 def _info(brain, compact, full, records, findings) -> TranscriptInfo:

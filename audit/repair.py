@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit import backup, links
-from audit.errors import FindingsError, NothingToCheck
+from audit.errors import AuditError, FindingsError, NothingToCheck
 
 
 def refuse(resolution: links.Resolution) -> None:
@@ -51,6 +51,12 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
         links.apply(resolution)
     except FindingsError as exc:  # a writer appeared: keep what was written, say how to undo it
         raise FindingsError(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
+    except AuditError as exc:  # a write failed (disk full, permission denied): undo what was written
+        try:
+            backup.rollback(made.path)
+        except AuditError:
+            raise type(exc)(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
+        raise type(exc)(f"{exc.message}; every sidecar was restored from {made.path}") from None
     verification = backup.verify(made.path, unchanged=not resolution.changes)
     if not verification.ok:
         backup.rollback(made.path)

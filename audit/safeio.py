@@ -218,9 +218,13 @@ def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
     """Read a regular file, refusing more than *limit* bytes; errors name the file."""
     try:
         with open(path, "rb") as fh:
-            if limit is not None and os.fstat(fh.fileno()).st_size > limit:
+            size = os.fstat(fh.fileno()).st_size
+            if limit is not None and size > limit:
                 raise InputError(f"{path}: larger than {limit} bytes")
-            data = fh.read() if limit is None else fh.read(limit + 1)  # a file may grow meanwhile
+            # one byte more than the size shows growth; never a buffer of *limit* bytes
+            data = fh.read() if limit is None else fh.read(min(size, limit) + 1)
+            if limit is not None and len(data) > size:  # it grew meanwhile: the rest, up to the limit
+                data += fh.read(limit + 1 - len(data))
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except FileNotFoundError:

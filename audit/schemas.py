@@ -355,7 +355,7 @@ class _Codegen:
         return node
 
 
-_MEMO_LIMIT = 1 << 16
+_MEMO_LIMIT = 1 << 12
 _MEMO_LENGTH = 64
 
 

@@ -283,7 +283,18 @@ def _sweep_one(item: _Item, out: Path) -> SweptSession:
         for rel in files:
             with contextlib.suppress(OSError):
                 os.unlink(out / rel)
+            for parent in (out / rel).parents:  # and the directories that are now empty
+                if parent == out or not _rmdir_if_empty(parent):
+                    break
         raise
+
+
+def _rmdir_if_empty(path: Path) -> bool:
+    try:
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
 
 
 def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
@@ -293,7 +304,8 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
         copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
         conv = read_database(copy)
         if not conv.access:
-            raise _Failed("read", "; ".join(f.message for f in conv.findings) or f"{copy}: unreadable")
+            problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings) or "unreadable"
+            raise _Failed("read", f"{session.db}: {problems}")  # name the store's file, not our copy
         internal = canonical_id(conv.internal_cascade_id)
     if item.client is not None:
         fetched = _stage("fetch", item.client.fetch_trajectory, session.id, internal)

@@ -45,6 +45,7 @@ _BLOB_TABLES = (  # table -> JSON key, message
     ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
+_STEP_TYPES = frozenset(pb.CortexStepType.values())
 _TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d+))?Z")
 
 
@@ -156,7 +157,7 @@ class _Decoder:
                 self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}")
         if row.get("step_format") not in (0, None):
             self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)")
-        kind = pb.CortexStepType.Name(step.type) if step.type in pb.CortexStepType.values() else str(step.type)
+        kind = pb.CortexStepType.Name(step.type) if step.type in _STEP_TYPES else str(step.type)
         if payload is not None:
             self._count_unknown(payload, f"steps.step_payload/{kind}")
         for column, (attr, message_class) in _STEP_COLUMNS.items():
