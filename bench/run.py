@@ -1,0 +1,262 @@
+"""Benchmarks of agy-audit against bare parsing and the standard schema CLI (not part of the tests).
+
+    python bench/run.py [--quick] [--out FILE]
+
+Generates (once; cached under ``bench/.corpus-<key>/``) four shards of builder sessions shaped
+like the agy 1.2.10 baseline (see ``bench/corpus.py``): N = shard 0, 4N = shards 0-3, plus link
+corpora of ``links`` and 4x ``links`` sidecars. Every ratio compares two timings of this run on
+the same files with a warm page cache, each the best of interleaved rounds (3, or 5 with
+``--quick``; 2 for the command-line pair verify-contract / check-jsonschema). Peak RSS is
+``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
+Results print as a table and are written as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import corpus
+
+from audit import contract, links
+from audit.fingerprint import survey
+from audit.report import table
+from audit.resources import data_path
+from audit.safeio import atomic_write
+from audit.trajectory import read_trajectory
+
+FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)
+QUICK = corpus.Params(sessions=8, turns=4, output_kb=4, links=500)
+REPO = Path(__file__).resolve().parent.parent
+SCHEMA = data_path("schemas") / "sidecar.schema.json"
+BASELINE = json.loads((data_path("fingerprints") / "agy-1.2.10" / "baseline.json").read_text())["digests"]["sidecar"]
+GOALS = {
+    "fingerprint_vs_json_loads": ("<=", 1.5),
+    "verify_vs_check_jsonschema": ("<=", 0.1),
+    "verify_vs_json_loads": ("<=", 2.0),
+}
+
+
+def interleaved(functions: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Fastest wall-clock seconds of each function over *rounds* rounds that run them in turn, so
+    that a slow spell of the machine hits every side of a ratio alike."""
+    fastest = dict.fromkeys(functions, float("inf"))
+    for _ in range(rounds):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            fastest[name] = min(fastest[name], time.perf_counter() - start)
+    return fastest
+
+
+_MEASURE = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+print(json.dumps([time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code]))
+"""
+
+
+def child(argv: list[str]) -> tuple[float, float, int]:
+    """(seconds, peak RSS in MiB, exit code) of *argv*, output discarded.
+
+    A small fresh Python starts the command and reports ``RUSAGE_CHILDREN``: a command forked
+    from this big process would report our RSS (Linux keeps the pre-exec high-water mark).
+    """
+    done = subprocess.run([sys.executable, "-c", _MEASURE, *argv], cwd=REPO, capture_output=True, text=True, check=True)
+    seconds, kib, code = json.loads(done.stdout)
+    return seconds, kib / 1024, code
+
+
+def check_jsonschema() -> str | None:
+    beside = Path(sys.executable).with_name("check-jsonschema")
+    return str(beside) if beside.exists() else shutil.which("check-jsonschema")
+
+
+def json_loads_pass(files: list[Path]) -> None:
+    for path in files:
+        with open(path, "rb") as fh:
+            json.loads(fh.read())
+
+
+def select_pass(files: list[Path]) -> None:
+    for path in files:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT * FROM steps").fetchall()
+        finally:
+            conn.close()
+
+
+def decode_pass(files: list[Path]) -> int:
+    return sum(len(read_trajectory(path).trajectory.get("steps", [])) for path in files)
+
+
+def fingerprint(dirs: list[Path]) -> None:
+    digest = survey(dirs, ("sidecar",)).fingerprints["sidecar"].digest
+    if digest != BASELINE:
+        raise SystemExit(f"corpus fingerprint {digest} is not the 1.2.10 baseline {BASELINE}")
+
+
+def verify(dirs: list[Path]) -> None:
+    report = contract.verify_paths(dirs)
+    if report.invalid or report.unreadable:
+        raise SystemExit(f"corpus breaks the contract: {report.counts()}")
+
+
+TRANSCRIPT_MB = {False: 100, True: 10}
+_READ_TRANSCRIPT = "import sys; from audit.transcript import iter_transcript, summarize; summarize(iter_transcript(sys.argv[1]))"
+
+
+def cli(*args: object) -> list[str]:
+    return [sys.executable, "-m", "audit", *map(str, args)]
+
+
+def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bool, log: Callable[[str], None]) -> dict:
+    dirs = {"N": [shards[0].conversations], "4N": [s.conversations for s in shards]}
+    sidecars = {"N": shards[0].sidecars(), "4N": [p for s in shards for p in s.sidecars()]}
+    databases = shards[0].databases()
+    out: dict = {"corpus": {}}
+    for size in ("N", "4N"):
+        files = sidecars[size]
+        out["corpus"][size] = {
+            "sessions": len(files),
+            "sidecar_mb": round(sum(p.stat().st_size for p in files) / 2**20, 1),
+            "largest_sidecar_mb": round(max(p.stat().st_size for p in files) / 2**20, 2),
+        }
+    if not quick and (out["corpus"]["N"]["sessions"] < 200 or out["corpus"]["N"]["sidecar_mb"] < 100):
+        raise SystemExit(f"the N corpus is below 200 sessions / 100 MiB of sidecars: {out['corpus']['N']}")
+    log("warming the page cache")
+    json_loads_pass(sidecars["4N"])
+
+    rounds = 5 if quick else 3
+    log("sidecars at N: json.loads, fingerprint, verify-contract")
+    seconds = interleaved({
+        "json_loads_N": lambda: json_loads_pass(sidecars["N"]),
+        "fingerprint_N": lambda: fingerprint(dirs["N"]),
+        "verify_N": lambda: verify(dirs["N"]),
+    }, rounds)
+    out["seconds"] = seconds
+    out["fingerprint_vs_json_loads"] = seconds["fingerprint_N"] / seconds["json_loads_N"]
+    out["verify_vs_json_loads"] = seconds["verify_N"] / seconds["json_loads_N"]
+
+    log("verify-contract command vs check-jsonschema at N")
+    tool = check_jsonschema()
+    commands = {"verify_cli_N": cli("verify-contract", *dirs["N"])}
+    if tool is not None:
+        commands["check_jsonschema_N"] = [tool, "--schemafile", str(SCHEMA), *map(str, sidecars["N"])]
+    codes = {}
+
+    def run(name: str) -> None:
+        codes[name] = child(commands[name])[2]
+
+    seconds.update(interleaved({name: lambda name=name: run(name) for name in commands}, 2))
+    if codes["verify_cli_N"] != 0:
+        raise SystemExit(f"verify-contract exited {codes['verify_cli_N']} on the corpus")
+    if tool is None:
+        out["verify_vs_check_jsonschema"] = None
+        out["check_jsonschema"] = "not measured: check-jsonschema is not installed"
+    else:
+        out["verify_vs_check_jsonschema"] = seconds["verify_cli_N"] / seconds["check_jsonschema_N"]
+        out["check_jsonschema"] = f"{tool} (exit {codes['check_jsonschema_N']})"
+
+    for size in ("N", "4N"):
+        log(f"peak RSS at {size}")
+        rss = {}
+        for name, argv in (("fingerprint", cli("fingerprint", "--surface", "sidecar", *dirs[size])),
+                           ("verify-contract", cli("verify-contract", *dirs[size]))):
+            seconds[f"{name}_cli_{size}"], rss[name], code = child(argv)
+            if code != 0:
+                raise SystemExit(f"{' '.join(argv[2:4])} exited {code} at {size}")
+        out[f"peak_rss_mb_{size}"] = rss
+
+    log(f"native .db decoding ({len(databases)} files)")
+    steps = decode_pass(databases)
+    seconds.update(interleaved({"db_decode_N": lambda: decode_pass(databases), "db_select_N": lambda: select_pass(databases)}, rounds))
+    out["corpus"]["N"]["db_steps"] = steps
+    out["corpus"]["N"]["db_mb"] = round(sum(p.stat().st_size for p in databases) / 2**20, 1)
+    out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
+    out["db_decode_vs_select"] = seconds["db_decode_N"] / seconds["db_select_N"]
+
+    log(f"streaming a {TRANSCRIPT_MB[quick]} MiB transcript")
+    big = corpus.big_transcript(TRANSCRIPT_MB[quick])
+    out["corpus"]["N"]["transcript_mb"] = round(big.stat().st_size / 2**20, 1)
+    out["transcript_peak_rss_mb"] = {}
+    for name, argv in (("read", [sys.executable, "-c", _READ_TRANSCRIPT, str(big)]),
+                       ("inspect", cli("inspect", big, "--format", "json"))):
+        seconds[f"transcript_{name}"], out["transcript_peak_rss_mb"][name], code = child(argv)
+        if code not in (0, 1):  # inspect exits 1 when the transcript has anomalies
+            raise SystemExit(f"{name} of {big} exited {code}")
+
+    log("links resolution at N and 4N")
+    seconds.update(interleaved({f"links_{size}": lambda d=d: links.resolve(d) for size, d in (("N", links_n), ("4N", links_4n))}, rounds))
+    for size, directory in (("N", links_n), ("4N", links_4n)):
+        count = len(links.list_sidecars(directory))
+        out["corpus"][size]["link_sidecars"] = count
+        out[f"links_us_per_sidecar_{size}"] = seconds[f"links_{size}"] / count * 1e6
+    return out
+
+
+def render(results: dict) -> str:
+    def goal(key: str) -> str:
+        if key not in GOALS or results[key] is None:
+            return "-"
+        op, limit = GOALS[key]
+        return f"{op} {limit} ({'met' if results[key] <= limit else 'MISSED'})"
+
+    def fmt(value: object) -> str:
+        return "not measured" if value is None else f"{value:,.3f}" if isinstance(value, float) else str(value)
+
+    rows = [(key, fmt(results[key]), goal(key)) for key in (
+        "fingerprint_vs_json_loads", "verify_vs_check_jsonschema", "verify_vs_json_loads",
+        "db_decode_steps_per_s", "db_decode_vs_select", "links_us_per_sidecar_N", "links_us_per_sidecar_4N",
+    )]
+    rows += [(f"peak_rss_mb_{size}.{name}", fmt(mb), "-") for size in ("N", "4N") for name, mb in results[f"peak_rss_mb_{size}"].items()]
+    rows += [(f"transcript_peak_rss_mb.{name}", fmt(mb), "< 100 (" + ("met" if mb < 100 else "MISSED") + ")")
+             for name, mb in results["transcript_peak_rss_mb"].items()]
+    sizes = [(size, c["sessions"], c["sidecar_mb"], c["largest_sidecar_mb"], c.get("db_steps", "-"), c["link_sidecars"])
+             for size, c in results["corpus"].items()]
+    return "\n\n".join([
+        table(("MEASURE", "VALUE", "GOAL"), rows),
+        table(("CORPUS", "SESSIONS", "SIDECAR MB", "LARGEST MB", ".DB STEPS", "LINK SIDECARS"), sizes),
+        table(("TIMING", "SECONDS"), [(k, f"{v:.3f}") for k, v in results["seconds"].items()]),
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a small corpus (under a minute), same measurements")
+    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("results.json"), help="JSON results (default bench/results.json)")
+    args = parser.parse_args(argv)
+    params = QUICK if args.quick else FULL
+
+    def log(message: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    shards, links_n, links_4n = corpus.build(params, progress=log)
+    results = {
+        "command": "python bench/run.py" + (" --quick" if args.quick else ""),
+        "params": params.__dict__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        **measure(shards, links_n, links_4n, args.quick, log),
+    }
+    atomic_write(args.out, (json.dumps(results, indent=2) + "\n").encode())
+    print(render(results))
+    print(f"\nresults written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
