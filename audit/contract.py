@@ -23,7 +23,7 @@ from pathlib import Path
 from audit import schemas
 from audit.errors import AuditError, NothingToCheck
 from audit.progress import Callback
-from audit.safeio import JSONError, loads, read_bytes
+from audit.safeio import JSONError, gc_paused, loads, read_bytes
 from audit.schemas import ADVISORY, VIOLATION
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest"}
@@ -127,7 +127,8 @@ def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
         data = read_bytes(path, limit=MAX_BYTES)
     except AuditError as exc:
         return FileResult(file, kind, error=exc.message.removeprefix(f"{file}: "))
-    return validate_bytes(data, kind, file=file)
+    with gc_paused():
+        return validate_bytes(data, kind, file=file)
 
 
 def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, progress: Callback | None = None) -> Report:

@@ -147,10 +147,10 @@ class _Inputs:
     sidecars: list[Path] = field(default_factory=list)
     databases: list[Path] = field(default_factory=list)
     transcripts: list[Path] = field(default_factory=list)
-    seen: set[Path] = field(default_factory=set)
+    seen: set[str] = field(default_factory=set)
 
     def add(self, kind: str, path: Path) -> None:
-        key = path.resolve()
+        key = os.path.abspath(path)  # no syscall per file; symbolic links are never collected
         if key not in self.seen:
             self.seen.add(key)
             getattr(self, kind).append(path)

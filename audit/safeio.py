@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import gc
 import json
 import os
 import stat
@@ -207,6 +208,20 @@ def _check_tree(value: object, source: str) -> None:
             for i, v in enumerate(node):
                 if isinstance(v, (dict, list)):
                     stack.append((f"{pointer}/{i}", v, depth + 1))
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector while parsing and walking a document: both create only
+    acyclic containers, so a GC pass in between would just rescan the fresh document (measured:
+    ~30% of a strict verify of large sidecars). Refcounting still frees everything at once."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> object:

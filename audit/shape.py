@@ -23,7 +23,6 @@ iterative (no recursion limit) and batched per path (see ``_Walker.walk``).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import re
@@ -31,6 +30,7 @@ from collections.abc import Iterable
 from itertools import chain, repeat
 
 from audit.errors import InputError
+from audit.safeio import gc_paused
 
 OPAQUE_PATHS = frozenset({
     "executorMetadatas",
@@ -266,15 +266,8 @@ class SidecarShape:
 
     def add_json(self, data: bytes | str, source: str = "<input>") -> object:
         """Parse (``parse_document``) and fold in one document; returns the unwrapped value."""
-        # Parsing and walking create no reference cycles: a cyclic-GC pass during them would only
-        # rescan the fresh document (~10% of the time on large sidecars), so it waits until after.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return self.add(parse_document(data, source), _parsed=True)
-        finally:
-            if enabled:
-                gc.enable()
 
     def lines(self) -> tuple[str, ...]:
         return self._walker.lines() if self.documents else ()
