@@ -42,9 +42,7 @@ PASSING_STAGES = [
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT", "GITHUB_STEP_SUMMARY", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
+def _no_agy_on_path(monkeypatch, tmp_path):
     empty = tmp_path / "no-agy"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # no `agy --version`: the installed version is unknown

@@ -20,9 +20,7 @@ WRONG = "doctor-wrong-0a1b2c3d4e5f6a7b"
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch, tmp_path):
-    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT", "NO_COLOR"):
-        monkeypatch.delenv(name, raising=False)
+def _no_agy_on_path(monkeypatch, tmp_path):
     empty = tmp_path / "no-agy"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))

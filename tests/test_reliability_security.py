@@ -42,12 +42,6 @@ TOKEN = "reliability-csrf-9c4e1f7a2b6d8e0f"
 HOSTILE_IDS = ("../../etc/x", "..%2F..%2Fetc%2Fx", "../../etc/x.db", "a\x00b", "/etc/passwd", "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f/../x")
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch):
-    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def cli(*argv: object) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):

@@ -27,12 +27,6 @@ SCHEMA = json.loads((data_path("schemas") / "manifest.schema.json").read_text())
 VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch):
-    for name in ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT"):
-        monkeypatch.delenv(name, raising=False)
-
-
 class Store:
     def __init__(self, home: Path) -> None:
         self.home = home
