@@ -465,7 +465,12 @@ def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACE
     if read_databases:
         schemas = _Schemas()
         observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted)
-        wire = wire_fingerprint(observations) if "wire" in wanted else all(False for _ in observations)
+        if "wire" in wanted:
+            wire = wire_fingerprint(observations)
+        else:
+            wire = None
+            for _ in observations:  # read every .db for its schema only
+                pass
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
     if read_transcripts:
