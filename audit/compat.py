@@ -126,7 +126,11 @@ def render(baselines: list[Baseline]) -> str:
         kept = newest.lines.get(surface)
         lines = f"{len(kept):,} canonical lines kept" if kept is not None else "digest only, no lines kept"
         out.append(f"- {surface}, {_WHAT[surface]}: `{digest}`, {how}; {lines}.")
-    if newest.scope == "explicit-version-scoped":
+    imported = any(str(how).startswith("imported") for how in newest.provenance.values())
+    if newest.scope == "explicit-version-scoped" and imported:
+        out.append("- The corpus was a complete sweep of this version, but another's: compared with the stores "
+                   "swept here, a path it has and they lack is only \"not observed\", never \"removed\".")
+    elif newest.scope == "explicit-version-scoped":
         out.append("- The corpus was a complete sweep of this version: a path absent from a later complete "
                    "sweep is reported as removed.")
     else:
