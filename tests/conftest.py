@@ -1,4 +1,9 @@
 import pytest
+from hypothesis import settings
+
+# Deterministic property tests: the same examples on every run and machine, no example database.
+settings.register_profile("agy-audit", derandomize=True, database=None, deadline=None)
+settings.load_profile("agy-audit")
 
 # Variables of the user's environment that change what agy-audit does; no test may inherit them.
 _ENVIRONMENT = ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT", "GITHUB_STEP_SUMMARY", "NO_COLOR")
