@@ -39,7 +39,7 @@ from audit.errors import InputError
 from audit.ids import canonical_id
 from audit.progress import Callback
 from audit.proto import cortex_pb2 as pb
-from audit.safeio import read_bytes, read_json
+from audit.safeio import gc_paused, read_bytes, read_json
 from audit.shape import SidecarShape, TranscriptShape, digest_lines
 from audit.sqlite_store import (
     NativeConversation,
@@ -295,12 +295,14 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
 def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     shape = SidecarShape()
     for path in paths:
-        try:
-            doc = shape.add_json(read_bytes(path), str(path))
-        except InputError as exc:
-            result.problems.append(exc.message)
-            continue
-        result.counts.add_trajectory(doc)
+        with gc_paused():  # until the document is freed: a GC pass in between would only rescan it
+            try:
+                doc = shape.add_json(read_bytes(path), str(path))
+            except InputError as exc:
+                result.problems.append(exc.message)
+                continue
+            result.counts.add_trajectory(doc)
+            del doc
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
