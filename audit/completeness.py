@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
-from audit.ids import canonical_id
+from audit.ids import UUID_PATTERN, canonical_id
 from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.proto import cortex_pb2 as pb
 from audit.safeio import atomic_write, dumps, loads, read_bytes
@@ -85,7 +85,7 @@ _FATAL_FINDINGS = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "
 """``sqlite_store`` finding codes that mean the source could not be read (other findings: unsupported)."""
 _READ_ATTEMPTS = 3
 _SHOWN = 3  # unknown fields / findings named in a detail
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_UUID = UUID_PATTERN
 _SIDECAR_NAME = re.compile(rf"({_UUID})\.trajectory\.json")
 _SOURCE_NAME = re.compile(rf"({_UUID})\.(db|pb)")
 _TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z")

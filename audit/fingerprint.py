@@ -35,6 +35,7 @@ from pathlib import Path
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit import stores
+from audit.stores import SIDECAR_SUFFIX
 from audit.errors import InputError
 from audit.ids import canonical_id
 from audit.progress import Callback
@@ -56,7 +57,6 @@ SURFACES = ("sidecar", "sqlite", "wire", "transcript")
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
-SIDECAR_SUFFIX = ".trajectory.json"
 TRANSCRIPT_NAMES = ("transcript.jsonl", "transcript_full.jsonl")
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+UUID_PATTERN = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+"""One UUID in any case, as a regular-expression fragment for the modules that embed it."""
+_UUID_RE = re.compile(UUID_PATTERN)
 
 
 def is_uuid(text: object) -> bool:

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import FindingsError, InputError
-from audit.ids import canonical_id
+from audit.ids import UUID_PATTERN, canonical_id
 from audit.safeio import atomic_write, json_type, loads, read_bytes
 from audit.stamps import PARENT_KEY, READER_BLOCK, set_reader_key
+from audit.stores import SIDECAR_SUFFIX, list_dir
 
-SIDECAR_SUFFIX = ".trajectory.json"
 MAX_SIDECAR_BYTES = 512 * 1024 * 1024
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
 PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
@@ -53,7 +53,7 @@ FAILING_KINDS = frozenset({PARENT_CYCLE, CONFLICTING_EVIDENCE, INVALID_PARENT_ST
 UNUSABLE_KINDS = frozenset({UNREADABLE_SIDECAR, INVALID_CASCADE_ID, DUPLICATE_CASCADE_ID})
 """Diagnostics of sidecars left out of the graph (a repair refuses to run with any of them)."""
 
-_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_UUID = UUID_PATTERN
 SIDECAR_NAME = re.compile(_UUID + re.escape(SIDECAR_SUFFIX))
 _UUID_IN_TEXT = re.compile(rf"(?<![0-9a-fA-F]){_UUID}(?![0-9a-fA-F])")
 _AGENT_PATH = re.compile(rf"/brain/({_UUID})/\.agents/agents/")
@@ -166,14 +166,8 @@ class _Facts:
 
 def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
     """``(name, is_regular_file)`` of every ``<uuid>.trajectory.json`` entry, sorted; directories skipped."""
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
     out = []
-    for entry in entries:
+    for entry in list_dir(Path(directory)):
         if not SIDECAR_NAME.fullmatch(entry.name):
             continue
         try:
@@ -182,7 +176,7 @@ def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
             continue  # vanished while listing
         if not stat.S_ISDIR(mode):
             out.append((entry.name, stat.S_ISREG(mode)))
-    return sorted(out)
+    return out
 
 
 def sha256_hex(data: bytes) -> str:

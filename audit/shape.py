@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from itertools import chain, repeat
 
 from audit.errors import InputError
+from audit.ids import UUID_PATTERN
 from audit.safeio import gc_paused
 
 OPAQUE_PATHS = frozenset({
@@ -48,9 +49,7 @@ READER_KEY = "agyReader"
 ENVELOPE_KEY = "trajectory"
 
 # Go's regexp `$` anchors at the end of text only; fullmatch gives the same semantics.
-_VOLATILE = re.compile(
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9]+|[0-9a-f]{16,}"
-)
+_VOLATILE = re.compile(UUID_PATTERN + r"|[0-9]+|[0-9a-f]{16,}")
 _TAGS = {
     dict: "object", list: "array", str: "string", bytes: "number", int: "number", float: "number",
     bool: "boolean", type(None): "null",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError, NothingToCheck, UsageError
-from audit.ids import canonical_id
+from audit.ids import UUID_PATTERN, canonical_id
 
 ROOT_SURFACES = {
     "antigravity-cli": "cli",
@@ -28,7 +28,7 @@ ENV_ROOT = "ANTIGRAVITY_CLI_ROOT"
 
 SIDECAR_SUFFIX = ".trajectory.json"
 _CONVERSATION_FILE = re.compile(
-    r"(?P<id>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"
+    rf"(?P<id>{UUID_PATTERN})"
     r"(?P<ext>\.db|\.db-wal|\.db-shm|\.db-journal|\.pb|\.trajectory\.json)"
 )
 _CONVERSATION_FIELDS = {
