@@ -11,6 +11,12 @@ Strict JSON (``loads`` / ``read_json``):
   * nesting deeper than ``MAX_DEPTH`` (with ``exact=True``; otherwise deeper than the
     interpreter's parser allows) is a clear error, never a ``RecursionError``.
 
+Without ``exact``, bytes are first given to jiter (a Rust parser that rejects duplicate keys,
+NaN and Infinity itself, at about 0.8x the cost of ``json.loads`` alone). What it accepts it
+returns exactly as ``json.loads`` would; whatever it refuses (every error, lone surrogates,
+nesting beyond 200, integers beyond 4300 digits) takes the ``json`` path, which decides and
+names the problem.
+
 Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
   temp file in the target directory, mode 0600, fsync, optional mtime set before the rename,
   rename, fsync of the directory; on any failure the target keeps its old bytes and mtime and no
@@ -29,6 +35,8 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+import jiter
 
 from audit.errors import InputError
 
@@ -105,6 +113,15 @@ def loads(
     require_object: bool = True,
 ) -> object:
     """Parse strict JSON. Raises ``JSONError`` naming *source* for every rejected input."""
+    if not exact and type(data) is bytes:
+        try:
+            value = jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True, cache_mode="keys")
+        except ValueError:
+            pass  # the json path below says what is wrong, or accepts what jiter does not
+        else:
+            if require_object and type(value) is not dict:
+                raise JSONError(source, f"top level is {json_type(value)}, not an object", "")
+            return value
     text = _decode(data, source)
     state: dict[str, bool] = {"dup": False}
 

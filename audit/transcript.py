@@ -224,12 +224,12 @@ def _line(path: str, line: int, data: bytes | None, cap: int, order: _StepOrder)
         yield Finding(path, line, "blank-line", "empty line")
         return
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")
     except UnicodeDecodeError as exc:
         yield Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")
         return
     try:
-        obj = loads(text, source=f"{path}:{line}", require_object=False)
+        obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
         yield Finding(path, line, "bad-json", exc.reason + (f" at {exc.pointer or '/'}" if exc.pointer is not None else ""))
         return

@@ -1,6 +1,7 @@
 import json
 import os
 import stat
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -240,3 +241,47 @@ def test_make_private_dir(tmp_path):
     link.symlink_to(made)
     with pytest.raises(InputError, match="already exists"):
         safeio.make_private_dir(link, exist_ok=True)
+
+
+_keys = st.one_of(st.sampled_from(["a", "b", "\\u0061", "\\ud800", "\\ud83d\\ude00"]), st.text(max_size=4))
+_objects_with_repeats = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.text(max_size=10), _number_texts.map(lambda t: ("#num", t)),
+              st.sampled_from([("#num", "1e400"), ("#num", "-0"), ("#num", "9" * 4400), ("#num", "NaN")])),
+    lambda children: st.one_of(st.lists(children, max_size=4), st.lists(st.tuples(_keys, children), max_size=4).map(lambda p: ("#obj", p))),
+    max_leaves=30,
+)
+
+
+def _render_raw(node, ascii_only: bool) -> str:
+    """JSON text that may repeat keys and spells escapes in the key itself (``\\u0061`` is ``a``)."""
+    if isinstance(node, tuple) and node[0] == "#num":
+        return node[1]
+    if isinstance(node, tuple):
+        return "{" + ",".join(
+            (f'"{k}"' if k.startswith("\\u") else json.dumps(k, ensure_ascii=ascii_only)) + ":" + _render_raw(v, ascii_only)
+            for k, v in node[1]) + "}"
+    if isinstance(node, list):
+        return "[" + ",".join(_render_raw(n, ascii_only) for n in node) + "]"
+    return json.dumps(node, ensure_ascii=ascii_only)
+
+
+def _outcome(data) -> tuple:
+    try:
+        value = safeio.loads(data, require_object=False)
+    except JSONError as exc:
+        return ("error", exc.reason, exc.pointer)
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # print integers of any length
+    try:
+        return ("value", json.dumps(value))  # 1, 1.0 and true all print differently
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_objects_with_repeats, st.booleans())
+def test_property_fast_path_equals_the_json_path(node, ascii_only):
+    """Bytes go to jiter first; a str always takes the json path. Both must give the same value
+    (same types) or the same error, whatever jiter accepts or refuses."""
+    text = _render_raw(node, ascii_only)
+    assert _outcome(text.encode("utf-8", "surrogatepass")) == _outcome(text)

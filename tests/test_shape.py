@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 import random
 import re
 from pathlib import Path
@@ -19,6 +20,7 @@ from audit.shape import (
     TranscriptShape,
     digest_lines,
     is_volatile,
+    parse_document,
     sidecar_lines,
     snapshot_text,
 )
@@ -263,6 +265,33 @@ def test_agy_reader_and_opaque_content_never_matter(docs, reader, inside):
     extra = [d | {"agyReader": reader, "generatorMetadata": [inside], "steps": [{"generic": {"x": inside}}]} for d in base]
     plain = [d | {"generatorMetadata": [], "steps": [{"generic": {}}]} for d in base]
     assert lines_of(*extra) == lines_of(*plain)
+
+
+def _swap_numbers_and_booleans(value: object) -> object:
+    """true <-> 1, false <-> 0 everywhere: equal to *value* under ``==``, not the same JSON."""
+    if isinstance(value, dict):
+        return {k: _swap_numbers_and_booleans(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap_numbers_and_booleans(v) for v in value]
+    if isinstance(value, bool):
+        return int(value)
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    return value
+
+
+@settings(max_examples=80, deadline=None)
+@given(_docs, _docs)
+def test_orjson_path_and_go_fallback_give_the_same_lines(first, second):
+    """add_json parses with orjson (1 == True there) and skips repeated lone objects; the
+    fallback parses numbers as bytes. Repeats with numbers and booleans swapped must not hide a type."""
+    docs = first + [_swap_numbers_and_booleans(d) for d in first] + second + first
+    fast, slow = SidecarShape(), SidecarShape()
+    for doc in docs:
+        text = json.dumps(doc)
+        fast.add_json(text)
+        slow.add(parse_document(text, "x"), _same=operator.eq)
+    assert fast.lines() == slow.lines() == sidecar_lines(docs)
 
 
 @settings(max_examples=50, deadline=None)
