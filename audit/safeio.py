@@ -241,6 +241,15 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _path(path: str | os.PathLike) -> Path:
+    """*path* as a ``Path``; a NUL byte, which no file system accepts, is an ``InputError``."""
+    text = os.fsdecode(path)
+    if "\0" in text:
+        shown = text.replace("\0", "\\0")
+        raise InputError(f"{shown}: path contains a NUL byte")
+    return Path(text)
+
+
 def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> object:
     """Read and strictly parse a JSON file; unreadable files raise ``InputError`` naming it."""
     return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
@@ -248,6 +257,7 @@ def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: b
 
 def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
     """Read a regular file, refusing more than *limit* bytes; errors name the file."""
+    path = _path(path)
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -408,7 +418,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, mtime_ns: int | None =
     ``mtime_ns`` is applied to the temp file before the rename, so the visible file never
     carries another timestamp. On failure the old file is untouched and no temp file remains.
     """
-    path = Path(path)
+    path = _path(path)
     _check_target(path)
     tmp = None
     try:
@@ -427,7 +437,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, mtime_ns: int | None =
 
 def create_new_file(path: str | os.PathLike, data: bytes) -> None:
     """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing."""
-    path = Path(path)
+    path = _path(path)
     if os.path.lexists(path):
         raise InputError(f"{path}: already exists; refusing to overwrite")
     _refuse_symlink(path.parent)
@@ -449,7 +459,7 @@ def create_new_file(path: str | os.PathLike, data: bytes) -> None:
 def append(path: str | os.PathLike, data: bytes) -> None:
     """Append *data* to *path* (created 0600 when missing), e.g. a CI job summary file that its
     runner reads afterwards. A symbolic link at *path* is refused; the data is fsynced."""
-    path = Path(path)
+    path = _path(path)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -466,7 +476,7 @@ def append(path: str | os.PathLike, data: bytes) -> None:
 
 def make_private_dir(path: str | os.PathLike, *, exist_ok: bool = False) -> Path:
     """Create *path* (and missing parents) with mode 0700. A symlink counts as existing."""
-    path = Path(path)
+    path = _path(path)
     if os.path.lexists(path):
         if exist_ok and path.is_dir() and not path.is_symlink():
             return path

@@ -243,6 +243,24 @@ def test_make_private_dir(tmp_path):
         safeio.make_private_dir(link, exist_ok=True)
 
 
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: safeio.read_bytes(p),
+        lambda p: safeio.atomic_write(p, b"x"),
+        lambda p: safeio.create_new_file(p, b"x"),
+        lambda p: safeio.append(p, b"x"),
+        lambda p: safeio.make_private_dir(p),
+    ],
+    ids=["read_bytes", "atomic_write", "create_new_file", "append", "make_private_dir"],
+)
+def test_a_nul_in_a_path_is_an_input_error_naming_it(tmp_path, call):
+    with pytest.raises(InputError) as info:
+        call(f"{tmp_path}/a\0b")
+    assert info.value.message == f"{tmp_path}/a\\0b: path contains a NUL byte"
+    assert info.value.exit_code == 2 and list(tmp_path.iterdir()) == []
+
 _keys = st.one_of(st.sampled_from(["a", "b", "\\u0061", "\\ud800", "\\ud83d\\ude00"]), st.text(max_size=4))
 _objects_with_repeats = st.recursive(
     st.one_of(st.none(), st.booleans(), st.text(max_size=10), _number_texts.map(lambda t: ("#num", t)),
