@@ -131,10 +131,13 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
 def open_snapshot(path: str | os.PathLike, *, wal_mode: bool | None = None) -> Iterator[tuple[sqlite3.Connection, str]]:
     """A read-only connection to *path* that creates and changes no file beside it, and how it was
     opened (``ro``, ``immutable`` or ``copy``; see the module docstring). Raises ``sqlite3.Error``
-    or ``InputError``."""
+    or ``InputError`` (without *wal_mode*, the file is inspected first and an unreadable, empty,
+    truncated or non-SQLite file is an ``InputError`` saying so)."""
     path = Path(path)
     if wal_mode is None:
-        wal_mode, _ = _inspect(path)
+        wal_mode, problem = _inspect(path)
+        if problem is not None:
+            raise InputError(problem.message)
     wal, shm = _side(path, "-wal"), _side(path, "-shm")
     if not wal_mode:
         mode = "ro"

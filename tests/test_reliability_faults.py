@@ -254,7 +254,7 @@ def test_permission_denied_files_are_named_with_documented_exit_codes(store):
     code, out, err = results["sweep"]
     failures = json.loads(out)["manifest"]["failures"]
     assert code == 1 and [(f["id"], f["stage"]) for f in failures] == [(plain.id, "copy")]
-    assert failures[0]["message"].startswith(f"{db}: cannot copy the database")
+    assert failures[0]["message"] == f"{db}: cannot read (Permission denied)"
 
 
 def test_an_unlistable_directory_is_a_usage_error_naming_it(store):
