@@ -36,7 +36,7 @@ another conversation: the first difference is named); ``unsupported`` (the sourc
 protobuf fields, enum numbers or rows ``cortex.proto`` does not decode: fail closed);
 ``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
 is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
-or kept changing through three attempts). ``attest`` records ``agyReader.completeness`` in
+or kept changing through five attempts over about half a second: a conversation in progress). ``attest`` records ``agyReader.completeness`` in
 complete sidecars and removes it from incomplete and unsupported ones; see there.
 """
 
@@ -47,6 +47,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,7 +84,8 @@ STEP_FIELDS = (
 
 _FATAL_FINDINGS = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
 """``sqlite_store`` finding codes that mean the source could not be read (other findings: unsupported)."""
-_READ_ATTEMPTS = 3
+_READ_PAUSES = (0.0, 0.02, 0.05, 0.1, 0.25)
+"""Seconds to wait before each attempt at one consistent read of a source that keeps changing."""
 _SHOWN = 3  # unknown fields / findings named in a detail
 _UUID = UUID_PATTERN
 _SIDECAR_NAME = re.compile(rf"({_UUID})\.trajectory\.json")
@@ -282,13 +284,15 @@ def _stats(db: Path) -> tuple:
 
 def _read_source(db: Path) -> tuple[str, NativeTrajectory]:
     """(sourceSha256, decoded snapshot), both of the same file state."""
-    for _ in range(_READ_ATTEMPTS):
+    for pause in _READ_PAUSES:
+        time.sleep(pause)
         before = _stats(db)
         digest = source_sha256(db)
         native = read_trajectory(db)
         if _stats(db) == before:
             return digest, native
-    raise InputError(f"{db}: kept changing while being read")
+    raise InputError(f"{db}: kept changing while being read ({len(_READ_PAUSES)} attempts); "
+                     "a conversation in progress? check again when it is idle")
 
 
 def _listed(items: Iterable[str], more: int) -> str:
