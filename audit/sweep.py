@@ -13,9 +13,10 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
 Selection per root: every ``conversations/<id>.db``; a legacy ``.pb`` only when the root's source
 is the daemon (natively it is skipped: it is encrypted); a ``.pb`` beside a ``.db`` of the same
 id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit files are listed as
-skipped; ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a source). Sources:
-``native`` reconstructs offline; ``daemon`` needs a reachable daemon for every root; ``auto``
-uses the daemon of a root when one is reachable, else native.
+skipped; ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a source), and so is
+every entry the store scan reports as foreign (symbolic links, names that are not
+``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon
+for every root; ``auto`` uses the daemon of a root when one is reachable, else native.
 
 Fail closed: a failing session stops the sweep unless ``keep_going``; either way the manifest
 stays ``complete: false``. Ctrl-C ends the sweep cleanly with an incomplete manifest. Live
@@ -250,7 +251,9 @@ def _select(
     skipped: list[Skipped] = []
     taken: dict[tuple[str, str], Path] = {}
     for origin, client in chosen:
-        for session in scan_root(origin.root, include_implicit=include_implicit).sessions:
+        scan = scan_root(origin.root, include_implicit=include_implicit)
+        skipped.extend(Skipped(f.path.absolute(), f.reason) for f in scan.foreign)  # symbolic links, strangers
+        for session in scan.sessions:
             if session.implicit_pb is not None:
                 skipped.append(Skipped(session.implicit_pb, SKIP_IMPLICIT))
             if session.db is not None and session.legacy_pb is not None:

@@ -414,3 +414,25 @@ def test_progress_line_is_throttled_and_ended():
     reporter.close()
     assert stream.getvalue().startswith("\rsweep: 2/4 sessions, 0.2/s, now b\x1b[K")
     assert stream.getvalue().endswith("\n") and "now c" not in stream.getvalue()
+
+
+def test_symbolic_links_and_foreign_files_in_a_store_are_listed_as_skipped(tmp_path, capsys):
+    b = StoreBuilder(tmp_path / "home", seed=6)
+    root = b.root("cli")
+    convo = root.conversation(turns=1, brain=False)
+    conversations = root.path / "conversations"
+    outside = tmp_path / "elsewhere.db"
+    outside.write_bytes(convo.paths["db"].read_bytes())
+    link = conversations / "0f8fad5b-d9cb-469f-a165-70867728950e.db"
+    link.symlink_to(outside)
+    stray = conversations / "notes.txt"
+    stray.write_text("mine")
+    out = tmp_path / "corpus"
+    assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
+    doc = manifest(out)
+    assert [s["id"] for s in doc["sessions"]] == [convo.id]
+    assert doc["skipped"] == [
+        {"path": str(link), "reason": "symbolic link (not followed)"},
+        {"path": str(stray), "reason": "name is not <uuid>.<known extension>"},
+    ]
+    assert not any(p.name.startswith("0f8fad5b") for p in out.rglob("*"))
