@@ -33,7 +33,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import jiter
@@ -301,9 +301,11 @@ def json_type(value: object) -> str:
 
 
 def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> str:
-    """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly."""
+    """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly; otherwise the
+    text ``json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False)`` gives
+    (compact separators without *indent*)."""
     parts: list[str] = []
-    _encode(value, parts, indent, sort_keys, 0)
+    _Encoder(parts.append, indent, sort_keys).encode(value, 0)
     return "".join(parts)
 
 
@@ -314,57 +316,74 @@ def _int_text(value: int) -> str:
         return str(decimal.Decimal(value))
 
 
-def _encode(value: object, out: list[str], indent: int | None, sort_keys: bool, level: int) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, RawFloat):
-        out.append(value.text)
-    elif isinstance(value, int):
-        out.append(_int_text(value))
-    elif isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError("NaN and Infinity cannot be written as JSON")
-        out.append(float.__repr__(value))
-    elif isinstance(value, str):
-        out.append(json.dumps(value, ensure_ascii=False))
-    elif isinstance(value, (list, tuple)):
-        if not value:
-            out.append("[]")
-            return
-        sep, close = _separators(indent, level)
-        out.append("[")
-        for i, item in enumerate(value):
-            out.append(sep if i == 0 else "," + sep)
-            _encode(item, out, indent, sort_keys, level + 1)
-        out.append(close + "]")
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        sep, close = _separators(indent, level)
-        colon = ": " if indent is not None else ":"
-        items = sorted(value.items()) if sort_keys else value.items()
-        out.append("{")
-        for i, (key, item) in enumerate(items):
-            if not isinstance(key, str):
-                raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
-            out.append(sep if i == 0 else "," + sep)
-            out.append(json.dumps(key, ensure_ascii=False))
-            out.append(colon)
-            _encode(item, out, indent, sort_keys, level + 1)
-        out.append(close + "}")
-    else:
-        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+_string = json.encoder.encode_basestring  # C: escapes quotes, backslashes and controls, keeps non-ASCII
+_CONSTANTS = {None: "null", True: "true", False: "false"}
 
 
-def _separators(indent: int | None, level: int) -> tuple[str, str]:
-    if indent is None:
-        return "", ""
-    return "\n" + " " * (indent * (level + 1)), "\n" + " " * (indent * level)
+class _Encoder:
+    def __init__(self, out: Callable[[str], object], indent: int | None, sort_keys: bool) -> None:
+        self.out, self.indent, self.sort_keys = out, indent, sort_keys
+        self.colon = ": " if indent is not None else ":"
+        self.gaps: list[tuple[str, str]] = []  # per level: (before an item, before the closing bracket)
+
+    def gap(self, level: int) -> tuple[str, str]:
+        while len(self.gaps) <= level:
+            depth = len(self.gaps)
+            self.gaps.append(("", "") if self.indent is None else
+                             ("\n" + " " * (self.indent * (depth + 1)), "\n" + " " * (self.indent * depth)))
+        return self.gaps[level]
+
+    def encode(self, value: object, level: int) -> None:
+        out, kind = self.out, type(value)
+        if kind is str:
+            out(_string(value))
+        elif kind is dict:
+            if not value:
+                out("{}")
+                return
+            sep, close = self.gap(level)
+            items = sorted(value.items()) if self.sort_keys else value.items()
+            first = True
+            for key, item in items:
+                if type(key) is not str:
+                    raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
+                out(("{" if first else ",") + sep + _string(key) + self.colon)
+                first = False
+                self.encode(item, level + 1)
+            out(close + "}")
+        elif kind is list or kind is tuple:
+            if not value:
+                out("[]")
+                return
+            sep, close = self.gap(level)
+            first = True
+            for item in value:
+                out(("[" if first else ",") + sep)
+                first = False
+                self.encode(item, level + 1)
+            out(close + "]")
+        elif kind is bool or value is None:
+            out(_CONSTANTS[value])
+        elif kind is int:
+            out(_int_text(value))
+        elif kind is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError("NaN and Infinity cannot be written as JSON")
+            out(float.__repr__(value))
+        elif isinstance(value, RawFloat):
+            out(value.text)
+        elif isinstance(value, str):  # subclasses (e.g. StrEnum) as their base type
+            out(_string(value))
+        elif isinstance(value, int):
+            out(_int_text(value))
+        elif isinstance(value, float):
+            self.encode(float(value), level)
+        elif isinstance(value, dict):
+            self.encode(dict(value), level)
+        elif isinstance(value, (list, tuple)):
+            self.encode(list(value), level)
+        else:
+            raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 # ----------------------------------------------------------------------------- atomic writes

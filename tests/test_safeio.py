@@ -85,6 +85,21 @@ def test_dumps_matches_json_for_plain_values():
     assert safeio.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+
+_plain = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text()),
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text(max_size=6), children, max_size=4)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_plain, st.sampled_from([None, 2, 4]), st.booleans())
+def test_property_dumps_writes_what_json_dumps_writes_for_plain_values(value, indent, sort_keys):
+    expected = json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False,
+                          separators=(",", ":") if indent is None else None)
+    assert safeio.dumps(value, indent=indent, sort_keys=sort_keys) == expected
+
 _number_texts = st.one_of(
     st.integers().map(str),
     st.integers(min_value=-(10**60), max_value=10**60).map(str),
