@@ -17,6 +17,7 @@ column that cannot be used becomes a finding.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections import Counter
@@ -47,6 +48,7 @@ _BLOB_TABLES = (  # table -> JSON key, message
 )
 _STEP_TYPES = frozenset(pb.CortexStepType.values())
 _TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d+))?Z")
+_TIMESTAMP_TYPE = "google.protobuf.Timestamp"
 
 
 @dataclass
@@ -210,19 +212,38 @@ class _Decoder:
 
 def _nine_digit_timestamps(doc: dict, descriptor: Descriptor) -> None:
     """``MessageToDict`` prints 0, 3, 6 or 9 fractional digits; sidecars always carry nine."""
-    for fd in descriptor.fields:
-        value = doc.get(fd.json_name)
-        message = fd.message_type
-        if value is None or message is None or message.GetOptions().map_entry:
-            continue  # the schema's maps have string values only
-        items = value if fd.is_repeated else [value]
-        if message.full_name == "google.protobuf.Timestamp":
-            padded = [_nine_digits(text) for text in items]
-            doc[fd.json_name] = padded if fd.is_repeated else padded[0]
+    fields = _timestamp_fields(descriptor)
+    for name, value in doc.items():
+        spec = fields.get(name)
+        if spec is None:
+            continue
+        message, repeated = spec
+        if message is None:  # a google.protobuf.Timestamp
+            doc[name] = [_nine_digits(text) for text in value] if repeated else _nine_digits(value)
         else:
-            for item in items:
+            for item in value if repeated else (value,):
                 if isinstance(item, dict):  # other well-known types (Duration) render as strings
                     _nine_digit_timestamps(item, message)
+
+
+@functools.cache
+def _timestamp_fields(descriptor: Descriptor) -> dict[str, tuple[Descriptor | None, bool]]:
+    """JSON name -> (message to descend into, or None for a Timestamp; repeated?) for the fields of
+    *descriptor* whose values can hold a Timestamp (maps are left out: ours hold strings only)."""
+    return {
+        fd.json_name: (None if fd.message_type.full_name == _TIMESTAMP_TYPE else fd.message_type, fd.is_repeated)
+        for fd in descriptor.fields
+        if fd.message_type is not None and not fd.message_type.GetOptions().map_entry
+        and _holds_timestamp(fd.message_type, frozenset())
+    }
+
+
+def _holds_timestamp(message: Descriptor, seen: frozenset[str]) -> bool:
+    """True when *message* is a Timestamp or may contain one (a recursive message counts as may)."""
+    if message.full_name == _TIMESTAMP_TYPE or message.full_name in seen:
+        return True
+    seen |= {message.full_name}
+    return any(fd.message_type is not None and _holds_timestamp(fd.message_type, seen) for fd in message.fields)
 
 
 def _nine_digits(text: str) -> str:
