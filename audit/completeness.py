@@ -42,7 +42,6 @@ complete sidecars and removes it from incomplete and unsupported ones; see there
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import os
 import re
@@ -56,6 +55,7 @@ from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, Input
 from audit.ids import UUID_PATTERN, canonical_id
 from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.proto import cortex_pb2 as pb
+from audit.report import now_rfc3339
 from audit.safeio import atomic_write, dumps, loads, read_bytes
 from audit.stamps import READER_BLOCK, set_reader_key
 from audit.stores import Root, is_store, list_dir
@@ -474,7 +474,7 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
     mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
     so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256.
     """
-    checked_at = checked_at or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    checked_at = checked_at or now_rfc3339()
     for r in report.results:
         if r.verdict == COMPLETE:
             if _same(r._recorded, r.evidence):

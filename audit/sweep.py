@@ -27,7 +27,6 @@ them (see ``sqlite_store.open_snapshot``), other files are read as bytes. Nothin
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import hashlib
 import os
 import shutil
@@ -43,6 +42,7 @@ from audit.discovery import ENV_URL, discover_endpoints
 from audit.errors import AuditError, InputError, NothingToCheck, UsageError
 from audit.ids import canonical_id
 from audit.progress import Callback
+from audit.report import now_rfc3339
 from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir, read_bytes
 from audit.sqlite_store import open_snapshot, read_database
 from audit.stores import Root, Session, scan_root
@@ -176,7 +176,7 @@ def sweep(
     for root in roots:
         if out.parent.resolve().is_relative_to(root.path.resolve()):
             raise UsageError(f"{out}: inside the store root {root.path}; write the corpus elsewhere")
-    started = _now()
+    started = now_rfc3339()
     chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
     items, skipped = _select(chosen, include_implicit)
     if not items:
@@ -201,7 +201,7 @@ def sweep(
     except KeyboardInterrupt:
         result.interrupted = True
         result.failures.append(Failure(current, "interrupted", "interrupted before every selected session was swept"))
-    result.finished = _now()
+    result.finished = now_rfc3339()
     _write_manifest(result)
     return result
 
@@ -347,10 +347,6 @@ def _write(out: Path, rel: str, data: bytes, files: dict[str, str]) -> Path:
 
 def _write_manifest(result: SweepResult) -> None:
     atomic_write(result.out / MANIFEST, (dumps(result.manifest()) + "\n").encode())
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # ----------------------------------------------------------------------------- .db copies
