@@ -22,6 +22,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -192,6 +193,14 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
     out["db_decode_vs_select"] = seconds["db_decode_N"] / seconds["db_select_N"]
 
+    log("agy-audit ci --source native at N (one run)")
+    with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
+        seconds["ci_cli_N"], out["ci_peak_rss_mb_N"], code = child(
+            cli("ci", "--home", shards[0].home, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json"))
+    if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
+        raise SystemExit(f"ci exited {code} at N")
+    out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
+
     log(f"streaming a {TRANSCRIPT_MB[quick]} MiB transcript")
     big = corpus.big_transcript(TRANSCRIPT_MB[quick])
     out["corpus"]["N"]["transcript_mb"] = round(big.stat().st_size / 2**20, 1)
@@ -223,7 +232,8 @@ def render(results: dict) -> str:
 
     rows = [(key, fmt(results[key]), goal(key)) for key in (
         "fingerprint_vs_json_loads", "verify_vs_check_jsonschema", "verify_vs_json_loads",
-        "db_decode_steps_per_s", "db_decode_vs_select", "links_us_per_sidecar_N", "links_us_per_sidecar_4N",
+        "db_decode_steps_per_s", "db_decode_vs_select", "ci_vs_db_decode", "ci_peak_rss_mb_N",
+        "links_us_per_sidecar_N", "links_us_per_sidecar_4N",
     )]
     rows += [(f"peak_rss_mb_{size}.{name}", fmt(mb), "-") for size in ("N", "4N") for name, mb in results[f"peak_rss_mb_{size}"].items()]
     rows += [(f"transcript_peak_rss_mb.{name}", fmt(mb), "< 100 (" + ("met" if mb < 100 else "MISSED") + ")")
