@@ -68,7 +68,6 @@ WARNING = "warning"
 CORPUS, LIVE = "corpus", "live"
 SHOWN = 5
 """Findings shown per check; the check's command lists all of them."""
-EXIT_INTERRUPTED = 130
 
 ProgressFactory = Callable[[str, str], Progress]
 """Makes the progress line of one long step from (label, unit), e.g. ("sweep", "sessions")."""
@@ -189,7 +188,7 @@ def run(
     Raises before sweeping: ``UsageError`` for an unknown baseline, a bad ``fail_on``, a bad
     or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
-    interrupted sweep raises ``AuditError`` (exit 130) naming the corpus it leaves.
+    interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it leaves.
     """
     if fail_on not in FAIL_ON:
         raise UsageError(f"fail-on must be one of {', '.join(FAIL_ON)}")
@@ -212,7 +211,7 @@ def run(
             shutil.rmtree(workdir, ignore_errors=True)
         raise
     if result.interrupted:
-        raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=EXIT_INTERRUPTED)
+        raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
     report = Report(started, corpus, True, result.roots, chosen, fail_on, live)
     report.stages.append(Stage("sweep", [_sweep_check(result)]))
     report.stages.append(Stage("verify-contract", ctx.contract()))

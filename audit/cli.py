@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from audit import __version__
 from audit.commands.common import store_options
-from audit.errors import EXIT_USAGE, AuditError
+from audit.errors import EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
 # Command modules under audit/commands/ (command name with "-" for "_"), in the order `--help` lists them.
 COMMANDS = (
@@ -48,13 +50,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    previous = _on_sigterm(_terminate)
     try:
         return args.run(args)
     except AuditError as exc:
         print(f"agy-audit: {exc.message}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("agy-audit: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
+        return interrupt_exit_code(exc)
     except BrokenPipeError:
         return 0
+    finally:
+        _on_sigterm(previous)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _on_sigterm(handler: object) -> object:
+    """Install *handler* for SIGTERM and return the previous one (outside the main thread, where
+    Python cannot install handlers, nothing changes)."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)

@@ -6,6 +6,8 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2  # usage error or unreadable input
 EXIT_NOTHING = 3  # nothing to check
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+EXIT_TERMINATED = 143  # SIGTERM (128 + SIGTERM), e.g. a cancelled CI job
 
 
 class AuditError(Exception):
@@ -35,6 +37,18 @@ class NothingToCheck(AuditError):
     """No store, session or file was found to work on (exit 3)."""
 
     exit_code = EXIT_NOTHING
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the signal arrives so that it unwinds like Ctrl-C: temp files are
+    removed, a sweep finalises its manifest as incomplete, a repair rolls back."""
+
+    exit_code = EXIT_TERMINATED
+
+
+def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
+    """130 for Ctrl-C, 143 for SIGTERM."""
+    return getattr(exc, "exit_code", EXIT_INTERRUPTED)
 
 
 class FindingsError(AuditError):

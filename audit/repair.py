@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit import backup, links
-from audit.errors import AuditError, FindingsError, NothingToCheck
+from audit.errors import AuditError, FindingsError, NothingToCheck, interrupt_exit_code
 
 
 def refuse(resolution: links.Resolution) -> None:
@@ -57,6 +57,10 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
         except AuditError:
             raise type(exc)(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
         raise type(exc)(f"{exc.message}; every sidecar was restored from {made.path}") from None
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM between two writes: undo them too
+        backup.rollback(made.path)
+        raise AuditError(f"{directory}: interrupted; every sidecar was restored from {made.path}",
+                         exit_code=interrupt_exit_code(exc)) from None
     verification = backup.verify(made.path, unchanged=not resolution.changes)
     if not verification.ok:
         backup.rollback(made.path)

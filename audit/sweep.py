@@ -39,7 +39,7 @@ from pathlib import Path
 from audit import __version__
 from audit.daemon import DaemonClient
 from audit.discovery import ENV_URL, discover_endpoints
-from audit.errors import AuditError, InputError, NothingToCheck, UsageError
+from audit.errors import AuditError, InputError, NothingToCheck, UsageError, interrupt_exit_code
 from audit.ids import canonical_id
 from audit.progress import Callback
 from audit.report import now_rfc3339
@@ -97,7 +97,7 @@ class SweepResult:
     roots: list[RootSource]
     selected: int
     finished: str | None = None
-    interrupted: bool = False
+    interrupted: int | None = None  # the exit status of an interruption: 130 Ctrl-C, 143 SIGTERM
     sessions: list[SweptSession] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -198,8 +198,8 @@ def sweep(
                 if not keep_going:
                     break
         current = None
-    except KeyboardInterrupt:
-        result.interrupted = True
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (audit.errors.Terminated)
+        result.interrupted = interrupt_exit_code(exc)
         result.failures.append(Failure(current, "interrupted", "interrupted before every selected session was swept"))
     result.finished = now_rfc3339()
     _write_manifest(result)

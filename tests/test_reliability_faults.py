@@ -24,7 +24,7 @@ import pytest
 
 from audit import contract, fingerprint, links, schemas, stores, sweep
 from audit.cli import build_parser, main
-from audit.errors import InputError
+from audit.errors import InputError, Terminated
 from audit.safeio import atomic_write
 from audit.testing import StoreBuilder
 
@@ -118,6 +118,26 @@ def test_disk_full_during_repair_restores_or_says_how(family, tmp_path, monkeypa
     monkeypatch.undo()
     assert code in (1, 2) and "No space left on device" in err
     assert snapshot(root.path) == before or f"links rollback --backup {tmp_path / 'backup'}" in err
+
+
+@pytest.mark.parametrize(("signal_exc", "code"), [(KeyboardInterrupt, 130), (Terminated, 143)])
+def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypatch, signal_exc, code):
+    root, parent, kids = family
+    before = snapshot(root.path)
+    real, writes = links.atomic_write, []
+
+    def interrupted(path, data, **kwargs):
+        writes.append(path)
+        if len(writes) == 2:  # Ctrl-C or SIGTERM after the first stamp was written
+            raise signal_exc()
+        real(path, data, **kwargs)
+
+    monkeypatch.setattr(links, "atomic_write", interrupted)
+    status, out, err = cli("links", "repair", "--root", root.path, "--backup", tmp_path / "backup")
+    monkeypatch.undo()
+    assert status == code and len(writes) == 2
+    assert err == f"agy-audit: {root.path / 'conversations'}: interrupted; every sidecar was restored from {tmp_path / 'backup'}\n"
+    assert snapshot(root.path) == before
 
 
 def test_disk_full_during_sweep_keeps_an_incomplete_manifest_and_no_partial_session(tmp_path, monkeypatch):

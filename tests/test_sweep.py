@@ -4,8 +4,12 @@ import hashlib
 import io
 import json
 import os
+import signal
 import sqlite3
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -436,3 +440,27 @@ def test_symbolic_links_and_foreign_files_in_a_store_are_listed_as_skipped(tmp_p
         {"path": str(stray), "reason": "name is not <uuid>.<known extension>"},
     ]
     assert not any(p.name.startswith("0f8fad5b") for p in out.rglob("*"))
+
+
+def test_sigterm_finalises_an_incomplete_manifest_and_exits_143(store, tmp_path):
+    """A cancelled CI job sends SIGTERM: the sweep stops like Ctrl-C, in a real process."""
+    out = tmp_path / "corpus"
+    env = {**os.environ, "ANTIGRAVITY_CSRF_TOKEN": TOKEN, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    with store.daemon(failures={store.dup.id: "timeout"}, hang=30) as sim:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "audit", "sweep", "--root", store.cli.path, "--out", out, "--timeout", "60"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        deadline = time.monotonic() + 30
+        while ("LoadTrajectory", store.dup.id) not in sim.calls and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # the fetch of the hanging session is under way
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 143
+    assert stderr.splitlines()[-1] == f"agy-audit: interrupted; incomplete corpus retained at {out}: do not record from it"
+    doc = manifest(out)
+    check_files(out, doc)
+    assert doc["complete"] is False and doc["finished"] is not None
+    assert doc["failures"][-1] == {"id": store.dup.id, "stage": "interrupted", "message": "interrupted before every selected session was swept"}
+    assert not any(p.name.startswith(".") for p in out.rglob("*"))  # no temp file left behind

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         ),
         epilog=(
             "Exit codes: 0 every check passed (or was skipped), 1 findings (drift per --fail-on), 2 usage or "
-            "environment errors (a check could not run), 3 no store or nothing to sweep, 130 interrupted."
+            "environment errors (a check could not run), 3 no store or nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
     )
     p.add_argument("--source", choices=SOURCES, default="auto",

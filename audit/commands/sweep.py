@@ -12,8 +12,6 @@ from audit.progress import Progress, wanted
 from audit.report import table, to_json
 from audit.sweep import SOURCES, SweepResult, sweep
 
-EXIT_INTERRUPTED = 130
-
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
@@ -27,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "Daemon discovery: $ANTIGRAVITY_DAEMON_URL, else the root's cli.log / log/cli-*.log, else "
             "language-server and agy processes; token: $ANTIGRAVITY_CSRF_TOKEN, else the processes. "
             "Exit codes: 0 complete, 1 incomplete (do not record from it), 2 usage or unreadable input, "
-            "3 nothing to sweep, 130 interrupted."
+            "3 nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
     )
     p.add_argument("--out", required=True, metavar="NEW_DIR", help="corpus directory to create (must not exist)")
@@ -60,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         _print_text(result, quiet=args.quiet)
     retained = f"incomplete corpus retained at {result.out}: do not record from it"
     if result.interrupted:
-        raise AuditError(f"interrupted; {retained}", exit_code=EXIT_INTERRUPTED)
+        raise AuditError(f"interrupted; {retained}", exit_code=result.interrupted)
     if not result.complete:
         raise FindingsError(f"sweep incomplete ({len(result.failures)} failure(s)); {retained}")
     return 0
