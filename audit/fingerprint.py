@@ -30,6 +30,7 @@ import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -91,8 +92,15 @@ class Counts:
         if type(steps) is not list:
             return
         self.steps += len(steps)
-        self.step_types.update(_label(s.get("type")) if type(s) is dict else "(not an object)" for s in steps)
-        self.statuses.update(_label(s.get("status")) for s in steps if type(s) is dict)
+        try:  # C-level counting of the raw values; labels per distinct value
+            types, statuses = (Counter(map(dict.get, steps, repeat(key))) for key in ("type", "status"))
+        except TypeError:  # a step that is not an object, or a type/status that is (unhashable)
+            self.step_types.update(_label(s.get("type")) if type(s) is dict else "(not an object)" for s in steps)
+            self.statuses.update(_label(s.get("status")) for s in steps if type(s) is dict)
+            return
+        for counts, values in ((self.step_types, types), (self.statuses, statuses)):
+            for value, n in values.items():
+                counts[_label(value)] += n
 
     def to_json(self) -> dict:
         return {

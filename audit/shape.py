@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import operator
 import re
 from collections.abc import Callable, Iterable
 from itertools import chain, repeat
@@ -84,14 +83,27 @@ def _go_text(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _same_json(a: object, b: object) -> bool:
-    """*a* and *b* have the same JSON text (for orjson's values, where ``1 == True``)."""
-    if a != b:
+def _same_value(value: object, node: _Node) -> bool:
+    """*value* equals the last lone object walked at *node* (for values whose numbers are
+    ``bytes``, which never equal a boolean)."""
+    return value == node.last
+
+
+def _same_json(value: object, node: _Node) -> bool:
+    """*value* has the same JSON text as the last lone object walked at *node* (for orjson's
+    values, where ``1 == True``): one C-level comparison, then the texts, the last one's kept."""
+    if value != node.last:
         return False
+    if node.last_json is None:
+        node.last_json = _json_text(node.last)
+    return node.last_json is not None and _json_text(value) == node.last_json
+
+
+def _json_text(value: object) -> bytes | None:
     try:
-        return orjson.dumps(a) == orjson.dumps(b)
+        return orjson.dumps(value)
     except orjson.JSONEncodeError:  # nested deeper than orjson writes
-        return False
+        return None
 
 
 def _reject_constant(name: str) -> None:
@@ -123,7 +135,7 @@ def parse_document(data: bytes | str, source: str) -> object:
 class _Node:
     """One canonical path: its types so far and memoised children."""
 
-    __slots__ = ("path", "rel", "types", "keys", "star", "elem", "opaque", "last")
+    __slots__ = ("path", "rel", "types", "keys", "star", "elem", "opaque", "last", "last_json")
 
     def __init__(self, path: str, rel: str, opaque: bool) -> None:
         self.path = path
@@ -134,6 +146,7 @@ class _Node:
         self.elem: _Node | None = None
         self.opaque = opaque
         self.last: object = None  # the last lone object walked here: one per path, not per document
+        self.last_json: bytes | None = None  # its JSON text, once _same_json needed it
 
 
 class _Walker:
@@ -179,7 +192,7 @@ class _Walker:
         return node
 
     def walk(
-        self, value: object, node: _Node, skip_key: str | None = None, *, same: Callable[[object, object], bool] | None = None,
+        self, value: object, node: _Node, skip_key: str | None = None, *, same: Callable[[object, _Node], bool] | None = None,
     ) -> None:
         """Add *value* at *node* and everything below it; *skip_key* is left out of a root object.
 
@@ -188,10 +201,9 @@ class _Walker:
         of a batch of arrays, are collected with C-level ``chain``/``zip``/``map``, so Python work
         is per distinct (path, type) rather than per JSON node.
 
-        With *same* (a test of two values for the same JSON text up to key order: ``==`` where
-        numbers are ``bytes`` and so never equal a boolean, see ``_same_json`` otherwise), a lone
-        object the same as the last one walked at its path is skipped after one C-level
-        comparison: config trees repeat from document to document.
+        With *same* (``_same_value`` where numbers are ``bytes`` and so never equal a boolean,
+        ``_same_json`` otherwise), a lone object the same as the last one walked at its path is
+        skipped after one C-level comparison: config trees repeat from document to document.
         """
         node.types.add(type(value))
         if node.opaque or type(value) not in _CONTAINERS:
@@ -218,9 +230,9 @@ class _Walker:
             if len(batch) == 1:
                 lone = batch[0]
                 if same is not None:
-                    if same(lone, node.last):
+                    if same(lone, node):
                         continue
-                    node.last = lone
+                    node.last, node.last_json = lone, None
                 pairs = set(zip(lone, map(type, lone.values())))
             else:
                 lone = None
@@ -272,7 +284,7 @@ class SidecarShape:
         self._walker = _Walker(OPAQUE_PATHS)
         self.documents = 0
 
-    def add(self, document: object, *, _same: Callable[[object, object], bool] | None = None) -> object:
+    def add(self, document: object, *, _same: Callable[[object, _Node], bool] | None = None) -> object:
         """Fold in one JSON value (envelope unwrapped, root ``agyReader`` skipped); returns the
         unwrapped value."""
         if type(document) is dict and len(document) == 1 and ENVELOPE_KEY in document:
@@ -289,7 +301,7 @@ class SidecarShape:
             try:
                 document = orjson.loads(data)
             except orjson.JSONDecodeError:  # syntax, BOM, NaN, 1e400, lone surrogates, depth > 1024
-                return self.add(parse_document(data, source), _same=operator.eq)
+                return self.add(parse_document(data, source), _same=_same_value)
             return self.add(document, _same=_same_json)
 
     def lines(self) -> tuple[str, ...]:

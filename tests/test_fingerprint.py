@@ -11,7 +11,7 @@ import pytest
 
 from audit.cli import main
 from audit.errors import InputError
-from audit.fingerprint import SURFACES, Fingerprint, survey, wire_fingerprint
+from audit.fingerprint import Counts, SURFACES, Fingerprint, survey, wire_fingerprint
 from audit.shape import SidecarShape
 from audit.stores import Root
 from audit.sweep import sweep
@@ -226,3 +226,14 @@ def test_transcript_torn_lines_are_skipped_not_problems(tmp_path):
     assert result.problems == []
     log = tmp_path / "transcript.jsonl"
     assert [s.split(": ")[0] for s in result.skipped] == [f"{log}:3", f"{log}:4"]
+
+
+def test_counts_label_every_step_type_and_status_even_odd_ones():
+    counts = Counts()
+    counts.add_trajectory({"steps": [{"type": "A", "status": "S"}, {"type": "A", "status": 1}, {"status": True}]})
+    counts.add_trajectory({"steps": [{"type": {"x": 1}, "status": "S"}, "not a step", {"type": "B", "status": None}]})
+    counts.add_trajectory({"steps": "not an array"})
+    counts.add_trajectory(["not an object"])
+    assert (counts.sessions, counts.steps) == (4, 6)
+    assert counts.step_types == {"A": 2, "(missing)": 1, "(not a string)": 1, "(not an object)": 1, "B": 1}
+    assert counts.statuses == {"S": 2, "(not a string)": 2, "(missing)": 1}
