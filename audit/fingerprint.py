@@ -130,7 +130,7 @@ class Survey:
     problems: list[str] = field(default_factory=list)  # unreadable/corrupt input files
     skipped: list[str] = field(default_factory=list)  # ignored entries and dropped lines
     manifests: list[Path] = field(default_factory=list)
-    sources: Counter[str] = field(default_factory=Counter)  # sweep sessions per source (daemon/native)
+    sources: Counter[str] = field(default_factory=Counter)  # swept sidecars per source (daemon/native)
     files: dict[str, list[Path]] = field(default_factory=dict)  # sidecars / databases / transcripts read
 
     def partial(self) -> dict[str, str]:
@@ -211,8 +211,9 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
     version = manifest.get("installedAgyVersion")
     result.agy_version = version if isinstance(version, str) and result.agy_version in (None, version) else None
     sessions = manifest.get("sessions")
-    for session in sessions if isinstance(sessions, list) else ():
-        if isinstance(session, dict) and isinstance(session.get("source"), str):
+    for session in sessions if isinstance(sessions, list) else ():  # sessions with a sidecar (not brain-only ones)
+        files = session.get("files") if isinstance(session, dict) else None
+        if isinstance(session.get("source"), str) and isinstance(files, dict) and any(str(k).startswith("corpus/") for k in files):
             result.sources[session["source"]] += 1
     corpus = path / "corpus"
     for entry in _entries(corpus, result):

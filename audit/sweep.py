@@ -13,9 +13,11 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
 Selection per root: every ``conversations/<id>.db``; a legacy ``.pb`` only when the root's source
 is the daemon (natively it is skipped: it is encrypted); a ``.pb`` beside a ``.db`` of the same
 id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit files are listed as
-skipped; ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a source), and so is
-every entry the store scan reports as foreign (symbolic links, names that are not
-``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon
+skipped. A brain directory with a transcript but no ``.db`` or ``.pb`` (a headless ACP run) is
+swept natively as its brain files alone: no trajectory is reconstructed, ``steps`` counts its
+transcript's records. Other ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a
+source), and so is every entry the store scan reports as foreign (symbolic links, names that are
+not ``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon
 for every root; ``auto`` uses the daemon of a root when one is reachable, else native.
 
 Fail closed: a failing session stops the sweep unless ``keep_going``; either way the manifest
@@ -47,6 +49,7 @@ from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir,
 from audit.sqlite_store import open_snapshot, read_database
 from audit.stores import Root, Session, scan_root
 from audit.trajectory import reconstruct
+from audit.transcript import Record, iter_transcript
 
 SOURCES = ("auto", "daemon", "native")
 MANIFEST = "manifest.json"
@@ -55,7 +58,8 @@ AGY_VERSION_TIMEOUT = 3.0
 SKIP_LEGACY = "legacy encrypted .pb: only the daemon can read it"
 SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the source"
 SKIP_IMPLICIT = "implicit trajectory: the daemon cannot load it and it is encrypted"
-SKIP_NO_SOURCE = "no .db or .pb for this id: nothing to sweep (a sidecar or brain directory alone is never a source)"
+SKIP_NO_SOURCE = "no .db, .pb or brain transcript for this id: nothing to sweep (a sidecar alone is never a source)"
+SKIP_REFUSED_SOURCE = "this id's conversation file was not read (listed as skipped); its other files are not swept alone"
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,7 @@ def _select(
     for origin, client in chosen:
         scan = scan_root(origin.root, include_implicit=include_implicit)
         skipped.extend(Skipped(f.path.absolute(), f.reason) for f in scan.foreign)  # symbolic links, strangers
+        refused = {canonical_id(f.path.name.partition(".")[0]) for f in scan.foreign}  # e.g. a .db that is a link
         for session in scan.sessions:
             if session.implicit_pb is not None:
                 skipped.append(Skipped(session.implicit_pb, SKIP_IMPLICIT))
@@ -261,13 +266,14 @@ def _select(
             if session.db is None and session.legacy_pb is not None and client is None:
                 skipped.append(Skipped(session.legacy_pb, SKIP_LEGACY))
                 continue
-            if session.source is None:
+            if session.source is None and (session.id in refused or not _transcripts(session)):
                 if session.sidecar or session.brain:
-                    skipped.append(Skipped(session.sidecar or session.brain, SKIP_NO_SOURCE))
+                    reason = SKIP_REFUSED_SOURCE if session.id in refused else SKIP_NO_SOURCE
+                    skipped.append(Skipped(session.sidecar or session.brain, reason))
                 continue
             key = (session.surface, session.id)
             if key in taken:
-                skipped.append(Skipped(session.source, f"id already selected from {taken[key]} (same surface)"))
+                skipped.append(Skipped(session.source or session.brain, f"id already selected from {taken[key]} (same surface)"))
                 continue
             taken[key] = origin.root.path
             items.append(_Item(session, origin, client))
@@ -302,6 +308,9 @@ def _rmdir_if_empty(path: Path) -> bool:
 
 def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     session, surface = item.session, item.session.surface
+    if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
+        _copy_brain(session, out, files)
+        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session), files)
     internal = conv = None
     if session.db is not None:
         copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
@@ -321,11 +330,25 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
         raise _Failed("identity", f"{session.id}: trajectory cascadeId {str(trajectory.get('cascadeId'))[:80]!r} "
                       f"is neither the file id nor the internal cascade id {internal}")
     _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
-    for path in sorted(p for paths in session.brain_files.values() for p in paths):
-        rel = path.relative_to(session.brain).as_posix()
-        _write(out, f"native/{surface}/brain/{session.id}/{rel}", _stage("brain", read_bytes, path), files)
+    _copy_brain(session, out, files)
     steps = trajectory.get("steps")
     return SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+
+
+def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
+    for path in sorted(p for paths in session.brain_files.values() for p in paths):
+        rel = path.relative_to(session.brain).as_posix()
+        _write(out, f"native/{session.surface}/brain/{session.id}/{rel}", _stage("brain", read_bytes, path), files)
+
+
+def _transcripts(session: Session) -> list[Path]:
+    return session.brain_files.get("transcript") or session.brain_files.get("transcript_full") or []
+
+
+def _transcript_steps(session: Session) -> int:
+    """Records of the session's transcript (the compact one when there are both)."""
+    path = _transcripts(session)[0]
+    return sum(isinstance(item, Record) for item in iter_transcript(path))
 
 
 def _stage(stage: str, function: Callable, *args: object, **kwargs: object):

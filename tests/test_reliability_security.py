@@ -34,7 +34,7 @@ from audit.errors import AuditError, UsageError
 from audit.fingerprint import survey
 from audit.sqlite_store import read_database
 from audit.stores import resolve_roots
-from audit.sweep import sweep
+from audit.sweep import SKIP_REFUSED_SOURCE, sweep
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 
@@ -116,6 +116,7 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
     code, out, _ = cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
     swept = json.loads(out)["manifest"]
     assert code == 0 and other.id not in {s["id"] for s in swept["sessions"]}  # its .db is a link: not a session source
+    assert {"path": str(other.paths["sidecar"]), "reason": SKIP_REFUSED_SOURCE} in swept["skipped"]  # nor its other files alone
     assert not any(made["brain"].name in rel for s in swept["sessions"] for rel in s["files"] if "/brain/" in rel)
     assert tree(outside) == before
 

@@ -111,8 +111,13 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
         ("ide", "native", None), ("acp", "native", None), ("cli", "daemon", url),
     ]
     sessions = {s["id"]: s for s in doc["sessions"]}
-    assert doc["selected"] == len(sessions) == 5
+    assert doc["selected"] == len(sessions) == 6
     assert sessions[store.ide.id]["source"] == "native"
+    acp_transcript = f"native/acp/brain/{store.acp.id}/.system_generated/logs/transcript.jsonl"  # brain-only: copied
+    assert {k: v for k, v in sessions[store.acp.id].items() if k != "files"} == {
+        "id": store.acp.id, "cascadeId": store.acp.id, "surface": "acp", "source": "native", "steps": len(store.acp.trajectory["steps"]),
+    }
+    assert acp_transcript in sessions[store.acp.id]["files"] and not any(k.startswith("corpus/") for k in sessions[store.acp.id]["files"])
     assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
     for convo, cid in ((store.wal, store.wal.id), (store.renamed, INTERNAL), (store.legacy, store.legacy.id), (store.dup, store.dup.id)):
         entry = sessions[convo.id]
@@ -125,9 +130,8 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
     assert {(s["path"], s["reason"]) for s in doc["skipped"]} == {
         (str(store.implicit), SKIP_IMPLICIT),
         (str(store.dup.paths["legacy_pb"]), SKIP_DUPLICATE_PB),
-        (str(store.acp.paths["brain"]), SKIP_NO_SOURCE),
     }
-    assert stdout.startswith("sweep: selected=5 swept=5 failures=0 skipped=3 complete=yes\n")
+    assert stdout.startswith("sweep: selected=6 swept=6 failures=0 skipped=2 complete=yes\n")
     assert TOKEN.encode() not in every_byte(out) and TOKEN not in stdout + stderr
 
 
@@ -178,9 +182,9 @@ def test_each_failure_mode_fails_closed(store, tmp_path, capsys, monkeypatch, mo
     assert failing not in swept
     assert not any(failing in p.name for p in out.rglob("*"))  # nothing of the failed session, no sidecar fallback
     if keep_going:
-        assert len(swept) == doc["selected"] - 1 == 4
+        assert len(swept) == doc["selected"] - 1 == 5
     else:
-        assert order[-1] == failing and len(swept) == 1 + order.index(failing)  # the ide session came first
+        assert order[-1] == failing and len(swept) == 2 + order.index(failing)  # the ide and acp sessions came first
     assert f"failed: {failing} [fetch] " in stdout
     assert TOKEN.encode() not in every_byte(out) and TOKEN not in stdout + stderr
 
@@ -193,7 +197,7 @@ def test_keep_going_collects_every_failure(store, tmp_path, capsys, monkeypatch)
     doc = manifest(out)
     assert code == 1 and doc["complete"] is False
     assert sorted(f["id"] for f in doc["failures"]) == sorted([store.wal.id, store.legacy.id])
-    assert len(doc["sessions"]) == 3
+    assert len(doc["sessions"]) == 4
 
 
 def test_missing_token_fails_every_daemon_session(store, tmp_path, capsys):
@@ -249,8 +253,13 @@ def test_native_sweep(store, tmp_path, capsys):
     check_files(out, doc)
     assert doc["complete"] is True and {r["source"] for r in doc["roots"]} == {"native"}
     sessions = {s["id"]: s for s in doc["sessions"]}
-    assert set(sessions) == {store.wal.id, store.renamed.id, store.dup.id, store.ide.id}
+    assert set(sessions) == {store.wal.id, store.renamed.id, store.dup.id, store.ide.id, store.acp.id}
     assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
+    assert not (out / "corpus" / "acp").exists()  # brain-only: transcripts copied, no trajectory made up
+    brain = out / "native" / "acp" / "brain" / store.acp.id
+    assert {p.relative_to(brain) for p in brain.rglob("*") if p.is_file()} == {
+        p.relative_to(store.acp.paths["brain"]) for p in store.acp.paths["brain"].rglob("*") if p.is_file()
+    }
     for convo in (store.wal, store.renamed, store.dup, store.ide):
         corpus = (out / f"corpus/{sessions[convo.id]['surface']}/{convo.id}.trajectory.json").read_bytes()
         expected = read_trajectory(convo.paths["db"]).trajectory
@@ -271,9 +280,11 @@ def test_sample_home_sweeps_natively(tmp_path, capsys):
     assert snapshot(home) == before
     doc = manifest(tmp_path / "corpus")
     check_files(tmp_path / "corpus", doc)
-    databases = sorted(p.stem for p in home.glob(".gemini/*/conversations/*.db"))
-    assert doc["complete"] is True and doc["selected"] == len(databases)
-    assert sorted(s["id"] for s in doc["sessions"]) == databases
+    databases = {p.stem for p in home.glob(".gemini/*/conversations/*.db")}
+    brain_only = {p.name for p in home.glob(".gemini/*/brain/*")} - databases
+    assert len(brain_only) == 1  # the headless ACP run
+    assert doc["complete"] is True and doc["selected"] == len(databases) + 1
+    assert sorted(s["id"] for s in doc["sessions"]) == sorted(databases | brain_only)
     encrypted = {str(p) for p in home.glob(".gemini/*/*/*.pb")}  # legacy and implicit
     assert encrypted and encrypted <= {s["path"] for s in doc["skipped"]}
 
