@@ -475,3 +475,14 @@ def test_sigterm_finalises_an_incomplete_manifest_and_exits_143(store, tmp_path)
     assert doc["complete"] is False and doc["finished"] is not None
     assert doc["failures"][-1] == {"id": store.dup.id, "stage": "interrupted", "message": "interrupted before every selected session was swept"}
     assert not any(p.name.startswith(".") for p in out.rglob("*"))  # no temp file left behind
+
+
+def test_a_sidecar_alone_is_never_a_source(tmp_path, capsys):
+    root = StoreBuilder(tmp_path / "home", seed=8).root("cli")
+    kept = root.conversation(turns=1, brain=False)
+    alone = root.conversation(turns=1, db=False, brain=False)
+    out = tmp_path / "corpus"
+    assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
+    doc = manifest(out)
+    assert [s["id"] for s in doc["sessions"]] == [kept.id]
+    assert doc["skipped"] == [{"path": str(alone.paths["sidecar"]), "reason": SKIP_NO_SOURCE}]
