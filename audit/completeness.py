@@ -56,7 +56,7 @@ from audit.ids import UUID_PATTERN, canonical_id
 from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.proto import cortex_pb2 as pb
 from audit.report import now_rfc3339
-from audit.safeio import atomic_write, dumps, loads, read_bytes
+from audit.safeio import atomic_write, dumps, json_key, loads, read_bytes
 from audit.stamps import READER_BLOCK, set_reader_key
 from audit.stores import Root, is_store, list_dir
 from audit.sweep import MANIFEST
@@ -163,6 +163,14 @@ def projection_sha256(trajectory: Mapping) -> str:
     return sha256_hex(canonical_json(projection(trajectory)))
 
 
+def _same_value(a: object, b: object) -> bool:
+    """Equal canonical JSON (``canonical_json(a) == canonical_json(b)``), decided at C speed."""
+    if a != b:
+        return False
+    key = json_key(a)
+    return key == json_key(b) if key is not None else canonical_json(a) == canonical_json(b)
+
+
 def _get(obj: object, *keys: str) -> object:
     for key in keys:
         if not isinstance(obj, dict):
@@ -229,11 +237,11 @@ def _step(step: object) -> object:
 def _difference(sidecar: list, native: list) -> str | None:
     """The first difference between two projected step lists, or None."""
     for i, (a, b) in enumerate(zip(sidecar, native)):
-        if canonical_json(a) == canonical_json(b):
+        if _same_value(a, b):
             continue
         name = "the step"
         if isinstance(a, list) and isinstance(b, list):
-            name = next(STEP_FIELDS[k] for k, (x, y) in enumerate(zip(a, b)) if canonical_json(x) != canonical_json(y))
+            name = next(STEP_FIELDS[k] for k, (x, y) in enumerate(zip(a, b)) if not _same_value(x, y))
         kind = b[0] if isinstance(b, list) else "?"
         return f"step {i} ({kind}) differs in {name}"
     if len(native) > len(sidecar):

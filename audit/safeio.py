@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import jiter
+import orjson
 
 from audit.errors import InputError
 
@@ -307,6 +308,21 @@ def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> 
     parts: list[str] = []
     _Encoder(parts.append, indent, sort_keys).encode(value, 0)
     return "".join(parts)
+
+
+def json_key(value: object) -> bytes | None:
+    """Bytes that are equal for two values exactly when they are the same JSON value: types
+    included (where ``==`` has ``1 == 1.0 == True``), object keys in any order. orjson writes them
+    (C speed); what it refuses (integers beyond 64 bits, ``RawFloat``, lone surrogates) is written
+    by ``dumps`` instead. None when *value* is nested too deeply to write at all."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        pass
+    try:
+        return b"\0" + dumps(value, indent=None, sort_keys=True).encode("utf-8", "surrogatepass")
+    except (RecursionError, ValueError, TypeError):
+        return None
 
 
 def _int_text(value: int) -> str:

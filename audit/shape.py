@@ -35,7 +35,7 @@ import orjson
 
 from audit.errors import InputError
 from audit.ids import UUID_PATTERN
-from audit.safeio import gc_paused
+from audit.safeio import gc_paused, json_key
 
 OPAQUE_PATHS = frozenset({
     "executorMetadatas",
@@ -95,15 +95,8 @@ def _same_json(value: object, node: _Node) -> bool:
     if value != node.last:
         return False
     if node.last_json is None:
-        node.last_json = _json_text(node.last)
-    return node.last_json is not None and _json_text(value) == node.last_json
-
-
-def _json_text(value: object) -> bytes | None:
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError:  # nested deeper than orjson writes
-        return None
+        node.last_json = json_key(node.last)
+    return node.last_json is not None and json_key(value) == node.last_json
 
 
 def _reject_constant(name: str) -> None:

@@ -318,3 +318,33 @@ def test_property_fast_path_equals_the_json_path(node, ascii_only):
     (same types) or the same error, whatever jiter accepts or refuses."""
     text = _render_raw(node, ascii_only)
     assert _outcome(text.encode("utf-8", "surrogatepass")) == _outcome(text)
+
+
+def _swap_types(value):
+    """1 -> true, 0 -> false, ints -> floats: equal under ==, a different JSON value."""
+    if isinstance(value, dict):
+        return {k: _swap_types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap_types(v) for v in value]
+    if type(value) is int:
+        return bool(value) if value in (0, 1) else float(value) if abs(value) < 2**53 else value
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@given(_plain, st.booleans(), st.integers(min_value=2**64, max_value=2**70))
+def test_property_json_key_is_equal_exactly_when_the_canonical_json_is(value, swap, big):
+    other = _swap_types(value) if swap else json.loads(json.dumps(value))
+    canonical = [safeio.dumps(v, indent=None, sort_keys=True) for v in (value, other)]
+    assert (safeio.json_key(value) == safeio.json_key(other)) == (canonical[0] == canonical[1])
+    assert safeio.json_key({"n": big, "v": value}) == safeio.json_key({"v": value, "n": big})  # beyond orjson: json path
+    assert safeio.json_key(RawFloat("1.50")) != safeio.json_key(RawFloat("1.5"))
+    assert safeio.json_key([[[]]] * 2) == safeio.json_key([[[]], [[]]])
+
+
+def test_json_key_of_a_value_nested_beyond_every_writer_is_none():
+    deep: list = []
+    for _ in range(5000):
+        deep = [deep]
+    assert safeio.json_key(deep) is None
+    assert safeio.json_key([[[]]] * 300) is not None  # wide is fine
