@@ -123,15 +123,30 @@ def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
     for field in UnknownFieldSet(message):
         found[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
     for fd, value in message.ListFields():
+        kind = _KINDS.get(fd)
+        if kind is None:
+            kind = _KINDS[fd] = _kind(fd)
+        if kind is _SCALAR:
+            continue
         path = f"{prefix}{fd.number}"
-        values = value if fd.is_repeated else (value,)
-        if fd.message_type is not None:
-            if fd.message_type.GetOptions().map_entry:
-                value_fd = fd.message_type.fields_by_name["value"]
-                values = value.values() if value_fd.message_type is not None else ()
-            for item in values:
-                _collect(item, path + ".", found)
-        elif fd.enum_type is not None:
-            for number in values:
-                if number not in fd.enum_type.values_by_number:
+        if kind is _ENUM:
+            known = fd.enum_type.values_by_number
+            for number in value if fd.is_repeated else (value,):
+                if number not in known:
                     found[f"{path}:enum={number}"] += 1
+            continue
+        values = value.values() if kind is _MAP else value if fd.is_repeated else (value,)
+        for item in values:
+            _collect(item, path + ".", found)
+
+
+_SCALAR, _ENUM, _MESSAGE, _MAP = "scalar", "enum", "message", "map"
+_KINDS: dict[object, str] = {}  # field descriptor -> how _collect treats its values
+
+
+def _kind(fd) -> str:
+    if fd.message_type is None:
+        return _ENUM if fd.enum_type is not None else _SCALAR
+    if not fd.message_type.GetOptions().map_entry:
+        return _MESSAGE
+    return _MAP if fd.message_type.fields_by_name["value"].message_type is not None else _SCALAR
