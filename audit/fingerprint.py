@@ -397,12 +397,13 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
                 scope = f"{table}.{column}"
                 if (table, column) == ("steps", "step_payload"):
                     scope += f"[{_step_type(row.get('step_type'))}]"
+                message = BLOB_MESSAGES.get((table, column))
                 try:
-                    fields = parse_wire(value)
+                    fields = parse_wire(value, schema=message)
                 except WireError:
                     yield scope, "", "invalid"
                     continue
-                yield from _fields(scope, fields, BLOB_MESSAGES.get((table, column)), "")
+                yield from _fields(scope, fields, message, "")
 
 
 def _step_type(value: object) -> str:

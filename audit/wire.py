@@ -2,7 +2,8 @@
 
 ``parse`` walks any bytes as a protobuf message: each field comes back as its number, wire type
 and raw value; a length-delimited value is also offered as a nested message, but only when it
-parses completely. The walk is bounded (nesting depth, total field budget) and never raises
+parses completely -- every such value is tried, or, given a ``schema`` (a message descriptor),
+only those of fields the schema declares as messages (text is then never parsed as a guess). The walk is bounded (nesting depth, total field budget) and never raises
 anything but ``WireError``. Groups (wire types 3/4) are not supported: proto3 never writes them.
 
 ``unknown_fields`` lists what a decoded message kept as unknown fields -- and enum numbers its
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
@@ -47,10 +49,13 @@ class WireField:
         return WIRE_NAMES[self.wire_type]
 
 
-def parse(data: bytes, *, max_depth: int = MAX_DEPTH, max_fields: int = MAX_FIELDS) -> tuple[WireField, ...]:
-    """All fields of *data*; nested messages are tried down to *max_depth* levels."""
+def parse(
+    data: bytes, *, schema: Descriptor | None = None, max_depth: int = MAX_DEPTH, max_fields: int = MAX_FIELDS,
+) -> tuple[WireField, ...]:
+    """All fields of *data*; nested messages are tried down to *max_depth* levels (with *schema*,
+    only in fields it declares as messages)."""
     budget = [max_fields]
-    return _parse(memoryview(bytes(data)), 0, max_depth, budget)
+    return _parse(memoryview(bytes(data)), 0, max_depth, budget, schema)
 
 
 def _varint(data: memoryview, pos: int) -> tuple[int, int]:
@@ -69,7 +74,7 @@ def _varint(data: memoryview, pos: int) -> tuple[int, int]:
     raise WireError("truncated varint")
 
 
-def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int]) -> tuple[WireField, ...]:
+def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], schema: Descriptor | None) -> tuple[WireField, ...]:
     fields: list[WireField] = []
     pos = 0
     while pos < len(data):
@@ -95,17 +100,22 @@ def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int]) -> t
             chunk = data[pos:pos + size]
             value, pos = bytes(chunk), pos + size
             if size and depth < max_depth:
-                children = _try_nested(chunk, depth + 1, max_depth, budget)
+                if schema is None:
+                    children = _try_nested(chunk, depth + 1, max_depth, budget, None)
+                elif (fd := schema.fields_by_number.get(number)) is not None and fd.type == FieldDescriptor.TYPE_MESSAGE:
+                    children = _try_nested(chunk, depth + 1, max_depth, budget, fd.message_type)
         else:
             raise WireError(f"unsupported wire type {wire_type} (field {number})")
         fields.append(WireField(number, wire_type, value, children))
     return tuple(fields)
 
 
-def _try_nested(chunk: memoryview, depth: int, max_depth: int, budget: list[int]) -> tuple[WireField, ...] | None:
+def _try_nested(
+    chunk: memoryview, depth: int, max_depth: int, budget: list[int], schema: Descriptor | None,
+) -> tuple[WireField, ...] | None:
     # Fields read by a failed guess stay spent: the budget bounds the work, not just the result.
     try:
-        return _parse(chunk, depth, max_depth, budget)
+        return _parse(chunk, depth, max_depth, budget, schema)
     except _BudgetExceeded:
         raise
     except WireError:

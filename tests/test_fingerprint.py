@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from audit import fingerprint, wire
 from audit.cli import main
 from audit.errors import InputError
 from audit.fingerprint import Counts, SURFACES, Fingerprint, survey, wire_fingerprint
 from audit.shape import SidecarShape
+from audit.sqlite_store import read_database
 from audit.stores import Root
 from audit.sweep import sweep
 from audit.testing.builder import StoreBuilder
@@ -116,6 +118,24 @@ def test_an_unknown_protobuf_field_shows_as_wire_drift_and_nothing_else(tmp_path
     added = set(b.fingerprints["wire"].lines) - set(a.fingerprints["wire"].lines)
     assert added and all(line.startswith("steps.step_payload[") and line.endswith(".999\tvarint") for line in added)
     assert set(a.fingerprints["wire"].lines) <= set(b.fingerprints["wire"].lines)
+
+
+
+def test_schema_directed_wire_parse_observes_what_the_schema_less_walk_does(tmp_path):
+    """The wire surface parses nested values only where cortex.proto declares a message; a
+    schema-less walk (every length-delimited value tried) must give the very same observations."""
+    home = tmp_path / "home"
+    cli = StoreBuilder(home, seed=12).root("cli")
+    cli.conversation(turns=3, unknown_fields=True)
+    cli.family(children=2)
+    for db in sorted((cli.path / "conversations").glob("*.db")):
+        conv = read_database(db)
+        for (table, column), message in fingerprint.BLOB_MESSAGES.items():
+            for row in conv.tables.get(table, []):
+                value = row.get(column)
+                if type(value) is bytes:
+                    guided = list(fingerprint._fields("s", wire.parse(value, schema=message), message, ""))
+                    assert guided == list(fingerprint._fields("s", wire.parse(value), message, ""))
 
 
 # ----------------------------------------------------------------------------- inputs
