@@ -92,6 +92,7 @@ class Check:
     command: str | None = None  # the command that shows every finding
     findings: list[Finding] = field(default_factory=list)  # errors first
     counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0  # wall-clock time the check took
 
     @property
     def errors(self) -> int:
@@ -201,6 +202,7 @@ def run(
     corpus = Path(out).absolute() if out is not None else workdir / "sweep"
     ctx = _Context(roots, corpus, chosen, fail_on, live, progress)
     try:
+        sweep_started = time.monotonic()
         with ctx.bar("sweep", "sessions") as bar:
             result = sweep(
                 roots, corpus, source=source, timeout=timeout, keep_going=True, include_implicit=include_implicit,
@@ -213,14 +215,14 @@ def run(
     if result.interrupted:
         raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
     report = Report(started, corpus, True, result.roots, chosen, fail_on, live)
-    report.stages.append(Stage("sweep", [_sweep_check(result)]))
+    report.stages.append(Stage("sweep", [_sweep_check(result, time.monotonic() - sweep_started)]))
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
     report.stages.append(Stage("links", ctx.links()))
     report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
     report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
     if record_as is not None:
-        report.stages.append(Stage("record", [_record(report, record_as, record_dir, compat_file)]))
+        report.stages.append(Stage("record", [_timed(lambda: _record(report, record_as, record_dir, compat_file))]))
     if report.verdict == PASS and workdir is not None and not keep:
         shutil.rmtree(workdir)
         report.kept = False
@@ -239,13 +241,21 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: f.level != ERROR)
 
 
-def _sweep_check(result: SweepResult) -> Check:
+def _timed(make: Callable[[], Check]) -> Check:
+    """The check *make* returns, with the wall-clock time it took."""
+    started = time.monotonic()
+    check = make()
+    check.seconds = time.monotonic() - started
+    return check
+
+
+def _sweep_check(result: SweepResult, seconds: float) -> Check:
     findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
     findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
     summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
     counts = {"selected": result.selected, "swept": len(result.sessions), "failed": len(result.failures), "skipped": len(result.skipped)}
     return Check("sweep", CORPUS, CORPUS, PASS if result.complete else FAIL, summary,
-                 f"python3 -m json.tool {shlex.quote(str(result.out / MANIFEST))}", findings, counts)
+                 f"python3 -m json.tool {shlex.quote(str(result.out / MANIFEST))}", findings, counts, seconds)
 
 
 def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike) -> Check:
@@ -293,12 +303,12 @@ class _Context:
     def contract(self) -> list[Check]:
         out = self.out
         checks = [
-            self._contract("corpus manifest", CORPUS, [out / MANIFEST], "manifest"),
-            self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar"),
-            self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript"),
+            _timed(lambda: self._contract("corpus manifest", CORPUS, [out / MANIFEST], "manifest")),
+            _timed(lambda: self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar")),
+            _timed(lambda: self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript")),
         ]
         if self.live:
-            checks.append(self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar"))
+            checks.append(_timed(lambda: self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar")))
         return checks
 
     def _contract(self, name: str, target: str, paths: list[Path], kind: str) -> Check:
@@ -335,11 +345,11 @@ class _Context:
     # -- completeness ---------------------------------------------------------------------------
 
     def completeness(self) -> list[Check]:
-        checks = [self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out))]
+        checks = [_timed(lambda: self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out)))]
         if self.live:
             roots = [r for r, _ in self._live_dirs()]
             command = _command("completeness", *(w for r in roots for w in ("--root", r.path)))
-            checks.append(self._completeness(LIVE, lambda: completeness.check_roots(roots), command))
+            checks.append(_timed(lambda: self._completeness(LIVE, lambda: completeness.check_roots(roots), command)))
         return checks
 
     def _completeness(self, target: str, check: Callable[[], completeness.Report], command: str) -> Check:
@@ -367,7 +377,7 @@ class _Context:
         found = [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()] if corpus.is_dir() else []
         if self.live:
             found += [(f"live {r.path.name}", LIVE, d, r.path) for r, d in self._live_dirs()]
-        checks = [self._links(name, target, d, root) for name, target, d, root in found if links.list_sidecars(d)]
+        checks = [_timed(lambda: self._links(name, target, d, root)) for name, target, d, root in found if links.list_sidecars(d)]
         return checks or [Check("links", "sidecars", CORPUS, SKIPPED, "no sidecars to resolve")]
 
     def _links(self, name: str, target: str, directory: Path, root: Path) -> Check:
@@ -396,30 +406,28 @@ class _Context:
         return inputs
 
     def fingerprint(self, observed: dict[str, Observed]) -> list[Check]:
-        checks = []
-        for target, paths, surfaces in self._fingerprint_inputs():
-            surface_flags = ("--surface", "sidecar") if target == LIVE else ()
-            command = _command("fingerprint", *surface_flags, *paths)
-            try:
-                if not paths:
-                    raise NothingToCheck("no conversations/ directory in the stores")
-                with self.bar(f"fingerprint {target}", "files") as bar:
-                    observed[target] = found = observe(paths, surfaces, progress=bar)
-            except NothingToCheck as exc:
-                checks.append(Check("fingerprint", target, target, SKIPPED, exc.message, command))
-                continue
-            except AuditError as exc:
-                checks.append(Check("fingerprint", target, target, ERROR, exc.message, command))
-                continue
-            survey = found.survey
-            findings = [Finding(ERROR, "unreadable", p) for p in survey.problems]
-            findings += [Finding(WARNING, "skipped", s) for s in survey.skipped]
-            parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]
-            parts += [f"{s} not computed ({why})" for s, why in survey.not_computed.items()]
-            counts = {"surfaces": len(survey.fingerprints), "problems": len(survey.problems), "skipped": len(survey.skipped)}
-            verdict = FAIL if survey.problems else PASS
-            checks.append(Check("fingerprint", target, target, verdict, "; ".join(parts), command, findings, counts))
-        return checks
+        return [_timed(lambda: self._fingerprint(observed, *spec)) for spec in self._fingerprint_inputs()]
+
+    def _fingerprint(self, observed: dict[str, Observed], target: str, paths: list[Path], surfaces: tuple[str, ...]) -> Check:
+        surface_flags = ("--surface", "sidecar") if target == LIVE else ()
+        command = _command("fingerprint", *surface_flags, *paths)
+        try:
+            if not paths:
+                raise NothingToCheck("no conversations/ directory in the stores")
+            with self.bar(f"fingerprint {target}", "files") as bar:
+                observed[target] = found = observe(paths, surfaces, progress=bar)
+        except NothingToCheck as exc:
+            return Check("fingerprint", target, target, SKIPPED, exc.message, command)
+        except AuditError as exc:
+            return Check("fingerprint", target, target, ERROR, exc.message, command)
+        survey = found.survey
+        findings = [Finding(ERROR, "unreadable", p) for p in survey.problems]
+        findings += [Finding(WARNING, "skipped", s) for s in survey.skipped]
+        parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]
+        parts += [f"{s} not computed ({why})" for s, why in survey.not_computed.items()]
+        counts = {"surfaces": len(survey.fingerprints), "problems": len(survey.problems), "skipped": len(survey.skipped)}
+        verdict = FAIL if survey.problems else PASS
+        return Check("fingerprint", target, target, verdict, "; ".join(parts), command, findings, counts)
 
     def compare(self, observed: dict[str, Observed], comparisons: dict[str, Comparison]) -> list[Check]:
         b = self.baseline

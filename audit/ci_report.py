@@ -104,6 +104,7 @@ def _check_json(c: Check) -> dict:
         "warnings": c.warnings,
         "findings": [_finding_json(f) for f in c.shown],
         "moreFindings": len(c.findings) - len(c.shown),
+        "seconds": round(c.seconds, 3),
     }
 
 
@@ -155,6 +156,7 @@ def junit_xml(report: Report) -> str:
                 skipped=c.summary if c.verdict == SKIPPED else None,
                 details=lines if bad else "",
                 output=c.summary + ("\n" + lines if lines and not bad else ""),
+                time=c.seconds,
             ))
         suites.append(junit.Suite(stage.name, cases))
     return junit.render(suites, name="agy-audit ci")

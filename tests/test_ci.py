@@ -248,6 +248,12 @@ def test_each_stage_failing_alone(capsys, store, tmp_path, monkeypatch, stage):
     assert case.get("name") == check_name and case.get("classname") == f"agy-audit.ci.{stage}"
     assert case.find("failure").get("message") == failed[0]["summary"]
     assert f"error [{rule}] " in case.find("failure").text and f"\nall: {failed[0]['command']}" in case.find("failure").text
+    # every check that does work is timed; JUnit carries the same seconds
+    seconds = {(s["name"], c["name"]): c["seconds"] for s in doc["stages"] for c in s["checks"]}
+    assert seconds[("sweep", "corpus")] > 0 and seconds[("completeness", "corpus")] > 0 and min(seconds.values()) >= 0
+    assert all(v == 0 for (stage_name, _), v in seconds.items() if stage_name == "compare")
+    timed = {(s.get("name"), c.get("name")): float(c.get("time")) for s in suites for c in s.findall("testcase")}
+    assert timed == seconds
 
 
 def test_drift_fails_per_fail_on_and_text_names_the_stage(capsys, store, tmp_path):
