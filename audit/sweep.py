@@ -21,9 +21,10 @@ not ``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` need
 for every root; ``auto`` uses the daemon of a root when one is reachable, else native.
 
 Fail closed: a failing session stops the sweep unless ``keep_going``; either way the manifest
-stays ``complete: false``. Ctrl-C ends the sweep cleanly with an incomplete manifest. Live
-stores are only read: ``.db`` files are opened read-only in a way that creates no file beside
-them (see ``sqlite_store.open_snapshot``), other files are read as bytes. Nothing is printed here.
+stays ``complete: false``. Ctrl-C (or SIGTERM) ends the sweep cleanly with an incomplete
+manifest. Live stores are only read: ``.db`` files are opened read-only in a way that creates no
+file beside them (see ``sqlite_store.open_snapshot``), other files are read as bytes. Nothing is
+printed here.
 """
 
 from __future__ import annotations
