@@ -304,24 +304,36 @@ def _brain_kind(rel: tuple[str, ...]) -> str:
 
 
 def _brain_files(brain: Path, foreign: list[Foreign]) -> tuple[dict[str, list[Path]], int]:
+    """The regular files below *brain* by kind (directories and files in name order, depth
+    first), and the newest mtime among them. Symbolic links, special files and unlistable
+    directories are reported in *foreign*, never entered or read."""
     files: dict[str, list[Path]] = {}
     newest = 0
-    for dirpath, dirnames, filenames in os.walk(brain, followlinks=False):
-        base = Path(dirpath)
-        dirnames.sort()
-        for name in [d for d in dirnames if (base / d).is_symlink()]:
-            foreign.append(Foreign(base / name, "symbolic link (not followed)"))
-        for name in sorted(filenames):
-            path = base / name
-            st = _lstat(path)
-            if st is None:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                foreign.append(Foreign(path, "symbolic link (not followed)"))
-                continue
-            rel = path.relative_to(brain).parts
-            files.setdefault(_brain_kind(rel), []).append(path)
-            newest = max(newest, st.st_mtime_ns)
+    stack: list[tuple[str, tuple[str, ...]]] = [(str(brain), ())]
+    while stack:
+        directory, rel = stack.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            foreign.append(Foreign(Path(directory), f"cannot list ({exc.strerror or exc})"))
+            continue
+        subdirectories = []
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+                elif entry.is_dir(follow_symlinks=False):
+                    subdirectories.append((entry.path, (*rel, entry.name)))
+                elif not entry.is_file(follow_symlinks=False):
+                    foreign.append(Foreign(Path(entry.path), "not a regular file"))
+                else:
+                    mtime = entry.stat(follow_symlinks=False).st_mtime_ns
+                    files.setdefault(_brain_kind((*rel, entry.name)), []).append(Path(entry.path))
+                    newest = max(newest, mtime)
+            except FileNotFoundError:
+                continue  # vanished while listing
+        stack.extend(reversed(subdirectories))
     return files, newest
 
 

@@ -157,6 +157,31 @@ def test_artifacts_foreign_and_freshness(tmp_path):
     assert [s.id for s in scan.sessions][0] == D
 
 
+
+def test_brain_files_never_enter_links_or_special_files(tmp_path):
+    brain = tmp_path / "home" / ".gemini" / "antigravity-cli" / "brain" / A
+    logs = brain / ".system_generated" / "logs"
+    touch(logs / "transcript.jsonl", at=T0)
+    touch(brain / "b.md", at=T0 + 5)
+    touch(brain / "a" / "z.md", at=T0 + 7)
+    os.mkfifo(brain / "pipe.md")  # reading it would block forever
+    (brain / "linked").symlink_to(tmp_path)
+    locked = brain / ".system_generated" / "steps"
+    locked.mkdir()
+    (locked / "1").mkdir()
+    os.mkfifo(locked / "1" / "output.txt")
+    scan = _cli_scan(tmp_path / "home")
+    (session,) = scan.sessions
+    assert {kind: [str(p.relative_to(brain)) for p in paths] for kind, paths in session.brain_files.items()} == {
+        "transcript": [".system_generated/logs/transcript.jsonl"], "other": ["a/z.md"], "artifact": ["b.md"],
+    }
+    assert session.mtimes_ns["brain"] == T0 + 7
+    assert sorted((str(f.path.relative_to(brain)), f.reason) for f in scan.foreign) == [
+        (".system_generated/steps/1/output.txt", "not a regular file"),
+        ("linked", "symbolic link (not followed)"),
+        ("pipe.md", "not a regular file"),
+    ]
+
 def test_implicit_only_with_flag(tmp_path):
     home = make_home(tmp_path)
     scan = _cli_scan(home, include_implicit=True)
