@@ -3,6 +3,7 @@ protobuf fields, transcript anomalies. Read-only; every problem is a finding, ne
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,7 @@ def inspect_path(path: Path) -> Inspection:
     if path.is_file():
         stem = path.name.split(".", 1)[0]
         return Inspection(canonical_id(stem), database=inspect_database(path))
-    raise InputError(f"{path}: no such file or directory")
+    raise InputError(f"{path}: {'not a regular file' if os.path.lexists(path) else 'no such file or directory'}")
 
 
 def inspect_database(path: Path) -> DatabaseInfo:
