@@ -117,3 +117,11 @@ def test_inspect_transcript_anomalies(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     kinds = {a["name"] for a in doc["transcripts"]["anomalies"]}
     assert {"bad-json", "repeated-step"} <= kinds
+
+
+def test_inspect_names_a_path_that_is_no_regular_file(tmp_path, capsys):
+    os.mkfifo(tmp_path / "pipe.db")  # reading it would block: it is refused before any open
+    assert main(["inspect", str(tmp_path / "pipe.db")]) == 2
+    assert capsys.readouterr().err == f"agy-audit: {tmp_path / 'pipe.db'}: not a regular file\n"
+    assert main(["inspect", str(tmp_path / "absent.db")]) == 2
+    assert capsys.readouterr().err == f"agy-audit: {tmp_path / 'absent.db'}: no such file or directory\n"
