@@ -311,7 +311,7 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     session, surface = item.session, item.session.surface
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, out, files)
-        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session), files)
+        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session, out), files)
     internal = conv = None
     if session.db is not None:
         copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
@@ -338,18 +338,23 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
 
 def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
     for path in sorted(p for paths in session.brain_files.values() for p in paths):
-        rel = path.relative_to(session.brain).as_posix()
-        _write(out, f"native/{session.surface}/brain/{session.id}/{rel}", _stage("brain", read_bytes, path), files)
+        _write(out, _brain_copy(session, path), _stage("brain", read_bytes, path), files)
+
+
+def _brain_copy(session: Session, path: Path) -> str:
+    """Where the corpus keeps the copy of the brain file *path* (relative to the corpus)."""
+    return f"native/{session.surface}/brain/{session.id}/{path.relative_to(session.brain).as_posix()}"
 
 
 def _transcripts(session: Session) -> list[Path]:
     return session.brain_files.get("transcript") or session.brain_files.get("transcript_full") or []
 
 
-def _transcript_steps(session: Session) -> int:
-    """Records of the session's transcript (the compact one when there are both)."""
-    path = _transcripts(session)[0]
-    return sum(isinstance(item, Record) for item in iter_transcript(path))
+def _transcript_steps(session: Session, out: Path) -> int:
+    """Records in the copy of the session's transcript (the compact one when there are both):
+    the live file may have grown since it was copied."""
+    copy = out / _brain_copy(session, _transcripts(session)[0])
+    return sum(isinstance(item, Record) for item in iter_transcript(copy))
 
 
 def _stage(stage: str, function: Callable, *args: object, **kwargs: object):

@@ -486,3 +486,24 @@ def test_a_sidecar_alone_is_never_a_source(tmp_path, capsys):
     doc = manifest(out)
     assert [s["id"] for s in doc["sessions"]] == [kept.id]
     assert doc["skipped"] == [{"path": str(alone.paths["sidecar"]), "reason": SKIP_NO_SOURCE}]
+
+
+def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_path, capsys, monkeypatch):
+    root = StoreBuilder(tmp_path / "home", seed=9).root("acp")
+    convo = root.conversation(turns=2, db=False, sidecar="missing")
+    live = convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
+    records = len(live.read_bytes().splitlines())
+    real = sweep_module.read_bytes
+
+    def then_the_agent_writes_on(path, **kwargs):
+        data = real(path, **kwargs)
+        if path == live:
+            with open(live, "ab") as fh:
+                fh.write(data.splitlines(keepends=True)[-1])  # one more record after our copy
+        return data
+
+    monkeypatch.setattr(sweep_module, "read_bytes", then_the_agent_writes_on)
+    out = tmp_path / "corpus"
+    assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
+    (session,) = manifest(out)["sessions"]
+    assert session["steps"] == records and len(live.read_bytes().splitlines()) == records + 1
