@@ -81,20 +81,21 @@ def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], sche
         budget[0] -= 1
         if budget[0] < 0:
             raise _BudgetExceeded("more fields than the walk budget allows")
-        key, pos = _varint(data, pos)
+        key = data[pos]  # one-byte varints (most keys, sizes and small values) without a call
+        key, pos = (key, pos + 1) if key < 0x80 else _varint(data, pos)
         number, wire_type = key >> 3, key & 7
         if not 0 < number <= _MAX_FIELD_NUMBER:
             raise WireError(f"invalid field number {number}")
         children = None
         if wire_type == VARINT:
-            value, pos = _varint(data, pos)
+            value, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
         elif wire_type in (I64, I32):
             end = pos + (8 if wire_type == I64 else 4)
             if end > len(data):
                 raise WireError(f"truncated fixed-width field {number}")
             value, pos = int.from_bytes(data[pos:end], "little"), end
         elif wire_type == LEN:
-            size, pos = _varint(data, pos)
+            size, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
             if size > len(data) - pos:
                 raise WireError(f"field {number} claims {size} bytes, {len(data) - pos} remain")
             chunk = data[pos:pos + size]
