@@ -314,7 +314,9 @@ def json_key(value: object) -> bytes | None:
     """Bytes that are equal for two values exactly when they are the same JSON value: types
     included (where ``==`` has ``1 == 1.0 == True``), object keys in any order. orjson writes them
     (C speed); what it refuses (integers beyond 64 bits, ``RawFloat``, lone surrogates) is written
-    by ``dumps`` instead. None when *value* is nested too deeply to write at all."""
+    by ``dumps`` instead. None when *value* is nested too deeply to write at all. orjson writes
+    NaN and infinities (which JSON cannot hold, but ``1e400`` parses to) as ``null``: callers
+    compare with ``==`` first, which tells them apart."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (orjson.JSONEncodeError, TypeError):
