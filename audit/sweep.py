@@ -50,7 +50,7 @@ from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir,
 from audit.sqlite_store import open_snapshot, read_database
 from audit.stores import Root, Session, scan_root
 from audit.trajectory import reconstruct
-from audit.transcript import Record, iter_transcript
+from audit.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
 MANIFEST = "manifest.json"
@@ -267,7 +267,7 @@ def _select(
             if session.db is None and session.legacy_pb is not None and client is None:
                 skipped.append(Skipped(session.legacy_pb, SKIP_LEGACY))
                 continue
-            if session.source is None and (session.id in refused or not _transcripts(session)):
+            if session.source is None and (session.id in refused or not _has_transcript(session)):
                 if session.sidecar or session.brain:
                     reason = SKIP_REFUSED_SOURCE if session.id in refused else SKIP_NO_SOURCE
                     skipped.append(Skipped(session.sidecar or session.brain, reason))
@@ -336,25 +336,26 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     return SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
 
 
+def _brain_dir(session: Session) -> str:
+    """Where the corpus keeps the copies of the session's brain files (relative to the corpus)."""
+    return f"native/{session.surface}/brain/{session.id}"
+
+
 def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
     for path in sorted(p for paths in session.brain_files.values() for p in paths):
-        _write(out, _brain_copy(session, path), _stage("brain", read_bytes, path), files)
+        rel = path.relative_to(session.brain).as_posix()
+        _write(out, f"{_brain_dir(session)}/{rel}", _stage("brain", read_bytes, path), files)
 
 
-def _brain_copy(session: Session, path: Path) -> str:
-    """Where the corpus keeps the copy of the brain file *path* (relative to the corpus)."""
-    return f"native/{session.surface}/brain/{session.id}/{path.relative_to(session.brain).as_posix()}"
-
-
-def _transcripts(session: Session) -> list[Path]:
-    return session.brain_files.get("transcript") or session.brain_files.get("transcript_full") or []
+def _has_transcript(session: Session) -> bool:
+    return any(session.brain_files.get(kind) for kind in ("transcript", "transcript_full", "chunk"))
 
 
 def _transcript_steps(session: Session, out: Path) -> int:
-    """Records in the copy of the session's transcript (the compact one when there are both):
-    the live file may have grown since it was copied."""
-    copy = out / _brain_copy(session, _transcripts(session)[0])
-    return sum(isinstance(item, Record) for item in iter_transcript(copy))
+    """Records in the copied transcript (the compact stream, rolling chunks included, else the
+    full one): the live files may have grown since they were copied."""
+    copied = locate(out / _brain_dir(session))
+    return sum(isinstance(item, Record) for item in iter_transcript(copied.compact or copied.full))
 
 
 def _stage(stage: str, function: Callable, *args: object, **kwargs: object):

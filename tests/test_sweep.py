@@ -507,3 +507,19 @@ def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_pa
     assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
     (session,) = manifest(out)["sessions"]
     assert session["steps"] == records and len(live.read_bytes().splitlines()) == records + 1
+
+
+def test_brain_only_steps_include_rolling_transcript_chunks(tmp_path, capsys):
+    root = StoreBuilder(tmp_path / "home", seed=10).root("acp")
+    convo = root.conversation(turns=2, db=False, sidecar="missing")
+    logs = convo.paths["brain"] / ".system_generated" / "logs"
+    lines = (logs / "transcript.jsonl").read_bytes().splitlines(keepends=True)
+    chunk = logs / "chunks" / "transcript" / "1.jsonl"
+    chunk.parent.mkdir(parents=True)
+    chunk.write_bytes(b"".join(lines[:2]))  # the older records rolled out into a chunk
+    (logs / "transcript.jsonl").write_bytes(b"".join(lines[2:]))
+    out = tmp_path / "corpus"
+    assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
+    (session,) = manifest(out)["sessions"]
+    assert session["steps"] == len(lines)
+    assert f"native/acp/brain/{convo.id}/.system_generated/logs/chunks/transcript/1.jsonl" in session["files"]
