@@ -165,10 +165,7 @@ def projection_sha256(trajectory: Mapping) -> str:
 
 def _same_value(a: object, b: object) -> bool:
     """Equal canonical JSON (``canonical_json(a) == canonical_json(b)``), decided at C speed."""
-    if a != b:
-        return False
-    key = json_key(a)
-    return key == json_key(b) if key is not None else canonical_json(a) == canonical_json(b)
+    return a == b and json_key(a) == json_key(b)
 
 
 def _get(obj: object, *keys: str) -> object:
