@@ -10,32 +10,25 @@ has dropped to uid/gid 65534 (``nobody``) when the suite runs as root.
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import pickle
 import shutil
 import tempfile
 import traceback
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
 from audit import contract, fingerprint, links, schemas, stores, sweep
-from audit.cli import build_parser, main
+from audit.cli import build_parser
 from audit.errors import InputError, Terminated
 from audit.safeio import atomic_write
 from audit.testing import StoreBuilder
 
+from cli_capture import cli
+
 NOBODY = 65534
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def snapshot(top: Path) -> dict[str, tuple[bytes, int]]:

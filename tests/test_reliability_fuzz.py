@@ -8,10 +8,8 @@ conversation ``.db``) plus random bytes, truncations, deep nesting, huge numbers
 from __future__ import annotations
 
 import copy
-import io
 import json
 import tempfile
-from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from pathlib import Path
 
@@ -20,7 +18,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from audit import contract, discovery, links, transcript, wire
-from audit.cli import main
 from audit.daemon import _connect_message, trajectory_member
 from audit.errors import InputError
 from audit.fingerprint import survey, wire_observations
@@ -32,6 +29,8 @@ from audit.stores import resolve_roots
 from audit.sweep import sweep
 from audit.testing import StoreBuilder
 from audit.trajectory import reconstruct
+
+from cli_capture import cli
 
 CID = "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f"
 SIDECAR_NAME = f"{CID}.trajectory.json"
@@ -54,13 +53,6 @@ def sample() -> dict:
             "blobs": blobs,
             "tables": conv.tables,
         }
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def splice(data: bytes, at: int, insert: bytes, drop: int = 0) -> bytes:

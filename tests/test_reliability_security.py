@@ -11,14 +11,12 @@ remote daemon URLs.
 
 from __future__ import annotations
 
-import io
 import ipaddress
 import json
 import os
 import socket
 import stat
 import threading
-from contextlib import redirect_stderr, redirect_stdout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -28,7 +26,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit import completeness, links, sqlite_store
-from audit.cli import main
 from audit.daemon import check_endpoint
 from audit.errors import AuditError, UsageError
 from audit.fingerprint import survey
@@ -38,15 +35,10 @@ from audit.sweep import SKIP_REFUSED_SOURCE, sweep
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 
+from cli_capture import cli
+
 TOKEN = "reliability-csrf-9c4e1f7a2b6d8e0f"
 HOSTILE_IDS = ("../../etc/x", "..%2F..%2Fetc%2Fx", "../../etc/x.db", "a\x00b", "/etc/passwd", "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f/../x")
-
-
-def cli(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main([str(a) for a in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def tree(top: Path) -> dict[str, tuple[bytes, int]]:
