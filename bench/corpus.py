@@ -27,10 +27,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit import schemas
-from audit.proto import cortex_pb2 as pb
+from audit.checks import schemas
+from audit.checks.shape import SidecarShape
 from audit.resources import data_path
-from audit.shape import SidecarShape
+from audit.store.proto import cortex_pb2 as pb
 from audit.testing import StoreBuilder, write_sidecar
 from audit.testing import trajectories as T
 

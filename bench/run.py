@@ -32,12 +32,12 @@ from urllib.parse import quote
 
 import corpus
 
-from audit import contract, links
-from audit.fingerprint import survey
-from audit.report import table
+from audit.checks import contract, links
+from audit.checks.fingerprint import survey
+from audit.report.text import table
 from audit.resources import data_path
 from audit.safeio import atomic_write
-from audit.trajectory import read_trajectory
+from audit.store.trajectory import read_trajectory
 
 FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)
 SIDECAR_ROUNDS = 7  # the goal ratios: more rounds give each side more chances at a quiet spell
@@ -120,7 +120,7 @@ def verify(dirs: list[Path]) -> None:
 
 
 TRANSCRIPT_MB = {False: 100, True: 10}
-_READ_TRANSCRIPT = "import sys; from audit.transcript import iter_transcript, summarize; summarize(iter_transcript(sys.argv[1]))"
+_READ_TRANSCRIPT = "import sys; from audit.store.transcript import iter_transcript, summarize; summarize(iter_transcript(sys.argv[1]))"
 
 
 def cli(*args: object) -> list[str]:

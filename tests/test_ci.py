@@ -14,15 +14,27 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from audit import ci, ci_report, fingerprint
-from audit import sweep as sweep_module
-from audit.baselines import bundled_dir, load
-from audit.ci import ERROR, FAIL, PASS, SKIPPED, WARNING, Check, Finding, Report, Stage
+from audit.actions import sweep as sweep_module
+from audit.checks import fingerprint
+from audit.checks.baselines import bundled_dir, load
 from audit.cli import build_parser, main
 from audit.errors import InputError
+from audit.pipeline import ci
+from audit.pipeline.ci import (
+    ERROR,
+    FAIL,
+    PASS,
+    SKIPPED,
+    WARNING,
+    Check,
+    Finding,
+    Report,
+    Stage,
+)
 from audit.progress import wanted
+from audit.report import ci_report
 from audit.resources import data_path
-from audit.stores import resolve_roots
+from audit.store.layout import resolve_roots
 from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
 

@@ -13,18 +13,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import completeness as C
+from audit.actions.attest import attest
+from audit.actions.sweep import sweep
+from audit.checks import completeness as C
+from audit.checks.contract import validate_bytes
 from audit.cli import main
-from audit.contract import validate_bytes
 from audit.errors import InputError, NothingToCheck
 from audit.safeio import RawFloat, loads
-from audit.stamps import set_reader_key
-from audit.stores import resolve_roots
-from audit.sweep import sweep
+from audit.store.layout import resolve_roots
+from audit.store.stamps import set_reader_key
+from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.builder import write_sidecar
-from audit.trajectory import read_trajectory
 
 MTIME = 1_700_000_000_123_456_789
 CHECKED_AT = "2026-10-01T12:00:00Z"
@@ -259,7 +260,7 @@ def test_unreadable_sidecar_and_source(cli, tmp_path):
     assert results[bad_db.id].detail == f"{bad_db.paths['db']}: not an SQLite database (bad header)"
     assert results[linked.id].detail.endswith("not a regular file (symbolic link or special file); not read")
     assert report.exit_code == 2
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert {r.attestation for r in report.results} == {None}
     assert linked.paths["sidecar"].is_symlink() and target.read_bytes() == linked_bytes
 
@@ -297,7 +298,7 @@ def test_sweep_corpus(builder, tmp_path):
     r = only(C.check([sidecar]))
     assert r.source == out / "native" / "cli" / f"{convos[0].id}.db"
     before = files(out)
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert {r.attestation for r in report.results} == {C.REFUSED}
     assert report.results[0].attestation_error.endswith("in a sweep corpus, whose manifest.json records its sha256; not written")
     assert files(out) == before and report.exit_code == 1
@@ -325,7 +326,7 @@ def test_attestation_round_trip(cli):
     path.write_bytes(original)
     os.utime(path, ns=(MTIME, MTIME))
     report = C.check([cli.path])
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     r = only(report)
     assert (r.verdict, r.attestation, r.attestation_error) == (C.COMPLETE, C.WRITTEN, None)
     data = path.read_bytes()
@@ -345,7 +346,7 @@ def test_attestation_round_trip(cli):
     # Re-check with unchanged source and sidecar: a no-op, the file is not even rewritten.
     inode = path.stat().st_ino
     again = C.check([cli.path])
-    C.attest(again, checked_at="2027-01-01T00:00:00Z")
+    attest(again, checked_at="2027-01-01T00:00:00Z")
     assert (only(again).verdict, only(again).attestation) == (C.COMPLETE, C.KEPT)
     assert (path.read_bytes(), path.stat().st_ino, path.stat().st_mtime_ns) == (data, inode, MTIME)
 
@@ -354,13 +355,13 @@ def test_attestation_follows_the_evidence(cli):
     convo = cli.conversation(turns=1)
     path = convo.paths["sidecar"]
     os.utime(path, ns=(MTIME, MTIME))
-    C.attest(C.check([cli.path]), checked_at=CHECKED_AT)
+    attest(C.check([cli.path]), checked_at=CHECKED_AT)
     attested = path.read_bytes()
     # An attestation of other evidence (another source state) is replaced in place.
     block = loads(attested)["agyReader"][C.READER_KEY]
     path.write_bytes(set_reader_key(attested, C.READER_KEY, json.dumps({**block, "sourceSha256": "0" * 64})))
     report = C.check([cli.path])
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert only(report).attestation == C.WRITTEN
     assert path.read_bytes() == attested
     # The sidecar no longer matches: the attestation is removed, and never written back.
@@ -369,12 +370,12 @@ def test_attestation_follows_the_evidence(cli):
     path.write_bytes(edited)
     os.utime(path, ns=(MTIME, MTIME))
     report = C.check([cli.path])
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert (only(report).verdict, only(report).attestation) == (C.INCOMPLETE, C.REMOVED)
     assert path.read_bytes() == set_reader_key(edited, C.READER_KEY, None) and path.stat().st_mtime_ns == MTIME
     assert b"completeness" not in path.read_bytes()
     report = C.check([cli.path])
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert only(report).attestation is None and b"completeness" not in path.read_bytes()
 
 
@@ -384,7 +385,7 @@ def test_attestation_refused_when_the_sidecar_changed(cli):
     report = C.check([cli.path])
     changed = path.read_bytes().replace(b"\n}", b"\n }")
     path.write_bytes(changed)
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     r = only(report)
     assert (r.attestation, r.attestation_error) == (C.REFUSED, f"{path}: changed during the run; not written")
     assert path.read_bytes() == changed and report.exit_code == 1
@@ -393,7 +394,7 @@ def test_attestation_refused_when_the_sidecar_changed(cli):
 def test_attestation_of_a_non_object_reader_block_is_refused(cli):
     convo = cli.conversation(turns=1, reader_block="oops")
     report = C.check([cli.path])
-    C.attest(report, checked_at=CHECKED_AT)
+    attest(report, checked_at=CHECKED_AT)
     assert only(report).attestation == C.REFUSED
     assert only(report).attestation_error.endswith("agyReader is string, not an object; refusing to edit it")
     assert b"completeness" not in convo.paths["sidecar"].read_bytes()

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from audit import contract, junit, schemas
+from audit.checks import contract, schemas
 from audit.cli import main
 from audit.errors import NothingToCheck
+from audit.report import junit
 from audit.resources import data_path
 from audit.testing import StoreBuilder
 

@@ -12,14 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import discovery
-from audit.daemon import AuthError, DaemonClient, DaemonError, DaemonTimeout, Secret, check_endpoint, member_bytes, trajectory_member
 from audit.errors import UsageError
 from audit.safeio import JSONError
-from audit.stores import Root
+from audit.store import discovery
+from audit.store.daemon import (
+    AuthError,
+    DaemonClient,
+    DaemonError,
+    DaemonTimeout,
+    Secret,
+    check_endpoint,
+    member_bytes,
+    trajectory_member,
+)
+from audit.store.layout import Root
+from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
-from audit.trajectory import read_trajectory
 
 TOKEN = "tok-0123456789abcdef-XYZ"
 A = "0a1b2c3d-0000-4000-8000-00000000000a"

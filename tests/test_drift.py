@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from audit import baselines, compat
-from audit.baselines import Baseline
+from audit.actions import compat
+from audit.checks import baselines
+from audit.checks.baselines import Baseline
+from audit.checks.drift import Change, Observed, compare, diff_lines, observe
+from audit.checks.fingerprint import Fingerprint
 from audit.cli import main
-from audit.drift import Change, Observed, compare, diff_lines, observe
-from audit.drift_report import comparison_markdown
 from audit.errors import NothingToCheck, UsageError
-from audit.fingerprint import Fingerprint
+from audit.report.drift_report import comparison_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "reference" / "data"

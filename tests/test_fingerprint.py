@@ -9,14 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from audit import fingerprint, wire
+from audit.actions.sweep import sweep
+from audit.checks import fingerprint
+from audit.checks.fingerprint import (
+    SURFACES,
+    Counts,
+    Fingerprint,
+    survey,
+    wire_fingerprint,
+)
+from audit.checks.shape import SidecarShape
 from audit.cli import main
 from audit.errors import InputError
-from audit.fingerprint import Counts, SURFACES, Fingerprint, survey, wire_fingerprint
-from audit.shape import SidecarShape
-from audit.sqlite_store import read_database
-from audit.stores import Root
-from audit.sweep import sweep
+from audit.store import wire
+from audit.store.database import read_database
+from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"

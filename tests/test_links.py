@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import links
+from audit.actions import stamp
+from audit.checks import links
 from audit.errors import InputError
 from audit.safeio import RawFloat, loads
-from audit.stamps import json_equal, set_reader_key, strip_reader_key
+from audit.store.stamps import json_equal, set_reader_key, strip_reader_key
 
 MTIME = 1_700_000_000_123_456_789
 PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
@@ -94,13 +95,13 @@ def parents(res: links.Resolution) -> dict[str, str | None]:
 
 def backfill(directory: Path) -> links.Resolution:
     res = links.resolve(directory)
-    links.apply(res)
+    stamp.apply(res)
     return res
 
 
 def repair(directory: Path) -> links.Resolution:
     res = links.resolve(directory, repair=True)
-    links.apply(res)
+    stamp.apply(res)
     return res
 
 
@@ -143,7 +144,7 @@ def test_missing_or_empty_directory_is_safe(tmp_path):  # k.17
     for directory in (tmp_path / "absent", tmp_path):
         res = links.resolve(directory)
         assert (res.scanned, res.links, res.diagnostics, res.tree.roots) == (0, (), (), ())
-        assert links.apply(res) == []
+        assert stamp.apply(res) == []
 
 
 def spawn_family(tmp_path: Path, tool: str = "spawn_agents") -> None:
@@ -421,8 +422,8 @@ def test_apply_refuses_a_sidecar_changed_since_resolution(tmp_path):
     path = write(tmp_path, doc(KID, parent=ROOT))
     res = links.resolve(tmp_path)
     path.write_bytes(path.read_bytes() + b" ")
-    with pytest.raises(links.FindingsError, match="a writer holds the store"):
-        links.apply(res)
+    with pytest.raises(stamp.FindingsError, match="a writer holds the store"):
+        stamp.apply(res)
 
 
 def test_writes_keep_mtime_mode_and_every_other_byte(tmp_path):
@@ -501,13 +502,13 @@ def test_property_no_written_stamp_is_in_a_cycle_and_order_does_not_matter(case)
             for d, name in zip(docs, names):
                 write(directory, d, name=f"{name}.trajectory.json")
             res = links.resolve(directory)
-            links.apply(res)
+            stamp.apply(res)
             results.append(([(link.id, link.parent, link.action) for link in res.links], res.diagnostics))
             on_disk = _stamp_graph(directory)
             in_cycles = {m for c in links.find_cycles(on_disk) for m in c}
             assert not {link.id for link in res.changes} & in_cycles
             fixed = links.resolve(directory, repair=True)
-            links.apply(fixed)
+            stamp.apply(fixed)
             assert links.find_cycles(_stamp_graph(directory)) == []
             again = links.resolve(directory, repair=True)
             assert again.changes == ()

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from audit import backup, links, stores
+from audit.actions import backup
+from audit.checks import links
 from audit.cli import main
 from audit.errors import InputError
+from audit.store import layout
 from audit.testing.builder import StoreBuilder, write_sidecar
 
 REPO = Path(__file__).resolve().parent.parent
@@ -82,7 +84,7 @@ def test_check_reports_the_bogus_stamp_repair_fixes_it_and_a_second_repair_chang
     assert summary(out) == f"links repair: root={root} scanned=4 stamped=2 cleared=0 unchanged=0 unresolved=2 diagnostics=0"
     made = [p for p in root.parent.iterdir() if p.name.startswith("agy-audit-links-backup-antigravity-cli-")]
     assert len(made) == 1 and f"  backup: {made[0]}" in out
-    assert [r.path for r in stores.resolve_roots(home=tmp_path / "home", env={})] == [root]  # never a store
+    assert [r.path for r in layout.resolve_roots(home=tmp_path / "home", env={})] == [root]  # never a store
     after = snapshot(conversations)
 
     code, out, _ = run(capsys, "links", "repair", "--root", root, "--backup", tmp_path / "after")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from audit import compat
-from audit.baselines import load
+from audit.actions import compat
+from audit.actions.sweep import sweep
+from audit.checks.baselines import load
 from audit.cli import main
-from audit.stores import Root
-from audit.sweep import sweep
+from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,15 +17,15 @@ import time
 
 import pytest
 
-from audit import completeness
-from audit.export import export_session
-from audit.fingerprint import survey
-from audit.inspection import inspect_session
-from audit.sqlite_store import read_database
-from audit.stores import resolve_roots, scan_root
-from audit.sweep import sweep
+from audit.actions.export import export_session
+from audit.actions.sweep import sweep
+from audit.checks import completeness
+from audit.checks.fingerprint import survey
+from audit.checks.inspection import inspect_session
+from audit.store.database import read_database
+from audit.store.layout import resolve_roots, scan_root
+from audit.store.trajectory import reconstruct
 from audit.testing import StoreBuilder
-from audit.trajectory import reconstruct
 
 BASELINE_SQLITE = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
 LOAD_SECONDS = 3.0

@@ -19,14 +19,15 @@ import traceback
 from pathlib import Path
 
 import pytest
+from cli_capture import cli
 
-from audit import contract, fingerprint, links, schemas, stores, sweep
+from audit.actions import stamp, sweep
+from audit.checks import contract, fingerprint, links, schemas
 from audit.cli import build_parser
 from audit.errors import InputError, Terminated
 from audit.safeio import atomic_write
+from audit.store import layout
 from audit.testing import StoreBuilder
-
-from cli_capture import cli
 
 NOBODY = 65534
 
@@ -117,7 +118,7 @@ def test_disk_full_during_repair_restores_or_says_how(family, tmp_path, monkeypa
 def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypatch, signal_exc, code):
     root, parent, kids = family
     before = snapshot(root.path)
-    real, writes = links.atomic_write, []
+    real, writes = stamp.atomic_write, []
 
     def interrupted(path, data, **kwargs):
         writes.append(path)
@@ -125,7 +126,7 @@ def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypa
             raise signal_exc()
         real(path, data, **kwargs)
 
-    monkeypatch.setattr(links, "atomic_write", interrupted)
+    monkeypatch.setattr(stamp, "atomic_write", interrupted)
     status, out, err = cli("links", "repair", "--root", root.path, "--backup", tmp_path / "backup")
     monkeypatch.undo()
     assert status == code and len(writes) == 2
@@ -421,6 +422,6 @@ class _Listing:
 def test_a_db_vanishing_after_the_session_was_found_is_a_finding(three, monkeypatch):
     root, convos = three
     victim = convos[2].paths["db"]
-    vanish_after(monkeypatch, stores, "find_session", victim)
+    vanish_after(monkeypatch, layout, "find_session", victim)
     code, out, _ = cli("inspect", "--root", root.path, convos[2].id, "--format", "json")
     assert code == 1 and json.loads(out)["database"]["findings"] == [f"{victim}: cannot read (No such file or directory)"]

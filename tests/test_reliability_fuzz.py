@@ -14,23 +14,23 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from cli_capture import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import contract, discovery, links, transcript, wire
-from audit.daemon import _connect_message, trajectory_member
+from audit.actions.sweep import sweep
+from audit.checks import contract, links
+from audit.checks.fingerprint import survey, wire_observations
+from audit.checks.shape import SidecarShape, TranscriptShape
 from audit.errors import InputError
-from audit.fingerprint import survey, wire_observations
-from audit.ids import canonical_id
 from audit.safeio import JSONError, dumps, loads
-from audit.shape import SidecarShape, TranscriptShape
-from audit.sqlite_store import NativeConversation, read_database
-from audit.stores import resolve_roots
-from audit.sweep import sweep
+from audit.store import discovery, transcript, wire
+from audit.store.daemon import _connect_message, trajectory_member
+from audit.store.database import NativeConversation, read_database
+from audit.store.ids import canonical_id
+from audit.store.layout import resolve_roots
+from audit.store.trajectory import reconstruct
 from audit.testing import StoreBuilder
-from audit.trajectory import reconstruct
-
-from cli_capture import cli
 
 CID = "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f"
 SIDECAR_NAME = f"{CID}.trajectory.json"

@@ -22,20 +22,21 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from cli_capture import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import completeness, links, sqlite_store
-from audit.daemon import check_endpoint
+from audit.actions import stamp
+from audit.actions.sweep import SKIP_REFUSED_SOURCE, sweep
+from audit.checks import completeness, links
+from audit.checks.fingerprint import survey
 from audit.errors import AuditError, UsageError
-from audit.fingerprint import survey
-from audit.sqlite_store import read_database
-from audit.stores import resolve_roots
-from audit.sweep import SKIP_REFUSED_SOURCE, sweep
+from audit.store import database as sqlite_store
+from audit.store.daemon import check_endpoint
+from audit.store.database import read_database
+from audit.store.layout import resolve_roots
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
-
-from cli_capture import cli
 
 TOKEN = "reliability-csrf-9c4e1f7a2b6d8e0f"
 HOSTILE_IDS = ("../../etc/x", "..%2F..%2Fetc%2Fx", "../../etc/x.db", "a\x00b", "/etc/passwd", "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f/../x")
@@ -123,7 +124,7 @@ def test_a_link_swapped_in_after_resolution_is_never_written_through(tmp_path):
     kid.paths["sidecar"].symlink_to(outside)
     before = outside.read_bytes(), outside.stat().st_mtime_ns
     with pytest.raises(AuditError):
-        links.apply(resolution)
+        stamp.apply(resolution)
     assert (outside.read_bytes(), outside.stat().st_mtime_ns) == before and kid.paths["sidecar"].is_symlink()
 
 

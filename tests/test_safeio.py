@@ -11,7 +11,6 @@ from audit import safeio
 from audit.errors import InputError
 from audit.safeio import JSONError, RawFloat
 
-
 # ----------------------------------------------------------------------------- strict JSON
 
 

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from audit import schemas
+from audit.checks import schemas
+from audit.checks.schemas import ADVISORY, VIOLATION, compile_predicate
 from audit.resources import data_path
-from audit.schemas import ADVISORY, VIOLATION, compile_predicate
 
 NAMES = ("manifest", "sidecar", "transcript-record")
 PREFIX = {"sidecar": "sidecar/", "transcript-record": "transcript/", "manifest": "manifest/"}

@@ -11,19 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.baselines import parse_snapshot
-from audit.errors import InputError
-from audit.shape import (
+from audit.checks.baselines import parse_snapshot
+from audit.checks.shape import (
     OPAQUE_PATHS,
     SidecarShape,
     TranscriptShape,
+    _same_value,
     digest_lines,
     is_volatile,
-    _same_value,
     parse_document,
     sidecar_lines,
     snapshot_text,
 )
+from audit.errors import InputError
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # shared/ lies beside the clone
 UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from audit import sqlite_store
-from audit.sqlite_store import TABLES, read_database, schema_fingerprint
+from audit.store import database as sqlite_store
+from audit.store.database import TABLES, read_database, schema_fingerprint
 from audit.testing.dbwriter import BASELINE_SCHEMA, write_conversation_db
 
 BASELINE_FINGERPRINT = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from audit import stores
 from audit.cli import main
 from audit.errors import InputError, UsageError
+from audit.store import layout
 
 A = "0a1b2c3d-0000-4000-8000-00000000000a"
 B = "0a1b2c3d-1111-4000-8000-00000000000b"
@@ -75,7 +75,7 @@ def make_home(tmp_path: Path) -> Path:
 
 def test_discovery_surfaces_and_non_stores(tmp_path):
     home = make_home(tmp_path)
-    roots = stores.resolve_roots(home=home, env={})
+    roots = layout.resolve_roots(home=home, env={})
     assert [(r.path.name, r.surface, r.explicit) for r in roots] == [
         ("antigravity", "ide", False),
         ("antigravity-acp", "acp", False),
@@ -86,37 +86,37 @@ def test_discovery_surfaces_and_non_stores(tmp_path):
 
 def test_home_defaults_to_env_home(tmp_path):
     home = make_home(tmp_path)
-    assert len(stores.resolve_roots(env={"HOME": str(home)})) == 4
-    assert stores.resolve_roots(env={"HOME": str(tmp_path / "nowhere")}) == []
+    assert len(layout.resolve_roots(env={"HOME": str(home)})) == 4
+    assert layout.resolve_roots(env={"HOME": str(tmp_path / "nowhere")}) == []
 
 
 def test_explicit_roots_and_env_pin(tmp_path):
     home = make_home(tmp_path)
     cli = home / ".gemini" / "antigravity-cli"
-    pinned = stores.resolve_roots(home=home, env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
+    pinned = layout.resolve_roots(home=home, env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
     assert [(r.path, r.surface, r.explicit) for r in pinned] == [(cli, "cli", True)]
     ide = home / ".gemini" / "antigravity"
-    both = stores.resolve_roots(home=home, roots=[ide, cli, cli], env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
+    both = layout.resolve_roots(home=home, roots=[ide, cli, cli], env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
     assert [r.path for r in both] == [ide, cli]
     with pytest.raises(InputError, match="store root does not exist"):
-        stores.resolve_roots(roots=[tmp_path / "missing"], env={})
+        layout.resolve_roots(roots=[tmp_path / "missing"], env={})
     with pytest.raises(InputError, match="store root does not exist"):
-        stores.resolve_roots(env={"ANTIGRAVITY_CLI_ROOT": str(tmp_path / "missing")})
+        layout.resolve_roots(env={"ANTIGRAVITY_CLI_ROOT": str(tmp_path / "missing")})
 
 
 def test_surface_from_markers_for_unnamed_root(tmp_path):
     root = tmp_path / "store"
     (root / "conversations").mkdir(parents=True)
-    assert stores.surface_of(root) == "unknown"
+    assert layout.surface_of(root) == "unknown"
     (root / "antigravity_state.pbtxt").write_text("")
-    assert stores.surface_of(root) == "ide"
+    assert layout.surface_of(root) == "ide"
     (root / "cli.log").write_text("")
-    assert stores.surface_of(root) == "cli"
+    assert layout.surface_of(root) == "cli"
 
 
 def _cli_scan(home, include_implicit=False):
-    root = stores.Root(home / ".gemini" / "antigravity-cli", "cli", True)
-    return stores.scan_root(root, include_implicit=include_implicit)
+    root = layout.Root(home / ".gemini" / "antigravity-cli", "cli", True)
+    return layout.scan_root(root, include_implicit=include_implicit)
 
 
 def test_artifacts_foreign_and_freshness(tmp_path):
@@ -194,24 +194,24 @@ def test_freshness_equal_mtime_is_fresh(tmp_path):
     conv = tmp_path / "r" / "conversations"
     touch(conv / f"{A}.db", at=T0)
     touch(conv / f"{A}.trajectory.json", at=T0)
-    [session] = stores.scan_root(stores.Root(tmp_path / "r", "cli", True)).sessions
+    [session] = layout.scan_root(layout.Root(tmp_path / "r", "cli", True)).sessions
     assert session.sidecar_state == "fresh"
 
 
 def test_find_session_prefix_rules(tmp_path):
     home = make_home(tmp_path)
-    scans = stores.scan(stores.resolve_roots(home=home, env={}))
-    assert stores.find_session(scans, B[:8].upper() + B[8:13]).id == B
+    scans = layout.scan(layout.resolve_roots(home=home, env={}))
+    assert layout.find_session(scans, B[:8].upper() + B[8:13]).id == B
     with pytest.raises(UsageError, match="at least 8 characters"):
-        stores.find_session(scans, "0a1b2c3")
+        layout.find_session(scans, "0a1b2c3")
     with pytest.raises(UsageError, match="ambiguous id prefix; candidates: " + A):
-        stores.find_session(scans, "0a1b2c3d")
+        layout.find_session(scans, "0a1b2c3d")
     with pytest.raises(UsageError, match="ambiguous"):  # C exists in the IDE and the CLI root
-        stores.find_session(scans, C)
+        layout.find_session(scans, C)
     with pytest.raises(InputError, match="no session matches"):
-        stores.find_session(scans, "ffffffff")
+        layout.find_session(scans, "ffffffff")
     with pytest.raises(UsageError):
-        stores.find_session(scans, "../../etc/passwd")
+        layout.find_session(scans, "../../etc/passwd")
 
 
 def test_cli_stores_json_shape(tmp_path, capsys):

@@ -15,15 +15,22 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from audit import sweep as sweep_module
+from audit.actions import sweep as sweep_module
+from audit.actions.sweep import (
+    SKIP_DUPLICATE_PB,
+    SKIP_IMPLICIT,
+    SKIP_LEGACY,
+    SKIP_NO_SOURCE,
+    backup_database,
+    sweep,
+)
 from audit.cli import main
 from audit.progress import Progress, progress_line
 from audit.resources import data_path
-from audit.stores import resolve_roots
-from audit.sweep import SKIP_DUPLICATE_PB, SKIP_IMPLICIT, SKIP_LEGACY, SKIP_NO_SOURCE, backup_database, sweep
+from audit.store.layout import resolve_roots
+from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder, sample
 from audit.testing.daemon import SimulatedDaemon
-from audit.trajectory import read_trajectory
 
 TOKEN = "sweep-token-5e1f0c2a9b7d4e6f"
 INTERNAL = "c0ffee00-2222-4000-8000-00000000000c"

@@ -13,14 +13,13 @@ from google.protobuf import duration_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import audit.proto
-from audit.proto import cortex_pb2 as pb
-from audit.proto import json_paths
-from audit.testing.dbwriter import write_conversation_db
-from audit.trajectory import read_trajectory
-
 from test_wire import CODEBURN_GEN_METADATA
+
+import audit.store.proto
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.proto import json_paths
+from audit.store.trajectory import read_trajectory
+from audit.testing.dbwriter import write_conversation_db
 
 # ------------------------------------------------------------------ sidecar-shaped strategies
 # Canonical proto3 JSON for any message of the schema: only non-default values (proto3 JSON
@@ -360,7 +359,7 @@ def test_an_unreadable_file_gives_an_empty_trajectory_and_its_finding(tmp_path):
 
 
 def _catalogue() -> str:
-    """The key list of ``audit.proto``'s docstring, rebuilt from ``json_paths()``."""
+    """The key list of ``audit.store.proto``'s docstring, rebuilt from ``json_paths()``."""
     paths = dict(json_paths())
     groups: dict[str, list[str]] = {}
     for path, kind in paths.items():
@@ -375,7 +374,7 @@ def _catalogue() -> str:
 
 
 def test_the_documented_key_list_is_the_schema():
-    assert _catalogue() in audit.proto.__doc__
+    assert _catalogue() in audit.store.proto.__doc__
 
 
 # Every key the store builder emits (with its JSON type in agy 1.2.10 sidecars) is carried.

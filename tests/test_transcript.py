@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.testing.transcripts import ANOMALIES, BrainInfo, records_from_steps, write_brain
-from audit.transcript import (
+from audit.store.transcript import (
     DROPPED,
     KINDS,
     Arg,
@@ -23,6 +22,12 @@ from audit.transcript import (
     read_brain,
     summarize,
     text_fits,
+)
+from audit.testing.transcripts import (
+    ANOMALIES,
+    BrainInfo,
+    records_from_steps,
+    write_brain,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # beside the checkout, as in CI

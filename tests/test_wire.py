@@ -7,9 +7,9 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import wire
-from audit.proto import cortex_pb2 as pb
-from audit.wire import WireError, WireField
+from audit.store import wire
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.wire import WireError, WireField
 
 # codeburn tests/fixtures/antigravity-cli-current/gen-metadata.json, row idx 0 (formats.md §3.4)
 CODEBURN_GEN_METADATA = bytes.fromhex(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from audit import baselines, compat
-from audit.drift_report import baselines_json, baselines_text
-from audit.report import to_json
+from audit.actions import baseline_writer, compat
+from audit.checks import baselines
+from audit.report.drift_report import baselines_json, baselines_text
+from audit.report.text import to_json
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -46,9 +47,9 @@ def run(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     directory = args.baseline_dir or "fingerprints"
-    baseline = baselines.import_shape(args.tsv, args.name, digest=args.digest)
+    baseline = baseline_writer.import_shape(args.tsv, args.name, digest=args.digest)
     text = compat.render(baselines.listing(directory) + [baseline]) if args.compat_file else None
-    baselines.write(baseline, directory)
+    baseline_writer.write(baseline, directory)
     if text is not None:
         compat.write(args.compat_file, text)
     if args.format == "json":

@@ -8,14 +8,16 @@ import os
 import sys
 from pathlib import Path
 
-from audit import ci, ci_report, stores
+from audit.actions.sweep import SOURCES
+from audit.checks.drift import FAIL_ON
 from audit.commands.common import roots_from, seconds
-from audit.drift import FAIL_ON
 from audit.errors import UsageError
+from audit.pipeline import ci
 from audit.progress import Progress, wanted
-from audit.report import to_json, use_color
+from audit.report import ci_report
+from audit.report.text import to_json, use_color
 from audit.safeio import append, atomic_write
-from audit.sweep import SOURCES
+from audit.store import layout
 
 FORMATS = ("text", "json", "junit", "markdown", "github")
 REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text"}
@@ -90,7 +92,7 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports = _report_formats(args)
-    roots = stores.require_roots(roots_from(args))
+    roots = layout.require_roots(roots_from(args))
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     report = ci.run(
         roots, out=args.out, keep=args.keep, source=args.source, timeout=args.timeout,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from audit import stores
+from audit.store import layout
 
 
 def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
@@ -33,8 +33,8 @@ def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = Fa
     parser.add_argument("--format", choices=choices, default=default, help=f"output format (default {choices[0]})")
 
 
-def roots_from(args: argparse.Namespace) -> list[stores.Root]:
-    return stores.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
+def roots_from(args: argparse.Namespace) -> list[layout.Root]:
+    return layout.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
 
 
 def seconds(text: str) -> float:

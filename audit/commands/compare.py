@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit import baselines
+from audit.checks import baselines
+from audit.checks.drift import FAIL_ON, compare, observe
+from audit.checks.fingerprint import SURFACES
 from audit.commands.fingerprint import INPUTS, add_surfaces
-from audit.drift import FAIL_ON, compare, observe
-from audit.drift_report import comparison_json, comparison_markdown, comparison_text
-from audit.fingerprint import SURFACES
-from audit.report import to_json
+from audit.report.drift_report import (
+    comparison_json,
+    comparison_markdown,
+    comparison_text,
+)
+from audit.report.text import to_json
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:

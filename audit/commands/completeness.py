@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from audit import completeness, stores
+from audit.actions import attest
+from audit.checks import completeness
 from audit.commands.common import add_format, roots_from
 from audit.errors import UsageError
-from audit.report import table, to_json
+from audit.report.text import table, to_json
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -38,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("completeness: give PATHs or --home/--root, not both")
         report = completeness.check(args.paths)
     else:
-        report = completeness.check_roots(stores.require_roots(roots_from(args)))
+        report = completeness.check_roots(layout.require_roots(roots_from(args)))
     if args.attest:
-        completeness.attest(report)
+        attest.attest(report)
     if args.format == "json":
         print(to_json(_json(report, args.attest)), end="")
     else:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from audit import doctor, stores
 from audit.commands.common import add_format, roots_from, seconds
-from audit.report import table, to_json
+from audit.pipeline import doctor
+from audit.report.text import table, to_json
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    roots = stores.require_roots(roots_from(args))
+    roots = layout.require_roots(roots_from(args))
     health = doctor.diagnose(roots, compat_file=args.compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon)
     if args.format == "json":
         print(to_json(_json(health)), end="")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit import contract, stores
+from audit.actions.export import export_session
+from audit.checks import contract
 from audit.commands.common import add_format, roots_from
 from audit.errors import FindingsError
-from audit.export import export_session
-from audit.markdown import trajectory_markdown
+from audit.report.markdown import trajectory_markdown
 from audit.safeio import create_new_file, dumps
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -29,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-    session = stores.find_session(scans, args.id)
+    scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    session = layout.find_session(scans, args.id)
     result = export_session(session)
     if result.findings:
         shown = "; ".join(result.findings[:3])

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit.drift_report import survey_json, survey_text
+from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.shape import snapshot_text
 from audit.errors import NothingToCheck, UsageError
-from audit.fingerprint import SURFACES, survey
-from audit.report import to_json
-from audit.shape import snapshot_text
+from audit.report.drift_report import survey_json, survey_text
+from audit.report.text import to_json
 
 INPUTS = (
     "PATH is a sweep corpus (manifest.json, corpus/, native/), a store root, a home directory "

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from audit import stores
+from audit.checks.inspection import Inspection, inspect_path, inspect_session
 from audit.commands.common import add_format, roots_from
-from audit.inspection import Inspection, inspect_path, inspect_session
-from audit.report import table, to_json
+from audit.report.text import table, to_json
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     if path.exists() or "/" in args.target or args.target.endswith((".db", ".jsonl")):
         result = inspect_path(path)
     else:
-        scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-        result = inspect_session(stores.find_session(scans, args.target))
+        scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+        result = inspect_session(layout.find_session(scans, args.target))
     if args.format == "json":
         print(to_json(_json(result)), end="")
     else:

@@ -6,10 +6,12 @@ import argparse
 import json
 from pathlib import Path
 
-from audit import backup, links, repair, stores
+from audit.actions import backup, repair, stamp
+from audit.checks import links
 from audit.commands.common import add_format, roots_from
 from audit.errors import EXIT_FINDINGS, NothingToCheck, UsageError
-from audit.report import to_json
+from audit.report.text import to_json
+from audit.store import layout
 
 _SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "diagnostics")
 
@@ -72,19 +74,19 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     undo.set_defaults(run=run_rollback)
 
 
-def _directories(args: argparse.Namespace, *, plain: bool = False) -> list[tuple[stores.Root, Path]]:
+def _directories(args: argparse.Namespace, *, plain: bool = False) -> list[tuple[layout.Root, Path]]:
     """``(root, root/conversations)`` of every selected root that holds at least one sidecar.
     With *plain* (read-only commands) a ``--root`` that is not a store is itself the directory of
     sidecars, e.g. a sweep corpus's ``corpus/<surface>``."""
-    roots = stores.require_roots(roots_from(args))
-    found = [(root, root.path if plain and not stores.is_store(root.path) else root.path / "conversations") for root in roots]
+    roots = layout.require_roots(roots_from(args))
+    found = [(root, root.path if plain and not layout.is_store(root.path) else root.path / "conversations") for root in roots]
     found = [(root, d) for root, d in found if links.list_sidecars(d)]
     if not found:
         raise NothingToCheck("no sidecars (<uuid>.trajectory.json) in " + ", ".join(str(r.path / "conversations") for r in roots))
     return found
 
 
-def _summary(command: str, root: stores.Root, counts: dict[str, int]) -> str:
+def _summary(command: str, root: layout.Root, counts: dict[str, int]) -> str:
     return f"links {command}: root={root.path} " + " ".join(f"{k}={counts[k]}" for k in _SUMMARY_KEYS)
 
 
@@ -96,7 +98,7 @@ def _change_json(link: links.Link) -> dict:
     return {"id": link.id, "action": link.action, "parent": link.parent if link.action == "stamp" else None, "previous": link.stamp}
 
 
-def _root_json(root: stores.Root, res: links.Resolution) -> dict:
+def _root_json(root: layout.Root, res: links.Resolution) -> dict:
     return {"root": str(root.path), "surface": root.surface, "directory": str(res.directory), "counts": res.counts()}
 
 
@@ -115,7 +117,7 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if any(res.failing for _, res in results) else 0
 
 
-def _check_json(root: stores.Root, res: links.Resolution) -> dict:
+def _check_json(root: layout.Root, res: links.Resolution) -> dict:
     doc = _root_json(root, res)
     doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
     doc["links"] = [
@@ -133,7 +135,7 @@ def _check_json(root: stores.Root, res: links.Resolution) -> dict:
     return doc
 
 
-def _print_check(root: stores.Root, res: links.Resolution, *, quiet: bool) -> None:
+def _print_check(root: layout.Root, res: links.Resolution, *, quiet: bool) -> None:
     print(f"root {root.path} ({root.surface}): {res.directory}")
     for d in res.diagnostics:
         print(f"  {d.id} {d.kind}: {d.message}")
@@ -156,7 +158,7 @@ def _print_check(root: stores.Root, res: links.Resolution, *, quiet: bool) -> No
     )
 
 
-def _dot(results: list[tuple[stores.Root, links.Resolution]]) -> str:
+def _dot(results: list[tuple[layout.Root, links.Resolution]]) -> str:
     lines = ["digraph links {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
     for n, (root, res) in enumerate(results):
         cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
@@ -196,7 +198,7 @@ def run_backfill(args: argparse.Namespace) -> int:
     for root, directory in _directories(args):
         res = links.resolve(directory)
         if not args.dry_run:
-            links.apply(res)
+            stamp.apply(res)
         if args.format == "json":
             docs.append(_write_json(root, res, args.dry_run))
             continue
@@ -208,7 +210,7 @@ def run_backfill(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_json(root: stores.Root, res: links.Resolution, dry_run: bool) -> dict:
+def _write_json(root: layout.Root, res: links.Resolution, dry_run: bool) -> dict:
     doc = _root_json(root, res)
     doc["dryRun"] = dry_run
     doc["changes"] = [_change_json(link) for link in res.changes]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from audit.drift_report import baselines_text
-from audit.record import record
-from audit.report import to_json
+from audit.actions.record import record
+from audit.report.drift_report import baselines_text
+from audit.report.text import to_json
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from audit import stores
 from audit.commands.common import add_format, roots_from
-from audit.report import rfc3339, table, to_json
+from audit.report.text import rfc3339, table, to_json
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
     if args.sessions:
         sessions = sorted((s for sc in scans for s in sc.sessions), key=lambda s: (-s.newest_mtime_ns, s.id))
         if args.format == "json":
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    scans = stores.scan(stores.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-    session = stores.find_session(scans, args.id)
+    scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
+    session = layout.find_session(scans, args.id)
     if args.format == "json":
         doc = _session_json(session)
         doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]
@@ -78,7 +78,7 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(s: stores.Session) -> dict:
+def _session_json(s: layout.Session) -> dict:
     return {
         "id": s.id,
         "root": str(s.root),
@@ -89,7 +89,7 @@ def _session_json(s: stores.Session) -> dict:
     }
 
 
-def _root_json(sc: stores.RootScan) -> dict:
+def _root_json(sc: layout.RootScan) -> dict:
     return {
         "path": str(sc.root.path),
         "surface": sc.root.surface,

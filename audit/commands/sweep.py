@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit import stores
+from audit.actions.sweep import SOURCES, SweepResult, sweep
 from audit.commands.common import add_format, roots_from, seconds
 from audit.errors import AuditError, FindingsError
 from audit.progress import Progress, wanted
-from audit.report import table, to_json
-from audit.sweep import SOURCES, SweepResult, sweep
+from audit.report.text import table, to_json
+from audit.store import layout
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    roots = stores.require_roots(roots_from(args))
+    roots = layout.require_roots(roots_from(args))
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     reporter = Progress(sys.stderr, "sweep", "sessions") if show else None
     try:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from audit import contract, junit, schemas
+from audit.checks import contract, schemas
+from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.commands.common import add_format
 from audit.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from audit.report import table, to_json
-from audit.schemas import ADVISORY, VIOLATION
+from audit.report import junit
+from audit.report.text import table, to_json
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:

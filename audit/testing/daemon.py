@@ -7,7 +7,7 @@
 It serves the store the way the real daemon does: Connect-style JSON on
 ``POST /exa.language_server_pb.LanguageServerService/<Method>``, only from 127.0.0.1, the CSRF
 token checked on every call (when one is set). ``LoadTrajectory {cascadeId}`` loads
-``conversations/<id>.db`` (offline reconstruction, ``audit.trajectory``, of a private backup copy,
+``conversations/<id>.db`` (offline reconstruction, ``audit.store.trajectory``, of a private backup copy,
 so the store is never touched) or a trajectory supplied per id (a dict, or exact bytes). A ``.pb``
 cannot be decrypted here: its sidecar (without ``agyReader``) stands in, else it needs a supplied
 trajectory. A loaded trajectory is known by its own ``cascadeId`` (which may differ from the file
@@ -36,9 +36,9 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from audit.daemon import SERVICE
-from audit.sweep import backup_database
-from audit.trajectory import read_trajectory
+from audit.actions.sweep import backup_database
+from audit.store.daemon import SERVICE
+from audit.store.trajectory import read_trajectory
 
 FAILURES = ("unauthorized", "internal", "timeout", "malformed", "empty", "null")
 DEFAULT_TOKEN = "sim-csrf-7f3a9c1e5b2d4f6a8c0e"

@@ -1,8 +1,8 @@
 """Write agy-shaped conversation ``.db`` files from sidecar-shaped trajectory dicts.
 
 The schema is the exact DDL of agy 1.0.7 .. 1.2.11 (``BASELINE_SCHEMA``, ``user_version`` 1).
-Rows are encoded with ``audit/proto/cortex.proto``: the dict is read with ``ParseDict``
-(unknown keys ignored -- see ``audit.proto`` for the keys a ``.db`` can carry) and split per
+Rows are encoded with ``audit/store/proto/cortex.proto``: the dict is read with ``ParseDict``
+(unknown keys ignored -- see ``audit.store.proto`` for the keys a ``.db`` can carry) and split per
 table: ``trajectory_meta`` (ids, type, source), ``steps`` (``idx``, ``step_type``, ``status``,
 ``metadata`` = serialized ``CortexStepMetadata``, ``step_payload`` = the whole serialized
 ``Step``), ``gen_metadata`` (``size`` = blob length, inferred), ``executor_metadata``,
@@ -22,8 +22,8 @@ from urllib.parse import quote
 
 from google.protobuf import json_format
 
-from audit.proto import cortex_pb2 as pb
 from audit.safeio import create_new_file
+from audit.store.proto import cortex_pb2 as pb
 
 BASELINE_SCHEMA = """\
 CREATE TABLE `trajectory_meta` (`trajectory_id` text,`cascade_id` text,`trajectory_type` integer,`source` integer,PRIMARY KEY (`trajectory_id`));

@@ -3,7 +3,7 @@
 Shapes follow the formats reference §4: camelCase keys, full enum names
 (``CORTEX_STEP_TYPE_USER_INPUT``), int64 values as decimal strings, RFC 3339 UTC timestamps with
 nine fractional digits. A ``.db`` written from a trajectory reconstructs to the same JSON except
-for the keys no public source gives a field number for (see ``audit.proto``):
+for the keys no public source gives a field number for (see ``audit.store.proto``):
 ``plannerResponse.stopReason`` values, ``invokeSubagent.subagents``/``results`` and
 ``metadata.parentConversationId`` exist only in sidecars, and proto3 JSON omits zero values.
 """

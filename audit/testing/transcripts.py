@@ -18,7 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
-from audit.transcript import parse_content
+from audit.store.transcript import parse_content
 
 DISPLAY_HOME = "/home/agy"  # the home directory written into URIs inside generated content
 ANOMALIES = frozenset({"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})

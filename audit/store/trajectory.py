@@ -1,6 +1,6 @@
 """Offline reconstruction of the trajectory a conversation ``.db`` holds, shaped like a sidecar.
 
-The rows of ``audit.sqlite_store`` are decoded with ``audit/proto/cortex.proto`` and reassembled
+The rows of ``audit.store.database`` are decoded with ``audit/store/proto/cortex.proto`` and reassembled
 into the daemon's ``Trajectory``: ``trajectory_meta`` gives ``trajectoryId`` / ``cascadeId`` /
 ``trajectoryType`` / ``source``, ``steps.step_payload`` the steps (the ``step_type`` / ``status``
 / ``metadata`` / ``error_details`` / ``permissions`` / ``task_details`` columns fill what a
@@ -27,9 +27,9 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
-from audit.proto import cortex_pb2 as pb
-from audit.sqlite_store import TABLES, Finding, NativeConversation, read_database
-from audit.wire import unknown_fields
+from audit.store.database import TABLES, Finding, NativeConversation, read_database
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.wire import unknown_fields
 
 _KEY_ORDER = (
     "trajectoryId", "cascadeId", "trajectoryType", "source", "steps", "generatorMetadata",

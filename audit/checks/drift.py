@@ -20,10 +20,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from audit import baselines
-from audit.baselines import Baseline
+from audit.checks import baselines
+from audit.checks.baselines import Baseline
+from audit.checks.fingerprint import SURFACES, Fingerprint, Survey, survey
 from audit.errors import NothingToCheck, UsageError
-from audit.fingerprint import SURFACES, Fingerprint, Survey, survey
 from audit.progress import Callback
 from audit.safeio import read_bytes
 

@@ -34,8 +34,8 @@ from itertools import chain, repeat
 import orjson
 
 from audit.errors import InputError
-from audit.ids import UUID_PATTERN
 from audit.safeio import gc_paused, json_key
+from audit.store.ids import UUID_PATTERN
 
 OPAQUE_PATHS = frozenset({
     "executorMetadatas",

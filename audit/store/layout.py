@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError, NothingToCheck, UsageError
-from audit.ids import UUID_PATTERN, canonical_id
+from audit.store.ids import UUID_PATTERN, canonical_id
 
 ROOT_SURFACES = {
     "antigravity-cli": "cli",

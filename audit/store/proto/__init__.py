@@ -1,11 +1,11 @@
 """Protobuf schema of the conversation store (``cortex.proto``) and the sidecar keys it carries.
 
 ``cortex_pb2`` is generated from ``cortex.proto`` (regenerate: ``.venv/bin/python -m
-audit.proto.regenerate``; the generated code needs protobuf >= 7.35.1 at run time). Field names
+audit.store.proto.regenerate``; the generated code needs protobuf >= 7.35.1 at run time). Field names
 are chosen so protobuf's JSON mapping (``json_format.MessageToDict`` / ``ParseDict``) gives the
 sidecar's camelCase keys; enum values are the sidecar's full names.
 
-Supported JSON keys -- everything a ``.db`` row can carry and ``audit.trajectory`` reconstructs
+Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.trajectory`` reconstructs
 (one line per JSON object; ``[]`` = array, ``{}`` = object, ``*`` = map key; kept equal to
 ``json_paths()`` by a test)::
 
@@ -141,7 +141,7 @@ from __future__ import annotations
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from audit.proto import cortex_pb2
+from audit.store.proto import cortex_pb2
 
 _NUMBER = {
     FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_SINT32,

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from audit.daemon import Secret
 from audit.errors import UsageError
-from audit.stores import Root
+from audit.store.daemon import Secret
+from audit.store.layout import Root
 
 ENV_URL = "ANTIGRAVITY_DAEMON_URL"
 ENV_TOKEN = "ANTIGRAVITY_CSRF_TOKEN"

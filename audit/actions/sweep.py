@@ -40,20 +40,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit import __version__
-from audit.daemon import DaemonClient
-from audit.discovery import ENV_URL, discover_endpoints
-from audit.errors import AuditError, InputError, NothingToCheck, UsageError, interrupt_exit_code
-from audit.ids import canonical_id
+from audit.clock import now_rfc3339
+from audit.errors import (
+    AuditError,
+    InputError,
+    NothingToCheck,
+    UsageError,
+    interrupt_exit_code,
+)
 from audit.progress import Callback
-from audit.report import now_rfc3339
-from audit.safeio import atomic_write, create_new_file, dumps, make_private_dir, read_bytes
-from audit.sqlite_store import open_snapshot, read_database
-from audit.stores import Root, Session, scan_root
-from audit.trajectory import reconstruct
-from audit.transcript import Record, iter_transcript, locate
+from audit.safeio import (
+    atomic_write,
+    create_new_file,
+    dumps,
+    make_private_dir,
+    read_bytes,
+)
+from audit.store.corpus import MANIFEST
+from audit.store.daemon import DaemonClient
+from audit.store.database import open_snapshot, read_database
+from audit.store.discovery import ENV_URL, discover_endpoints
+from audit.store.ids import canonical_id
+from audit.store.layout import Root, Session, scan_root
+from audit.store.trajectory import reconstruct
+from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
-MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
 AGY_VERSION_TIMEOUT = 3.0
 SKIP_LEGACY = "legacy encrypted .pb: only the daemon can read it"

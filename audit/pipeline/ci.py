@@ -3,24 +3,24 @@
 Stages, in order; each is a list of checks, and each check's verdict is ``pass``, ``fail``,
 ``skipped`` or ``error`` (it could not run):
 
-1. ``sweep`` -- every session of every root into a new private corpus (``audit.sweep``, going on
+1. ``sweep`` -- every session of every root into a new private corpus (``audit.actions.sweep``, going on
    after a failing session: the corpus is then incomplete and the stage fails);
 2. ``verify-contract`` -- the corpus's manifest, sidecars and brain transcripts, and the live
-   sidecars, against the bundled schemas (``audit.contract``);
+   sidecars, against the bundled schemas (``audit.checks.contract``);
 3. ``completeness`` -- corpus sidecars against their ``.db`` copies, live sidecars against the
-   live ``.db`` files (``audit.completeness``);
+   live ``.db`` files (``audit.checks.completeness``);
 4. ``links`` -- the parent links of each ``corpus/<surface>/`` and of each live
-   ``conversations/`` (``audit.links``);
+   ``conversations/`` (``audit.checks.links``);
 5. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
-   (``audit.drift.observe``);
-6. ``compare`` -- each fingerprint against the baseline (``audit.drift``), failing per ``fail_on``;
-7. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.record``)
+   (``audit.checks.drift.observe``);
+6. ``compare`` -- each fingerprint against the baseline (``audit.checks.drift``), failing per ``fail_on``;
+7. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.actions.record``)
    when every check of stages 1-6 passed or was skipped, and never otherwise.
 
 Corpus and live: the corpus is what agy produces now (from its daemon, or reconstructed offline
 from the ``.db`` files); the live sidecars are what consumers read now. A natively swept corpus
 holds only what ``cortex.proto`` decodes: none of the sidecar-only keys (``parentConversationId``,
-``invokeSubagent.results``, ``stopReason``, see ``audit.proto``) and no field the daemon adds
+``invokeSubagent.results``, ``stopReason``, see ``audit.store.proto``) and no field the daemon adds
 beyond the ``.db``. Stale sidecars, wrong parent stamps and new fields in the daemon's JSON are
 therefore only visible in the live sidecars; ``live=False`` leaves those checks out.
 
@@ -49,16 +49,26 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit import baselines, completeness, contract, links
-from audit.baselines import Baseline
-from audit.drift import CLASSES, FAIL_ON, NOT_COMPARABLE, Comparison, Observed, SurfaceResult, compare, observe
+from audit.actions.record import record
+from audit.actions.sweep import RootSource, SweepResult, sweep
+from audit.checks import baselines, completeness, contract, links
+from audit.checks.baselines import Baseline
+from audit.checks.drift import (
+    CLASSES,
+    FAIL_ON,
+    NOT_COMPARABLE,
+    Comparison,
+    Observed,
+    SurfaceResult,
+    compare,
+    observe,
+)
+from audit.checks.fingerprint import SURFACES
+from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
-from audit.fingerprint import SURFACES
 from audit.progress import Callback, Progress
-from audit.record import record
-from audit.schemas import ADVISORY, VIOLATION
-from audit.stores import Root
-from audit.sweep import MANIFEST, RootSource, SweepResult, sweep
+from audit.store.corpus import MANIFEST
+from audit.store.layout import Root
 
 TOOL = "agy-audit"
 STAGES = ("sweep", "verify-contract", "completeness", "links", "fingerprint", "compare", "record")

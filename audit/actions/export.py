@@ -1,6 +1,6 @@
 """Offline trajectories: one session's conversation from its ``.db``, else its brain transcript.
 
-The ``.db`` route is the full reconstruction of ``audit.trajectory``. The transcript route keeps
+The ``.db`` route is the full reconstruction of ``audit.store.trajectory``. The transcript route keeps
 what a transcript carries: per step ``type``, ``status``, ``metadata.createdAt``/``source`` and the
 text payloads (prompt, response, thinking, tool calls with their JSON-text arguments, command
 output and exit code). A legacy ``.pb`` is encrypted and never decoded here.
@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit import transcript
 from audit.errors import InputError
 from audit.safeio import dumps
-from audit.stores import Session
-from audit.trajectory import read_trajectory
-
+from audit.store import transcript
+from audit.store.layout import Session
+from audit.store.trajectory import read_trajectory
 
 # Transcript types whose ``content`` maps onto one text member of the sidecar payload.
 _TEXT_PAYLOADS = {

@@ -1,16 +1,26 @@
 """Formatters for ``agy-audit ci`` reports: text, JSON, JUnit XML, Markdown, GitHub annotations.
 
-Nothing here computes: every function turns an ``audit.ci.Report`` into text or a JSON-ready
+Nothing here computes: every function turns an ``audit.pipeline.ci.Report`` into text or a JSON-ready
 dict. Each format shows, per check, the first ``ci.SHOWN`` findings and the command that lists
 all of them. The JSON document is described by ``schemas/ci-report.schema.json``.
 """
 
 from __future__ import annotations
 
-from audit import __version__, junit
-from audit.ci import ERROR, FAIL, PASS, SKIPPED, WARNING, Check, Finding, Report
-from audit.drift_report import comparison_markdown
-from audit.report import rfc3339, table
+from audit import __version__
+from audit.pipeline.ci import (
+    ERROR,
+    FAIL,
+    PASS,
+    SKIPPED,
+    WARNING,
+    Check,
+    Finding,
+    Report,
+)
+from audit.report.drift_report import comparison_markdown
+from audit.report import junit
+from audit.report.text import rfc3339, table
 
 REPORT_VERSION = 1
 _COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33", WARNING: "33"}

@@ -10,7 +10,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit import backup, links
+from audit.actions import backup, stamp
+from audit.checks import links
 from audit.errors import AuditError, FindingsError, NothingToCheck, interrupt_exit_code
 
 
@@ -48,7 +49,7 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
     refuse(resolution)
     made = backup.create(directory, backup_dir, expect=resolution.files)
     try:
-        links.apply(resolution)
+        stamp.apply(resolution)
     except FindingsError as exc:  # a writer appeared: keep what was written, say how to undo it
         raise FindingsError(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
     except AuditError as exc:  # a write failed (disk full, permission denied): undo what was written

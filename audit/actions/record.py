@@ -15,16 +15,17 @@ import re
 import shutil
 from pathlib import Path
 
-from audit import baselines, compat
-from audit.contract import validate_file
+from audit.actions import baseline_writer, compat
+from audit.checks import baselines
+from audit.checks.contract import validate_file
+from audit.checks.fingerprint import Survey, survey
 from audit.errors import FindingsError
-from audit.fingerprint import Survey, survey
 
 MAX_LISTED = 5
 
 
 def contract_violations(result: Survey) -> list[str]:
-    """Violations of the format contract (``audit.contract``) by the corpus's manifest, sidecars
+    """Violations of the format contract (``audit.checks.contract``) by the corpus's manifest, sidecars
     and brain transcripts; a file the checker cannot read counts too. Advisories do not."""
     out: list[str] = []
     checks = [("manifest", p) for p in result.manifests]
@@ -77,10 +78,10 @@ def record(
         refusals.append(f"{target}: already exists; choose another --name or remove it")
     if refusals:
         raise FindingsError("refusing to record: " + " | ".join(refusals))
-    baseline = baselines.from_survey(name, result, date or _dt.date.today().isoformat())
+    baseline = baseline_writer.from_survey(name, result, date or _dt.date.today().isoformat())
     existing = [b for b in baselines.listing(Path(baseline_dir)) if b.name != name]
     text = compat.render(existing + [baseline])  # rendered before anything is written
-    baselines.write(baseline, baseline_dir)
+    baseline_writer.write(baseline, baseline_dir)
     try:
         compat.write(compat_file, text)
     except BaseException:

@@ -1,13 +1,13 @@
-"""Regenerate ``audit/proto/cortex_pb2.py`` from ``cortex.proto`` (developer tool).
+"""Regenerate ``audit/store/proto/cortex_pb2.py`` from ``cortex.proto`` (developer tool).
 
 Run from anywhere with the project venv, which has grpcio-tools (a dev dependency, never needed
 at run time)::
 
-    .venv/bin/python -m audit.proto.regenerate
+    .venv/bin/python -m audit.store.proto.regenerate
 
-Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. audit/proto/cortex.proto`` run in
+Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. audit/store/proto/cortex.proto`` run in
 the repository root. The include root is the repository, so the file registers in the protobuf
-descriptor pool as ``audit/proto/cortex.proto`` rather than a bare, collision-prone name.
+descriptor pool as ``audit/store/proto/cortex.proto`` rather than a bare, collision-prone name.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ def main() -> int:
     import grpc_tools
     from grpc_tools import protoc
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     well_known = Path(grpc_tools.__file__).parent / "_proto"
-    proto = root / "audit" / "proto" / "cortex.proto"
+    proto = root / "audit" / "store" / "proto" / "cortex.proto"
     return protoc.main(["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", str(proto)])
 
 

@@ -22,13 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit import compat, contract, links
-from audit.daemon import AuthError, DaemonClient, DaemonError
-from audit.discovery import ENV_URL, discover_endpoints
+from audit.actions import compat
+from audit.actions.sweep import installed_agy_version
+from audit.checks import contract, links
 from audit.errors import UsageError
 from audit.resources import data_path
-from audit.stores import Root, scan_root
-from audit.sweep import installed_agy_version
+from audit.store.daemon import AuthError, DaemonClient, DaemonError
+from audit.store.discovery import ENV_URL, discover_endpoints
+from audit.store.layout import Root, scan_root
 
 PROBE = "GetAllCascadeTrajectories"
 """A read-only daemon call, answered only when the CSRF token is accepted."""

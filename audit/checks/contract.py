@@ -3,7 +3,7 @@
 Each file is read as strict JSON first (``audit.safeio.loads``): a duplicate key, NaN/Infinity,
 invalid UTF-8, a byte-order mark, a non-object top level, excessive nesting or a syntax error is
 a violation with a ``strict-json/*`` rule. A document that parses is then checked against its
-schema (``audit.schemas``). A brain transcript is checked line by line, every line being one
+schema (``audit.checks.schemas``). A brain transcript is checked line by line, every line being one
 record; a line that is not JSON at all is a *torn line* (formats.md §2.4, consumers skip it) and
 is reported as an advisory, not a violation.
 
@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit import schemas
+from audit.checks import schemas
+from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, NothingToCheck
 from audit.progress import Callback
 from audit.safeio import JSONError, gc_paused, loads, read_bytes
-from audit.schemas import ADVISORY, VIOLATION
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest"}
 """Kind of file -> name of the bundled schema checking it."""

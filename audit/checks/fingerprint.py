@@ -3,7 +3,7 @@
 A fingerprint is a sorted tuple of canonical lines ``path<TAB>value`` and a ``sha256:`` digest.
 The value is a ``|``-joined sorted union (of JSON types, wire types, or one schema definition).
 
-* ``sidecar`` -- agy-reader's shape fingerprint of trajectory sidecars (``audit.shape``); the
+* ``sidecar`` -- agy-reader's shape fingerprint of trajectory sidecars (``audit.checks.shape``); the
   digest equals the one agy-reader publishes for the same documents.
 * ``sqlite`` -- the conversation-database schema. The digest is the published schema
   fingerprint (sha256 over each non-null ``sqlite_master.sql`` in (type, name) order, each plus
@@ -12,9 +12,9 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
   diff says what changed. Databases that disagree make one union (the digest is then that of the
   lines, and ``Fingerprint.note`` says so).
 * ``wire`` -- the protobuf shape of every blob column (``steps.step_payload`` per step type):
-  field paths with wire types, named where ``audit/proto/cortex.proto`` knows the field,
+  field paths with wire types, named where ``audit/store/proto/cortex.proto`` knows the field,
   numbered where it does not; an unknown length-delimited field is not guessed into.
-* ``transcript`` -- the shape of brain transcript records per ``type`` (``audit.shape``).
+* ``transcript`` -- the shape of brain transcript records per ``type`` (``audit.checks.shape``).
 
 Inputs (``survey``): a sweep corpus (``manifest.json``, ``corpus/<surface>/<id>.trajectory.json``,
 ``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``), a store root
@@ -35,24 +35,24 @@ from pathlib import Path
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from audit import stores
-from audit.stores import SIDECAR_SUFFIX
+from audit.checks.shape import SidecarShape, TranscriptShape, digest_lines
 from audit.errors import InputError
-from audit.ids import canonical_id
 from audit.progress import Callback
-from audit.proto import cortex_pb2 as pb
 from audit.safeio import gc_paused, read_bytes, read_json
-from audit.shape import SidecarShape, TranscriptShape, digest_lines
-from audit.sqlite_store import (
+from audit.store import layout
+from audit.store.database import (
     NativeConversation,
     SchemaObject,
     read_database,
     schema_fingerprint,
 )
-from audit.transcript import DROPPED, iter_transcript
-from audit.transcript import Finding as TranscriptFinding
-from audit.wire import WIRE_NAMES, WireError, WireField
-from audit.wire import parse as parse_wire
+from audit.store.ids import canonical_id
+from audit.store.layout import SIDECAR_SUFFIX
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.transcript import DROPPED, iter_transcript
+from audit.store.transcript import Finding as TranscriptFinding
+from audit.store.wire import WIRE_NAMES, WireError, WireField
+from audit.store.wire import parse as parse_wire
 
 SURFACES = ("sidecar", "sqlite", "wire", "transcript")
 COMPLETE_SCOPE = "explicit-version-scoped"
@@ -139,7 +139,7 @@ class Survey:
         if not self.complete or not native:
             return {}
         return {"sidecar": f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db "
-                           "files (native sweep) and carry only the fields audit/proto/cortex.proto knows"}
+                           "files (native sweep) and carry only the fields audit/store/proto/cortex.proto knows"}
 
     @property
     def scope(self) -> str:
@@ -165,9 +165,9 @@ class _Inputs:
 
 
 def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
-    """``stores.list_dir``, with an unreadable directory recorded as a problem instead."""
+    """``layout.list_dir``, with an unreadable directory recorded as a problem instead."""
     try:
-        return stores.list_dir(directory)
+        return layout.list_dir(directory)
     except InputError as exc:
         result.problems.append(exc.message)
         return []
@@ -233,8 +233,8 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
                 inputs.add("databases", Path(item.path))
 
 
-def _store(root: stores.Root, inputs: _Inputs, result: Survey) -> None:
-    scan = stores.scan_root(root)
+def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
+    scan = layout.scan_root(root)
     result.skipped.extend(f"{f.path}: {f.reason}" for f in scan.foreign)
     for session in scan.sessions:
         if session.sidecar is not None:
@@ -283,12 +283,12 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
         elif (path / "manifest.json").exists():
             kinds.add("sweep")
             _sweep(path, inputs, result)
-        elif stores.is_store(path):
+        elif layout.is_store(path):
             kinds.add("store")
-            _store(stores.Root(path.absolute(), stores.surface_of(path), explicit=True), inputs, result)
+            _store(layout.Root(path.absolute(), layout.surface_of(path), explicit=True), inputs, result)
         elif (path / ".gemini").is_dir():
             kinds.add("store")
-            for root in stores.resolve_roots(home=path, env={}):
+            for root in layout.resolve_roots(home=path, env={}):
                 _store(root, inputs, result)
         else:
             kinds.add("files")

@@ -8,12 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit import transcript
 from audit.errors import InputError
-from audit.ids import canonical_id
-from audit.sqlite_store import read_database
-from audit.stores import Session
-from audit.trajectory import reconstruct
+from audit.store import transcript
+from audit.store.database import read_database
+from audit.store.ids import canonical_id
+from audit.store.layout import Session
+from audit.store.trajectory import reconstruct
 
 
 @dataclass

@@ -35,12 +35,6 @@ def rfc3339(ns: int | None) -> str | None:
     return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def now_rfc3339() -> str:
-    """The current time as RFC 3339 UTC with microseconds (``...000000Z``), as manifests and
-    attestations record it."""
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def use_color(stream=None) -> bool:
     """Colour only on a terminal and never with ``NO_COLOR``."""
     stream = stream or sys.stdout

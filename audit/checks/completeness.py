@@ -3,8 +3,8 @@
 A sidecar can be an old in-memory copy of a conversation that has moved on. Each sidecar that has
 a native source -- ``conversations/<id>.db`` beside it in a store, or ``native/<surface>/<id>.db``
 for ``corpus/<surface>/<id>.trajectory.json`` in a sweep corpus -- is compared with one read-only
-snapshot of that source, committed ``-wal`` content included (``audit.sqlite_store``), decoded
-offline (``audit.trajectory``). Nothing here prints.
+snapshot of that source, committed ``-wal`` content included (``audit.store.database``), decoded
+offline (``audit.store.trajectory``). Nothing here prints.
 
 The projection (profile ``agy-audit-projection/1``) is what both sides carry, compared per step:
 the array ``[PROFILE, [step, ...]]`` where each step is the array of ``STEP_FIELDS`` values:
@@ -22,7 +22,7 @@ the array ``[PROFILE, [step, ...]]`` where each step is the array of ``STEP_FIEL
 
 Absent and ``null`` values are the proto3 defaults (``""``, ``0``, ``[]``, a call ``["", ""]``) on
 both sides: proto3 JSON omits defaults, so an absent ``exitCode`` equals ``0``; sidecar-only keys
-(see ``audit.proto``) are never projected. Present values of the wrong JSON type are kept as they
+(see ``audit.store.proto``) are never projected. Present values of the wrong JSON type are kept as they
 are, so they never equal the source. ``projectionSha256`` is the SHA-256 of the projection as
 compact JSON (keys sorted, no whitespace, UTF-8, non-ASCII unescaped). Equal step counts and
 timestamps alone never pass: every field of every step must be equal.
@@ -36,8 +36,8 @@ another conversation: the first difference is named); ``unsupported`` (the sourc
 protobuf fields, enum numbers or rows ``cortex.proto`` does not decode: fail closed);
 ``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
 is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
-or kept changing through five attempts over about half a second: a conversation in progress). ``attest`` records ``agyReader.completeness`` in
-complete sidecars and removes it from incomplete and unsupported ones; see there.
+or kept changing through five attempts over about half a second: a conversation in progress). ``audit.actions.attest`` records ``agyReader.completeness``
+in complete sidecars and removes it from incomplete and unsupported ones; see there.
 """
 
 from __future__ import annotations
@@ -51,16 +51,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
-from audit.ids import UUID_PATTERN, canonical_id
-from audit.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
-from audit.proto import cortex_pb2 as pb
-from audit.report import now_rfc3339
-from audit.safeio import atomic_write, dumps, json_key, loads, read_bytes
-from audit.stamps import READER_BLOCK, set_reader_key
-from audit.stores import Root, is_store, list_dir
-from audit.sweep import MANIFEST
-from audit.trajectory import NativeTrajectory, read_trajectory
+from audit.checks.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
+from audit.errors import (
+    EXIT_FINDINGS,
+    EXIT_NOTHING,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    NothingToCheck,
+)
+from audit.safeio import dumps, json_key, loads, read_bytes
+from audit.store.corpus import is_corpus
+from audit.store.ids import UUID_PATTERN, canonical_id
+from audit.store.layout import Root, is_store, list_dir
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.stamps import READER_BLOCK
+from audit.store.trajectory import NativeTrajectory, read_trajectory
 
 PROFILE = "agy-audit-projection/1"
 READER_KEY = "completeness"
@@ -91,8 +97,8 @@ _UUID = UUID_PATTERN
 _SIDECAR_NAME = re.compile(rf"({_UUID})\.trajectory\.json")
 _SOURCE_NAME = re.compile(rf"({_UUID})\.(db|pb)")
 _TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z")
-_CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
-_ABSENT = object()
+ABSENT = object()
+"""``Result._recorded`` when the sidecar holds no attestation."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,7 @@ class Result:
     attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
     attestation_error: str | None = None
     _state: FileState | None = field(default=None, repr=False)
-    _recorded: object = field(default=_ABSENT, repr=False)  # agyReader.completeness as read
+    _recorded: object = field(default=ABSENT, repr=False)  # agyReader.completeness as read
     _corpus: bool = field(default=False, repr=False)  # in a sweep corpus (manifest.json hashes it)
 
 
@@ -333,7 +339,7 @@ def _check(target: _Target) -> Result:
         return result
     result._state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
     reader = doc.get(READER_BLOCK)
-    result._recorded = reader.get(READER_KEY, _ABSENT) if isinstance(reader, dict) else _ABSENT
+    result._recorded = reader.get(READER_KEY, ABSENT) if isinstance(reader, dict) else ABSENT
     side = projection(doc)[1]
     if not isinstance(side, list):
         result.detail = f"{target.sidecar}: steps is not an array"
@@ -387,14 +393,10 @@ def _identity(doc: dict, target: _Target, native: NativeTrajectory) -> str | Non
 # ----------------------------------------------------------------------------- finding sidecars
 
 
-def _is_sweep(path: Path) -> bool:
-    return (path / MANIFEST).is_file() and (path / "corpus").is_dir()
-
-
 def _source_dir(directory: Path) -> Path:
     """Where the sources of the sidecars in *directory* are: ``native/<surface>`` for a sweep
     corpus's ``corpus/<surface>``, else *directory* itself."""
-    if directory.parent.name == "corpus" and _is_sweep(directory.parent.parent):
+    if directory.parent.name == "corpus" and is_corpus(directory.parent.parent):
         return directory.parent.parent / "native" / directory.name
     return directory
 
@@ -430,7 +432,7 @@ def _targets_of(path: Path) -> list[_Target]:
         if not os.path.lexists(path):
             raise InputError(f"{path}: no such file or directory")
         return _targets(path.parent, path.name)
-    if _is_sweep(path):
+    if is_corpus(path):
         corpus = path / "corpus"
         return [t for e in list_dir(corpus) if e.is_dir(follow_symlinks=False) for t in _targets(corpus / e.name)]
     if is_store(path):
@@ -457,66 +459,3 @@ def check_roots(roots: Iterable[Root]) -> Report:
     """Check the sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots)."""
     directories = [root.path / "conversations" for root in roots]
     return _run([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
-
-
-# ----------------------------------------------------------------------------- attestation
-
-
-def attest(report: Report, *, checked_at: str | None = None) -> None:
-    """Record the evidence in the sidecars; sets each result's ``attestation``.
-
-    * ``complete``: ``agyReader.completeness`` = {profile, sourceSha256, projectionSha256, steps,
-      checkedAt} (*checked_at* or now, RFC 3339 UTC). When the recorded block already has the
-      same profile, hashes and steps (and a valid ``checkedAt``) the file is left untouched:
-      ``kept``. Otherwise ``written``.
-    * ``incomplete`` / ``unsupported``: an existing ``agyReader.completeness`` no longer holds
-      and is removed (``removed``); nothing is ever attested for them.
-    * ``unknown`` / ``unreadable``: left alone (nothing can be judged).
-
-    Writes splice only the ``agyReader`` block (``stamps.set_reader_key``: every other byte
-    kept), go through ``safeio.atomic_write`` (never through a symlink) and keep the file's
-    mtime, so an attestation never makes a stale sidecar look fresh. A sidecar whose bytes or
-    mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
-    so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256.
-    """
-    checked_at = checked_at or now_rfc3339()
-    for r in report.results:
-        if r.verdict == COMPLETE:
-            if _same(r._recorded, r.evidence):
-                r.attestation = KEPT
-                continue
-            ev = r.evidence
-            block = {"profile": ev.profile, "sourceSha256": ev.source_sha256,
-                     "projectionSha256": ev.projection_sha256, "steps": ev.steps, "checkedAt": checked_at}
-            _write(r, dumps(block, indent=None), WRITTEN)
-        elif r.verdict in FAILING and r._recorded is not _ABSENT:
-            _write(r, None, REMOVED)
-
-
-def _same(recorded: object, evidence: Evidence) -> bool:
-    return (
-        isinstance(recorded, dict)
-        and recorded.get("profile") == evidence.profile
-        and recorded.get("sourceSha256") == evidence.source_sha256
-        and recorded.get("projectionSha256") == evidence.projection_sha256
-        and type(recorded.get("steps")) is int and recorded["steps"] == evidence.steps
-        and isinstance(recorded.get("checkedAt"), str) and _CHECKED_AT.fullmatch(recorded["checkedAt"]) is not None
-    )
-
-
-def _write(result: Result, value_json: str | None, action: str) -> None:
-    path, state = result.sidecar, result._state
-    try:
-        if result._corpus:
-            raise InputError(f"{path}: in a sweep corpus, whose manifest.json records its sha256; not written")
-        st = os.lstat(path)
-        data = read_bytes(path, limit=MAX_SIDECAR_BYTES) if stat.S_ISREG(st.st_mode) else b""
-        if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns != state.mtime_ns or sha256_hex(data) != state.sha256:
-            raise InputError(f"{path}: changed during the run; not written")
-        atomic_write(path, set_reader_key(data, READER_KEY, value_json, source=str(path)), mtime_ns=st.st_mtime_ns)
-    except InputError as exc:
-        result.attestation, result.attestation_error = REFUSED, exc.message
-    except OSError as exc:
-        result.attestation, result.attestation_error = REFUSED, f"{path}: {exc.strerror or exc}"
-    else:
-        result.attestation = action

@@ -1,4 +1,4 @@
-"""Parent links between conversations: evidence, resolution, cycles, the family tree, stamping.
+"""Parent links between conversations: evidence, resolution, cycles, the family tree.
 
 Works on one directory of sidecars (a store root's ``conversations/`` or a sweep corpus
 ``corpus/<surface>/``). Every sidecar is read once; the whole graph is resolved before anything
@@ -12,7 +12,7 @@ is written. Evidence that child C has parent P, strongest first:
 
 Messages between agents never establish ancestry. Ids compare lower-case. One candidate is the
 parent, several are ``conflicting-evidence``; cycles (found in linear time) lose every edge. The
-stamp is ``agyReader.parentCascadeId``, written by byte splicing (``audit.stamps``) with the file's
+stamp is ``agyReader.parentCascadeId``, written by byte splicing (``audit.store.stamps``) with the file's
 mtime kept.
 """
 
@@ -26,11 +26,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.errors import FindingsError, InputError
-from audit.ids import UUID_PATTERN, canonical_id
-from audit.safeio import atomic_write, json_type, loads, read_bytes
-from audit.stamps import PARENT_KEY, READER_BLOCK, set_reader_key
-from audit.stores import SIDECAR_SUFFIX, list_dir
+from audit.errors import InputError
+from audit.safeio import json_type, loads, read_bytes
+from audit.store.ids import UUID_PATTERN, canonical_id
+from audit.store.layout import SIDECAR_SUFFIX, list_dir
+from audit.store.stamps import PARENT_KEY, READER_BLOCK
 
 MAX_SIDECAR_BYTES = 512 * 1024 * 1024
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
@@ -450,33 +450,3 @@ def _tree(links: list[Link], ids: set[str]) -> Tree:
         children={cid: tuple(sorted(kids, key=order)) for cid, kids in sorted(children.items())},
         depth=dict(sorted(depth.items())),
     )
-
-
-# ----------------------------------------------------------------------------- writing
-
-
-def store_busy(path: Path) -> FindingsError:
-    return FindingsError(
-        f"{path} changed during the run: a writer holds the store. Stop every agy-reader watcher "
-        "(systemd agy-reader.path and agy-reader.service, launchd, terminal --watch) and retry"
-    )
-
-
-def apply(resolution: Resolution) -> list[Link]:
-    """Write the resolution's stamps and clears; returns the links whose file changed.
-
-    Each file must still have the bytes and mtime it had when resolved (else ``store_busy``);
-    its new bytes are spliced, written atomically and keep the old mtime.
-    """
-    written = []
-    for link in resolution.changes:
-        state = resolution.files[link.name]
-        data = read_bytes(link.path, limit=MAX_SIDECAR_BYTES)
-        if sha256_hex(data) != state.sha256 or os.lstat(link.path).st_mtime_ns != state.mtime_ns:
-            raise store_busy(link.path)
-        value = None if link.action == "clear" else f'"{link.parent}"'
-        new = set_reader_key(data, PARENT_KEY, value, source=str(link.path))
-        if new != data:
-            atomic_write(link.path, new, mtime_ns=state.mtime_ns)
-            written.append(link)
-    return written

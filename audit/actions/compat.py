@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from audit.baselines import Baseline
+from audit.checks.baselines import Baseline
 from audit.errors import InputError
 from audit.safeio import atomic_write, read_bytes
 

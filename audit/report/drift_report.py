@@ -5,10 +5,10 @@ Nothing here computes; every function turns a result into text or a JSON-ready d
 
 from __future__ import annotations
 
-from audit.baselines import Baseline
-from audit.drift import CLASSES, Comparison, Observed
-from audit.fingerprint import SURFACES, Survey
-from audit.report import table
+from audit.checks.baselines import Baseline
+from audit.checks.drift import CLASSES, Comparison, Observed
+from audit.checks.fingerprint import SURFACES, Survey
+from audit.report.text import table
 
 _TITLES = {
     "added": "added",

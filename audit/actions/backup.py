@@ -19,11 +19,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.actions.stamp import store_busy
+from audit.checks.links import (
+    MAX_SIDECAR_BYTES,
+    SIDECAR_NAME,
+    FileState,
+    find_cycles,
+    list_sidecars,
+    sha256_hex,
+)
 from audit.errors import FindingsError, InputError, NothingToCheck
-from audit.ids import canonical_id
-from audit.links import MAX_SIDECAR_BYTES, SIDECAR_NAME, FileState, find_cycles, list_sidecars, sha256_hex, store_busy
-from audit.safeio import atomic_write, create_new_file, dumps, loads, make_private_dir, read_bytes, read_json
-from audit.stamps import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
+from audit.safeio import (
+    atomic_write,
+    create_new_file,
+    dumps,
+    loads,
+    make_private_dir,
+    read_bytes,
+    read_json,
+)
+from audit.store.ids import canonical_id
+from audit.store.stamps import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 
 MANIFEST = "manifest.json"
 FILES_DIR = "sidecars"  # not "conversations": a backup must never look like a store

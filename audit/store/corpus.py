@@ -1,0 +1,19 @@
+"""A sweep corpus: the directory ``agy-audit sweep`` writes (layout in ``audit.actions.sweep``).
+
+Readers use this to recognise a corpus and find its parts; only the sweep writes one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+CORPUS = "corpus"
+"""``corpus/<surface>/<id>.trajectory.json``: the swept trajectories."""
+NATIVE = "native"
+"""``native/<surface>/<id>.db`` and ``native/<surface>/brain/<id>/``: copies of the sources."""
+
+
+def is_corpus(path: Path) -> bool:
+    """Whether *path* is a sweep corpus (its manifest and its ``corpus/`` directory)."""
+    return (path / MANIFEST).is_file() and (path / CORPUS).is_dir()
