@@ -15,8 +15,19 @@ from audit.errors import EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
 # Command modules under audit/commands/ (command name with "-" for "_"), in the order `--help` lists them.
 COMMANDS = (
-    "ci", "doctor", "stores", "inspect", "export", "sweep", "verify_contract", "completeness",
-    "fingerprint", "compare", "record", "baselines", "links",
+    "ci",
+    "doctor",
+    "stores",
+    "inspect",
+    "export",
+    "sweep",
+    "verify_contract",
+    "completeness",
+    "fingerprint",
+    "compare",
+    "record",
+    "baselines",
+    "links",
 )
 
 

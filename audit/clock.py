@@ -8,4 +8,4 @@ import datetime as _dt
 def now_rfc3339() -> str:
     """The current time as RFC 3339 UTC with microseconds (``...000000Z``), as manifests and
     attestations record it."""
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

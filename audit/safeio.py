@@ -347,8 +347,11 @@ class _Encoder:
     def gap(self, level: int) -> tuple[str, str]:
         while len(self.gaps) <= level:
             depth = len(self.gaps)
-            self.gaps.append(("", "") if self.indent is None else
-                             ("\n" + " " * (self.indent * (depth + 1)), "\n" + " " * (self.indent * depth)))
+            self.gaps.append(
+                ("", "")
+                if self.indent is None
+                else ("\n" + " " * (self.indent * (depth + 1)), "\n" + " " * (self.indent * depth))
+            )
         return self.gaps[level]
 
     def encode(self, value: object, level: int) -> None:
@@ -500,7 +503,11 @@ def append(path: str | os.PathLike, data: bytes) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
-        reason = "is a symbolic link; refusing to write through it" if os.path.islink(path) else f"cannot append ({exc.strerror or exc})"
+        reason = (
+            "is a symbolic link; refusing to write through it"
+            if os.path.islink(path)
+            else f"cannot append ({exc.strerror or exc})"
+        )
         raise InputError(f"{path}: {reason}") from None
     try:
         with os.fdopen(fd, "ab") as fh:

@@ -119,8 +119,12 @@ def _string(node: object, key: str, root: dict, rng: random.Random, clock: T.Clo
         return clock.tick() if key.endswith(("At", "Time")) else T.sentence(rng, 4)
     family = re.match(r"\^([A-Z][A-Z0-9_]*_)\[", patterns[0])
     candidates = (
-        T.new_id(rng), clock.tick(), str(rng.randrange(1, 10**6)), f"{rng.randrange(1, 90)}.5s",
-        hashlib.sha256(rng.randbytes(8)).hexdigest(), family[1] + "UNSPECIFIED" if family else "",
+        T.new_id(rng),
+        clock.tick(),
+        str(rng.randrange(1, 10**6)),
+        f"{rng.randrange(1, 90)}.5s",
+        hashlib.sha256(rng.randbytes(8)).hexdigest(),
+        family[1] + "UNSPECIFIED" if family else "",
     )
     for value in candidates:
         if all(re.search(p, value) for p in patterns):
@@ -193,8 +197,10 @@ class _Text:
     """Long tool outputs and file bodies, sliced from a fixed pool of lines (fast and deterministic)."""
 
     def __init__(self, rng: random.Random) -> None:
-        words = ("parser build cache index module config test schema record export stream buffer token "
-                 "session corpus report drift field column table writer reader store baseline check").split()
+        words = (
+            "parser build cache index module config test schema record export stream buffer token "
+            "session corpus report drift field column table writer reader store baseline check"
+        ).split()
         self.rng = rng
         self.lines = [
             f"{rng.choice(('PASSED', 'ok', 'def', 'return', 'INFO', 'WARN'))} {' '.join(rng.choices(words, k=rng.randrange(3, 12)))} {i}"

@@ -52,7 +52,9 @@ GOALS = {
 }
 
 
-def interleaved(functions: dict[str, Callable[[], object]], rounds: int, clock: Callable[[], float] = time.process_time) -> dict[str, float]:
+def interleaved(
+    functions: dict[str, Callable[[], object]], rounds: int, clock: Callable[[], float] = time.process_time
+) -> dict[str, float]:
     """Least seconds (of *clock*) of each function over *rounds* rounds that run them in turn, so
     that a slow spell of the machine hits every side of a ratio alike."""
     fastest = dict.fromkeys(functions, float("inf"))
@@ -120,7 +122,9 @@ def verify(dirs: list[Path]) -> None:
 
 
 TRANSCRIPT_MB = {False: 100, True: 10}
-_READ_TRANSCRIPT = "import sys; from audit.store.transcript import iter_transcript, summarize; summarize(iter_transcript(sys.argv[1]))"
+_READ_TRANSCRIPT = (
+    "import sys; from audit.store.transcript import iter_transcript, summarize; summarize(iter_transcript(sys.argv[1]))"
+)
 
 
 def cli(*args: object) -> list[str]:
@@ -149,11 +153,14 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
 
     rounds = 5
     log("sidecars at N: json.loads, fingerprint, verify-contract")
-    seconds = interleaved({
-        "json_loads_N": lambda: json_loads_pass(sidecars["N"]),
-        "fingerprint_N": lambda: fingerprint(dirs["N"]),
-        "verify_N": lambda: verify(dirs["N"]),
-    }, SIDECAR_ROUNDS)
+    seconds = interleaved(
+        {
+            "json_loads_N": lambda: json_loads_pass(sidecars["N"]),
+            "fingerprint_N": lambda: fingerprint(dirs["N"]),
+            "verify_N": lambda: verify(dirs["N"]),
+        },
+        SIDECAR_ROUNDS,
+    )
     out["seconds"] = seconds
     out["fingerprint_vs_json_loads"] = seconds["fingerprint_N"] / seconds["json_loads_N"]
     out["verify_vs_json_loads"] = seconds["verify_N"] / seconds["json_loads_N"]
@@ -181,8 +188,10 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     for size in ("N", "4N"):
         log(f"peak RSS at {size}")
         rss = {}
-        for name, argv in (("fingerprint", cli("fingerprint", "--surface", "sidecar", *dirs[size])),
-                           ("verify-contract", cli("verify-contract", *dirs[size]))):
+        for name, argv in (
+            ("fingerprint", cli("fingerprint", "--surface", "sidecar", *dirs[size])),
+            ("verify-contract", cli("verify-contract", *dirs[size])),
+        ):
             seconds[f"{name}_cli_{size}"], rss[name], code = child(argv)
             if code != 0:
                 raise SystemExit(f"{' '.join(argv[2:4])} exited {code} at {size}")
@@ -190,7 +199,9 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
 
     log(f"native .db decoding ({len(databases)} files)")
     steps = decode_pass(databases)
-    seconds.update(interleaved({"db_decode_N": lambda: decode_pass(databases), "db_select_N": lambda: select_pass(databases)}, rounds))
+    seconds.update(
+        interleaved({"db_decode_N": lambda: decode_pass(databases), "db_select_N": lambda: select_pass(databases)}, rounds)
+    )
     out["corpus"]["N"]["db_steps"] = steps
     out["corpus"]["N"]["db_mb"] = round(sum(p.stat().st_size for p in databases) / 2**20, 1)
     out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
@@ -199,7 +210,8 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     log("agy-audit ci --source native at N (one run)")
     with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
         seconds["ci_cli_N"], out["ci_peak_rss_mb_N"], code = child(
-            cli("ci", "--home", shards[0].home, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json"))
+            cli("ci", "--home", shards[0].home, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
+        )
     if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
         raise SystemExit(f"ci exited {code} at N")
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
@@ -208,14 +220,18 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     big = corpus.big_transcript(TRANSCRIPT_MB[quick])
     out["corpus"]["N"]["transcript_mb"] = round(big.stat().st_size / 2**20, 1)
     out["transcript_peak_rss_mb"] = {}
-    for name, argv in (("read", [sys.executable, "-c", _READ_TRANSCRIPT, str(big)]),
-                       ("inspect", cli("inspect", big, "--format", "json"))):
+    for name, argv in (
+        ("read", [sys.executable, "-c", _READ_TRANSCRIPT, str(big)]),
+        ("inspect", cli("inspect", big, "--format", "json")),
+    ):
         seconds[f"transcript_{name}"], out["transcript_peak_rss_mb"][name], code = child(argv)
         if code not in (0, 1):  # inspect exits 1 when the transcript has anomalies
             raise SystemExit(f"{name} of {big} exited {code}")
 
     log("links resolution at N and 4N")
-    seconds.update(interleaved({f"links_{size}": lambda d=d: links.resolve(d) for size, d in (("N", links_n), ("4N", links_4n))}, rounds))
+    seconds.update(
+        interleaved({f"links_{size}": lambda d=d: links.resolve(d) for size, d in (("N", links_n), ("4N", links_4n))}, rounds)
+    )
     for size, directory in (("N", links_n), ("4N", links_4n)):
         count = len(links.list_sidecars(directory))
         out["corpus"][size]["link_sidecars"] = count
@@ -235,27 +251,48 @@ def render(results: dict) -> str:
     def fmt(value: object) -> str:
         return "not measured" if value is None else f"{value:,.3f}" if isinstance(value, float) else str(value)
 
-    rows = [(key, fmt(results[key]), goal(key)) for key in (
-        "fingerprint_vs_json_loads", "verify_vs_check_jsonschema", "verify_vs_json_loads",
-        "db_decode_steps_per_s", "db_decode_vs_select", "ci_vs_db_decode", "ci_peak_rss_mb_N",
-        "links_us_per_sidecar_N", "links_us_per_sidecar_4N",
-    )]
-    rows += [(f"peak_rss_mb_{size}.{name}", fmt(mb), "-") for size in ("N", "4N") for name, mb in results[f"peak_rss_mb_{size}"].items()]
-    rows += [(f"transcript_peak_rss_mb.{name}", fmt(mb), "< 100 (" + ("met" if mb < 100 else "MISSED") + ")")
-             for name, mb in results["transcript_peak_rss_mb"].items()]
-    sizes = [(size, c["sessions"], c["sidecar_mb"], c["largest_sidecar_mb"], c.get("db_steps", "-"), c["link_sidecars"])
-             for size, c in results["corpus"].items()]
-    return "\n\n".join([
-        table(("MEASURE", "VALUE", "GOAL"), rows),
-        table(("CORPUS", "SESSIONS", "SIDECAR MB", "LARGEST MB", ".DB STEPS", "LINK SIDECARS"), sizes),
-        table(("TIMING", "SECONDS"), [(k, f"{v:.3f}") for k, v in results["seconds"].items()]),
-    ])
+    rows = [
+        (key, fmt(results[key]), goal(key))
+        for key in (
+            "fingerprint_vs_json_loads",
+            "verify_vs_check_jsonschema",
+            "verify_vs_json_loads",
+            "db_decode_steps_per_s",
+            "db_decode_vs_select",
+            "ci_vs_db_decode",
+            "ci_peak_rss_mb_N",
+            "links_us_per_sidecar_N",
+            "links_us_per_sidecar_4N",
+        )
+    ]
+    rows += [
+        (f"peak_rss_mb_{size}.{name}", fmt(mb), "-")
+        for size in ("N", "4N")
+        for name, mb in results[f"peak_rss_mb_{size}"].items()
+    ]
+    rows += [
+        (f"transcript_peak_rss_mb.{name}", fmt(mb), "< 100 (" + ("met" if mb < 100 else "MISSED") + ")")
+        for name, mb in results["transcript_peak_rss_mb"].items()
+    ]
+    sizes = [
+        (size, c["sessions"], c["sidecar_mb"], c["largest_sidecar_mb"], c.get("db_steps", "-"), c["link_sidecars"])
+        for size, c in results["corpus"].items()
+    ]
+    return "\n\n".join(
+        [
+            table(("MEASURE", "VALUE", "GOAL"), rows),
+            table(("CORPUS", "SESSIONS", "SIDECAR MB", "LARGEST MB", ".DB STEPS", "LINK SIDECARS"), sizes),
+            table(("TIMING", "SECONDS"), [(k, f"{v:.3f}") for k, v in results["seconds"].items()]),
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small corpus (under a minute), same measurements")
-    parser.add_argument("--out", type=Path, default=Path(__file__).with_name("results.json"), help="JSON results (default bench/results.json)")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).with_name("results.json"), help="JSON results (default bench/results.json)"
+    )
     args = parser.parse_args(argv)
     params = QUICK if args.quick else FULL
 

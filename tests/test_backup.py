@@ -31,10 +31,15 @@ def store(tmp_path) -> Path:
     """A family (parent invoking two children) plus a root carrying a bogus stamp."""
     d = tmp_path / "conversations"
     d.mkdir()
-    invoke = {"type": "CORTEX_STEP_TYPE_INVOKE_SUBAGENT", "invokeSubagent": {"results": [{"conversationId": C1}, {"conversationId": C2}]}}
+    invoke = {
+        "type": "CORTEX_STEP_TYPE_INVOKE_SUBAGENT",
+        "invokeSubagent": {"results": [{"conversationId": C1}, {"conversationId": C2}]},
+    }
     write(d, P, json.dumps({"cascadeId": P, "steps": [invoke], "n": 900719925474099312345678901234567890}, indent=2) + "\n")
     write(d, C1, json.dumps({"cascadeId": C1, "flag": False, "metadata": {"parentConversationId": P}}, indent=2) + "\n")
-    write(d, C2, json.dumps({"cascadeId": C2, "metadata": {"parentConversationId": P}, "agyReader": {"parentCascadeId": P}}) + "\n")
+    write(
+        d, C2, json.dumps({"cascadeId": C2, "metadata": {"parentConversationId": P}, "agyReader": {"parentCascadeId": P}}) + "\n"
+    )
     write(d, BOGUS, json.dumps({"cascadeId": BOGUS, "agyReader": {"parentCascadeId": C1, "other": 1}}, indent=2) + "\n")
     return d
 
@@ -67,7 +72,9 @@ def test_backup_copies_bytes_and_mtimes_privately_with_the_manifest_last(store, 
     manifest = json.loads((tmp_path / "bk" / "manifest.json").read_text())
     assert manifest["version"] == 1 and manifest["root"] == str(store.resolve())
     assert manifest["files"][name(P)] == {
-        "sha256": links.sha256_hex((store / name(P)).read_bytes()), "mtimeNs": MTIME, "size": (store / name(P)).stat().st_size,
+        "sha256": links.sha256_hex((store / name(P)).read_bytes()),
+        "mtimeNs": MTIME,
+        "size": (store / name(P)).stat().st_size,
     }
     assert sorted(manifest["files"]) == sorted(made.files)
     assert stat.S_IMODE((tmp_path / "bk" / "manifest.json").stat().st_mode) == 0o600
@@ -103,7 +110,7 @@ def test_backup_notices_a_writer(store, tmp_path):
 def test_default_backup_dir_is_new_next_to_the_root_and_never_a_store(tmp_path):
     root = tmp_path / ".gemini" / "antigravity-cli"
     root.mkdir(parents=True)
-    now = dt.datetime(2026, 9, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 9, 1, 12, 0, 0, tzinfo=dt.UTC)
     first = backup.default_backup_dir(root, now=now)
     assert first == root.parent / "agy-audit-links-backup-antigravity-cli-20260901T120000Z"
     first.mkdir()
@@ -242,7 +249,14 @@ def test_rollback_refuses_a_symlinked_target_before_writing(store, tmp_path):
 def test_repair_end_to_end_then_a_second_repair_changes_nothing(store, tmp_path):
     before = snapshot(store)
     result = repair.repair(store, tmp_path / "bk1")
-    assert result.resolution.counts() == {"scanned": 4, "stamped": 1, "cleared": 1, "unchanged": 1, "unresolved": 2, "diagnostics": 0}
+    assert result.resolution.counts() == {
+        "scanned": 4,
+        "stamped": 1,
+        "cleared": 1,
+        "unchanged": 1,
+        "unresolved": 2,
+        "diagnostics": 0,
+    }
     assert result.verification.ok and result.verification.changed == (name(C1), name(BOGUS))
     after = snapshot(store)
     assert after[name(C2)] == before[name(C2)] and after[name(P)] == before[name(P)]

@@ -155,7 +155,7 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
     code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native")
     assert (code, stderr) == (0, "")
     lines = stdout.splitlines()
-    assert lines[-len(PASSING_STAGES) - 2:] == [*PASSING_STAGES, "", "ci: PASS; exit 0"]
+    assert lines[-len(PASSING_STAGES) - 2 :] == [*PASSING_STAGES, "", "ci: PASS; exit 0"]
     assert "corpus: " in stdout and "(removed after the passing run (--keep or --out keeps it))" in stdout
     assert os.listdir(tmp_path / "tmp") == []
     assert run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")[0] == 0
@@ -168,13 +168,23 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
     found = checks(doc)
     assert list(found) == [
         ("sweep", "corpus"),
-        ("verify-contract", "corpus manifest"), ("verify-contract", "corpus sidecars"),
-        ("verify-contract", "corpus transcripts"), ("verify-contract", "live sidecars"),
-        ("completeness", "corpus"), ("completeness", "live"),
-        ("links", "corpus cli"), ("links", "corpus ide"), ("links", "live antigravity"), ("links", "live antigravity-cli"),
-        ("fingerprint", "corpus"), ("fingerprint", "live"),
-        ("compare", "corpus sidecar"), ("compare", "corpus sqlite"), ("compare", "corpus wire"),
-        ("compare", "corpus transcript"), ("compare", "live sidecar"),
+        ("verify-contract", "corpus manifest"),
+        ("verify-contract", "corpus sidecars"),
+        ("verify-contract", "corpus transcripts"),
+        ("verify-contract", "live sidecars"),
+        ("completeness", "corpus"),
+        ("completeness", "live"),
+        ("links", "corpus cli"),
+        ("links", "corpus ide"),
+        ("links", "live antigravity"),
+        ("links", "live antigravity-cli"),
+        ("fingerprint", "corpus"),
+        ("fingerprint", "live"),
+        ("compare", "corpus sidecar"),
+        ("compare", "corpus sqlite"),
+        ("compare", "corpus wire"),
+        ("compare", "corpus transcript"),
+        ("compare", "live sidecar"),
     ]
     assert found[("sweep", "corpus")]["summary"] == "6 of 6 session(s) swept; 0 failed, 0 skipped"
     assert found[("links", "live antigravity-cli")]["summary"] == "5 sidecar(s), 2 linked; 0 diagnostic(s), 0 failing"
@@ -272,7 +282,10 @@ def test_drift_fails_per_fail_on_and_text_names_the_stage(capsys, store, tmp_pat
     _break_compare(store, None)
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "a")
     assert code == 1 and stdout.endswith("\nci: FAIL (compare); exit 1\n")
-    assert "\ncompare live sidecar: 1 error(s)\n  error [added] steps.[].metadata.sandboxProfile: string\n  all: agy-audit compare" in stdout
+    assert (
+        "\ncompare live sidecar: 1 error(s)\n  error [added] steps.[].metadata.sandboxProfile: string\n  all: agy-audit compare"
+        in stdout
+    )
     code, doc = run_json(capsys, store, tmp_path / "b", "--fail-on", "breaking")
     assert code == 0
     live = checks(doc)[("compare", "live sidecar")]
@@ -301,12 +314,18 @@ def test_no_store_exits_3(capsys, tmp_path):
     assert not (tmp_path / "corpus").exists()
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--report", "r.yaml"], "agy-audit: ci: cannot tell the format of r.yaml from its extension; give --report-format\n"),
-    (["--report-format", "json"], "agy-audit: ci: --report-format needs --report FILE\n"),
-    (["--baseline", "agy-0.0.0"], "agy-audit: agy-0.0.0: no such baseline (available: agy-1.2.5, agy-1.2.10)\n"),
-    (["--record", "bad name"], "agy-audit: 'bad name': a baseline name is letters, digits, '.', '_' and '-' (e.g. agy-1.2.11)\n"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--report", "r.yaml"], "agy-audit: ci: cannot tell the format of r.yaml from its extension; give --report-format\n"),
+        (["--report-format", "json"], "agy-audit: ci: --report-format needs --report FILE\n"),
+        (["--baseline", "agy-0.0.0"], "agy-audit: agy-0.0.0: no such baseline (available: agy-1.2.5, agy-1.2.10)\n"),
+        (
+            ["--record", "bad name"],
+            "agy-audit: 'bad name': a baseline name is letters, digits, '.', '_' and '-' (e.g. agy-1.2.11)\n",
+        ),
+    ],
+)
 def test_bad_flags_exit_2_before_sweeping(capsys, store, tmp_path, argv, message):
     code, stdout, stderr = run(capsys, "--home", store.home, "--out", tmp_path / "corpus", *argv)
     assert (code, stdout, stderr) == (2, "", message)
@@ -368,7 +387,15 @@ def test_the_token_never_appears_anywhere(capsys, store, tmp_path, monkeypatch):
         sim.fail(store.plain.id, "unauthorized")  # the simulator's 401 body quotes the token
         sim.fail(store.other.id, "internal")
         code, stdout, stderr = run(
-            capsys, "--home", store.home, "--out", tmp_path / "corpus", "--format", "github", "--report", tmp_path / "r.json",
+            capsys,
+            "--home",
+            store.home,
+            "--out",
+            tmp_path / "corpus",
+            "--format",
+            "github",
+            "--report",
+            tmp_path / "r.json",
         )
         url = sim.url
     assert code == 1
@@ -386,10 +413,15 @@ def test_the_token_never_appears_anywhere(capsys, store, tmp_path, monkeypatch):
 def test_a_complete_daemon_sweep_passes_against_the_imported_bundled_baseline(capsys, store, tmp_path, monkeypatch):
     monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
     with SimulatedDaemon(store.cli, token=TOKEN):
-        code, stdout, stderr = run(capsys, "--root", store.cli, "--source", "daemon", "--out", tmp_path / "c", "--format", "markdown")
+        code, stdout, stderr = run(
+            capsys, "--root", store.cli, "--source", "daemon", "--out", tmp_path / "c", "--format", "markdown"
+        )
     assert (code, stderr) == (0, "")
     assert "| compare | corpus sidecar | skipped | 0 | 0 | NOT COMPARABLE; every observed line matches agy-1.2.10;" in stdout
-    assert "- **sidecar**: missing lines are only \"not observed\": agy-1.2.10 was imported from agy-reader's published record" in stdout
+    assert (
+        '- **sidecar**: missing lines are only "not observed": agy-1.2.10 was imported from agy-reader\'s published record'
+        in stdout
+    )
     assert "from another corpus than the stores swept here" in stdout and "removed" not in stdout.split("### Drift")[0]
 
 
@@ -443,8 +475,21 @@ def test_github_format_appends_the_markdown_summary(capsys, store, tmp_path, mon
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     _break_compare(store, None)
-    code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "c", "--format", "github",
-                          "--report", tmp_path / "report.md", "--report", tmp_path / "junit.xml")
+    code, stdout, _ = run(
+        capsys,
+        "--home",
+        store.home,
+        "--source",
+        "native",
+        "--out",
+        tmp_path / "c",
+        "--format",
+        "github",
+        "--report",
+        tmp_path / "report.md",
+        "--report",
+        tmp_path / "junit.xml",
+    )
     assert code == 1
     annotations = [line for line in stdout.splitlines() if line.startswith("::")]
     assert annotations == [
@@ -477,16 +522,28 @@ class Recorder:
 
 def test_progress_for_sweep_verification_and_fingerprints(store, tmp_path):
     seen = []
-    ci.run(resolve_roots(home=store.home), out=tmp_path / "c", source="native",
-           progress=lambda label, unit: Recorder(seen, label, unit))
+    ci.run(
+        resolve_roots(home=store.home),
+        out=tmp_path / "c",
+        source="native",
+        progress=lambda label, unit: Recorder(seen, label, unit),
+    )
     labels = list(dict.fromkeys(entry[0] for entry in seen))
     assert labels == [
-        "sweep", "verify-contract corpus manifest", "verify-contract corpus sidecars", "verify-contract corpus transcripts",
-        "verify-contract live sidecars", "fingerprint corpus", "fingerprint live",
+        "sweep",
+        "verify-contract corpus manifest",
+        "verify-contract corpus sidecars",
+        "verify-contract corpus transcripts",
+        "verify-contract live sidecars",
+        "fingerprint corpus",
+        "fingerprint live",
     ]
     assert ("sweep", "sessions", 0, 6) in seen and ("sweep", "closed") in seen
     assert ("verify-contract corpus sidecars", "files", 5, 6) in seen
-    assert [e for e in seen if e[0] == "fingerprint live"][-2:] == [("fingerprint live", "files", 5, 6), ("fingerprint live", "closed")]
+    assert [e for e in seen if e[0] == "fingerprint live"][-2:] == [
+        ("fingerprint live", "files", 5, 6),
+        ("fingerprint live", "closed"),
+    ]
 
 
 def test_progress_only_on_a_terminal():
@@ -501,7 +558,7 @@ def test_progress_only_on_a_terminal():
 def test_the_sample_workflow_runs_a_valid_ci_command():
     text = (Path(__file__).parent.parent / "examples" / "github-workflow.yml").read_text()
     start = text.index('/bin/agy-audit" ci ')
-    command = text[start + len('/bin/agy-audit" '):].split("\n\n")[0].replace("\\\n", " ")
+    command = text[start + len('/bin/agy-audit" ') :].split("\n\n")[0].replace("\\\n", " ")
     words = shlex.split(command.replace("$HOME", "/home/runner").replace("$RUNNER_TEMP", "/tmp/runner"))
     args = build_parser().parse_args(words)
     assert (args.command, args.format, args.out) == ("ci", "github", "/tmp/runner/agy-audit-corpus")

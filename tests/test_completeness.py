@@ -78,7 +78,10 @@ def test_complete(cli):
     assert (r.verdict, r.detail, r.id, r.source) == (C.COMPLETE, "", convo.id, convo.paths["db"])
     assert r.sidecar_steps == r.source_steps == len(convo.steps)
     assert r.evidence == C.Evidence(
-        C.PROFILE, sha(convo.paths["db"].read_bytes()), C.projection_sha256(sidecar_doc(convo)), len(convo.steps),
+        C.PROFILE,
+        sha(convo.paths["db"].read_bytes()),
+        C.projection_sha256(sidecar_doc(convo)),
+        len(convo.steps),
     )
     assert r.evidence.projection_sha256 == C.projection_sha256(read_trajectory(convo.paths["db"]).trajectory)
     assert report.exit_code == 0
@@ -94,37 +97,77 @@ def test_one_step_missing(cli):
     assert (r.sidecar_steps, r.source_steps, r.evidence) == (n - 1, n, None)
 
 
-def _edit_response(s): s["plannerResponse"]["response"] += "!"
-def _edit_thinking(s): s["plannerResponse"]["thinking"] = "other thoughts"
-def _edit_arguments(s): s["plannerResponse"]["toolCalls"][0]["argumentsJson"] = '{"CommandLine":"rm -rf /"}'
-def _edit_tool_name(s): s["metadata"]["toolCall"]["name"] = "view_file"
-def _edit_prompt(s): s["userInput"]["userResponse"] = "something else"
-def _edit_item(s): s["userInput"]["items"][0]["text"] = "something else"
-def _edit_command(s): s["runCommand"]["commandLine"] = "make"
-def _edit_exit(s): s["runCommand"]["exitCode"] = 7
-def _edit_status(s): s["status"] = "CORTEX_STEP_STATUS_RUNNING"
-def _edit_created(s): s["metadata"]["createdAt"] = "2026-09-01T00:00:00.000000001Z"
-def _edit_type(s): s["type"] = "CORTEX_STEP_TYPE_VIEW_FILE"
+def _edit_response(s):
+    s["plannerResponse"]["response"] += "!"
 
 
-@pytest.mark.parametrize(("kind", "edit", "field"), [
-    ("PLANNER_RESPONSE", _edit_response, "plannerResponse.response"),
-    ("PLANNER_RESPONSE", _edit_thinking, "plannerResponse.thinking"),
-    ("PLANNER_RESPONSE", _edit_arguments, "plannerResponse.toolCalls[]"),
-    ("RUN_COMMAND", _edit_tool_name, "metadata.toolCall"),
-    ("USER_INPUT", _edit_prompt, "userInput.userResponse"),
-    ("USER_INPUT", _edit_item, "userInput.items[].text"),
-    ("RUN_COMMAND", _edit_command, "runCommand.commandLine"),
-    ("RUN_COMMAND", _edit_exit, "runCommand.exitCode"),
-    ("RUN_COMMAND", _edit_status, "status"),
-    ("RUN_COMMAND", _edit_created, "metadata.createdAt"),
-    ("RUN_COMMAND", _edit_type, "type"),
-])
+def _edit_thinking(s):
+    s["plannerResponse"]["thinking"] = "other thoughts"
+
+
+def _edit_arguments(s):
+    s["plannerResponse"]["toolCalls"][0]["argumentsJson"] = '{"CommandLine":"rm -rf /"}'
+
+
+def _edit_tool_name(s):
+    s["metadata"]["toolCall"]["name"] = "view_file"
+
+
+def _edit_prompt(s):
+    s["userInput"]["userResponse"] = "something else"
+
+
+def _edit_item(s):
+    s["userInput"]["items"][0]["text"] = "something else"
+
+
+def _edit_command(s):
+    s["runCommand"]["commandLine"] = "make"
+
+
+def _edit_exit(s):
+    s["runCommand"]["exitCode"] = 7
+
+
+def _edit_status(s):
+    s["status"] = "CORTEX_STEP_STATUS_RUNNING"
+
+
+def _edit_created(s):
+    s["metadata"]["createdAt"] = "2026-09-01T00:00:00.000000001Z"
+
+
+def _edit_type(s):
+    s["type"] = "CORTEX_STEP_TYPE_VIEW_FILE"
+
+
+@pytest.mark.parametrize(
+    ("kind", "edit", "field"),
+    [
+        ("PLANNER_RESPONSE", _edit_response, "plannerResponse.response"),
+        ("PLANNER_RESPONSE", _edit_thinking, "plannerResponse.thinking"),
+        ("PLANNER_RESPONSE", _edit_arguments, "plannerResponse.toolCalls[]"),
+        ("RUN_COMMAND", _edit_tool_name, "metadata.toolCall"),
+        ("USER_INPUT", _edit_prompt, "userInput.userResponse"),
+        ("USER_INPUT", _edit_item, "userInput.items[].text"),
+        ("RUN_COMMAND", _edit_command, "runCommand.commandLine"),
+        ("RUN_COMMAND", _edit_exit, "runCommand.exitCode"),
+        ("RUN_COMMAND", _edit_status, "status"),
+        ("RUN_COMMAND", _edit_created, "metadata.createdAt"),
+        ("RUN_COMMAND", _edit_type, "type"),
+    ],
+)
 def test_changed_step(cli, kind, edit, field):
     """Equal step counts and timestamps never pass: every projected field is compared."""
     steps = [
         T.user_input(cli.clock, "Run the tests."),
-        T.planner_response(cli.clock, cli.rng, "Running.", [call := T.tool_call(cli.rng, "run_command", {"CommandLine": "pytest"})], thinking="Tests first."),
+        T.planner_response(
+            cli.clock,
+            cli.rng,
+            "Running.",
+            [call := T.tool_call(cli.rng, "run_command", {"CommandLine": "pytest"})],
+            thinking="Tests first.",
+        ),
         T.run_command(cli.clock, call, "pytest", "/w", 0, "1 passed\n"),
     ]
     convo = cli.conversation(steps=steps)
@@ -149,7 +192,10 @@ def test_sidecar_with_extra_steps_and_of_another_conversation(cli):
     doc["cascadeId"] = PARENT
     rewrite(convo, doc)
     r = only(C.check([cli.path]))
-    assert (r.verdict, r.detail) == (C.INCOMPLETE, f"cascadeId '{PARENT}' is neither the source's file id nor its internal cascade id")
+    assert (r.verdict, r.detail) == (
+        C.INCOMPLETE,
+        f"cascadeId '{PARENT}' is neither the source's file id nor its internal cascade id",
+    )
 
 
 def test_internal_cascade_id_and_upper_case_sidecar_name(cli):
@@ -203,7 +249,9 @@ def test_wal_only_steps(cli):
     r = results[fresh.id]
     assert (r.verdict, r.source_steps) == (C.COMPLETE, len(fresh.steps))
     wal = fresh.paths["db_wal"]
-    assert r.evidence.source_sha256 == sha(fresh.paths["db"].read_bytes() + wal.read_bytes()) == C.source_sha256(fresh.paths["db"])
+    assert (
+        r.evidence.source_sha256 == sha(fresh.paths["db"].read_bytes() + wal.read_bytes()) == C.source_sha256(fresh.paths["db"])
+    )
     assert files(cli.path) == before  # -wal and -shm untouched
 
 
@@ -294,7 +342,9 @@ def test_sweep_corpus(builder, tmp_path):
         [(c.id, C.COMPLETE, f"native/cli/{c.id}.db") for c in convos] + [(ide.id, C.COMPLETE, f"native/ide/{ide.id}.db")]
     )
     sidecar = out / "corpus" / "cli" / f"{convos[0].id}.trajectory.json"
-    assert [r.source for r in C.check([out / "corpus" / "cli"]).results] == [out / "native" / "cli" / f"{c.id}.db" for c in sorted(convos, key=lambda c: c.id)]
+    assert [r.source for r in C.check([out / "corpus" / "cli"]).results] == [
+        out / "native" / "cli" / f"{c.id}.db" for c in sorted(convos, key=lambda c: c.id)
+    ]
     r = only(C.check([sidecar]))
     assert r.source == out / "native" / "cli" / f"{convos[0].id}.db"
     before = files(out)
@@ -336,10 +386,14 @@ def test_attestation_round_trip(cli):
     assert doc["futureTopLevel"]["big"] == 1234567890123456789012345678901234567890
     assert doc["steps"][0]["metadata"]["futureNumber"] == RawFloat("1.50")
     assert doc["agyReader"] == {
-        "parentCascadeId": PARENT, "futureReaderKey": [True],
+        "parentCascadeId": PARENT,
+        "futureReaderKey": [True],
         "completeness": {
-            "profile": C.PROFILE, "sourceSha256": r.evidence.source_sha256, "projectionSha256": r.evidence.projection_sha256,
-            "steps": len(convo.steps), "checkedAt": CHECKED_AT,
+            "profile": C.PROFILE,
+            "sourceSha256": r.evidence.source_sha256,
+            "projectionSha256": r.evidence.projection_sha256,
+            "steps": len(convo.steps),
+            "checkedAt": CHECKED_AT,
         },
     }
     assert validate_bytes(data).findings == ()  # schemas/sidecar.schema.json agyReader.completeness
@@ -414,11 +468,15 @@ def _shuffled(value, rng: random.Random):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), indent=st.sampled_from([None, 0, 1, 2, 4, "\t"]), ascii_only=st.booleans(),
-       compact=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    indent=st.sampled_from([None, 0, 1, 2, 4, "\t"]),
+    ascii_only=st.booleans(),
+    compact=st.booleans(),
+)
 def test_projection_digest_ignores_key_order_and_formatting(seed, indent, ascii_only, compact):
     rng = random.Random(seed)
-    steps = T.conversation_steps(rng, T.Clock(rng), rng.randrange(1, 4), prompt="Grüße, \u2603 and \"quotes\"")
+    steps = T.conversation_steps(rng, T.Clock(rng), rng.randrange(1, 4), prompt='Grüße, \u2603 and "quotes"')
     doc = T.trajectory(rng, T.new_id(rng), steps, created_at="2026-09-01T09:00:00.000000001Z")
     expected = C.projection_sha256(doc)
     separators = (",", ":") if compact else None
@@ -431,14 +489,38 @@ def test_projection_digest_ignores_key_order_and_formatting(seed, indent, ascii_
 
 
 def test_projection_shape():
-    step = {"type": 15, "metadata": {"createdAt": "2026-09-01T09:00:00Z", "toolCall": {"name": "n"}}, "runCommand": {"commandLine": "ls"}}
-    assert C.projection({"steps": [step, "junk"]}) == [C.PROFILE, [
-        ["CORTEX_STEP_TYPE_PLANNER_RESPONSE", "CORTEX_STEP_STATUS_UNSPECIFIED", "2026-09-01T09:00:00.000000000Z",
-         "", "", [], "", "", "", [], ["n", ""], ["", ""], "ls", "", 0],
-        "junk",
-    ]]
+    step = {
+        "type": 15,
+        "metadata": {"createdAt": "2026-09-01T09:00:00Z", "toolCall": {"name": "n"}},
+        "runCommand": {"commandLine": "ls"},
+    }
+    assert C.projection({"steps": [step, "junk"]}) == [
+        C.PROFILE,
+        [
+            [
+                "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+                "CORTEX_STEP_STATUS_UNSPECIFIED",
+                "2026-09-01T09:00:00.000000000Z",
+                "",
+                "",
+                [],
+                "",
+                "",
+                "",
+                [],
+                ["n", ""],
+                ["", ""],
+                "ls",
+                "",
+                0,
+            ],
+            "junk",
+        ],
+    ]
     assert len(C.STEP_FIELDS) == len(C.projection({"steps": [{}]})[1][0])
-    assert C.canonical_json(C.projection({})) == C.canonical_json(C.projection({"steps": None})) == b'["agy-audit-projection/1",[]]'
+    assert (
+        C.canonical_json(C.projection({})) == C.canonical_json(C.projection({"steps": None})) == b'["agy-audit-projection/1",[]]'
+    )
 
 
 # ----------------------------------------------------------------------------- command line
@@ -463,12 +545,30 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
     assert main(["completeness", "--root", str(cli.path), "--attest", "--format", "json"]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"] == {
-        "sidecars": 3, "complete": 1, "incomplete": 1, "unsupported": 0, "unknown": 1, "unreadable": 0,
+        "sidecars": 3,
+        "complete": 1,
+        "incomplete": 1,
+        "unsupported": 0,
+        "unknown": 1,
+        "unreadable": 0,
         "attestations": {"written": 1, "kept": 0, "removed": 0, "refused": 0},
     }
     assert (doc["profile"], doc["ok"]) == (C.PROFILE, False)
     first = next(r for r in doc["results"] if r["id"] == complete.id)
-    assert sorted(first) == sorted(["id", "sidecar", "source", "verdict", "detail", "sidecarSteps", "sourceSteps", "evidence", "attestation", "attestationError"])
+    assert sorted(first) == sorted(
+        [
+            "id",
+            "sidecar",
+            "source",
+            "verdict",
+            "detail",
+            "sidecarSteps",
+            "sourceSteps",
+            "evidence",
+            "attestation",
+            "attestationError",
+        ]
+    )
     assert sorted(first["evidence"]) == ["profile", "projectionSha256", "sourceSha256", "steps"]
     assert first["attestation"] == "written"
 

@@ -23,7 +23,9 @@ UUID = "0b0c5a3e-7d4f-4a5b-9c6d-1e2f3a4b5c6d"
 PARENT = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
 STEP = b'{"type": "CORTEX_STEP_TYPE_USER_INPUT", "status": "CORTEX_STEP_STATUS_DONE", "metadata": {"createdAt": "2026-01-01T00:00:00Z"}}'
 SIDECAR = b'{"cascadeId": "' + UUID.encode() + b'", "steps": [' + STEP + b"]}\n"
-RECORD = b'{"step_index": 0, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE", "created_at": "2026-01-01T00:00:00Z"}'
+RECORD = (
+    b'{"step_index": 0, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE", "created_at": "2026-01-01T00:00:00Z"}'
+)
 
 
 def _write(path: Path, data: bytes) -> Path:
@@ -39,18 +41,21 @@ def _brief(result: contract.FileResult) -> list[tuple]:
 # ----------------------------------------------------------------------------- strict JSON
 
 
-@pytest.mark.parametrize(("data", "rule", "pointer"), [
-    (b'{"cascadeId": "' + UUID.encode() + b'", "steps": [{"a": 1, "a": 2}]}', "strict-json/duplicate-key", "/steps/0"),
-    (b'{"cascadeId": "' + UUID.encode() + b'", "n": NaN}', "strict-json/non-finite-number", ""),
-    (b'{"cascadeId": "' + UUID.encode() + b'", "n": -Infinity}', "strict-json/non-finite-number", ""),
-    (b'{"cascadeId": "' + UUID.encode() + b'", "s": "\xff"}', "strict-json/invalid-utf8", "/s"),
-    (b"\xef\xbb\xbf" + SIDECAR, "strict-json/byte-order-mark", ""),
-    (b"[" + SIDECAR + b"]", "strict-json/not-object", ""),
-    (b"null", "strict-json/not-object", ""),
-    (SIDECAR[:40], "strict-json/syntax", ""),
-    (b"", "strict-json/syntax", ""),
-    (b"[" * 100_000 + b"]" * 100_000, "strict-json/too-deep", ""),
-])
+@pytest.mark.parametrize(
+    ("data", "rule", "pointer"),
+    [
+        (b'{"cascadeId": "' + UUID.encode() + b'", "steps": [{"a": 1, "a": 2}]}', "strict-json/duplicate-key", "/steps/0"),
+        (b'{"cascadeId": "' + UUID.encode() + b'", "n": NaN}', "strict-json/non-finite-number", ""),
+        (b'{"cascadeId": "' + UUID.encode() + b'", "n": -Infinity}', "strict-json/non-finite-number", ""),
+        (b'{"cascadeId": "' + UUID.encode() + b'", "s": "\xff"}', "strict-json/invalid-utf8", "/s"),
+        (b"\xef\xbb\xbf" + SIDECAR, "strict-json/byte-order-mark", ""),
+        (b"[" + SIDECAR + b"]", "strict-json/not-object", ""),
+        (b"null", "strict-json/not-object", ""),
+        (SIDECAR[:40], "strict-json/syntax", ""),
+        (b"", "strict-json/syntax", ""),
+        (b"[" * 100_000 + b"]" * 100_000, "strict-json/too-deep", ""),
+    ],
+)
 def test_strict_json_violations(data, rule, pointer):
     result = contract.validate_bytes(data, file="f.json")
     assert _brief(result) == [(None, pointer, rule, "violation")]
@@ -67,16 +72,21 @@ def test_a_valid_sidecar_and_the_document_api():
 
 
 def test_transcript_lines_are_records():
-    data = b"\n".join([
-        RECORD,
-        b'{"step_index": 1, "step_index": 2}',                    # duplicate key: a violation
-        b'ing value", "type": "USER_INPUT"}',                     # torn line: an advisory
-        b"",                                                      # empty line: also not JSON
-        RECORD.replace(b'"DONE"', b'"done"'),                     # free-form status: an advisory
-        RECORD.replace(b"0,", b'"0",', 1),                        # a mistyped step_index
-        b"[1]",
-        RECORD.replace(b'"MODEL"', b'"\xc3"'),
-    ]) + b"\n"
+    data = (
+        b"\n".join(
+            [
+                RECORD,
+                b'{"step_index": 1, "step_index": 2}',  # duplicate key: a violation
+                b'ing value", "type": "USER_INPUT"}',  # torn line: an advisory
+                b"",  # empty line: also not JSON
+                RECORD.replace(b'"DONE"', b'"done"'),  # free-form status: an advisory
+                RECORD.replace(b"0,", b'"0",', 1),  # a mistyped step_index
+                b"[1]",
+                RECORD.replace(b'"MODEL"', b'"\xc3"'),
+            ]
+        )
+        + b"\n"
+    )
     result = contract.validate_bytes(data, "transcript", file="t.jsonl")
     assert result.records == 8
     assert _brief(result) == [
@@ -112,7 +122,9 @@ def test_agentsview_fixture_only_its_synthetic_statuses_are_excused():
     path = DATA / "agentsview_TestAntigravityCLITrajectoryParse.trajectory.json"
     result = contract.validate_file(path)
     assert [(f.pointer, f.rule) for f in result.violations] == [("/trajectoryId", "sidecar/trajectoryId")]
-    assert [(f.pointer, f.rule) for f in result.advisories] == [(f"/steps/{i}/status", "sidecar/step/status/family") for i in range(5)]
+    assert [(f.pointer, f.rule) for f in result.advisories] == [
+        (f"/steps/{i}/status", "sidecar/step/status/family") for i in range(5)
+    ]
     doc = json.loads(path.read_bytes())
     del doc["trajectoryId"]
     fixed = contract.validate_document(doc)
@@ -166,7 +178,8 @@ def test_directories_are_walked_for_the_kind(tmp_path):
     assert files == [a, tmp_path / "a" / "b" / f"{PARENT}.trajectory.json"]
     assert missing == [(tmp_path / "absent", "no such file or directory")]
     assert [(Path(s.path).name, s.reason) for s in skipped] == [
-        ("linked-dir", "symbolic link to a directory, not followed"), ("link.trajectory.json", "symbolic link"),
+        ("linked-dir", "symbolic link to a directory, not followed"),
+        ("link.trajectory.json", "symbolic link"),
     ]
     assert contract.find_files([tmp_path], "transcript")[0] == [tmp_path / "a" / "t.jsonl"]
     assert contract.find_files([tmp_path], "manifest")[0] == [tmp_path / "m" / "manifest.json"]
@@ -220,7 +233,10 @@ def test_schema_option(capsys):
 
 
 def test_text_output(tmp_path, capsys):
-    bad = _write(tmp_path / f"{UUID}.trajectory.json", SIDECAR.replace(b"CORTEX_STEP_STATUS_DONE", b"STATUS_COMPLETED").replace(UUID.encode(), b"x"))
+    bad = _write(
+        tmp_path / f"{UUID}.trajectory.json",
+        SIDECAR.replace(b"CORTEX_STEP_STATUS_DONE", b"STATUS_COMPLETED").replace(UUID.encode(), b"x"),
+    )
     code, out, _ = _run(capsys, tmp_path, tmp_path / "absent.trajectory.json")
     assert code == 2
     assert out.splitlines() == [
@@ -249,8 +265,16 @@ def test_json_output(tmp_path, capsys):
         "summary": {"files": 2, "invalid": 1, "unreadable": 0, "violations": {"strict-json/duplicate-key": 1}, "advisories": {}},
         "files": [
             {"file": str(good), "valid": True, "records": 1, "error": None, "violations": [], "advisories": []},
-            {"file": str(bad), "valid": False, "records": 1, "error": None, "advisories": [],
-             "violations": [{"pointer": "", "line": None, "rule": "strict-json/duplicate-key", "message": "duplicate key 'x'"}]},
+            {
+                "file": str(bad),
+                "valid": False,
+                "records": 1,
+                "error": None,
+                "advisories": [],
+                "violations": [
+                    {"pointer": "", "line": None, "rule": "strict-json/duplicate-key", "message": "duplicate key 'x'"}
+                ],
+            },
         ],
         "skipped": [],
     }
@@ -279,10 +303,13 @@ def test_junit_output_parses(tmp_path, capsys):
 
 
 def test_junit_writer():
-    xml = junit.render([
-        junit.Suite("one", [junit.Case("a", "c", time=0.25), junit.Case("b", "c", skipped="not applicable")]),
-        junit.Suite("two", [junit.Case("x\x00y", "c", failure="bad\x1b", details="d1\nd2", output="o")]),
-    ], name="suite")
+    xml = junit.render(
+        [
+            junit.Suite("one", [junit.Case("a", "c", time=0.25), junit.Case("b", "c", skipped="not applicable")]),
+            junit.Suite("two", [junit.Case("x\x00y", "c", failure="bad\x1b", details="d1\nd2", output="o")]),
+        ],
+        name="suite",
+    )
     assert xml.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="suite"')
     root = ET.fromstring(xml)
     assert [root.get(k) for k in ("tests", "failures", "errors", "skipped")] == ["3", "1", "0", "1"]
@@ -291,7 +318,10 @@ def test_junit_writer():
     assert one.findall("testcase")[1].find("skipped").get("message") == "not applicable"
     case = two.find("testcase")
     assert (case.get("name"), case.find("failure").get("message"), case.find("failure").text, case.find("system-out").text) == (
-        "x\ufffdy", "bad\ufffd", "d1\nd2", "o",
+        "x\ufffdy",
+        "bad\ufffd",
+        "d1\nd2",
+        "o",
     )
 
 

@@ -49,12 +49,15 @@ def test_secret_is_redacted_and_validated():
         assert bad not in str(info.value) or bad == ""
 
 
-@pytest.mark.parametrize("url, normal", [
-    ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
-    ("http://127.9.0.1:8080/", "http://127.9.0.1:8080"),
-    ("https://localhost:1/prefix/", "https://localhost:1/prefix"),
-    ("http://[::1]:5", "http://[::1]:5"),
-])
+@pytest.mark.parametrize(
+    "url, normal",
+    [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("http://127.9.0.1:8080/", "http://127.9.0.1:8080"),
+        ("https://localhost:1/prefix/", "https://localhost:1/prefix"),
+        ("http://[::1]:5", "http://[::1]:5"),
+    ],
+)
 def test_loopback_endpoints_are_accepted(url, normal):
     assert check_endpoint(url) == normal
 
@@ -68,13 +71,16 @@ def test_remote_endpoints_are_refused_unless_allowed(url):
     assert check_endpoint(url, allow_remote=True).startswith("http")  # no traffic: nothing is called
 
 
-@pytest.mark.parametrize("url, reason", [
-    ("http://user:secretpw@127.0.0.1:1", "user info"),
-    ("http://127.0.0.1:1/?csrf=secretpw", "user info"),
-    ("ftp://127.0.0.1:1", "look like"),
-    ("http://127.0.0.1", "look like"),
-    ("http://127.0.0.1:99999", "valid"),
-])
+@pytest.mark.parametrize(
+    "url, reason",
+    [
+        ("http://user:secretpw@127.0.0.1:1", "user info"),
+        ("http://127.0.0.1:1/?csrf=secretpw", "user info"),
+        ("ftp://127.0.0.1:1", "look like"),
+        ("http://127.0.0.1", "look like"),
+        ("http://127.0.0.1:99999", "valid"),
+    ],
+)
 def test_malformed_endpoints_are_refused_without_echo(url, reason):
     with pytest.raises(UsageError, match=reason) as info:
         check_endpoint(url)
@@ -92,22 +98,33 @@ def test_trajectory_member_keeps_exact_bytes():
     assert value["big"] == 123456789012345678901234567890 and value["n"].text == "1.50"
 
 
-@pytest.mark.parametrize("body, reason", [
-    (b"{}", "empty envelope"),
-    (b'{"trajectory": null}', "trajectory is null"),
-    (b'{"trajectory": [1]}', "trajectory is array"),
-    (b'{"trajectory": {"a": 1}', "invalid JSON"),
-    (b"[]", "top level is array"),
-    (b'{"trajectory": {}, "trajectory": {}}', "duplicate key"),
-    (b'{"trajectory": {"x": NaN}}', "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        (b"{}", "empty envelope"),
+        (b'{"trajectory": null}', "trajectory is null"),
+        (b'{"trajectory": [1]}', "trajectory is array"),
+        (b'{"trajectory": {"a": 1}', "invalid JSON"),
+        (b"[]", "top level is array"),
+        (b'{"trajectory": {}, "trajectory": {}}', "duplicate key"),
+        (b'{"trajectory": {"x": NaN}}', "not valid JSON"),
+    ],
+)
 def test_bad_envelopes_are_json_errors(body, reason):
     with pytest.raises(JSONError, match=reason):
         trajectory_member(body)
 
 
-_scalars = st.none() | st.booleans() | st.integers(-(10**30), 10**30) | st.text(max_size=8) | st.floats(allow_nan=False, allow_infinity=False)
-_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+_values = st.recursive(
+    _scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12
+)
 _ws = st.sampled_from(["", " ", "\n", "\t ", "\r\n  "])
 
 
@@ -115,12 +132,19 @@ _ws = st.sampled_from(["", " ", "\n", "\t ", "\r\n  "])
 @given(
     trajectory=st.dictionaries(st.text(max_size=6), _values, max_size=4),
     others=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "trajectory"), _values, max_size=3),
-    position=st.integers(0, 3), spaces=st.lists(_ws, min_size=8, max_size=8), indent=st.sampled_from([None, 1, 2]),
+    position=st.integers(0, 3),
+    spaces=st.lists(_ws, min_size=8, max_size=8),
+    indent=st.sampled_from([None, 1, 2]),
 )
 def test_member_bytes_finds_the_member_in_any_layout(trajectory, others, position, spaces, indent):
     raw = json.dumps(trajectory, indent=indent, ensure_ascii=indent is None).encode()
-    members = [json.dumps(k).encode() + spaces[0].encode() + b":" + spaces[1].encode() + json.dumps(v).encode() for k, v in others.items()]
-    members.insert(min(position, len(members)), b'"trajectory"' + spaces[2].encode() + b":" + spaces[3].encode() + raw + spaces[4].encode())
+    members = [
+        json.dumps(k).encode() + spaces[0].encode() + b":" + spaces[1].encode() + json.dumps(v).encode()
+        for k, v in others.items()
+    ]
+    members.insert(
+        min(position, len(members)), b'"trajectory"' + spaces[2].encode() + b":" + spaces[3].encode() + raw + spaces[4].encode()
+    )
     body = spaces[5].encode() + b"{" + spaces[6].encode() + b",".join(members) + b"}" + spaces[7].encode()
     assert member_bytes(body, "trajectory") == raw
     assert trajectory_member(body)[0] == raw
@@ -180,14 +204,25 @@ def test_failed_retry_reports_both_attempts(store):
     assert f"retry with internal cascade id {INTERNAL}: daemon error HTTP 500" in str(info.value)
 
 
-@pytest.mark.parametrize("mode, error, text", [
-    ("unauthorized", AuthError, "daemon authentication failed: HTTP 401 on GetCascadeTrajectory (check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)"),
-    ("internal", DaemonError, "daemon error HTTP 500 on GetCascadeTrajectory: simulated failure for {id} (internal)"),
-    ("malformed", DaemonError, "GetCascadeTrajectory: malformed response envelope: invalid JSON at line 1 column 80: Expecting value"),
-    ("empty", DaemonError, "GetCascadeTrajectory: malformed response envelope: empty envelope: no trajectory member"),
-    ("null", DaemonError, "GetCascadeTrajectory: malformed response envelope: trajectory is null, not an object"),
-    ("timeout", DaemonTimeout, "GetCascadeTrajectory: no answer from the daemon within 0.4s"),
-])
+@pytest.mark.parametrize(
+    "mode, error, text",
+    [
+        (
+            "unauthorized",
+            AuthError,
+            "daemon authentication failed: HTTP 401 on GetCascadeTrajectory (check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)",
+        ),
+        ("internal", DaemonError, "daemon error HTTP 500 on GetCascadeTrajectory: simulated failure for {id} (internal)"),
+        (
+            "malformed",
+            DaemonError,
+            "GetCascadeTrajectory: malformed response envelope: invalid JSON at line 1 column 80: Expecting value",
+        ),
+        ("empty", DaemonError, "GetCascadeTrajectory: malformed response envelope: empty envelope: no trajectory member"),
+        ("null", DaemonError, "GetCascadeTrajectory: malformed response envelope: trajectory is null, not an object"),
+        ("timeout", DaemonTimeout, "GetCascadeTrajectory: no answer from the daemon within 0.4s"),
+    ],
+)
 def test_failure_modes(store, mode, error, text):
     cli, plain, _ = store
     with SimulatedDaemon(cli.path, token=TOKEN, failures={plain.id: mode}, hang=3) as sim:
@@ -214,7 +249,9 @@ def test_connection_refused():
         port = s.getsockname()[1]
     client = DaemonClient(f"http://127.0.0.1:{port}", timeout=2)
     assert not client.reachable()
-    with pytest.raises(DaemonError, match=rf"LoadTrajectory: cannot connect to the daemon at http://127.0.0.1:{port} \(is agy running\?\)"):
+    with pytest.raises(
+        DaemonError, match=rf"LoadTrajectory: cannot connect to the daemon at http://127.0.0.1:{port} \(is agy running\?\)"
+    ):
         client.fetch_trajectory(A)
 
 
@@ -284,12 +321,23 @@ def test_port_from_logs_uses_the_newest_log_with_a_port_line(tmp_path):
 
 def test_parse_flags_both_spellings():
     argv = [
-        "/opt/x/language_server_linux_x64", "--https_server_port", "4401", "--csrf_token=abcdefabcdefabcdef01",
-        "-extension-server-port=4402", "--app_data_dir", "--enable", "--unrelated", "v", "--app_data_dir", "antigravity-cli",
+        "/opt/x/language_server_linux_x64",
+        "--https_server_port",
+        "4401",
+        "--csrf_token=abcdefabcdefabcdef01",
+        "-extension-server-port=4402",
+        "--app_data_dir",
+        "--enable",
+        "--unrelated",
+        "v",
+        "--app_data_dir",
+        "antigravity-cli",
         "--extension_server_csrf_token",
     ]
     assert discovery.parse_flags(argv) == {
-        "https_server_port": "4401", "csrf_token": "abcdefabcdefabcdef01", "extension_server_port": "4402",
+        "https_server_port": "4401",
+        "csrf_token": "abcdefabcdefabcdef01",
+        "extension_server_port": "4402",
         "app_data_dir": "antigravity-cli",
     }
 
@@ -298,7 +346,9 @@ _flag_values = st.text(st.sampled_from("abcXYZ019._~:/+=-"), min_size=1, max_siz
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.dictionaries(st.sampled_from(sorted(discovery.FLAGS)), st.tuples(_flag_values, st.booleans(), st.booleans()), max_size=5))
+@given(
+    st.dictionaries(st.sampled_from(sorted(discovery.FLAGS)), st.tuples(_flag_values, st.booleans(), st.booleans()), max_size=5)
+)
 def test_parse_flags_property(flags):
     argv = ["language_server"]
     for name, (value, joined, dashed) in flags.items():
@@ -308,12 +358,26 @@ def test_parse_flags_property(flags):
 
 
 def test_hints_from_cmdline_and_environ():
-    ls = discovery.hint_from_cmdline(7, [
-        "/usr/lib/antigravity/language_server_linux_x64", "--https_server_port=4401", "--extension_server_port", "4402",
-        "--csrf_token", TOKEN, "--extension_server_csrf_token", "ext-token-0123456789abcd", "--app_data_dir", "antigravity",
-    ])
+    ls = discovery.hint_from_cmdline(
+        7,
+        [
+            "/usr/lib/antigravity/language_server_linux_x64",
+            "--https_server_port=4401",
+            "--extension_server_port",
+            "4402",
+            "--csrf_token",
+            TOKEN,
+            "--extension_server_csrf_token",
+            "ext-token-0123456789abcd",
+            "--app_data_dir",
+            "antigravity",
+        ],
+    )
     assert ls.app_data_dir == "antigravity" and ls.token == Secret(TOKEN)
-    assert ls.endpoints == (("https://127.0.0.1:4401", Secret(TOKEN)), ("http://127.0.0.1:4402", Secret("ext-token-0123456789abcd")))
+    assert ls.endpoints == (
+        ("https://127.0.0.1:4401", Secret(TOKEN)),
+        ("http://127.0.0.1:4402", Secret("ext-token-0123456789abcd")),
+    )
     agy = discovery.hint_from_cmdline(8, ["agy", f"--csrf_token={TOKEN}", "--https_server_port=0"])
     assert agy.endpoints == () and agy.token == Secret(TOKEN) and agy.app_data_dir is None
     assert discovery.hint_from_cmdline(9, ["/bin/bash", f"--csrf_token={TOKEN}"]) is None
@@ -337,9 +401,23 @@ def _fake_proc(tmp_path: Path) -> Path:
         (d / "environ").write_bytes(environ)
 
     process(100, ["/usr/bin/agy", f"--csrf_token={TOKEN}"])
-    process(200, ["/opt/ag/language_server_linux_x64", "--https_server_port", "4401", "--csrf_token", "ide-token-0123456789abcd",
-                  "--app_data_dir", "antigravity"])
-    process(300, ["python3", "tool.py"], b"HOME=/h\0ANTIGRAVITY_LS_ADDRESS=127.0.0.1:4600\0ANTIGRAVITY_CSRF_TOKEN=env-token-0123456789abcd\0")
+    process(
+        200,
+        [
+            "/opt/ag/language_server_linux_x64",
+            "--https_server_port",
+            "4401",
+            "--csrf_token",
+            "ide-token-0123456789abcd",
+            "--app_data_dir",
+            "antigravity",
+        ],
+    )
+    process(
+        300,
+        ["python3", "tool.py"],
+        b"HOME=/h\0ANTIGRAVITY_LS_ADDRESS=127.0.0.1:4600\0ANTIGRAVITY_CSRF_TOKEN=env-token-0123456789abcd\0",
+    )
     process(400, ["sleep", "5"], b"PATH=/bin\0")
     (proc / "self").mkdir()
     (proc / "cpuinfo").write_text("x")
@@ -393,7 +471,9 @@ def test_simulator_command_line(store):
     env = dict(os.environ, ANTIGRAVITY_CSRF_TOKEN=TOKEN)
     proc = subprocess.Popen(
         [sys.executable, "-m", "audit.testing.daemon", str(cli.path), "--seconds", "1.5"],
-        stdout=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         url = proc.stdout.readline().strip()

@@ -71,7 +71,9 @@ def test_healthy(capsys, home):
     assert (code, stderr) == (0, "")
     root = cli_root(home)
     assert stdout.splitlines() == [
-        "ROOT" + " " * (len(str(root)) - 4) + "  SURFACE  SESSIONS  FRESH  STALE  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
+        "ROOT"
+        + " " * (len(str(root)) - 4)
+        + "  SURFACE  SESSIONS  FRESH  STALE  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
         f"{root}  cli             3      3      0        0                 0        0           0  not running",
         "",
         "daemon antigravity-cli: not running: no daemon answers (start agy to sweep from it; --source native needs none)",
@@ -106,13 +108,18 @@ def test_pinned_unreachable_daemon_url_needs_action(capsys, home, monkeypatch):
     code, doc = doctor_json(capsys, home)
     assert code == 1
     assert doc["roots"][0]["daemon"] == {
-        "state": "unreachable", "url": url, "origin": "ANTIGRAVITY_DAEMON_URL",
+        "state": "unreachable",
+        "url": url,
+        "origin": "ANTIGRAVITY_DAEMON_URL",
         "detail": f"nothing answers at {url} (pinned by ANTIGRAVITY_DAEMON_URL)",
     }
-    assert doc["actions"] == [{
-        "subject": str(cli_root(home)), "problem": f"daemon unreachable: nothing answers at {url} (pinned by ANTIGRAVITY_DAEMON_URL)",
-        "remedy": "fix or unset ANTIGRAVITY_DAEMON_URL",
-    }]
+    assert doc["actions"] == [
+        {
+            "subject": str(cli_root(home)),
+            "problem": f"daemon unreachable: nothing answers at {url} (pinned by ANTIGRAVITY_DAEMON_URL)",
+            "remedy": "fix or unset ANTIGRAVITY_DAEMON_URL",
+        }
+    ]
 
 
 def test_a_pinned_remote_daemon_needs_the_flag(capsys, home, monkeypatch):
@@ -151,18 +158,28 @@ def test_malformed_token_needs_action_without_echoing_it(capsys, home, monkeypat
     assert "daemon invalid: ANTIGRAVITY_CSRF_TOKEN is not a CSRF token" in stdout
 
 
-@pytest.mark.parametrize(("version", "state", "code"), [("agy 1.2.11 (linux/amd64)", "different", 1), ("agy 1.2.10", "compatible", 0)])
+@pytest.mark.parametrize(
+    ("version", "state", "code"), [("agy 1.2.11 (linux/amd64)", "different", 1), ("agy 1.2.10", "compatible", 0)]
+)
 def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkeypatch, version, state, code):
     fake_agy(tmp_path, monkeypatch, version)
     found, doc = doctor_json(capsys, home)
     assert found == code
-    assert doc["agy"] == {"installed": version, "recorded": "1.2.10", "compatFile": str(data_path("COMPATIBILITY.md")), "state": state}
+    assert doc["agy"] == {
+        "installed": version,
+        "recorded": "1.2.10",
+        "compatFile": str(data_path("COMPATIBILITY.md")),
+        "state": state,
+    }
     if state == "different":
-        assert doc["actions"] == [{
-            "subject": "agy", "remedy": "agy-audit ci",
-            "problem": f"installed '{version}' but COMPATIBILITY.md records agy 1.2.10; once ci passes, "
-            "`agy-audit ci --record agy-X.Y.Z` records the new version",
-        }]
+        assert doc["actions"] == [
+            {
+                "subject": "agy",
+                "remedy": "agy-audit ci",
+                "problem": f"installed '{version}' but COMPATIBILITY.md records agy 1.2.10; once ci passes, "
+                "`agy-audit ci --record agy-X.Y.Z` records the new version",
+            }
+        ]
 
 
 def test_own_compat_file(capsys, home, tmp_path, monkeypatch):
@@ -187,7 +204,8 @@ def test_link_and_contract_problems_are_counted(capsys, home):
     assert root["links"]["failing"] == 2 and root["links"]["diagnostics"] >= 2
     assert root["contractViolations"] == 2
     assert [a["remedy"] for a in doc["actions"]] == [
-        f"agy-audit links check --root {cli_root(home)}", f"agy-audit verify-contract {conversations}",
+        f"agy-audit links check --root {cli_root(home)}",
+        f"agy-audit verify-contract {conversations}",
     ]
 
 

@@ -51,14 +51,28 @@ def test_absence_in_a_partial_corpus_is_only_not_observed():
 def _baseline(**digests_lines) -> Baseline:
     digests = {s: (v if isinstance(v, str) else Fingerprint.of(s, v).digest) for s, v in digests_lines.items()}
     lines = {s: v for s, v in digests_lines.items() if not isinstance(v, str)}
-    return Baseline("agy-1.0.0", "1.0.0", "2026-01-01", "0.1.0", "explicit-version-scoped", digests,
-                    dict.fromkeys(digests, "imported from a test"), None, lines)
+    return Baseline(
+        "agy-1.0.0",
+        "1.0.0",
+        "2026-01-01",
+        "0.1.0",
+        "explicit-version-scoped",
+        digests,
+        dict.fromkeys(digests, "imported from a test"),
+        None,
+        lines,
+    )
 
 
 def _observed(complete: bool, **lines) -> Observed:
     fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
-    return Observed("test corpus", fps, complete, "explicit-version-scoped" if complete else "partial-unknown-scoped",
-                    not_computed={"wire": "no readable conversation .db"})
+    return Observed(
+        "test corpus",
+        fps,
+        complete,
+        "explicit-version-scoped" if complete else "partial-unknown-scoped",
+        not_computed={"wire": "no readable conversation .db"},
+    )
 
 
 def test_statuses_and_fail_on():
@@ -66,7 +80,10 @@ def test_statuses_and_fail_on():
     seen = _observed(True, sidecar=NEW, sqlite=("user_version\t1",), transcript=("T\tobject",))
     result = compare(base, seen)
     assert [(r.surface, r.status) for r in result.surfaces] == [
-        ("sidecar", "DRIFT"), ("sqlite", "NOT COMPARABLE"), ("wire", "NOT COMPARABLE"), ("transcript", "UNCHANGED"),
+        ("sidecar", "DRIFT"),
+        ("sqlite", "NOT COMPARABLE"),
+        ("wire", "NOT COMPARABLE"),
+        ("transcript", "UNCHANGED"),
     ]
     assert result.surfaces[1].reason == "agy-1.0.0 records only the digest (imported from a test)"
     assert result.surfaces[2].reason == "not computed: no readable conversation .db"
@@ -78,15 +95,18 @@ def test_statuses_and_fail_on():
 
     subset = compare(_baseline(sidecar=OLD), _observed(False, sidecar=OLD[:3]))
     assert subset.surfaces[0].status == "NOT COMPARABLE" and not subset.fails("drift")
-    assert subset.surfaces[0].reason == ("every observed line matches agy-1.0.0; 3 of its lines were not observed, "
-                                         "which is no evidence of removal")
+    assert subset.surfaces[0].reason == (
+        "every observed line matches agy-1.0.0; 3 of its lines were not observed, which is no evidence of removal"
+    )
     assert compare(_baseline(sidecar=OLD), _observed(False, sidecar=OLD)).surfaces[0].status == "UNCHANGED"
 
 
 def test_markdown_report_is_exact():
     base = _baseline(sidecar=("a\tstring", "b|x\tstring", "z\tnull"))
     seen = _observed(False, sidecar=("a\tnull|string", "b|x\tstring", "n\tobject"))
-    assert comparison_markdown(compare(base, seen), seen) == """\
+    assert (
+        comparison_markdown(compare(base, seen), seen)
+        == """\
 ## agy-audit compare: baseline `agy-1.0.0`
 
 Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missing lines are only 'not observed').
@@ -115,6 +135,7 @@ Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missi
 
 </details>
 """
+    )
 
 
 # ----------------------------------------------------------------------------- bundled baselines

@@ -63,9 +63,7 @@ def test_export_from_transcript_when_there_is_no_db(tmp_path, capsys):
     assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
     exported = json.loads(capsys.readouterr().out)
     assert [s["type"] for s in exported["steps"]] == [s["type"] for s in convo.steps]
-    assert [s["metadata"]["createdAt"] for s in exported["steps"]] == [
-        s["metadata"]["createdAt"][:19] + "Z" for s in convo.steps
-    ]
+    assert [s["metadata"]["createdAt"] for s in exported["steps"]] == [s["metadata"]["createdAt"][:19] + "Z" for s in convo.steps]
     assert exported["steps"][0]["userInput"]["userResponse"] == convo.steps[0]["userInput"]["userResponse"]
 
 

@@ -97,12 +97,14 @@ def test_databases_that_disagree_make_a_union_with_a_note(tmp_path):
 
 
 def test_wire_fingerprint_of_observations():
-    fp = wire_fingerprint([
-        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "type", "varint"),
-        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "varint"),
-        ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "len"),
-        ("gen_metadata.data", "", "invalid"),
-    ])
+    fp = wire_fingerprint(
+        [
+            ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "type", "varint"),
+            ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "varint"),
+            ("steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT]", "999", "len"),
+            ("gen_metadata.data", "", "invalid"),
+        ]
+    )
     assert fp.lines == (
         "gen_metadata.data\tinvalid",
         "steps.step_payload[CORTEX_STEP_TYPE_USER_INPUT].999\tlen|varint",
@@ -125,7 +127,6 @@ def test_an_unknown_protobuf_field_shows_as_wire_drift_and_nothing_else(tmp_path
     added = set(b.fingerprints["wire"].lines) - set(a.fingerprints["wire"].lines)
     assert added and all(line.startswith("steps.step_payload[") and line.endswith(".999\tvarint") for line in added)
     assert set(a.fingerprints["wire"].lines) <= set(b.fingerprints["wire"].lines)
-
 
 
 def test_schema_directed_wire_parse_observes_what_the_schema_less_walk_does(tmp_path):
@@ -174,8 +175,10 @@ def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, co
     result = survey([tmp_path])
     assert not result.complete and result.scope == "partial-1.2.11-scoped"
     assert result.not_computed == {
-        "sidecar": "no readable *.trajectory.json sidecar", "sqlite": "no readable conversation .db",
-        "wire": "no readable conversation .db", "transcript": "no brain transcript record",
+        "sidecar": "no readable *.trajectory.json sidecar",
+        "sqlite": "no readable conversation .db",
+        "wire": "no readable conversation .db",
+        "transcript": "no brain transcript record",
     }
 
 

@@ -38,8 +38,14 @@ def user(text: str, created: str = "2026-09-01T09:00:00.000000001Z") -> dict:
     return {"type": "CORTEX_STEP_TYPE_USER_INPUT", "metadata": {"createdAt": created}, "userInput": {"userResponse": text}}
 
 
-def planner(response: str = "", prompts: tuple[str, ...] = (), tool: str = "invoke_subagent", execution: str | None = None) -> dict:
-    step: dict = {"type": PLANNER, "metadata": {"executionId": execution or uid(0xEEEE)}, "plannerResponse": {"response": response}}
+def planner(
+    response: str = "", prompts: tuple[str, ...] = (), tool: str = "invoke_subagent", execution: str | None = None
+) -> dict:
+    step: dict = {
+        "type": PLANNER,
+        "metadata": {"executionId": execution or uid(0xEEEE)},
+        "plannerResponse": {"response": response},
+    }
     if prompts:
         args = json.dumps({"Subagents": [{"Prompt": p} for p in prompts]})
         step["plannerResponse"]["toolCalls"] = [{"name": tool, "argumentsJson": args}]
@@ -50,9 +56,21 @@ def invoke(*children: str) -> dict:
     return {"type": "CORTEX_STEP_TYPE_INVOKE_SUBAGENT", "invokeSubagent": {"results": [{"conversationId": c} for c in children]}}
 
 
-def doc(cid: str, *, parent: str | None = None, steps: list | None = None, agent: str | None = None,
-        generator_agent: str | None = None, reader: object = None, created: str | None = None) -> dict:
-    d: dict = {"trajectoryId": uid(0x7777), "cascadeId": cid, "steps": steps if steps is not None else [user("hello", created or "2026-09-01T09:00:00.000000001Z")]}
+def doc(
+    cid: str,
+    *,
+    parent: str | None = None,
+    steps: list | None = None,
+    agent: str | None = None,
+    generator_agent: str | None = None,
+    reader: object = None,
+    created: str | None = None,
+) -> dict:
+    d: dict = {
+        "trajectoryId": uid(0x7777),
+        "cascadeId": cid,
+        "steps": steps if steps is not None else [user("hello", created or "2026-09-01T09:00:00.000000001Z")],
+    }
     d["metadata"] = {"createdAt": created or "2026-09-01T09:00:00.000000001Z"}
     if parent is not None:
         d["metadata"]["parentConversationId"] = parent
@@ -149,7 +167,10 @@ def test_missing_or_empty_directory_is_safe(tmp_path):  # k.17
 
 def spawn_family(tmp_path: Path, tool: str = "spawn_agents") -> None:
     a, b = "Write the parser.", "Write the tests."
-    write(tmp_path, doc(ROOT, steps=[user("go"), planner("spawning", (a, b), tool=tool), planner(f"started {KID} and {GRANDKID.upper()}")]))
+    write(
+        tmp_path,
+        doc(ROOT, steps=[user("go"), planner("spawning", (a, b), tool=tool), planner(f"started {KID} and {GRANDKID.upper()}")]),
+    )
     write(tmp_path, doc(KID, steps=[user(f"  {a}\n")]))
     write(tmp_path, doc(GRANDKID, steps=[user("   "), user(b)]))
 
@@ -257,8 +278,11 @@ def test_messages_never_establish_ancestry(tmp_path):  # k.26
     outbound = {"type": "CORTEX_STEP_TYPE_GENERIC", "generic": {"args": {"Message": "done", "Recipient": ROOT}}}
     inbound = {
         "type": "CORTEX_STEP_TYPE_SYSTEM_MESSAGE",
-        "systemMessage": {"eventType": "agent_message", "agentMessage": {"sender": KID, "recipient": ROOT},
-                          "message": f"[Message] timestamp=1 sender={KID} priority=MESSAGE_PRIORITY_HIGH content=hi"},
+        "systemMessage": {
+            "eventType": "agent_message",
+            "agentMessage": {"sender": KID, "recipient": ROOT},
+            "message": f"[Message] timestamp=1 sender={KID} priority=MESSAGE_PRIORITY_HIGH content=hi",
+        },
     }
     write(tmp_path, doc(ROOT, steps=[user("go"), inbound, {**outbound, "generic": {"args": {"Recipient": KID}}}]))
     write(tmp_path, doc(KID, steps=[user("task"), outbound, {**inbound, "systemMessage": {"agentMessage": {"sender": ROOT}}}]))
@@ -318,7 +342,14 @@ def test_cycles_are_rejected_before_any_stamp_and_a_leaf_still_stamped(tmp_path,
 def test_existing_cycle_unsupported_stamp_and_extra_reader_key(tmp_path):  # k.30
     coordinator, maker, worker = uid(0x301), uid(0x302), uid(0x303)
     write(tmp_path, doc(coordinator, steps=[invoke(maker, worker)], reader={"parentCascadeId": maker}))
-    write(tmp_path, doc(maker, parent=coordinator, reader={"parentCascadeId": coordinator, "future": {"n": 900719925474099312345678901234567890}}))
+    write(
+        tmp_path,
+        doc(
+            maker,
+            parent=coordinator,
+            reader={"parentCascadeId": coordinator, "future": {"n": 900719925474099312345678901234567890}},
+        ),
+    )
     write(tmp_path, doc(worker, parent=coordinator, reader={"parentCascadeId": coordinator}))
     os.chmod(tmp_path / f"{worker}.trajectory.json", 0o600)
     before = snapshot(tmp_path)
@@ -380,8 +411,13 @@ def test_invalid_cascade_id_and_duplicates(tmp_path):
 
 @pytest.mark.parametrize(
     "reader, shown",
-    [({"parentCascadeId": "abc"}, "'abc'"), ({"parentCascadeId": ""}, "''"), ({"parentCascadeId": 7}, "number"),
-     ({"parentCascadeId": None}, "null"), ("a string", "agyReader is string")],
+    [
+        ({"parentCascadeId": "abc"}, "'abc'"),
+        ({"parentCascadeId": ""}, "''"),
+        ({"parentCascadeId": 7}, "number"),
+        ({"parentCascadeId": None}, "null"),
+        ("a string", "agyReader is string"),
+    ],
 )
 def test_invalid_parent_stamp(tmp_path, reader, shown):
     write(tmp_path, doc(ROOT))
@@ -552,8 +588,16 @@ def test_set_reader_key_refusals():
 
 def test_json_equal_is_type_strict():
     assert json_equal(loads(b'{"a": [1, 1.50, "x", null, true]}', exact=True), loads(b'{"a":[1,1.50,"x",null,true]}', exact=True))
-    for left, right in [("false", "0"), ("1", "1.0"), ("1.5", "1.50"), ("900719925474099312345678901234567890", "900719925474099312345678901234567891"),
-                        ("[1]", "[1, 2]"), ('{"a": 1}', '{"b": 1}'), ("null", "false"), ('"1"', "1")]:
+    for left, right in [
+        ("false", "0"),
+        ("1", "1.0"),
+        ("1.5", "1.50"),
+        ("900719925474099312345678901234567890", "900719925474099312345678901234567891"),
+        ("[1]", "[1, 2]"),
+        ('{"a": 1}', '{"b": 1}'),
+        ("null", "false"),
+        ('"1"', "1"),
+    ]:
         a, b = (loads(x, exact=True, require_object=False) for x in (left, right))
         assert not json_equal(a, b), (left, right)
     assert json_equal(RawFloat("-0"), RawFloat("-0"))
@@ -566,16 +610,27 @@ def test_strip_reader_key():
     assert strip_reader_key({"agyReader": "s"}, "parentCascadeId") == {"agyReader": "s"}
 
 
-_keys = st.text(string.ascii_letters + "é_\"\\", min_size=1, max_size=6).filter(lambda k: k != "agyReader")
-_leaves = st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.text(max_size=8),
-                    st.floats(allow_nan=False, allow_infinity=False))
-_json = st.recursive(_leaves, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=3)), max_leaves=12)
+_keys = st.text(string.ascii_letters + 'é_"\\', min_size=1, max_size=6).filter(lambda k: k != "agyReader")
+_leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**30), 10**30),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+_json = st.recursive(
+    _leaves, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=3)), max_leaves=12
+)
 
 
 @settings(max_examples=100, deadline=None)
 @given(
-    st.dictionaries(_keys, _json, max_size=5), st.one_of(st.none(), st.dictionaries(_keys, _json, max_size=2)),
-    st.sampled_from([None, 0, 2, 4]), st.booleans(), st.integers(0, 6), _json,
+    st.dictionaries(_keys, _json, max_size=5),
+    st.one_of(st.none(), st.dictionaries(_keys, _json, max_size=2)),
+    st.sampled_from([None, 0, 2, 4]),
+    st.booleans(),
+    st.integers(0, 6),
+    _json,
 )
 def test_property_splice_changes_only_the_reader_key(payload, reader, indent, reader_last, position, value):
     d = dict(payload)
@@ -588,7 +643,10 @@ def test_property_splice_changes_only_the_reader_key(payload, reader, indent, re
     out = set_reader_key(raw, "parentCascadeId", value_json)
     got = loads(out, exact=True)
     expected = loads(raw, exact=True)
-    expected["agyReader"] = {**(expected.get("agyReader") or {}), "parentCascadeId": loads(value_json, exact=True, require_object=False)}
+    expected["agyReader"] = {
+        **(expected.get("agyReader") or {}),
+        "parentCascadeId": loads(value_json, exact=True, require_object=False),
+    }
     assert json_equal(got, expected)
     cleared = set_reader_key(out, "parentCascadeId", None)
     assert json_equal(loads(cleared, exact=True), strip_reader_key(loads(raw, exact=True), "parentCascadeId"))

@@ -71,7 +71,10 @@ def test_check_reports_the_bogus_stamp_repair_fixes_it_and_a_second_repair_chang
     conversations = root / "conversations"
     code, out, _ = run(capsys, "links", "check", "--root", root)
     assert code == 0
-    assert f"  {kid2} stale-stamp: stamped parent {kid1} but evidence names {parent} (parentConversationId), {parent} (invokeSubagent.results)" in out
+    assert (
+        f"  {kid2} stale-stamp: stamped parent {kid1} but evidence names {parent} (parentConversationId), {parent} (invokeSubagent.results)"
+        in out
+    )
     assert summary(out) == f"links check: root={root} scanned=4 linked=2 roots=2 orphans=0 diagnostics=1 failing=0"
     lines = out.splitlines()
     assert lines[lines.index(f"  {parent}") + 1 : lines.index(f"  {parent}") + 2] == [f"    {kid1}"]
@@ -88,7 +91,10 @@ def test_check_reports_the_bogus_stamp_repair_fixes_it_and_a_second_repair_chang
     after = snapshot(conversations)
 
     code, out, _ = run(capsys, "links", "repair", "--root", root, "--backup", tmp_path / "after")
-    assert (code, summary(out)) == (0, f"links repair: root={root} scanned=4 stamped=0 cleared=0 unchanged=2 unresolved=2 diagnostics=0")
+    assert (code, summary(out)) == (
+        0,
+        f"links repair: root={root} scanned=4 stamped=0 cleared=0 unchanged=2 unresolved=2 diagnostics=0",
+    )
     assert snapshot(conversations) == after
     assert run(capsys, "links", "verify", "--backup", tmp_path / "after", "--unchanged")[0] == 0
     code, out, _ = run(capsys, "links", "check", "--root", root)
@@ -121,17 +127,26 @@ def test_check_json_shape(capsys, tmp_path):
     assert code == 0
     assert json.loads(out) == {
         "ok": True,
-        "roots": [{
-            "root": str(tmp_path / "root"), "surface": "unknown", "directory": str(conversations),
-            "counts": {"scanned": 2, "stamped": 1, "cleared": 0, "unchanged": 0, "unresolved": 1, "diagnostics": 0},
-            "diagnostics": [],
-            "links": [
-                {"id": parent, "parent": None, "stamp": None, "action": "none", "evidence": []},
-                {"id": kid, "parent": parent, "stamp": None, "action": "stamp",
-                 "evidence": [{"source": "parentConversationId", "parent": parent}]},
-            ],
-            "tree": {"roots": [parent], "orphans": [], "children": {parent: [kid]}, "depth": {parent: 0, kid: 1}},
-        }],
+        "roots": [
+            {
+                "root": str(tmp_path / "root"),
+                "surface": "unknown",
+                "directory": str(conversations),
+                "counts": {"scanned": 2, "stamped": 1, "cleared": 0, "unchanged": 0, "unresolved": 1, "diagnostics": 0},
+                "diagnostics": [],
+                "links": [
+                    {"id": parent, "parent": None, "stamp": None, "action": "none", "evidence": []},
+                    {
+                        "id": kid,
+                        "parent": parent,
+                        "stamp": None,
+                        "action": "stamp",
+                        "evidence": [{"source": "parentConversationId", "parent": parent}],
+                    },
+                ],
+                "tree": {"roots": [parent], "orphans": [], "children": {parent: [kid]}, "depth": {parent: 0, kid: 1}},
+            }
+        ],
     }
 
 
@@ -144,13 +159,23 @@ def test_check_exits_1_on_a_cycle_and_renders_dot(capsys, tmp_path):
     write_sidecar(conversations / f"{leaf}.trajectory.json", {"cascadeId": leaf, "agyReader": {"parentCascadeId": gone}})
     code, out, _ = run(capsys, "links", "check", "--root", tmp_path / "root", "--format", "dot")
     assert code == 1
-    assert out == "\n".join([
-        "digraph links {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];',
-        "  subgraph cluster_0 {", f'    label="{tmp_path / "root"}";',
-        f'    "0:{a}" [label="{a[:8]}", color=red];', f'    "0:{b}" [label="{b[:8]}", color=red];',
-        f'    "0:{leaf}" [label="{leaf[:8]}"];', f'    "0:{gone}" [label="{gone[:8]}", style=dashed];',
-        f'    "0:{gone}" -> "0:{leaf}";', "  }", "}", "",
-    ])
+    assert out == "\n".join(
+        [
+            "digraph links {",
+            "  rankdir=LR;",
+            '  node [shape=box, fontname="monospace"];',
+            "  subgraph cluster_0 {",
+            f'    label="{tmp_path / "root"}";',
+            f'    "0:{a}" [label="{a[:8]}", color=red];',
+            f'    "0:{b}" [label="{b[:8]}", color=red];',
+            f'    "0:{leaf}" [label="{leaf[:8]}"];',
+            f'    "0:{gone}" [label="{gone[:8]}", style=dashed];',
+            f'    "0:{gone}" -> "0:{leaf}";',
+            "  }",
+            "}",
+            "",
+        ]
+    )
     code, out, _ = run(capsys, "links", "check", "--root", tmp_path / "root")
     assert code == 1
     assert f"  {a} [cycle]" in out and f"  {leaf} (parent {gone} has no sidecar here)" in out
@@ -173,10 +198,25 @@ def coordinator_store(tmp_path) -> tuple[Path, str, str, str]:
     conversations = tmp_path / "root" / "conversations"
     conversations.mkdir(parents=True)
     coordinator, maker, worker = uid(0x31), uid(0x32), uid(0x33)
-    invoke = {"type": "CORTEX_STEP_TYPE_INVOKE_SUBAGENT", "invokeSubagent": {"results": [{"conversationId": maker}, {"conversationId": worker}]}}
-    write_sidecar(conversations / f"{coordinator}.trajectory.json", {"cascadeId": coordinator, "steps": [invoke], "agyReader": {"parentCascadeId": maker}}, mtime_ns=10**18)
-    write_sidecar(conversations / f"{maker}.trajectory.json", {"cascadeId": maker, "metadata": {"parentConversationId": coordinator}}, mtime_ns=10**18)
-    write_sidecar(conversations / f"{worker}.trajectory.json", {"cascadeId": worker, "agyReader": {"parentCascadeId": coordinator}}, mtime_ns=10**18)
+    invoke = {
+        "type": "CORTEX_STEP_TYPE_INVOKE_SUBAGENT",
+        "invokeSubagent": {"results": [{"conversationId": maker}, {"conversationId": worker}]},
+    }
+    write_sidecar(
+        conversations / f"{coordinator}.trajectory.json",
+        {"cascadeId": coordinator, "steps": [invoke], "agyReader": {"parentCascadeId": maker}},
+        mtime_ns=10**18,
+    )
+    write_sidecar(
+        conversations / f"{maker}.trajectory.json",
+        {"cascadeId": maker, "metadata": {"parentConversationId": coordinator}},
+        mtime_ns=10**18,
+    )
+    write_sidecar(
+        conversations / f"{worker}.trajectory.json",
+        {"cascadeId": worker, "agyReader": {"parentCascadeId": coordinator}},
+        mtime_ns=10**18,
+    )
     return tmp_path / "root", coordinator, maker, worker
 
 
@@ -185,10 +225,18 @@ def test_backfill_is_idempotent_and_repair_clears_the_coordinators_bogus_parent(
     conversations = root / "conversations"
     code, out, _ = run(capsys, "links", "backfill", "--root", root)
     assert code == 0 and " stamped=0 " in summary(out)  # maker's edge would close a cycle with the bogus stamp
-    assert f"  {maker} parent-cycle: parent {coordinator} closes the cycle {coordinator} -> {maker} -> {coordinator}; not stamped" in out
+    assert (
+        f"  {maker} parent-cycle: parent {coordinator} closes the cycle {coordinator} -> {maker} -> {coordinator}; not stamped"
+        in out
+    )
     code, out, _ = run(capsys, "links", "repair", "--root", root, "--dry-run")
-    assert f"  would clear {coordinator}: no parent (was {maker})" in out and f"  would stamp {maker}: parent {coordinator}" in out
-    assert summary(out) == f"links repair (dry run): root={root} scanned=3 stamped=1 cleared=1 unchanged=1 unresolved=1 diagnostics=0"
+    assert (
+        f"  would clear {coordinator}: no parent (was {maker})" in out and f"  would stamp {maker}: parent {coordinator}" in out
+    )
+    assert (
+        summary(out)
+        == f"links repair (dry run): root={root} scanned=3 stamped=1 cleared=1 unchanged=1 unresolved=1 diagnostics=0"
+    )
     worker_before = (conversations / f"{worker}.trajectory.json").read_bytes()
     code, out, _ = run(capsys, "links", "repair", "--root", root, "--backup", tmp_path / "bk")
     assert " stamped=1 cleared=1 unchanged=1 " in summary(out)
@@ -206,9 +254,7 @@ def test_backfill_stamps_once(capsys, family):
     code, out, _ = run(capsys, "links", "backfill", "--root", root, "--format", "json")
     body = json.loads(out)["roots"][0]
     assert (code, body["counts"]["stamped"], body["dryRun"]) == (0, 2, False)
-    assert body["changes"] == [
-        {"id": i, "action": "stamp", "parent": parent, "previous": None} for i in sorted((kid1, kid2))
-    ]
+    assert body["changes"] == [{"id": i, "action": "stamp", "parent": parent, "previous": None} for i in sorted((kid1, kid2))]
     code, out, _ = run(capsys, "links", "backfill", "--root", root)
     assert " stamped=0 " in summary(out)
 
@@ -244,10 +290,13 @@ def test_repair_json_shape(capsys, family, tmp_path):
     body = json.loads(out)["roots"][0]
     assert code == 0
     assert body["backup"] == str(tmp_path / "bk")
-    assert body["changes"] == sorted([
-        {"id": kid1, "action": "stamp", "parent": parent, "previous": None},
-        {"id": kid2, "action": "stamp", "parent": parent, "previous": kid1},
-    ], key=lambda c: c["id"])
+    assert body["changes"] == sorted(
+        [
+            {"id": kid1, "action": "stamp", "parent": parent, "previous": None},
+            {"id": kid2, "action": "stamp", "parent": parent, "previous": kid1},
+        ],
+        key=lambda c: c["id"],
+    )
     v = body["verification"]
     assert (v["ok"], v["verified"], v["parentLinks"], v["cycles"], v["problems"]) == (True, 4, 2, 0, [])
 
@@ -299,7 +348,9 @@ def _corpus(home: Path) -> Path:
 
 def _spawn(*argv: object) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "audit", *map(str, argv)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "audit", *map(str, argv)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 def _kill_when(proc: subprocess.Popen, ready, delay: float) -> None:
@@ -359,7 +410,9 @@ def test_sigkill_at_any_point_leaves_old_or_new_sidecars_and_a_usable_or_recogni
                 outcomes.add("incomplete-backup")
             else:
                 outcomes.add("no-backup")
-        assert not [p for p in conversations.iterdir() if not links.SIDECAR_NAME.fullmatch(p.name) and not p.name.endswith(".tmp")]
+        assert not [
+            p for p in conversations.iterdir() if not links.SIDECAR_NAME.fullmatch(p.name) and not p.name.endswith(".tmp")
+        ]
     assert {"no-backup", "incomplete-backup", "mixed"} <= outcomes, outcomes
 
     for delay in (0.22, 0.3, 0.38):  # backfill: stamps only, no backup

@@ -45,8 +45,19 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def _record(ws: Path, *extra: str, name: str = "agy-9.9.9", corpus: str = "corpus") -> int:
-    return main(["record", str(ws / corpus), "--name", name, "--baseline-dir", str(ws / "fp"),
-                 "--compat-file", str(ws / "COMPAT.md"), *extra])
+    return main(
+        [
+            "record",
+            str(ws / corpus),
+            "--name",
+            name,
+            "--baseline-dir",
+            str(ws / "fp"),
+            "--compat-file",
+            str(ws / "COMPAT.md"),
+            *extra,
+        ]
+    )
 
 
 def test_record_writes_every_surface_and_regenerates_the_compatibility_record(workspace, capsys):
@@ -138,13 +149,28 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert main(["baselines", "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)["baselines"]
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
-        ("agy-1.2.5", True, {"sidecar": 1629}), ("agy-1.2.10", True, {"sidecar": 1736}),
+        ("agy-1.2.5", True, {"sidecar": 1629}),
+        ("agy-1.2.10", True, {"sidecar": 1736}),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
     own = tmp_path / "own"
-    assert main(["baselines", "import-shape", str(tsv), "--name", "agy-1.2.11", "--baseline-dir", str(own),
-                 "--compat-file", str(tmp_path / "C.md")]) == 0
+    assert (
+        main(
+            [
+                "baselines",
+                "import-shape",
+                str(tsv),
+                "--name",
+                "agy-1.2.11",
+                "--baseline-dir",
+                str(own),
+                "--compat-file",
+                str(tmp_path / "C.md"),
+            ]
+        )
+        == 0
+    )
     imported = load(own / "agy-1.2.11")
     assert imported.digests == {"sidecar": D1210, "sqlite": SCHEMA} and imported.date == "2026-09-25"
     assert "COMPATIBILITY.md@9a228af" in imported.provenance["sidecar"]
@@ -162,6 +188,18 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     expected = "imported from the shape snapshot agy-1.2.10-sidecar-shape.tsv; digest matched --digest"
     assert load(own / "mine").provenance == {"sidecar": expected}
     assert not (own / "agy-1.2.5").exists()
-    assert main(["baselines", "import-shape", str(DATA / "agy-1.2.5-sidecar-shape.tsv"), "--name", "agy-1.2.10",
-                 "--baseline-dir", str(own)]) == 2
+    assert (
+        main(
+            [
+                "baselines",
+                "import-shape",
+                str(DATA / "agy-1.2.5-sidecar-shape.tsv"),
+                "--name",
+                "agy-1.2.10",
+                "--baseline-dir",
+                str(own),
+            ]
+        )
+        == 2
+    )
     assert not (own / "agy-1.2.10").exists()

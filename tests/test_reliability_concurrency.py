@@ -90,7 +90,8 @@ def live(tmp_path):
     scratch.mkdir()
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, convo.paths["db"], convo.paths["sidecar"], torn, scratch],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert writer.stdout.readline() == "ready\n"
@@ -116,8 +117,11 @@ def test_readers_under_a_live_writer(live, tmp_path):
     seen = _consistent(first, offset)
     rounds = sweeps = 0
     roots = resolve_roots(home=home, env={})
-    kept_changing = ("unreadable", f"{convo.paths['db']}: kept changing while being read (5 attempts); "
-                                   "a conversation in progress? check again when it is idle")  # completeness fails closed
+    kept_changing = (
+        "unreadable",
+        f"{convo.paths['db']}: kept changing while being read (5 attempts); "
+        "a conversation in progress? check again when it is idle",
+    )  # completeness fails closed
     deadline = time.monotonic() + LOAD_SECONDS
     while time.monotonic() < deadline or sweeps == 0:
         rounds += 1

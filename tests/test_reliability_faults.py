@@ -101,8 +101,6 @@ def test_disk_full_during_backfill_leaves_every_file_whole(family, tmp_path, mon
     assert cli("links", "backfill", "--root", root.path)[0] == 0  # a rerun finishes the job
 
 
-
-
 def test_disk_full_during_repair_restores_or_says_how(family, tmp_path, monkeypatch):
     root, parent, kids = family
     sidecars = sorted((root.path / "conversations").glob("*.trajectory.json"))
@@ -130,7 +128,9 @@ def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypa
     status, out, err = cli("links", "repair", "--root", root.path, "--backup", tmp_path / "backup")
     monkeypatch.undo()
     assert status == code and len(writes) == 2
-    assert err == f"agy-audit: {root.path / 'conversations'}: interrupted; every sidecar was restored from {tmp_path / 'backup'}\n"
+    assert (
+        err == f"agy-audit: {root.path / 'conversations'}: interrupted; every sidecar was restored from {tmp_path / 'backup'}\n"
+    )
     assert snapshot(root.path) == before
 
 
@@ -246,25 +246,42 @@ def test_permission_denied_files_are_named_with_documented_exit_codes(store):
     transcript = plain.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
     for path in (sidecar, db, transcript):
         path.chmod(0)
-    results = unprivileged(lambda: {
-        "verify": cli("verify-contract", conversations),
-        "fingerprint": cli("fingerprint", "--surface", "sidecar", conversations),
-        "links": cli("links", "check", "--root", root.path, "--format", "json"),
-        "inspect": cli("inspect", db, "--format", "json"),
-        "brain": cli("inspect", plain.paths["brain"], "--format", "json"),
-        "sweep": cli("sweep", "--source", "native", "--keep-going", "--root", root.path, "--out", root.path.parent / "out", "--format", "json"),
-    })
+    results = unprivileged(
+        lambda: {
+            "verify": cli("verify-contract", conversations),
+            "fingerprint": cli("fingerprint", "--surface", "sidecar", conversations),
+            "links": cli("links", "check", "--root", root.path, "--format", "json"),
+            "inspect": cli("inspect", db, "--format", "json"),
+            "brain": cli("inspect", plain.paths["brain"], "--format", "json"),
+            "sweep": cli(
+                "sweep",
+                "--source",
+                "native",
+                "--keep-going",
+                "--root",
+                root.path,
+                "--out",
+                root.path.parent / "out",
+                "--format",
+                "json",
+            ),
+        }
+    )
     code, out, _ = results["verify"]
     assert code == 2 and f"{sidecar}: unreadable: permission denied" in out.splitlines()
     code, out, err = results["fingerprint"]
     assert code == 0 and f"agy-audit: warning: {sidecar}: permission denied" in err.splitlines()
     code, out, _ = results["links"]
     diagnostics = json.loads(out)["roots"][0]["diagnostics"]
-    assert code == 0 and [(d["kind"], d["message"]) for d in diagnostics] == [("unreadable-sidecar", f"{sidecar}: permission denied")]
+    assert code == 0 and [(d["kind"], d["message"]) for d in diagnostics] == [
+        ("unreadable-sidecar", f"{sidecar}: permission denied")
+    ]
     code, out, _ = results["inspect"]
     assert code == 1 and json.loads(out)["database"]["findings"] == [f"{db}: cannot read (Permission denied)"]
     code, out, _ = results["brain"]
-    assert code == 1 and f"{transcript}:0: unreadable: cannot read: Permission denied" in json.loads(out)["transcripts"]["findings"]
+    assert (
+        code == 1 and f"{transcript}:0: unreadable: cannot read: Permission denied" in json.loads(out)["transcripts"]["findings"]
+    )
     code, out, err = results["sweep"]
     failures = json.loads(out)["manifest"]["failures"]
     assert code == 1 and [(f["id"], f["stage"]) for f in failures] == [(plain.id, "copy")]
@@ -284,16 +301,18 @@ def test_a_read_only_store_is_read_completely_and_never_written(store, shared):
     for p in [root.path.parent, root.path, *root.path.rglob("*")]:
         p.chmod(0o555 if p.is_dir() else 0o444)
     before = snapshot(root.path)
-    results = unprivileged(lambda: {
-        "stores": cli("stores", "--root", root.path),
-        "inspect": cli("inspect", "--root", root.path, wal.id),
-        "export": cli("export", "--root", root.path, wal.id),
-        "fingerprint": cli("fingerprint", root.path),
-        "verify": cli("verify-contract", root.path / "conversations"),
-        "sweep": cli("sweep", "--source", "native", "--root", root.path, "--out", shared / "out"),
-        "backfill": cli("links", "backfill", "--root", root.path),
-        "repair": cli("links", "repair", "--root", root.path),
-    })
+    results = unprivileged(
+        lambda: {
+            "stores": cli("stores", "--root", root.path),
+            "inspect": cli("inspect", "--root", root.path, wal.id),
+            "export": cli("export", "--root", root.path, wal.id),
+            "fingerprint": cli("fingerprint", root.path),
+            "verify": cli("verify-contract", root.path / "conversations"),
+            "sweep": cli("sweep", "--source", "native", "--root", root.path, "--out", shared / "out"),
+            "backfill": cli("links", "backfill", "--root", root.path),
+            "repair": cli("links", "repair", "--root", root.path),
+        }
+    )
     assert snapshot(root.path) == before  # bytes, mtimes, no new file (not even -shm)
     for name in ("stores", "inspect", "export", "fingerprint", "verify", "sweep"):
         assert results[name][0] == 0, (name, results[name])
@@ -344,7 +363,9 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
     if reader == "links":
         vanish_after(monkeypatch, links, "list_sidecars", victim)
         resolution = links.resolve(conversations)
-        assert [(d.kind, d.message) for d in resolution.diagnostics] == [("unreadable-sidecar", f"{victim.name}: No such file or directory")]
+        assert [(d.kind, d.message) for d in resolution.diagnostics] == [
+            ("unreadable-sidecar", f"{victim.name}: No such file or directory")
+        ]
         assert len(resolution.links) == 2
     elif reader == "verify-contract":
         vanish_after(monkeypatch, contract, "find_files", victim)
@@ -361,7 +382,9 @@ def test_a_session_file_vanishing_mid_sweep_fails_that_session_only(three, tmp_p
     root, convos = three
     victim = convos[1].paths["db"] if kind == "db" else next(convos[1].paths["brain"].rglob("*.jsonl"))
     vanish_after(monkeypatch, sweep, "scan_root", victim)
-    code, out, err = cli("sweep", "--source", "native", "--keep-going", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
+    code, out, err = cli(
+        "sweep", "--source", "native", "--keep-going", "--root", root.path, "--out", tmp_path / "out", "--format", "json"
+    )
     manifest = json.loads(out)["manifest"]
     assert code == 1 and err.startswith("agy-audit: sweep incomplete (1 failure(s))")
     assert [(f["id"], f["stage"]) for f in manifest["failures"]] == [(convos[1].id, "copy" if kind == "db" else "brain")]

@@ -57,7 +57,7 @@ def sample() -> dict:
 
 def splice(data: bytes, at: int, insert: bytes, drop: int = 0) -> bytes:
     at = min(at, len(data))
-    return data[:at] + insert + data[at + drop:]
+    return data[:at] + insert + data[at + drop :]
 
 
 # ----------------------------------------------------------------------------- strategies
@@ -69,8 +69,17 @@ json_values = st.recursive(
 )
 BAD_UTF8 = st.sampled_from([b"\xff", b"\xc3", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80"])
 SIDECAR_KEYS = [
-    ("cascadeId",), ("steps",), ("steps", 0), ("steps", 0, "metadata"), ("steps", 0, "type"), ("steps", 1, "plannerResponse"),
-    ("metadata",), ("metadata", "parentConversationId"), ("agyReader",), ("generatorMetadata",), ("executorMetadatas",),
+    ("cascadeId",),
+    ("steps",),
+    ("steps", 0),
+    ("steps", 0, "metadata"),
+    ("steps", 0, "type"),
+    ("steps", 1, "plannerResponse"),
+    ("metadata",),
+    ("metadata", "parentConversationId"),
+    ("agyReader",),
+    ("generatorMetadata",),
+    ("executorMetadatas",),
 ]
 
 
@@ -100,8 +109,15 @@ def sidecar_bytes(draw) -> bytes:
         return _nested(draw(st.integers(1, 3000)), draw(st.sampled_from([b"[", b'{"a":'])), draw(st.booleans()))
     if kind == "number":
         digits = draw(st.integers(1, 20000))
-        number = draw(st.sampled_from([b"9" * digits, b"-" + b"1" * digits, b"1e" + b"9" * min(digits, 40), b"0." + b"0" * digits + b"1", b"-0"]))
-        return b'{"cascadeId": "%s", "steps": [{"type": "X", "status": "Y", "metadata": {"createdAt": "x"}, "n": %s}]}' % (CID.encode(), number)
+        number = draw(
+            st.sampled_from(
+                [b"9" * digits, b"-" + b"1" * digits, b"1e" + b"9" * min(digits, 40), b"0." + b"0" * digits + b"1", b"-0"]
+            )
+        )
+        return b'{"cascadeId": "%s", "steps": [{"type": "X", "status": "Y", "metadata": {"createdAt": "x"}, "n": %s}]}' % (
+            CID.encode(),
+            number,
+        )
     if kind == "utf8":
         return splice(data, draw(st.integers(0, len(data))), draw(BAD_UTF8), draw(st.integers(0, 2)))
     if kind == "typed":
@@ -211,7 +227,7 @@ def test_transcript_lines_through_every_reader(lines, terminated):
         assert sorted(dropped + kept) == list(range(1, len(physical) + 1))  # each line: one record or one drop
         transcript.summarize(items)
         for record in records:
-            record.info  # parses the content metadata
+            _ = record.info  # parses the content metadata
         shape = TranscriptShape()
         for record in records:
             shape.add(record.raw)
@@ -344,7 +360,7 @@ def damaged_db(draw) -> tuple[bytes, bytes | None]:
         at = start + draw(st.integers(0, page - 1))
         return splice(bytes(data), at, draw(st.binary(min_size=1, max_size=64)), 64)[: len(data)], None
     if kind == "zero-page":
-        data[start:start + page] = bytes(page)
+        data[start : start + page] = bytes(page)
         return bytes(data), None
     data[18:20] = b"\x02\x02"  # WAL mode, with a -wal that is garbage or a torn real frame
     return bytes(data), draw(st.binary(min_size=1, max_size=200) | st.just(b"7\x7f\x06\x82" + bytes(28)))
@@ -377,11 +393,15 @@ def test_damaged_databases_through_every_reader(damaged):
         assert sorted(p.name for p in Path(tmp).iterdir()) == before  # read-only: nothing created
 
 
-
-
-@pytest.mark.parametrize("damage", [
-    "truncated", "not-sqlite", "page-size", "zero-page",
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "truncated",
+        "not-sqlite",
+        "page-size",
+        "zero-page",
+    ],
+)
 def test_a_damaged_database_fails_its_session_in_a_native_sweep(tmp_path, damage):
     convo = StoreBuilder(tmp_path / "home", seed=3).root("cli").conversation(CID, turns=1)
     data = bytearray(convo.paths["db"].read_bytes())

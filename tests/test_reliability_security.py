@@ -39,7 +39,14 @@ from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 
 TOKEN = "reliability-csrf-9c4e1f7a2b6d8e0f"
-HOSTILE_IDS = ("../../etc/x", "..%2F..%2Fetc%2Fx", "../../etc/x.db", "a\x00b", "/etc/passwd", "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f/../x")
+HOSTILE_IDS = (
+    "../../etc/x",
+    "..%2F..%2Fetc%2Fx",
+    "../../etc/x.db",
+    "a\x00b",
+    "/etc/passwd",
+    "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f/../x",
+)
 
 
 def tree(top: Path) -> dict[str, tuple[bytes, int]]:
@@ -69,7 +76,12 @@ def linked(tmp_path):
     outside.mkdir()
     links_made = {}
     transcript = next(other.paths["brain"].rglob("transcript.jsonl"))
-    for name, path in (("sidecar", kid.paths["sidecar"]), ("db", other.paths["db"]), ("transcript", transcript), ("brain", parent.paths["brain"])):
+    for name, path in (
+        ("sidecar", kid.paths["sidecar"]),
+        ("db", other.paths["db"]),
+        ("transcript", transcript),
+        ("brain", parent.paths["brain"]),
+    ):
         target = outside / name
         path.rename(target)
         path.symlink_to(target)
@@ -104,7 +116,11 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
     assert result.verdict == "unreadable" and "symbolic link" in result.detail
 
     code, out, _ = cli("inspect", other.paths["brain"], "--format", "json")
-    assert code == 1 and f"{made['transcript']}:0: unreadable: cannot read: is a symbolic link; not followed" in json.loads(out)["transcripts"]["findings"]
+    assert (
+        code == 1
+        and f"{made['transcript']}:0: unreadable: cannot read: is a symbolic link; not followed"
+        in json.loads(out)["transcripts"]["findings"]
+    )
 
     code, out, _ = cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
     swept = json.loads(out)["manifest"]
@@ -290,9 +306,11 @@ def test_the_token_is_in_no_output_whatever_the_daemon_does(tmp_path, monkeypatc
     with SimulatedDaemon(root.path, token=TOKEN, hang=1.0) as sim:
         if mode != "ok":
             sim.fail(convo.id, mode)
-        for i, fmt in enumerate(("text", "json")):
+        for fmt in ("text", "json"):
             out = tmp_path / f"out-{fmt}"
-            code, stdout, stderr = cli("sweep", "--source", "daemon", "--timeout", "0.5", "--root", root.path, "--out", out, "--format", fmt)
+            code, stdout, stderr = cli(
+                "sweep", "--source", "daemon", "--timeout", "0.5", "--root", root.path, "--out", out, "--format", fmt
+            )
             assert code == (0 if mode == "ok" else 1), stderr
             outputs += [stdout.encode(), stderr.encode(), _everything(out)]
         assert sim.calls  # the daemon was used
@@ -345,17 +363,17 @@ def _sweeps_against(handler: type[_Echo], tmp_path: Path, monkeypatch, runs: int
 
 def test_the_token_is_scrubbed_when_the_daemon_echoes_it(tmp_path, monkeypatch):
     class Echo(_Echo):
-        answers = iter([
-            (500, json.dumps({"code": "internal", "message": f"bad token {TOKEN}"})),
-            (200, f'{{"trajectory": {{"cascadeId": "{TOKEN}"'),
-            (403, json.dumps({"message": TOKEN})),
-        ])
+        answers = iter(
+            [
+                (500, json.dumps({"code": "internal", "message": f"bad token {TOKEN}"})),
+                (200, f'{{"trajectory": {{"cascadeId": "{TOKEN}"'),
+                (403, json.dumps({"message": TOKEN})),
+            ]
+        )
 
     seen = _sweeps_against(Echo, tmp_path, monkeypatch, 3)
     assert not any(TOKEN in text for text in seen)
     assert "<redacted>" in "".join(seen)
-
-
 
 
 def test_an_answer_delimited_by_connection_close_is_read(tmp_path, monkeypatch):
@@ -379,9 +397,18 @@ def test_a_malformed_token_is_never_echoed(tmp_path, monkeypatch):
 # ----------------------------------------------------------------------------- remote daemons
 
 REMOTE_URLS = (
-    "http://10.1.2.3:8080", "http://example.com:80", "https://evil.example:443", "http://127.0.0.1.nip.io:80",
-    "http://localhost.evil.example:80", "http://[::ffff:10.0.0.1]:80", "http://2130706433:80", "http://0x7f000001:80",
-    "http://127.1:80", "http://user:pw@127.0.0.1:80", "http://127.0.0.1:80@evil.example:80", "http://[::1]:80/?x=1",
+    "http://10.1.2.3:8080",
+    "http://example.com:80",
+    "https://evil.example:443",
+    "http://127.0.0.1.nip.io:80",
+    "http://localhost.evil.example:80",
+    "http://[::ffff:10.0.0.1]:80",
+    "http://2130706433:80",
+    "http://0x7f000001:80",
+    "http://127.1:80",
+    "http://user:pw@127.0.0.1:80",
+    "http://127.0.0.1:80@evil.example:80",
+    "http://[::1]:80/?x=1",
 )
 
 

@@ -23,7 +23,7 @@ from audit.safeio import JSONError, RawFloat
         (b'{"a": NaN}', "NaN is not valid JSON", None),
         (b'{"a": [Infinity]}', "Infinity is not valid JSON", None),
         (b'{"a": -Infinity}', "-Infinity is not valid JSON", None),
-        (b'[1, 2]', "top level is array, not an object", ""),
+        (b"[1, 2]", "top level is array, not an object", ""),
         (b'"text"', "top level is string, not an object", ""),
         (b"null", "top level is null, not an object", ""),
         (b'{"ok": "x", "bad": "caf\xe9"}', "invalid UTF-8 at byte 23", "/bad"),
@@ -79,10 +79,9 @@ def test_integers_longer_than_the_conversion_limit_survive():
 
 
 def test_dumps_matches_json_for_plain_values():
-    value = {"a": [1, 2.5, None, True, False, "é\n\"q\""], "b": {}, "c": []}
+    value = {"a": [1, 2.5, None, True, False, 'é\n"q"'], "b": {}, "c": []}
     assert safeio.dumps(value, indent=2) == json.dumps(value, indent=2, ensure_ascii=False)
     assert safeio.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
 
 
 _plain = st.recursive(
@@ -95,14 +94,21 @@ _plain = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(_plain, st.sampled_from([None, 2, 4]), st.booleans())
 def test_property_dumps_writes_what_json_dumps_writes_for_plain_values(value, indent, sort_keys):
-    expected = json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False,
-                          separators=(",", ":") if indent is None else None)
+    expected = json.dumps(
+        value, indent=indent, sort_keys=sort_keys, ensure_ascii=False, separators=(",", ":") if indent is None else None
+    )
     assert safeio.dumps(value, indent=indent, sort_keys=sort_keys) == expected
+
 
 _number_texts = st.one_of(
     st.integers().map(str),
     st.integers(min_value=-(10**60), max_value=10**60).map(str),
-    st.builds(lambda i, f, e: f"{i}.{f}e{e}", st.integers(-999, 999), st.from_regex(r"[0-9]{1,20}", fullmatch=True), st.integers(-400, 400)),
+    st.builds(
+        lambda i, f, e: f"{i}.{f}e{e}",
+        st.integers(-999, 999),
+        st.from_regex(r"[0-9]{1,20}", fullmatch=True),
+        st.integers(-400, 400),
+    ),
     st.builds(lambda i, f: f"{i}.{f}", st.integers(-(10**30), 10**30), st.from_regex(r"[0-9]{1,30}", fullmatch=True)),
 )
 _json_docs = st.recursive(
@@ -257,7 +263,6 @@ def test_make_private_dir(tmp_path):
         safeio.make_private_dir(link, exist_ok=True)
 
 
-
 @pytest.mark.parametrize(
     "call",
     [
@@ -275,11 +280,19 @@ def test_a_nul_in_a_path_is_an_input_error_naming_it(tmp_path, call):
     assert info.value.message == f"{tmp_path}/a\\0b: path contains a NUL byte"
     assert info.value.exit_code == 2 and list(tmp_path.iterdir()) == []
 
+
 _keys = st.one_of(st.sampled_from(["a", "b", "\\u0061", "\\ud800", "\\ud83d\\ude00"]), st.text(max_size=4))
 _objects_with_repeats = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.text(max_size=10), _number_texts.map(lambda t: ("#num", t)),
-              st.sampled_from([("#num", "1e400"), ("#num", "-0"), ("#num", "9" * 4400), ("#num", "NaN")])),
-    lambda children: st.one_of(st.lists(children, max_size=4), st.lists(st.tuples(_keys, children), max_size=4).map(lambda p: ("#obj", p))),
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.text(max_size=10),
+        _number_texts.map(lambda t: ("#num", t)),
+        st.sampled_from([("#num", "1e400"), ("#num", "-0"), ("#num", "9" * 4400), ("#num", "NaN")]),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.lists(st.tuples(_keys, children), max_size=4).map(lambda p: ("#obj", p))
+    ),
     max_leaves=30,
 )
 
@@ -289,9 +302,14 @@ def _render_raw(node, ascii_only: bool) -> str:
     if isinstance(node, tuple) and node[0] == "#num":
         return node[1]
     if isinstance(node, tuple):
-        return "{" + ",".join(
-            (f'"{k}"' if k.startswith("\\u") else json.dumps(k, ensure_ascii=ascii_only)) + ":" + _render_raw(v, ascii_only)
-            for k, v in node[1]) + "}"
+        return (
+            "{"
+            + ",".join(
+                (f'"{k}"' if k.startswith("\\u") else json.dumps(k, ensure_ascii=ascii_only)) + ":" + _render_raw(v, ascii_only)
+                for k, v in node[1]
+            )
+            + "}"
+        )
     if isinstance(node, list):
         return "[" + ",".join(_render_raw(n, ascii_only) for n in node) + "]"
     return json.dumps(node, ensure_ascii=ascii_only)

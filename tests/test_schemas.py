@@ -19,9 +19,25 @@ from audit.resources import data_path
 NAMES = ("manifest", "sidecar", "transcript-record")
 PREFIX = {"sidecar": "sidecar/", "transcript-record": "transcript/", "manifest": "manifest/"}
 ASSERTIONS = {
-    "type", "properties", "required", "additionalProperties", "propertyNames", "items", "minProperties",
-    "minItems", "maxItems", "minLength", "minimum", "pattern", "format", "const", "enum", "anyOf", "not",
-    "if", "x-distinctPointers",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "minProperties",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "minimum",
+    "pattern",
+    "format",
+    "const",
+    "enum",
+    "anyOf",
+    "not",
+    "if",
+    "x-distinctPointers",
 }
 UUID = "0b0c5a3e-7d4f-4a5b-9c6d-1e2f3a4b5c6d"
 UUID2 = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
@@ -106,7 +122,9 @@ def test_text_is_the_shipped_file_and_unknown_names_are_usage_errors():
     for name in NAMES:
         assert schemas.text(name) == (data_path("schemas") / f"{name}.schema.json").read_text()
         assert schemas.text(name + ".schema.json") == schemas.text(name)
-    with pytest.raises(schemas.UsageError, match="unknown schema 'nope'; bundled schemas: ci-report, manifest, sidecar, transcript-record"):
+    with pytest.raises(
+        schemas.UsageError, match="unknown schema 'nope'; bundled schemas: ci-report, manifest, sidecar, transcript-record"
+    ):
         schemas.text("nope")
 
 
@@ -142,16 +160,24 @@ SIDECAR = {
             "type": "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
             "status": "CORTEX_STEP_STATUS_DONE",
             "metadata": {
-                "createdAt": TS, "source": "CORTEX_STEP_SOURCE_MODEL", "stepGenerationVersion": 1,
+                "createdAt": TS,
+                "source": "CORTEX_STEP_SOURCE_MODEL",
+                "stepGenerationVersion": 1,
                 "modelUsage": {"model": "m", "inputTokens": "19733", "outputTokens": "0"},
                 "internalMetadata": {"statusTransitions": [{"updatedStatus": "CORTEX_STEP_STATUS_DONE", "timestamp": TS}]},
             },
             "plannerResponse": {
-                "response": "ok", "thinkingDuration": "1.5s", "stopReason": "CORTEX_STOP_REASON_END_TURN",
+                "response": "ok",
+                "thinkingDuration": "1.5s",
+                "stopReason": "CORTEX_STOP_REASON_END_TURN",
                 "toolCalls": [{"id": "t1", "name": "run_command", "argumentsJson": "{}"}],
             },
             "invokeSubagent": {"results": [{"conversationId": UUID2}]},
-            "codeAction": {"actionResult": {"edit": {"diff": {"unifiedDiff": {"lines": [{"type": "UNIFIED_DIFF_LINE_TYPE_INSERT", "text": "x"}]}}}}},
+            "codeAction": {
+                "actionResult": {
+                    "edit": {"diff": {"unifiedDiff": {"lines": [{"type": "UNIFIED_DIFF_LINE_TYPE_INSERT", "text": "x"}]}}}
+                }
+            },
             "systemMessage": {"agentMessage": {"priority": "MESSAGE_PRIORITY_HIGH", "timestamp": TS}},
             "listDirectory": {"results": [{"name": "a.py", "isDir": False, "sizeBytes": "1"}]},
             "runCommand": {"commandLine": "ls", "exitCode": 0, "waitMsBeforeAsync": "1", "combinedOutput": {"full": ""}},
@@ -161,20 +187,50 @@ SIDECAR = {
     "generatorMetadata": [{"chatModel": {"usage": {"inputTokens": "1"}, "chatStartMetadata": {"createdAt": TS}}}],
     "executorMetadatas": [{"terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL"}],
     "metadata": {
-        "createdAt": TS, "parentConversationId": UUID2, "workspaceUris": [],
+        "createdAt": TS,
+        "parentConversationId": UUID2,
+        "workspaceUris": [],
         "staticConfig": {"cascadeConfig": {"plannerConfig": {"retryConfig": {"apiRetry": {"maxSleepDurationMs": "30000"}}}}},
     },
     "agyReader": {
-        "parentCascadeId": UUID2, "futureKey": [1],
-        "completeness": {"profile": "native/1", "sourceSha256": SHA, "projectionSha256": SHA, "steps": 1, "checkedAt": "2026-01-01T00:00:00Z"},
+        "parentCascadeId": UUID2,
+        "futureKey": [1],
+        "completeness": {
+            "profile": "native/1",
+            "sourceSha256": SHA,
+            "projectionSha256": SHA,
+            "steps": 1,
+            "checkedAt": "2026-01-01T00:00:00Z",
+        },
     },
 }
 STEP = "/steps/0"
 PAYLOADS = (
-    "askQuestion", "checkpoint", "codeAction", "commandStatus", "conversationHistory", "ephemeralMessage", "error",
-    "errorMessage", "find", "generateImage", "generic", "grepSearch", "invokeSubagent", "listDirectory", "mcpTool",
-    "permissions", "plannerResponse", "readUrlContent", "requestedInteraction", "runCommand", "searchWeb",
-    "systemMessage", "taskDetails", "userInput", "viewFile",
+    "askQuestion",
+    "checkpoint",
+    "codeAction",
+    "commandStatus",
+    "conversationHistory",
+    "ephemeralMessage",
+    "error",
+    "errorMessage",
+    "find",
+    "generateImage",
+    "generic",
+    "grepSearch",
+    "invokeSubagent",
+    "listDirectory",
+    "mcpTool",
+    "permissions",
+    "plannerResponse",
+    "readUrlContent",
+    "requestedInteraction",
+    "runCommand",
+    "searchWeb",
+    "systemMessage",
+    "taskDetails",
+    "userInput",
+    "viewFile",
 )
 ROOT_RULES = {"sidecar/document"}  # tested by test_root_must_be_an_object
 
@@ -188,9 +244,18 @@ SIDECAR_RULES = [
     ("sidecar/trajectoryType", "/trajectoryType", "CORTEX_TRAJECTORY_TYPE_FUTURE", 3),
     ("sidecar/source", "/source", "CORTEX_TRAJECTORY_SOURCE_SDK", None),
     ("sidecar/steps", "/steps", [], {}),
-    ("sidecar/step", STEP, {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_X", "metadata": {"createdAt": TS}, "futurePayload": {}},
-     {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_DONE"}),
-    ("sidecar/step", STEP, {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_X", "metadata": {"createdAt": TS}}, "step"),
+    (
+        "sidecar/step",
+        STEP,
+        {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_X", "metadata": {"createdAt": TS}, "futurePayload": {}},
+        {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_DONE"},
+    ),
+    (
+        "sidecar/step",
+        STEP,
+        {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_X", "metadata": {"createdAt": TS}},
+        "step",
+    ),
     ("sidecar/step/type", STEP + "/type", "CORTEX_STEP_TYPE_FUTURE_STEP", 15),
     ("sidecar/step/status", STEP + "/status", "CORTEX_STEP_STATUS_CANCELED", ["DONE"]),
     ("sidecar/step/metadata", STEP + "/metadata", {"createdAt": TS, "futureKey": 1}, {"source": "CORTEX_STEP_SOURCE_MODEL"}),
@@ -244,16 +309,39 @@ SIDECAR_ADVISORIES = [
     ("sidecar/step/status/family", STEP + "/status", "CORTEX_STEP_STATUS_X", "STATUS_COMPLETED"),
     ("sidecar/step/metadata/source/family", STEP + "/metadata/source", "CORTEX_STEP_SOURCE_X", "MODEL"),
     ("sidecar/step/plannerResponse/stopReason/family", STEP + "/plannerResponse/stopReason", "CORTEX_STOP_REASON_X", "stop"),
-    ("sidecar/step/statusTransition/family", STEP + "/metadata/internalMetadata/statusTransitions/0/updatedStatus", "CORTEX_STEP_STATUS_X", "DONE"),
-    ("sidecar/step/codeAction/diffLineType/family", STEP + "/codeAction/actionResult/edit/diff/unifiedDiff/lines/0/type", "UNIFIED_DIFF_LINE_TYPE_X", "+"),
+    (
+        "sidecar/step/statusTransition/family",
+        STEP + "/metadata/internalMetadata/statusTransitions/0/updatedStatus",
+        "CORTEX_STEP_STATUS_X",
+        "DONE",
+    ),
+    (
+        "sidecar/step/codeAction/diffLineType/family",
+        STEP + "/codeAction/actionResult/edit/diff/unifiedDiff/lines/0/type",
+        "UNIFIED_DIFF_LINE_TYPE_X",
+        "+",
+    ),
     ("sidecar/step/systemMessage/priority/family", STEP + "/systemMessage/agentMessage/priority", "MESSAGE_PRIORITY_X", "high"),
-    ("sidecar/executorMetadatas/terminationReason/family", "/executorMetadatas/0/terminationReason", "EXECUTOR_TERMINATION_REASON_X", "done"),
+    (
+        "sidecar/executorMetadatas/terminationReason/family",
+        "/executorMetadatas/0/terminationReason",
+        "EXECUTOR_TERMINATION_REASON_X",
+        "done",
+    ),
 ]
 
 TRANSCRIPT = {
-    "step_index": 3, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE", "created_at": "2026-05-24T15:24:21Z",
-    "content": "c", "thinking": "t", "tool_calls": [{"name": "run_command", "args": {"CommandLine": '"ls"', "Cwd": '"/w"'}}],
-    "truncated_fields": ["content"], "error": "e", "exit_code": 0,
+    "step_index": 3,
+    "source": "MODEL",
+    "type": "PLANNER_RESPONSE",
+    "status": "DONE",
+    "created_at": "2026-05-24T15:24:21Z",
+    "content": "c",
+    "thinking": "t",
+    "tool_calls": [{"name": "run_command", "args": {"CommandLine": '"ls"', "Cwd": '"/w"'}}],
+    "truncated_fields": ["content"],
+    "error": "e",
+    "exit_code": 0,
 }
 TRANSCRIPT_RULES = [
     ("transcript/record", "/step_index", 0, _DELETE),
@@ -280,12 +368,29 @@ TRANSCRIPT_ADVISORIES = [
 ]
 
 MANIFEST = {
-    "manifestVersion": 1, "toolVersion": "0.1.0", "complete": False, "started": "2026-01-01T00:00:00.5Z",
-    "finished": "2026-01-01T00:01:00Z", "installedAgyVersion": None,
-    "roots": [{"path": "/home/u/.gemini/antigravity-cli", "surface": "cli", "source": "daemon", "endpoint": "http://127.0.0.1:4242"}],
+    "manifestVersion": 1,
+    "toolVersion": "0.1.0",
+    "complete": False,
+    "started": "2026-01-01T00:00:00.5Z",
+    "finished": "2026-01-01T00:01:00Z",
+    "installedAgyVersion": None,
+    "roots": [
+        {"path": "/home/u/.gemini/antigravity-cli", "surface": "cli", "source": "daemon", "endpoint": "http://127.0.0.1:4242"}
+    ],
     "selected": 1,
-    "sessions": [{"id": UUID, "cascadeId": UUID2, "surface": "cli", "source": "daemon", "steps": 3,
-                  "files": {f"corpus/cli/{UUID}.trajectory.json": SHA, f"native/cli/brain/{UUID}/.system_generated/logs/transcript.jsonl": SHA}}],
+    "sessions": [
+        {
+            "id": UUID,
+            "cascadeId": UUID2,
+            "surface": "cli",
+            "source": "daemon",
+            "steps": 3,
+            "files": {
+                f"corpus/cli/{UUID}.trajectory.json": SHA,
+                f"native/cli/brain/{UUID}/.system_generated/logs/transcript.jsonl": SHA,
+            },
+        }
+    ],
     "failures": [{"id": None, "stage": "discover", "message": "m"}],
     "skipped": [{"path": "/home/u/.gemini/antigravity-cli/implicit/x.pb", "reason": "implicit"}],
 }
@@ -376,7 +481,11 @@ def test_advisory_rules_both_ways(name, base, rule, pointer, good, bad, where):
 
 
 def test_root_must_be_an_object():
-    for name, rule in (("sidecar", "sidecar/document"), ("transcript-record", "transcript/record"), ("manifest", "manifest/document")):
+    for name, rule in (
+        ("sidecar", "sidecar/document"),
+        ("transcript-record", "transcript/record"),
+        ("manifest", "manifest/document"),
+    ):
         assert [(f.rule, f.pointer, f.message) for f in schemas.load(name).check([1])] == [(rule, "", "is array, not object")]
 
 
@@ -384,7 +493,10 @@ def test_parent_not_self_compares_ignoring_case():
     doc = _set(SIDECAR, "/agyReader/parentCascadeId", UUID)
     doc["cascadeId"] = UUID.upper()
     findings = schemas.load("sidecar").check(doc)
-    assert [(f.rule, f.pointer) for f in findings] == [("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId"), ("sidecar/cascadeId", "/cascadeId")]
+    assert [(f.rule, f.pointer) for f in findings] == [
+        ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId"),
+        ("sidecar/cascadeId", "/cascadeId"),
+    ]
     assert findings[0].message == f"'{UUID}' equals /cascadeId (the same id)"
 
 
@@ -457,7 +569,9 @@ def test_every_plainly_typed_property_rejects_another_type(name, minimum):
         _put(doc, path, _RIGHT[kind])
         assert not [f for f in schema.check(doc) if f.pointer == pointer], pointer
         _put(doc, path, _WRONG[kind])
-        assert [(f.level, f.message) for f in schema.check(doc) if f.pointer == pointer] == [(VIOLATION, f"is {_NAMES[kind]}, not {kind}")], pointer
+        assert [(f.level, f.message) for f in schema.check(doc) if f.pointer == pointer] == [
+            (VIOLATION, f"is {_NAMES[kind]}, not {kind}")
+        ], pointer
         checked += 1
     assert checked >= minimum
 
@@ -469,18 +583,51 @@ _NAMES = {"string": "number", "number": "string", "boolean": "number", "array": 
 
 
 _TRICKY = [
-    UUID, UUID.upper(), "{" + UUID + "}", "urn:uuid:" + UUID, UUID.replace("-", ""), UUID + "\n", TS, TS + "\n",
-    "2026-02-30T00:00:00Z", "2026-01-01t00:00:00z", "0", "-0", "007", "12345678901234567890", "123456789012345678901",
-    "CORTEX_STEP_STATUS_DONE", "STATUS_COMPLETED", "CORTEX_STEP_TYPE_", "1.5s", "daemon", "auto", "", "\x00", SHA,
-    "http://127.0.0.1:1", "corpus/x", "corpus/../x", "/abs",
+    UUID,
+    UUID.upper(),
+    "{" + UUID + "}",
+    "urn:uuid:" + UUID,
+    UUID.replace("-", ""),
+    UUID + "\n",
+    TS,
+    TS + "\n",
+    "2026-02-30T00:00:00Z",
+    "2026-01-01t00:00:00z",
+    "0",
+    "-0",
+    "007",
+    "12345678901234567890",
+    "123456789012345678901",
+    "CORTEX_STEP_STATUS_DONE",
+    "STATUS_COMPLETED",
+    "CORTEX_STEP_TYPE_",
+    "1.5s",
+    "daemon",
+    "auto",
+    "",
+    "\x00",
+    SHA,
+    "http://127.0.0.1:1",
+    "corpus/x",
+    "corpus/../x",
+    "/abs",
 ]
 _SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(_TRICKY), st.text(max_size=12),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(_TRICKY),
+    st.text(max_size=12),
 )
 _VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["type", "status", "x", "createdAt", "results"]) | st.text(max_size=4), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["type", "status", "x", "createdAt", "results"]) | st.text(max_size=4), inner, max_size=3
+        ),
+    ),
     max_leaves=6,
 )
 
@@ -525,7 +672,9 @@ def test_fast_predicate_agrees_with_jsonschema(name, data):
     findings = schema.check(doc)
     assert (findings == []) == extended
     standard = Draft202012Validator(schema.document, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(doc)
-    distinct = all(schemas.distinct_pointers(doc, p) for p in ([["/cascadeId", "/agyReader/parentCascadeId"]] if name == "sidecar" else []))
+    distinct = all(
+        schemas.distinct_pointers(doc, p) for p in ([["/cascadeId", "/agyReader/parentCascadeId"]] if name == "sidecar" else [])
+    )
     assert (not [f for f in findings if f.level == VIOLATION]) == (standard and distinct)
 
 
@@ -533,22 +682,57 @@ KEYWORDS_SCHEMA = {
     "$defs": {"pos": {"type": "integer", "minimum": 1}},
     "type": ["object", "array", "string", "null"],
     "properties": {
-        "a": {"type": "number", "minimum": -1.5}, "b": {"const": True}, "c": {"const": 0}, "d": {"const": None},
-        "e": {"enum": ["x", 1, False]}, "f": {"$ref": "#/$defs/pos"}, "g": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
-        "h": {"not": {"type": "object"}}, "i": {"format": "uuid"}, "j": {"format": "date-time"}, "k": {"minLength": 2, "pattern": "^a"},
-        "l": {"type": "object", "minProperties": 1, "propertyNames": {"pattern": "^[a-z]+$(?!\\n)"}, "additionalProperties": {"type": "integer"}},
-        "m": {"type": "object", "properties": {"n": {}}, "additionalProperties": False}, "o": {"const": 2.5},
-        "p": {"type": ["string", "null"]}, "q": {"type": "boolean"}, "r": {"type": "integer"},
+        "a": {"type": "number", "minimum": -1.5},
+        "b": {"const": True},
+        "c": {"const": 0},
+        "d": {"const": None},
+        "e": {"enum": ["x", 1, False]},
+        "f": {"$ref": "#/$defs/pos"},
+        "g": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+        "h": {"not": {"type": "object"}},
+        "i": {"format": "uuid"},
+        "j": {"format": "date-time"},
+        "k": {"minLength": 2, "pattern": "^a"},
+        "l": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": "^[a-z]+$(?!\\n)"},
+            "additionalProperties": {"type": "integer"},
+        },
+        "m": {"type": "object", "properties": {"n": {}}, "additionalProperties": False},
+        "o": {"const": 2.5},
+        "p": {"type": ["string", "null"]},
+        "q": {"type": "boolean"},
+        "r": {"type": "integer"},
     },
     "items": {"type": "array", "minItems": 1, "maxItems": 2, "items": {"type": "integer"}},
     "required": ["a"],
-    "if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}, "else": {"properties": {"b": False}},
+    "if": {"properties": {"a": {"const": 1}}},
+    "then": {"required": ["b"]},
+    "else": {"properties": {"b": False}},
     "allOf": [{"x-advisory": {"properties": {"c": {"type": "integer"}}}}, {"x-distinctPointers": ["/k", "/i"]}],
 }
 
 
 KEYWORDS_VALID = [
-    {"a": 0, "c": 0, "d": None, "e": "x", "f": 1, "g": "s", "h": 1, "i": UUID, "j": TS, "k": "ab", "l": {"x": 1}, "m": {"n": 1}, "o": 2.5, "p": None, "q": True, "r": 2.0},
+    {
+        "a": 0,
+        "c": 0,
+        "d": None,
+        "e": "x",
+        "f": 1,
+        "g": "s",
+        "h": 1,
+        "i": UUID,
+        "j": TS,
+        "k": "ab",
+        "l": {"x": 1},
+        "m": {"n": 1},
+        "o": 2.5,
+        "p": None,
+        "q": True,
+        "r": 2.0,
+    },
     [[1], [2, 3]],
 ]
 _KEYWORDS_PREDICATE = compile_predicate(KEYWORDS_SCHEMA)
@@ -576,7 +760,16 @@ def test_formats_agree_with_jsonschemas_format_checker(text):
             assert check(text) == checker.conforms(text, name)
 
 
-@pytest.mark.parametrize("schema", [{"patternProperties": {}}, {"$ref": "https://example.com/s"}, {"format": "email"}, {"enum": [[1]]}, {"prefixItems": [], "items": {}}])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"patternProperties": {}},
+        {"$ref": "https://example.com/s"},
+        {"format": "email"},
+        {"enum": [[1]]},
+        {"prefixItems": [], "items": {}},
+    ],
+)
 def test_unsupported_schemas_are_refused_when_compiling(schema):
     with pytest.raises(ValueError, match="supported"):
         compile_predicate(schema)

@@ -51,7 +51,10 @@ def test_basic_nesting_and_every_type_tag():
 
 def test_heterogeneous_array_is_one_path_with_a_union():
     assert lines_of({"xs": [1, "two", {"k": True}, None]}) == (
-        "\tobject", "xs\tarray", "xs.[]\tnull|number|object|string", "xs.[].k\tboolean",
+        "\tobject",
+        "xs\tarray",
+        "xs.[]\tnull|number|object|string",
+        "xs.[].k\tboolean",
     )
 
 
@@ -62,8 +65,16 @@ def test_optional_field_and_null_union_in_any_document_order():
 
 
 def test_volatile_keys_become_a_star():
-    doc = {"m": {"file:///home/u/proj": "a", "file:///other/repo": "b", UUID: "c", "12345": "d",
-                 "deadbeefdeadbeef": "e", "realField": "f"}}
+    doc = {
+        "m": {
+            "file:///home/u/proj": "a",
+            "file:///other/repo": "b",
+            UUID: "c",
+            "12345": "d",
+            "deadbeefdeadbeef": "e",
+            "realField": "f",
+        }
+    }
     assert lines_of(doc) == ("\tobject", "m\tobject", "m.*\tstring", "m.realField\tstring")
 
 
@@ -211,8 +222,8 @@ def test_a_document_holding_every_published_path_reproduces_the_snapshot():
         kind = kinds[path]
         prefix = path + "." if path else ""
         if kind == "object":
-            children = [p for p in kinds if p.startswith(prefix) and p != path and "." not in p[len(prefix):]]
-            return {("file:///x" if c[len(prefix):] == "*" else c[len(prefix):]): build(c) for c in children}
+            children = [p for p in kinds if p.startswith(prefix) and p != path and "." not in p[len(prefix) :]]
+            return {("file:///x" if c[len(prefix) :] == "*" else c[len(prefix) :]): build(c) for c in children}
         if kind == "array":
             return [build(prefix + "[]")] if prefix + "[]" in kinds else []
         return values[kind]
@@ -222,12 +233,15 @@ def test_a_document_holding_every_published_path_reproduces_the_snapshot():
 
 # ----------------------------------------------------------------------------- properties
 
-_keys = st.sampled_from(["a", "b", "c", "type", "steps", "generic", "metadata", "agyReader", "trajectory",
-                         "12", UUID, "file:///p", "x.y", "*"])
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False),
-                     st.text(max_size=3))
-_json = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)),
-                     max_leaves=20)
+_keys = st.sampled_from(
+    ["a", "b", "c", "type", "steps", "generic", "metadata", "agyReader", "trajectory", "12", UUID, "file:///p", "x.y", "*"]
+)
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=3)
+)
+_json = st.recursive(
+    _scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=4)), max_leaves=20
+)
 _docs = st.lists(st.dictionaries(_keys, _json, max_size=5), min_size=1, max_size=4)
 
 
@@ -312,15 +326,36 @@ def test_transcript_shape_per_type_tools_args_and_truncated_fields_without_conte
     shape = TranscriptShape()
     secret = "SECRET-CONTENT-7f3a"
     records = [
-        {"step_index": 0, "source": "USER_EXPLICIT", "type": "USER_INPUT", "status": "DONE",
-         "created_at": "2026-01-01T00:00:00Z", "content": secret},
-        {"step_index": 1, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
-         "created_at": "2026-01-01T00:00:01Z", "thinking": secret, "truncated_fields": ["content", "tool_calls"],
-         "tool_calls": [
-             {"name": "run_command", "args": {"CommandLine": json.dumps(secret), "WaitMsBeforeAsync": "500",
-                                               "Cwd": secret, "Raw": 5, "Obj": '{"k": 1}'}},
-             {"name": secret + " not a name", "args": {}},
-         ]},
+        {
+            "step_index": 0,
+            "source": "USER_EXPLICIT",
+            "type": "USER_INPUT",
+            "status": "DONE",
+            "created_at": "2026-01-01T00:00:00Z",
+            "content": secret,
+        },
+        {
+            "step_index": 1,
+            "source": "MODEL",
+            "type": "PLANNER_RESPONSE",
+            "status": "DONE",
+            "created_at": "2026-01-01T00:00:01Z",
+            "thinking": secret,
+            "truncated_fields": ["content", "tool_calls"],
+            "tool_calls": [
+                {
+                    "name": "run_command",
+                    "args": {
+                        "CommandLine": json.dumps(secret),
+                        "WaitMsBeforeAsync": "500",
+                        "Cwd": secret,
+                        "Raw": 5,
+                        "Obj": '{"k": 1}',
+                    },
+                },
+                {"name": secret + " not a name", "args": {}},
+            ],
+        },
         {"content": secret},
     ]
     for record in records:

@@ -30,7 +30,11 @@ def _trajectory(steps: int, cascade_id: str = "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5
                 "type": "CORTEX_STEP_TYPE_USER_INPUT" if i % 2 == 0 else "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
                 "status": "CORTEX_STEP_STATUS_DONE",
                 "metadata": {"createdAt": f"2026-09-01T09:00:{i:02d}.123456789Z"},
-                **({"userInput": {"userResponse": f"prompt {i}"}} if i % 2 == 0 else {"plannerResponse": {"response": f"answer {i}"}}),
+                **(
+                    {"userInput": {"userResponse": f"prompt {i}"}}
+                    if i % 2 == 0
+                    else {"plannerResponse": {"response": f"answer {i}"}}
+                ),
             }
             for i in range(steps)
         ],
@@ -58,17 +62,31 @@ def test_baseline_schema_has_the_published_fingerprint(tmp_path):
     assert conv.user_version == 1
     assert schema_fingerprint(conv.schema, conv.user_version) == BASELINE_FINGERPRINT
     assert [(o.type, o.name) for o in conv.schema] == [
-        ("index", "idx_steps_status"), ("index", "idx_steps_step_type"),
+        ("index", "idx_steps_status"),
+        ("index", "idx_steps_step_type"),
         ("index", "sqlite_autoindex_trajectory_meta_1"),
         ("index", "sqlite_autoindex_trajectory_metadata_blob_1"),
-        ("table", "battle_mode_infos"), ("table", "executor_metadata"), ("table", "gen_metadata"),
-        ("table", "parent_references"), ("table", "steps"), ("table", "trajectory_meta"),
+        ("table", "battle_mode_infos"),
+        ("table", "executor_metadata"),
+        ("table", "gen_metadata"),
+        ("table", "parent_references"),
+        ("table", "steps"),
+        ("table", "trajectory_meta"),
         ("table", "trajectory_metadata_blob"),
     ]
     steps = next(o for o in conv.schema if o.name == "steps")
     assert [c[1] for c in steps.columns] == [
-        "idx", "step_type", "status", "has_subtrajectory", "metadata", "error_details",
-        "permissions", "task_details", "render_info", "step_payload", "step_format",
+        "idx",
+        "step_type",
+        "status",
+        "has_subtrajectory",
+        "metadata",
+        "error_details",
+        "permissions",
+        "task_details",
+        "render_info",
+        "step_payload",
+        "step_format",
     ]
     assert sorted(i[1] for i in steps.indexes) == ["idx_steps_status", "idx_steps_step_type"]
     # A different user_version or DDL gives a different fingerprint.
@@ -87,16 +105,29 @@ def test_rows_columns_and_ids_are_read(tmp_path):
     conv = read_database(tmp_path / "conv.db")
     assert (conv.access, conv.findings) == ("ro", [])
     assert conv.row_counts == {
-        "battle_mode_infos": 0, "executor_metadata": 1, "gen_metadata": 2, "parent_references": 0,
-        "steps": 5, "trajectory_meta": 1, "trajectory_metadata_blob": 1,
+        "battle_mode_infos": 0,
+        "executor_metadata": 1,
+        "gen_metadata": 2,
+        "parent_references": 0,
+        "steps": 5,
+        "trajectory_meta": 1,
+        "trajectory_metadata_blob": 1,
     }
     assert conv.internal_cascade_id == "internal-id"
-    assert conv.tables["trajectory_meta"] == [{
-        "trajectory_id": "7f6e5d4c-3b2a-4190-8a7b-6c5d4e3f2a1b", "cascade_id": "internal-id",
-        "trajectory_type": 4, "source": 17,
-    }]
+    assert conv.tables["trajectory_meta"] == [
+        {
+            "trajectory_id": "7f6e5d4c-3b2a-4190-8a7b-6c5d4e3f2a1b",
+            "cascade_id": "internal-id",
+            "trajectory_type": 4,
+            "source": 17,
+        }
+    ]
     assert [(r["idx"], r["step_type"], r["status"], r["step_format"]) for r in conv.steps] == [
-        (0, 14, 3, 0), (1, 15, 3, 0), (2, 14, 3, 0), (3, 15, 3, 0), (4, 14, 3, 0),
+        (0, 14, 3, 0),
+        (1, 15, 3, 0),
+        (2, 14, 3, 0),
+        (3, 15, 3, 0),
+        (4, 14, 3, 0),
     ]
     assert all(isinstance(r["step_payload"], bytes) and isinstance(r["metadata"], bytes) for r in conv.steps)
     assert [r["size"] == len(r["data"]) for r in conv.tables["gen_metadata"]] == [True, True]
@@ -247,7 +278,7 @@ def test_any_truncation_is_reported_as_truncated(tmp_path, cut):
 def test_damaged_pages_are_reported_as_corrupt(tmp_path):
     page = 4096
     damaged = bytearray(_valid_db())
-    damaged[2 * page: 2 * page + 64] = b"\xa5" * 64
+    damaged[2 * page : 2 * page + 64] = b"\xa5" * 64
     (tmp_path / "c.db").write_bytes(bytes(damaged))
     conv = read_database(tmp_path / "c.db")
     assert [f.code for f in conv.findings] == ["corrupt"]
@@ -259,7 +290,7 @@ def test_random_damage_never_raises(tmp_path, patches):
     damaged = bytearray(_valid_db())
     for offset, data in patches:
         offset = min(offset, len(damaged) - len(data))
-        damaged[offset: offset + len(data)] = data
+        damaged[offset : offset + len(data)] = data
     (tmp_path / "d.db").write_bytes(bytes(damaged))
     conv = read_database(tmp_path / "d.db")
     assert conv.access in ("ro", "")

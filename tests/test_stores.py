@@ -151,11 +151,19 @@ def test_artifacts_foreign_and_freshness(tmp_path):
         ("notes.txt", "name is not <uuid>.<known extension>"),
         ("scratch-notes", "not a brain/<uuid>/ directory"),
     ]
-    assert scan.counts() == {"db": 3, "wal": 2, "shm": 1, "journal": 2, "legacy_pb": 2, "implicit_pb": 0, "sidecar": 3, "brain": 1}
+    assert scan.counts() == {
+        "db": 3,
+        "wal": 2,
+        "shm": 1,
+        "journal": 2,
+        "legacy_pb": 2,
+        "implicit_pb": 0,
+        "sidecar": 3,
+        "brain": 1,
+    }
     assert scan.sidecar_states() == {"fresh": 1, "stale": 2, "missing": 1}
     # newest first
     assert [s.id for s in scan.sessions][0] == D
-
 
 
 def test_brain_files_never_enter_links_or_special_files(tmp_path):
@@ -173,7 +181,9 @@ def test_brain_files_never_enter_links_or_special_files(tmp_path):
     scan = _cli_scan(tmp_path / "home")
     (session,) = scan.sessions
     assert {kind: [str(p.relative_to(brain)) for p in paths] for kind, paths in session.brain_files.items()} == {
-        "transcript": [".system_generated/logs/transcript.jsonl"], "other": ["a/z.md"], "artifact": ["b.md"],
+        "transcript": [".system_generated/logs/transcript.jsonl"],
+        "other": ["a/z.md"],
+        "artifact": ["b.md"],
     }
     assert session.mtimes_ns["brain"] == T0 + 7
     assert sorted((str(f.path.relative_to(brain)), f.reason) for f in scan.foreign) == [
@@ -181,6 +191,7 @@ def test_brain_files_never_enter_links_or_special_files(tmp_path):
         ("linked", "symbolic link (not followed)"),
         ("pipe.md", "not a regular file"),
     ]
+
 
 def test_implicit_only_with_flag(tmp_path):
     home = make_home(tmp_path)

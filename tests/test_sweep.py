@@ -115,18 +115,31 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
     assert doc["complete"] is True and doc["finished"] is not None and doc["failures"] == []
     assert doc["installedAgyVersion"] is None
     assert [(r["surface"], r["source"], r["endpoint"]) for r in doc["roots"]] == [
-        ("ide", "native", None), ("acp", "native", None), ("cli", "daemon", url),
+        ("ide", "native", None),
+        ("acp", "native", None),
+        ("cli", "daemon", url),
     ]
     sessions = {s["id"]: s for s in doc["sessions"]}
     assert doc["selected"] == len(sessions) == 6
     assert sessions[store.ide.id]["source"] == "native"
     acp_transcript = f"native/acp/brain/{store.acp.id}/.system_generated/logs/transcript.jsonl"  # brain-only: copied
     assert {k: v for k, v in sessions[store.acp.id].items() if k != "files"} == {
-        "id": store.acp.id, "cascadeId": store.acp.id, "surface": "acp", "source": "native", "steps": len(store.acp.trajectory["steps"]),
+        "id": store.acp.id,
+        "cascadeId": store.acp.id,
+        "surface": "acp",
+        "source": "native",
+        "steps": len(store.acp.trajectory["steps"]),
     }
-    assert acp_transcript in sessions[store.acp.id]["files"] and not any(k.startswith("corpus/") for k in sessions[store.acp.id]["files"])
+    assert acp_transcript in sessions[store.acp.id]["files"] and not any(
+        k.startswith("corpus/") for k in sessions[store.acp.id]["files"]
+    )
     assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
-    for convo, cid in ((store.wal, store.wal.id), (store.renamed, INTERNAL), (store.legacy, store.legacy.id), (store.dup, store.dup.id)):
+    for convo, cid in (
+        (store.wal, store.wal.id),
+        (store.renamed, INTERNAL),
+        (store.legacy, store.legacy.id),
+        (store.dup, store.dup.id),
+    ):
         entry = sessions[convo.id]
         assert entry["source"] == "daemon" and entry["surface"] == "cli"
         assert (out / f"corpus/cli/{convo.id}.trajectory.json").read_bytes() == served[cid]  # bytes unchanged
@@ -226,10 +239,13 @@ def test_identity_is_checked(store, tmp_path, capsys, monkeypatch):
         code, _, _ = run(capsys, "--root", store.cli.path, "--out", out)
     doc = manifest(out)
     assert code == 1
-    assert doc["failures"] == [{
-        "id": store.wal.id, "stage": "identity",
-        "message": f"{store.wal.id}: trajectory cascadeId 'None' is neither the file id nor the internal cascade id {store.wal.id}",
-    }]
+    assert doc["failures"] == [
+        {
+            "id": store.wal.id,
+            "stage": "identity",
+            "message": f"{store.wal.id}: trajectory cascadeId 'None' is neither the file id nor the internal cascade id {store.wal.id}",
+        }
+    ]
 
 
 def test_daemon_source_requires_a_daemon(store, tmp_path, capsys):
@@ -395,7 +411,9 @@ def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkey
     doc = manifest(out)
     check_files(out, doc)
     assert doc["complete"] is False and doc["finished"] is not None and len(doc["sessions"]) == 1
-    assert doc["failures"] == [{"id": calls[1], "stage": "interrupted", "message": "interrupted before every selected session was swept"}]
+    assert doc["failures"] == [
+        {"id": calls[1], "stage": "interrupted", "message": "interrupted before every selected session was swept"}
+    ]
 
 
 def test_json_summary_and_installed_agy_version(store, tmp_path, capsys, monkeypatch):
@@ -467,7 +485,10 @@ def test_sigterm_finalises_an_incomplete_manifest_and_exits_143(store, tmp_path)
     with store.daemon(failures={store.dup.id: "timeout"}, hang=30) as sim:
         proc = subprocess.Popen(
             [sys.executable, "-m", "audit", "sweep", "--root", store.cli.path, "--out", out, "--timeout", "60"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         deadline = time.monotonic() + 30
         while ("LoadTrajectory", store.dup.id) not in sim.calls and time.monotonic() < deadline:
@@ -480,7 +501,11 @@ def test_sigterm_finalises_an_incomplete_manifest_and_exits_143(store, tmp_path)
     doc = manifest(out)
     check_files(out, doc)
     assert doc["complete"] is False and doc["finished"] is not None
-    assert doc["failures"][-1] == {"id": store.dup.id, "stage": "interrupted", "message": "interrupted before every selected session was swept"}
+    assert doc["failures"][-1] == {
+        "id": store.dup.id,
+        "stage": "interrupted",
+        "message": "interrupted before every selected session was swept",
+    }
     assert not any(p.name.startswith(".") for p in out.rglob("*"))  # no temp file left behind
 
 

@@ -26,18 +26,22 @@ from audit.testing.dbwriter import write_conversation_db
 # omits defaults), int64 as decimal strings, timestamps with nine fractional digits.
 
 _INT_RANGES = {
-    FieldDescriptor.TYPE_INT32: (-(2**31), 2**31 - 1), FieldDescriptor.TYPE_UINT32: (0, 2**32 - 1),
-    FieldDescriptor.TYPE_INT64: (-(2**63), 2**63 - 1), FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1),
+    FieldDescriptor.TYPE_INT32: (-(2**31), 2**31 - 1),
+    FieldDescriptor.TYPE_UINT32: (0, 2**32 - 1),
+    FieldDescriptor.TYPE_INT64: (-(2**63), 2**63 - 1),
+    FieldDescriptor.TYPE_UINT64: (0, 2**64 - 1),
 }
 _STRING_INTS = {FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64}
 
 _timestamps = st.builds(
     lambda dt, nanos: f"{dt.year:04d}-{dt:%m-%dT%H:%M:%S}.{nanos:09d}Z",
-    st.datetimes(), st.integers(0, 10**9 - 1),
+    st.datetimes(),
+    st.integers(0, 10**9 - 1),
 )
 _durations = st.builds(
     lambda s, n: duration_pb2.Duration(seconds=s, nanos=n).ToJsonString(),
-    st.integers(0, 10**8), st.integers(0, 10**9 - 1),
+    st.integers(0, 10**8),
+    st.integers(0, 10**9 - 1),
 )
 
 
@@ -75,14 +79,16 @@ def _value(fd: FieldDescriptor) -> st.SearchStrategy:
 def _messages(descriptor: Descriptor) -> st.SearchStrategy[dict]:
     real_oneofs = [o for o in descriptor.oneofs if o.name != "_" + o.fields[0].name]
     in_oneof = {fd.name for o in real_oneofs for fd in o.fields}
-    plain = st.fixed_dictionaries({}, optional={
-        fd.json_name: _value(fd)
-        for fd in descriptor.fields
-        if fd.name not in in_oneof and not (fd.enum_type and len(fd.enum_type.values) == 1)  # stopReason
-    })
+    plain = st.fixed_dictionaries(
+        {},
+        optional={
+            fd.json_name: _value(fd)
+            for fd in descriptor.fields
+            if fd.name not in in_oneof and not (fd.enum_type and len(fd.enum_type.values) == 1)  # stopReason
+        },
+    )
     choices = [
-        st.one_of(st.just({}), *(_value(fd).map(lambda v, k=fd.json_name: {k: v}) for fd in o.fields))
-        for o in real_oneofs
+        st.one_of(st.just({}), *(_value(fd).map(lambda v, k=fd.json_name: {k: v}) for fd in o.fields)) for o in real_oneofs
     ]
     return st.tuples(plain, *choices).map(lambda parts: {k: v for part in parts for k, v in part.items()})
 
@@ -108,10 +114,13 @@ def test_any_sidecar_shaped_trajectory_survives_db_round_trip(doc, data):
     assert result.trajectory == doc
     assert result.file_id == "1b7e3c2a-9f4d-4e8b-a6c5-0d1e2f3a4b5c"
     assert result.internal_cascade_id == doc.get("cascadeId", "")
-    expected = Counter(
-        f"steps.step_payload/{step.get('type', 'CORTEX_STEP_TYPE_UNSPECIFIED')}: 999:varint"
-        for step in doc.get("steps", [])
-    ) if unknown else Counter()
+    expected = (
+        Counter(
+            f"steps.step_payload/{step.get('type', 'CORTEX_STEP_TYPE_UNSPECIFIED')}: 999:varint" for step in doc.get("steps", [])
+        )
+        if unknown
+        else Counter()
+    )
     assert result.unknown_fields == expected
 
 
@@ -141,36 +150,53 @@ SIDECAR = {
                 "executionId": "33333333-3333-4333-8333-333333333333",
                 "generatorModel": "MODEL_PLACEHOLDER_M16",
                 "modelUsage": {
-                    "model": "MODEL_PLACEHOLDER_M16", "inputTokens": "30265", "outputTokens": "730",
-                    "thinkingOutputTokens": "659", "responseOutputTokens": "71", "cacheReadTokens": "1024",
-                    "apiProvider": "API_PROVIDER_GOOGLE_GEMINI", "responseId": "resp-1",
+                    "model": "MODEL_PLACEHOLDER_M16",
+                    "inputTokens": "30265",
+                    "outputTokens": "730",
+                    "thinkingOutputTokens": "659",
+                    "responseOutputTokens": "71",
+                    "cacheReadTokens": "1024",
+                    "apiProvider": "API_PROVIDER_GOOGLE_GEMINI",
+                    "responseId": "resp-1",
                 },
                 "sourceTrajectoryStepInfo": {
-                    "trajectoryId": "11111111-1111-4111-8111-111111111111", "stepIndex": 5,
-                    "metadataIndex": 1, "cascadeId": "22222222-2222-4222-8222-222222222222",
+                    "trajectoryId": "11111111-1111-4111-8111-111111111111",
+                    "stepIndex": 5,
+                    "metadataIndex": 1,
+                    "cascadeId": "22222222-2222-4222-8222-222222222222",
                 },
-                "internalMetadata": {"statusTransitions": [
-                    {"updatedStatus": "CORTEX_STEP_STATUS_RUNNING", "timestamp": "2026-01-01T00:00:01.100000000Z"},
-                    {"updatedStatus": "CORTEX_STEP_STATUS_DONE", "timestamp": "2026-01-01T00:00:02.000000000Z"},
-                ]},
+                "internalMetadata": {
+                    "statusTransitions": [
+                        {"updatedStatus": "CORTEX_STEP_STATUS_RUNNING", "timestamp": "2026-01-01T00:00:01.100000000Z"},
+                        {"updatedStatus": "CORTEX_STEP_STATUS_DONE", "timestamp": "2026-01-01T00:00:02.000000000Z"},
+                    ]
+                },
             },
             "plannerResponse": {
-                "response": "Running ls.", "modifiedResponse": "Running ls.", "thinking": "Use ls.",
-                "thinkingSignature": "c2lnbmF0dXJl", "messageId": "44444444-4444-4444-8444-444444444444",
+                "response": "Running ls.",
+                "modifiedResponse": "Running ls.",
+                "thinking": "Use ls.",
+                "thinkingSignature": "c2lnbmF0dXJl",
+                "messageId": "44444444-4444-4444-8444-444444444444",
                 "stopReason": "CORTEX_STOP_REASON_TOOL_USE",
-                "toolCalls": [{"id": "call-1", "name": "run_command", "argumentsJson": "{\"CommandLine\":\"ls\"}"}],
+                "toolCalls": [{"id": "call-1", "name": "run_command", "argumentsJson": '{"CommandLine":"ls"}'}],
             },
         },
         {
             "type": "CORTEX_STEP_TYPE_RUN_COMMAND",
             "status": "CORTEX_STEP_STATUS_DONE",
             "metadata": {
-                "createdAt": "2026-01-01T00:00:03.000000000Z", "executionId": "call-1",
-                "toolCall": {"id": "call-1", "name": "run_command", "argumentsJson": "{\"CommandLine\":\"ls\"}"},
+                "createdAt": "2026-01-01T00:00:03.000000000Z",
+                "executionId": "call-1",
+                "toolCall": {"id": "call-1", "name": "run_command", "argumentsJson": '{"CommandLine":"ls"}'},
             },
             "runCommand": {
-                "commandLine": "ls", "proposedCommandLine": "ls", "cwd": "/work", "exitCode": 0,
-                "combinedOutput": {"full": "a\nb\n"}, "waitMsBeforeAsync": "5000",
+                "commandLine": "ls",
+                "proposedCommandLine": "ls",
+                "cwd": "/work",
+                "exitCode": 0,
+                "combinedOutput": {"full": "a\nb\n"},
+                "waitMsBeforeAsync": "5000",
             },
         },
         {
@@ -189,21 +215,31 @@ SIDECAR = {
             "listDirectory": {"directoryPathUri": "file:///w", "results": [{"name": "a", "isDir": True, "sizeBytes": "12"}]},
         },
     ],
-    "generatorMetadata": [{
-        "stepIndices": [1],
-        "executionId": "33333333-3333-4333-8333-333333333333",
-        "chatModel": {
-            "model": "MODEL_PLACEHOLDER_M16", "responseModel": "gemini-pro-default", "displayName": "Gemini 3.1 Pro (High)",
-            "usage": {"inputTokens": "30265", "outputTokens": "730"},
-            "chatStartMetadata": {"createdAt": "2026-01-01T00:00:01.000000000Z"},
-        },
-        "plannerConfig": {"customizationConfig": {"agentPath": "file:///home/u/.gemini/antigravity-cli/brain/x/.agents/agents/a"}},
-    }],
-    "executorMetadatas": [{
-        "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL", "numGeneratorInvocations": 1,
-        "lastStepIdx": 4, "executionId": "33333333-3333-4333-8333-333333333333",
-        "cascadeConfig": {"plannerConfig": {"customizationConfig": {"agentPath": "file:///a"}}},
-    }],
+    "generatorMetadata": [
+        {
+            "stepIndices": [1],
+            "executionId": "33333333-3333-4333-8333-333333333333",
+            "chatModel": {
+                "model": "MODEL_PLACEHOLDER_M16",
+                "responseModel": "gemini-pro-default",
+                "displayName": "Gemini 3.1 Pro (High)",
+                "usage": {"inputTokens": "30265", "outputTokens": "730"},
+                "chatStartMetadata": {"createdAt": "2026-01-01T00:00:01.000000000Z"},
+            },
+            "plannerConfig": {
+                "customizationConfig": {"agentPath": "file:///home/u/.gemini/antigravity-cli/brain/x/.agents/agents/a"}
+            },
+        }
+    ],
+    "executorMetadatas": [
+        {
+            "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL",
+            "numGeneratorInvocations": 1,
+            "lastStepIdx": 4,
+            "executionId": "33333333-3333-4333-8333-333333333333",
+            "cascadeConfig": {"plannerConfig": {"customizationConfig": {"agentPath": "file:///a"}}},
+        }
+    ],
     "metadata": {
         "createdAt": "2026-01-01T00:00:00.000000000Z",
         "workspaces": [{"workspaceFolderAbsoluteUri": "file:///w", "gitRootAbsoluteUri": "file:///w", "branchName": "main"}],
@@ -224,11 +260,18 @@ def test_a_realistic_sidecar_round_trips_except_its_sidecar_only_keys(tmp_path):
     expected["cascadeId"] = "77777777-7777-4777-8777-777777777777"  # trajectory_meta wins
     assert result.trajectory == expected
     assert list(result.trajectory) == [
-        "trajectoryId", "cascadeId", "trajectoryType", "source", "steps", "generatorMetadata",
-        "executorMetadatas", "metadata",
+        "trajectoryId",
+        "cascadeId",
+        "trajectoryType",
+        "source",
+        "steps",
+        "generatorMetadata",
+        "executorMetadatas",
+        "metadata",
     ]
     assert (result.file_id, result.internal_cascade_id) == (
-        "22222222-2222-4222-8222-222222222222", "77777777-7777-4777-8777-777777777777",
+        "22222222-2222-4222-8222-222222222222",
+        "77777777-7777-4777-8777-777777777777",
     )
     assert (result.findings, result.unknown_fields) == ([], Counter())
 
@@ -255,22 +298,30 @@ def test_codeburn_gen_metadata_row_reconstructs(tmp_path):
     path = tmp_path / "fixture.db"
     write_conversation_db(path, {"trajectoryId": "t"})
     with sqlite3.connect(path) as conn:
-        conn.execute("INSERT INTO gen_metadata (idx, data, size) VALUES (0, ?, ?)", (CODEBURN_GEN_METADATA, len(CODEBURN_GEN_METADATA)))
+        conn.execute(
+            "INSERT INTO gen_metadata (idx, data, size) VALUES (0, ?, ?)", (CODEBURN_GEN_METADATA, len(CODEBURN_GEN_METADATA))
+        )
     conn.close()
     result = read_trajectory(path)
-    assert result.trajectory["generatorMetadata"] == [{
-        "stepIndices": [2, 3],
-        "executionId": "fixture-current-cli",
-        "chatModel": {
-            "usage": {
-                "model": "MODEL_PLACEHOLDER_M16", "inputTokens": "30265", "outputTokens": "730",
-                "apiProvider": "API_PROVIDER_GOOGLE_GEMINI", "thinkingOutputTokens": "659",
-                "responseOutputTokens": "71", "responseId": "fixture-response-1",
+    assert result.trajectory["generatorMetadata"] == [
+        {
+            "stepIndices": [2, 3],
+            "executionId": "fixture-current-cli",
+            "chatModel": {
+                "usage": {
+                    "model": "MODEL_PLACEHOLDER_M16",
+                    "inputTokens": "30265",
+                    "outputTokens": "730",
+                    "apiProvider": "API_PROVIDER_GOOGLE_GEMINI",
+                    "thinkingOutputTokens": "659",
+                    "responseOutputTokens": "71",
+                    "responseId": "fixture-response-1",
+                },
+                "responseModel": "gemini-pro-default",
+                "displayName": "Gemini 3.1 Pro (High)",
             },
-            "responseModel": "gemini-pro-default",
-            "displayName": "Gemini 3.1 Pro (High)",
-        },
-    }]
+        }
+    ]
     assert result.unknown_fields == Counter({"gen_metadata.data: 1.20:len": 4})
 
 
@@ -337,7 +388,8 @@ def test_damaged_rows_are_findings_and_columns_fill_gaps(tmp_path):
     steps = result.trajectory["steps"]
     assert len(steps) == 7
     assert steps[0] == {  # from the step_type / status / metadata columns
-        "type": "CORTEX_STEP_TYPE_SYSTEM_MESSAGE", "status": "CORTEX_STEP_STATUS_DONE",
+        "type": "CORTEX_STEP_TYPE_SYSTEM_MESSAGE",
+        "status": "CORTEX_STEP_STATUS_DONE",
         "metadata": {"createdAt": "2026-01-01T00:00:00.000000000Z"},
     }
     assert steps[1]["type"] == "CORTEX_STEP_TYPE_SYSTEM_MESSAGE"  # the payload wins
@@ -434,9 +486,13 @@ metadata.createdAt string|metadata.workspaces.[].workspaceFolderAbsoluteUri stri
 metadata.workspaces.[].gitRootAbsoluteUri string|metadata.workspaces.[].branchName string
 """
 SIDECAR_ONLY = (
-    "metadata.parentConversationId", "steps.[].invokeSubagent.subagents",
-    "steps.[].invokeSubagent.results", "agyReader", "steps.[].permissions.permissionGrants",
-    "steps.[].askQuestion", "steps.[].metadata.toolCall.originalName",
+    "metadata.parentConversationId",
+    "steps.[].invokeSubagent.subagents",
+    "steps.[].invokeSubagent.results",
+    "agyReader",
+    "steps.[].permissions.permissionGrants",
+    "steps.[].askQuestion",
+    "steps.[].metadata.toolCall.originalName",
 )
 
 

@@ -35,8 +35,13 @@ UUID = "3f2b8c1e-9a47-4d2e-8b1f-6c5d4e3a2b10"
 
 
 def rec(step, **fields) -> dict:
-    record = {"step_index": step, "source": "MODEL", "type": "PLANNER_RESPONSE", "status": "DONE",
-              "created_at": "2026-06-21T13:32:14Z"}
+    record = {
+        "step_index": step,
+        "source": "MODEL",
+        "type": "PLANNER_RESPONSE",
+        "status": "DONE",
+        "created_at": "2026-06-21T13:32:14Z",
+    }
     record.update(fields)
     return record
 
@@ -86,25 +91,49 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
     path.write_bytes(b"\n".join(lines))
     records, findings = read(path, max_line_bytes=400)
     assert kinds(findings) == [
-        (3, "bad-json"), (4, "line-too-long"), (5, "bad-utf8"), (6, "not-object"), (7, "blank-line"),
-        (8, "unknown-source"), (8, "unknown-type"), (8, "unknown-status"),
-        (9, "repeated-step"), (10, "step-gap"), (11, "inverted-step"),
+        (3, "bad-json"),
+        (4, "line-too-long"),
+        (5, "bad-utf8"),
+        (6, "not-object"),
+        (7, "blank-line"),
+        (8, "unknown-source"),
+        (8, "unknown-type"),
+        (8, "unknown-status"),
+        (9, "repeated-step"),
+        (10, "step-gap"),
+        (11, "inverted-step"),
         (12, "missing-key"),
-        (13, "unknown-key"), (13, "bad-value"), (13, "bad-value"),
-        (14, "unknown-key"), (14, "bad-arg"), (14, "bad-value"),
-        (15, "bad-json"), (16, "bad-json"),
+        (13, "unknown-key"),
+        (13, "bad-value"),
+        (13, "bad-value"),
+        (14, "unknown-key"),
+        (14, "bad-arg"),
+        (14, "bad-value"),
+        (15, "bad-json"),
+        (16, "bad-json"),
         (17, "unterminated-line"),
     ]
     assert {f.kind for f in findings} <= KINDS.keys()
     assert [(r.line, r.step_index) for r in records] == [
-        (1, 0), (2, 1), (8, 2), (9, 2), (10, 5), (11, 4), (12, None), (13, 6), (14, 7), (17, 8)
+        (1, 0),
+        (2, 1),
+        (8, 2),
+        (9, 2),
+        (10, 5),
+        (11, 4),
+        (12, None),
+        (13, 6),
+        (14, 7),
+        (17, 8),
     ]
     by_line = {f.line: f.message for f in findings}
     assert by_line[5] == "invalid UTF-8 at byte 27"
     assert by_line[12] == "missing step_index, type, status"
     assert by_line[15] == "duplicate key 'a' at /"
     assert [f.message for f in findings if f.line == 13] == [
-        "unknown extra", "created_at 'yesterday' is not an RFC 3339 UTC timestamp", "exit_code is string, not integer",
+        "unknown extra",
+        "created_at 'yesterday' is not an RFC 3339 UTC timestamp",
+        "exit_code is string, not integer",
     ]
     assert [f.message for f in findings if f.line == 14] == [
         "tool_calls/0: unknown id",
@@ -119,9 +148,25 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
 
 def test_wrong_types_become_none_with_findings(tmp_path):
     path = tmp_path / "t.jsonl"
-    path.write_bytes(line({"step_index": -1, "source": 5, "type": None, "status": "DONE", "created_at": 1,
-                           "content": ["x"], "thinking": {}, "error": 3, "truncated_fields": ["content", 2],
-                           "tool_calls": ["run", {"args": "x"}]}) + b"\n" + line(rec(True)) + b"\n")
+    path.write_bytes(
+        line(
+            {
+                "step_index": -1,
+                "source": 5,
+                "type": None,
+                "status": "DONE",
+                "created_at": 1,
+                "content": ["x"],
+                "thinking": {},
+                "error": 3,
+                "truncated_fields": ["content", 2],
+                "tool_calls": ["run", {"args": "x"}],
+            }
+        )
+        + b"\n"
+        + line(rec(True))
+        + b"\n"
+    )
     records, findings = read(path)
     assert [f.message for f in findings] == [
         "step_index -1 is negative",
@@ -145,13 +190,21 @@ def test_wrong_types_become_none_with_findings(tmp_path):
 
 
 def test_tool_call_args_are_decoded_with_raw_fallback(tmp_path):
-    args = {"CommandLine": '"go test ./..."', "WaitMsBeforeAsync": "5000", "BypassSandbox": "true",
-            "ArtifactMetadata": '{"Summary":"s","Tags":[1]}', "Plain": "go test", "Cut": '"abc<truncated 9 bytes>',
-            "Null": "null"}
+    args = {
+        "CommandLine": '"go test ./..."',
+        "WaitMsBeforeAsync": "5000",
+        "BypassSandbox": "true",
+        "ArtifactMetadata": '{"Summary":"s","Tags":[1]}',
+        "Plain": "go test",
+        "Cut": '"abc<truncated 9 bytes>',
+        "Null": "null",
+    }
     path = tmp_path / "t.jsonl"
     path.write_bytes(
-        line(rec(0, tool_calls=[{"name": "run_command", "args": args}])) + b"\n"
-        + line(rec(1, tool_calls=[{"name": "x", "args": {"Cut": '"abc'}}], truncated_fields=["tool_calls"])) + b"\n"
+        line(rec(0, tool_calls=[{"name": "run_command", "args": args}]))
+        + b"\n"
+        + line(rec(1, tool_calls=[{"name": "x", "args": {"Cut": '"abc'}}], truncated_fields=["tool_calls"]))
+        + b"\n"
     )
     records, findings = read(path)
     call = records[0].tool_calls[0]
@@ -214,13 +267,17 @@ def test_step_order_is_tracked_across_chunks_and_main_file(tmp_path):
     (logs / "transcript.jsonl").write_bytes(line(rec(4)) + b"\n" + line(rec(4)) + b"\n")
     files = locate(tmp_path)
     assert [p.relative_to(logs).as_posix() for p in files.compact] == [
-        "chunks/transcript/1.jsonl", "chunks/transcript/00000002.jsonl", "chunks/transcript/10.jsonl", "transcript.jsonl",
+        "chunks/transcript/1.jsonl",
+        "chunks/transcript/00000002.jsonl",
+        "chunks/transcript/10.jsonl",
+        "transcript.jsonl",
     ]
     assert files.full == () and files.foreign == (chunks / "notes.txt",)
     brain = read_brain(tmp_path)
     assert [r.step_index for r in brain.compact] == [0, 1, 2, 3, 4, 4]
     assert [(Path(f.file).name, f.line, f.kind) for f in brain.findings] == [
-        ("notes.txt", 0, "foreign-file"), ("transcript.jsonl", 2, "repeated-step"),
+        ("notes.txt", 0, "foreign-file"),
+        ("transcript.jsonl", 2, "repeated-step"),
     ]
     assert brain.pairing is None
     assert locate(tmp_path / "absent") == type(files)((), (), ())
@@ -230,17 +287,20 @@ def test_public_fixtures():
     records, findings = read(DATA / "codeburn_fixture-current-cli_transcript.jsonl")
     assert findings == []
     assert [(r.step_index, r.source, r.type, r.status) for r in records] == [
-        (0, "USER_EXPLICIT", "USER_INPUT", "DONE"), (1, "MODEL", "PLANNER_RESPONSE", "DONE"),
+        (0, "USER_EXPLICIT", "USER_INPUT", "DONE"),
+        (1, "MODEL", "PLANNER_RESPONSE", "DONE"),
     ]
     assert records[0].info.user_request == "sanitized fixture prompt"
     assert records[1].thinking == "sanitized fixture reasoning"
     # deja-vu's fixture has no step_index/type/status: reported as missing-key, records still read
     records, findings = read(DATA / "deja_registry-antigravity_transcript.jsonl")
     assert [(f.line, f.kind, f.message) for f in findings] == [
-        (1, "missing-key", "missing step_index, type, status"), (2, "missing-key", "missing step_index, type, status"),
+        (1, "missing-key", "missing step_index, type, status"),
+        (2, "missing-key", "missing step_index, type, status"),
     ]
     assert [(r.source, r.created_at) for r in records] == [
-        ("USER_EXPLICIT", "2026-07-17T09:00:00Z"), ("MODEL", "2026-07-17T09:00:01Z"),
+        ("USER_EXPLICIT", "2026-07-17T09:00:00Z"),
+        ("MODEL", "2026-07-17T09:00:01Z"),
     ]
     info = records[0].info
     assert info.user_request == "inspect the antigravity transcript"
@@ -249,12 +309,17 @@ def test_public_fixtures():
 
 def test_summary_counts(tmp_path):
     path = tmp_path / "t.jsonl"
-    path.write_bytes(b"\n".join([
-        line(rec(3, source="USER_EXPLICIT", type="USER_INPUT")),
-        line(rec(4, tool_calls=[{"name": "view_file", "args": {}}, {"name": "run_command", "args": {}}])),
-        line(rec(6, type="RUN_COMMAND", status="RUNNING")),
-        b"torn",
-    ]) + b"\n")
+    path.write_bytes(
+        b"\n".join(
+            [
+                line(rec(3, source="USER_EXPLICIT", type="USER_INPUT")),
+                line(rec(4, tool_calls=[{"name": "view_file", "args": {}}, {"name": "run_command", "args": {}}])),
+                line(rec(6, type="RUN_COMMAND", status="RUNNING")),
+                b"torn",
+            ]
+        )
+        + b"\n"
+    )
     s = summarize(iter_transcript(path))
     assert s.records == 3
     assert s.types == {"USER_INPUT": 1, "PLANNER_RESPONSE": 1, "RUN_COMMAND": 1}
@@ -280,20 +345,32 @@ def records_of(tmp_path, name, dicts):
 def test_pairing_tolerates_documented_truncation(tmp_path):
     long = "head of the output\n" + "middle line\n" * 20 + "tail of the output"
     full = [rec(0, content=long, tool_calls=[{"name": "write_to_file", "args": {"CodeContent": json.dumps("x" * 300)}}])]
-    compact = [rec(0, content="head of the output\n<truncated 20 lines>\ntail of the output",
-                   tool_calls=[{"name": "write_to_file", "args": {"CodeContent": '"xxxx<truncated 290 bytes>xxxx"'}}],
-                   truncated_fields=["content", "tool_calls"])]
+    compact = [
+        rec(
+            0,
+            content="head of the output\n<truncated 20 lines>\ntail of the output",
+            tool_calls=[{"name": "write_to_file", "args": {"CodeContent": '"xxxx<truncated 290 bytes>xxxx"'}}],
+            truncated_fields=["content", "tool_calls"],
+        )
+    ]
     pairing = pair_records(records_of(tmp_path, "c", compact), records_of(tmp_path, "f", full))
     assert pairing.mode == "position" and len(pairing.pairs) == 1
     assert pairing.findings == ()
 
 
 def test_pairing_reports_real_disagreements(tmp_path):
-    full = [rec(0, content="abcdef"), rec(1, content="the full text", status="DONE"), rec(2, thinking="t"),
-            rec(3, content="x", truncated_fields=["content"])]
-    compact = [rec(0, content="ab<truncated 2 bytes>XX", truncated_fields=["content"]),
-               rec(1, content="the full text", status="ERROR"), rec(2, thinking="t", error="boom"),
-               rec(3, content="x")]
+    full = [
+        rec(0, content="abcdef"),
+        rec(1, content="the full text", status="DONE"),
+        rec(2, thinking="t"),
+        rec(3, content="x", truncated_fields=["content"]),
+    ]
+    compact = [
+        rec(0, content="ab<truncated 2 bytes>XX", truncated_fields=["content"]),
+        rec(1, content="the full text", status="ERROR"),
+        rec(2, thinking="t", error="boom"),
+        rec(3, content="x"),
+    ]
     c, f = records_of(tmp_path, "c", compact), records_of(tmp_path, "f", full)
     pairing = pair_records(c, f)
     cf, ff = tmp_path / "c", tmp_path / "f"
@@ -326,7 +403,10 @@ def test_pairing_by_step_index_when_positions_disagree(tmp_path):
     # the later record of a repeated index supersedes the earlier one on both sides
     assert [(a.line, b.line) for a, b in pairing.pairs] == [(2, 5), (4, 7), (5, 2)]
     assert [(Path(x.file).name, x.line, x.kind) for x in pairing.findings] == [
-        ("c", 1, "late-start"), ("c", 3, "unpaired"), ("f", 3, "unpaired"), ("f", 6, "unpaired"),
+        ("c", 1, "late-start"),
+        ("c", 3, "unpaired"),
+        ("f", 3, "unpaired"),
+        ("f", 6, "unpaired"),
     ]
 
 
@@ -378,8 +458,7 @@ def test_run_command_metadata():
         "Created At: 2026-08-11T19:09:26+09:00\nCompleted At: 2026-08-11T19:09:30+09:00\n"
         "The command exited with code 2.\nOutput:\nFAIL\n"
     )
-    assert (info.created_at, info.completed_at, info.exit_code) == (
-        "2026-08-11T19:09:26+09:00", "2026-08-11T19:09:30+09:00", 2)
+    assert (info.created_at, info.completed_at, info.exit_code) == ("2026-08-11T19:09:26+09:00", "2026-08-11T19:09:30+09:00", 2)
     assert parse_content("Created At: x\n\tThe command exited with code 0.\n\tOutput:\n").exit_code == 0
     assert parse_content("Output says The command exited with code 3.").exit_code is None
     background = parse_content(
@@ -388,7 +467,11 @@ def test_run_command_metadata():
         "Task logs are available at: file:///home/u/.gemini/antigravity/brain/3f2b/.system_generated/tasks/task-7.log."
     )
     assert (background.task_id, background.task_log_uri, background.exit_code, background.completed_at) == (
-        "3f2b/task-7", "file:///home/u/.gemini/antigravity/brain/3f2b/.system_generated/tasks/task-7.log", None, None)
+        "3f2b/task-7",
+        "file:///home/u/.gemini/antigravity/brain/3f2b/.system_generated/tasks/task-7.log",
+        None,
+        None,
+    )
 
 
 def test_code_action_and_view_file_metadata():
@@ -448,9 +531,19 @@ def test_arbitrary_lines_never_raise_and_each_line_is_accounted_for(tmp_path_fac
 
 
 _TOKENS = list("<>/`:.\n\t a") + [
-    "<USER_REQUEST>", "</USER_REQUEST>", "<ADDITIONAL_METADATA>", "</ADDITIONAL_METADATA>", "Created At: ",
-    "The command exited with code 1.", "[diff_block_start]", "[diff_block_end]", "Total Lines: 9",
-    "<truncated 3 bytes>", "Comments on artifact URI: ", "Created file ", "changed setting `M` from ",
+    "<USER_REQUEST>",
+    "</USER_REQUEST>",
+    "<ADDITIONAL_METADATA>",
+    "</ADDITIONAL_METADATA>",
+    "Created At: ",
+    "The command exited with code 1.",
+    "[diff_block_start]",
+    "[diff_block_end]",
+    "Total Lines: 9",
+    "<truncated 3 bytes>",
+    "Comments on artifact URI: ",
+    "Created file ",
+    "changed setting `M` from ",
 ]
 
 
@@ -470,28 +563,62 @@ def ts(n: int) -> str:
 
 
 def step(kind, n, *, status="DONE", source="MODEL", **payload):
-    doc = {"type": "CORTEX_STEP_TYPE_" + kind, "status": "CORTEX_STEP_STATUS_" + status,
-           "metadata": {"createdAt": ts(n), "source": "CORTEX_STEP_SOURCE_" + source}}
+    doc = {
+        "type": "CORTEX_STEP_TYPE_" + kind,
+        "status": "CORTEX_STEP_STATUS_" + status,
+        "metadata": {"createdAt": ts(n), "source": "CORTEX_STEP_SOURCE_" + source},
+    }
     doc.update(payload)
     return doc
 
 
 def sample_steps() -> list[dict]:
-    call = {"id": "c1", "name": "run_command", "argumentsJson": json.dumps({"CommandLine": "go test ./...", "Cwd": "/w", "WaitMsBeforeAsync": 5000})}
+    call = {
+        "id": "c1",
+        "name": "run_command",
+        "argumentsJson": json.dumps({"CommandLine": "go test ./...", "Cwd": "/w", "WaitMsBeforeAsync": 5000}),
+    }
     edit = {"name": "replace_file_content", "argumentsJson": json.dumps({"TargetFile": "/w/main.go"})}
     long_file = "\n".join(f"line {i}" for i in range(400))
     return [
         step("USER_INPUT", 0, source="USER_EXPLICIT", userInput={"userResponse": "run the tests"}),
         step("PLANNER_RESPONSE", 1, plannerResponse={"response": "Running.", "thinking": "tests first", "toolCalls": [call]}),
-        step("RUN_COMMAND", 2, runCommand={"commandLine": "go test ./...", "cwd": "/w", "exitCode": 1, "combinedOutput": {"full": "FAIL x\n"}}),
-        step("PLANNER_RESPONSE", 3, plannerResponse={"response": "", "toolCalls": [
-            {"name": "view_file", "argumentsJson": json.dumps({"AbsolutePath": "/w/main.go"})}]}),
+        step(
+            "RUN_COMMAND",
+            2,
+            runCommand={"commandLine": "go test ./...", "cwd": "/w", "exitCode": 1, "combinedOutput": {"full": "FAIL x\n"}},
+        ),
+        step(
+            "PLANNER_RESPONSE",
+            3,
+            plannerResponse={
+                "response": "",
+                "toolCalls": [{"name": "view_file", "argumentsJson": json.dumps({"AbsolutePath": "/w/main.go"})}],
+            },
+        ),
         step("VIEW_FILE", 4, viewFile={"absolutePathUri": "file:///w/main.go", "content": long_file}),
         step("PLANNER_RESPONSE", 5, plannerResponse={"response": "Fixing.", "toolCalls": [edit]}),
-        step("CODE_ACTION", 6, metadata={"createdAt": ts(6), "source": "CORTEX_STEP_SOURCE_MODEL", "toolCall": edit},
-             codeAction={"actionResult": {"edit": {"absoluteUri": "file:///w/main.go", "diff": {"unifiedDiff": {"lines": [
-                 {"text": "old", "type": "UNIFIED_DIFF_LINE_TYPE_DELETE"}, {"text": "new", "type": "UNIFIED_DIFF_LINE_TYPE_INSERT"},
-                 {"text": "ctx"}]}}}}}),
+        step(
+            "CODE_ACTION",
+            6,
+            metadata={"createdAt": ts(6), "source": "CORTEX_STEP_SOURCE_MODEL", "toolCall": edit},
+            codeAction={
+                "actionResult": {
+                    "edit": {
+                        "absoluteUri": "file:///w/main.go",
+                        "diff": {
+                            "unifiedDiff": {
+                                "lines": [
+                                    {"text": "old", "type": "UNIFIED_DIFF_LINE_TYPE_DELETE"},
+                                    {"text": "new", "type": "UNIFIED_DIFF_LINE_TYPE_INSERT"},
+                                    {"text": "ctx"},
+                                ]
+                            }
+                        },
+                    }
+                }
+            },
+        ),
         step("CODE_ACTION", 7, codeAction={"actionResult": {"edit": {"absoluteUri": "file:///w/new.go", "createFile": True}}}),
         step("EPHEMERAL_MESSAGE", 8, source="SYSTEM", ephemeralMessage={"content": "remember the plan"}),
         step("ERROR_MESSAGE", 9, status="ERROR", source="SYSTEM", errorMessage={"error": {"shortError": "quota exceeded"}}),
@@ -509,29 +636,54 @@ def test_records_from_steps_mirror_the_sidecar():
     steps = sample_steps()
     records = records_from_steps(steps)
     assert [(r["step_index"], r["type"], r["status"], r["source"]) for r in records] == [
-        (i, s["type"].removeprefix("CORTEX_STEP_TYPE_"), s["status"].removeprefix("CORTEX_STEP_STATUS_"),
-         s["metadata"]["source"].removeprefix("CORTEX_STEP_SOURCE_")) for i, s in enumerate(steps)
+        (
+            i,
+            s["type"].removeprefix("CORTEX_STEP_TYPE_"),
+            s["status"].removeprefix("CORTEX_STEP_STATUS_"),
+            s["metadata"]["source"].removeprefix("CORTEX_STEP_SOURCE_"),
+        )
+        for i, s in enumerate(steps)
     ]
     assert [r["created_at"] for r in records][:2] == ["2026-09-01T09:00:00Z", "2026-09-01T09:00:01Z"]
     assert records[0]["content"] == (
         "<USER_REQUEST>\nrun the tests\n</USER_REQUEST>\n"
         "<ADDITIONAL_METADATA>\nThe current local time is: 2026-09-01T18:00:00+09:00.\n</ADDITIONAL_METADATA>"
     )
-    assert records[1]["tool_calls"] == [{"name": "run_command", "args": {
-        "CommandLine": '"go test ./..."', "Cwd": '"/w"', "WaitMsBeforeAsync": "5000",
-        "toolAction": '"Run command"', "toolSummary": '"go test ./..."'}}]
+    assert records[1]["tool_calls"] == [
+        {
+            "name": "run_command",
+            "args": {
+                "CommandLine": '"go test ./..."',
+                "Cwd": '"/w"',
+                "WaitMsBeforeAsync": "5000",
+                "toolAction": '"Run command"',
+                "toolSummary": '"go test ./..."',
+            },
+        }
+    ]
     assert records[2] == {
-        "step_index": 2, "source": "MODEL", "type": "RUN_COMMAND", "status": "DONE", "created_at": "2026-09-01T09:00:02Z",
+        "step_index": 2,
+        "source": "MODEL",
+        "type": "RUN_COMMAND",
+        "status": "DONE",
+        "created_at": "2026-09-01T09:00:02Z",
         "content": "Created At: 2026-09-01T18:00:02+09:00\nThe command exited with code 1.\nOutput:\nFAIL x\n",
         "exit_code": 1,
     }
     assert "content" not in records[3] and records[3]["tool_calls"][0]["name"] == "view_file"
     assert records[6]["content"].endswith(
         "The following changes were made by the replace_file_content tool to: /w/main.go.\n"
-        "[diff_block_start]\n-old\n+new\n ctx\n[diff_block_end]")
+        "[diff_block_start]\n-old\n+new\n ctx\n[diff_block_end]"
+    )
     assert records[7]["content"].endswith("Created file file:///w/new.go")
-    assert records[9] == {"step_index": 9, "source": "SYSTEM", "type": "ERROR_MESSAGE", "status": "ERROR",
-                          "created_at": "2026-09-01T09:00:09Z", "error": "quota exceeded"}
+    assert records[9] == {
+        "step_index": 9,
+        "source": "SYSTEM",
+        "type": "ERROR_MESSAGE",
+        "status": "ERROR",
+        "created_at": "2026-09-01T09:00:09Z",
+        "error": "quota exceeded",
+    }
     assert records[12]["exit_code"] == 0  # proto3 JSON omits a zero exit code
     assert "content" not in records[14]
 
@@ -575,17 +727,25 @@ def test_written_anomalies_are_found_where_injected(tmp_path):
     steps = sample_steps() * 2
     brain_dir = tmp_path / UUID
     info = write_brain(brain_dir, records_from_steps(steps), rng=random.Random(13), anomalies=ANOMALIES)
-    assert info.injected == {"running": 21, "late-start": 11, "inverted-step": 35, "repeated-step": 19,
-                             "torn-line": 13, "truncated": 12}
+    assert info.injected == {
+        "running": 21,
+        "late-start": 11,
+        "inverted-step": 35,
+        "repeated-step": 19,
+        "torn-line": 13,
+        "truncated": 12,
+    }
     assert info.compact_start == 10  # compact line n holds full line n + 10
     brain = read_brain(brain_dir)
     assert [(Path(f.file).name, f.line, f.kind) for f in brain.findings] == [
         ("transcript.jsonl", 19 - 10, "repeated-step"),
-        ("transcript.jsonl", 34 - 10, "step-gap"), ("transcript.jsonl", 35 - 10, "inverted-step"),
+        ("transcript.jsonl", 34 - 10, "step-gap"),
+        ("transcript.jsonl", 35 - 10, "inverted-step"),
         ("transcript_full.jsonl", 13, "bad-json"),
         ("transcript_full.jsonl", 14, "step-gap"),  # the step of the torn line is missing
         ("transcript_full.jsonl", 19, "repeated-step"),
-        ("transcript_full.jsonl", 34, "step-gap"), ("transcript_full.jsonl", 35, "inverted-step"),
+        ("transcript_full.jsonl", 34, "step-gap"),
+        ("transcript_full.jsonl", 35, "inverted-step"),
         ("transcript.jsonl", 1, "late-start"),
         ("transcript.jsonl", 13 - 10, "unpaired"),  # its full twin is the torn line
     ]
@@ -604,8 +764,11 @@ def test_writer_anomalies_always_show_up(tmp_path_factory, seed, anomalies):
     assert info.injected.keys() == anomalies
     brain = read_brain(brain_dir)
     got = {(Path(f.file).name, f.line, f.kind) for f in brain.findings}
-    expected = {"torn-line": ("transcript_full.jsonl", "bad-json"), "inverted-step": ("transcript_full.jsonl", "inverted-step"),
-                "repeated-step": ("transcript_full.jsonl", "repeated-step")}
+    expected = {
+        "torn-line": ("transcript_full.jsonl", "bad-json"),
+        "inverted-step": ("transcript_full.jsonl", "inverted-step"),
+        "repeated-step": ("transcript_full.jsonl", "repeated-step"),
+    }
     for name, (file, kind) in expected.items():
         if name in anomalies:
             assert (file, info.injected[name], kind) in got
@@ -635,7 +798,8 @@ def test_explicit_compact_window(tmp_path):
     assert info.compact_start == 6 and info.injected == {}
     assert [r.step_index for r in brain.compact] == list(range(6, len(steps)))
     assert [(f.line, f.kind, f.message) for f in brain.findings] == [
-        (1, "late-start", "compact starts at step 6, full at step 0")]
+        (1, "late-start", "compact starts at step 6, full at step 0")
+    ]
 
 
 def test_writer_is_deterministic(tmp_path):
@@ -645,4 +809,6 @@ def test_writer_is_deterministic(tmp_path):
     assert a.injected == b.injected
     for pa, pb in zip(a.files, b.files):
         assert pa.name == pb.name
-        assert pa.read_bytes().replace(str(tmp_path / "x").encode(), b"") == pb.read_bytes().replace(str(tmp_path / "y").encode(), b"")
+        assert pa.read_bytes().replace(str(tmp_path / "x").encode(), b"") == pb.read_bytes().replace(
+            str(tmp_path / "y").encode(), b""
+        )

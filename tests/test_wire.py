@@ -51,18 +51,31 @@ def test_codeburn_gen_metadata_walks_to_the_documented_fields():
     assert _tree(wire.parse(CODEBURN_GEN_METADATA)) == [
         (2, "len", b"\x02\x03"),  # packed step indices [2, 3]; field 0 is invalid, so not a message
         (4, "len", b"fixture-current-cli"),
-        (1, "len", [
-            (4, "len", [
-                (1, "varint", 1016), (2, "varint", 30265), (3, "varint", 730), (6, "varint", 24),
-                (9, "varint", 659), (10, "varint", 71), (11, "len", b"fixture-response-1"),
-            ]),
-            (19, "len", b"gemini-pro-default"),
-            kv(b"trajectory_id", b"fixture-trajectory"),
-            kv(b"used_claude", b"false"),
-            kv(b"last_step_index", b"2"),
-            kv(b"model_enum", b"MODEL_PLACEHOLDER_M16"),
-            (21, "len", b"Gemini 3.1 Pro (High)"),
-        ]),
+        (
+            1,
+            "len",
+            [
+                (
+                    4,
+                    "len",
+                    [
+                        (1, "varint", 1016),
+                        (2, "varint", 30265),
+                        (3, "varint", 730),
+                        (6, "varint", 24),
+                        (9, "varint", 659),
+                        (10, "varint", 71),
+                        (11, "len", b"fixture-response-1"),
+                    ],
+                ),
+                (19, "len", b"gemini-pro-default"),
+                kv(b"trajectory_id", b"fixture-trajectory"),
+                kv(b"used_claude", b"false"),
+                kv(b"last_step_index", b"2"),
+                kv(b"model_enum", b"MODEL_PLACEHOLDER_M16"),
+                (21, "len", b"Gemini 3.1 Pro (High)"),
+            ],
+        ),
     ]
 
 
@@ -221,15 +234,17 @@ def test_unknown_fields_are_reported_by_path_and_kind():
         + _field(777, wire.LEN, b"opaque")
     )
     step = pb.Step.FromString(step_bytes)
-    assert wire.unknown_fields(step) == Counter({
-        "1:enum=132": 1,
-        "20.7.50:len": 2,
-        "20.99:varint": 1,
-        "20.98:i32": 1,
-        "5.1.3:i64": 1,  # inside the createdAt Timestamp
-        "999:varint": 1,
-        "777:len": 1,
-    })
+    assert wire.unknown_fields(step) == Counter(
+        {
+            "1:enum=132": 1,
+            "20.7.50:len": 2,
+            "20.99:varint": 1,
+            "20.98:i32": 1,
+            "5.1.3:i64": 1,  # inside the createdAt Timestamp
+            "999:varint": 1,
+            "777:len": 1,
+        }
+    )
     assert json_format.MessageToDict(step)["type"] == 132
 
 

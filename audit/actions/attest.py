@@ -31,6 +31,7 @@ from audit.store.stamps import set_reader_key
 
 _CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 
+
 def attest(report: Report, *, checked_at: str | None = None) -> None:
     """Record the evidence in the sidecars; sets each result's ``attestation``.
 
@@ -55,8 +56,13 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
                 r.attestation = KEPT
                 continue
             ev = r.evidence
-            block = {"profile": ev.profile, "sourceSha256": ev.source_sha256,
-                     "projectionSha256": ev.projection_sha256, "steps": ev.steps, "checkedAt": checked_at}
+            block = {
+                "profile": ev.profile,
+                "sourceSha256": ev.source_sha256,
+                "projectionSha256": ev.projection_sha256,
+                "steps": ev.steps,
+                "checkedAt": checked_at,
+            }
             _write(r, dumps(block, indent=None), WRITTEN)
         elif r.verdict in FAILING and r._recorded is not ABSENT:
             _write(r, None, REMOVED)
@@ -68,8 +74,10 @@ def _same(recorded: object, evidence: Evidence) -> bool:
         and recorded.get("profile") == evidence.profile
         and recorded.get("sourceSha256") == evidence.source_sha256
         and recorded.get("projectionSha256") == evidence.projection_sha256
-        and type(recorded.get("steps")) is int and recorded["steps"] == evidence.steps
-        and isinstance(recorded.get("checkedAt"), str) and _CHECKED_AT.fullmatch(recorded["checkedAt"]) is not None
+        and type(recorded.get("steps")) is int
+        and recorded["steps"] == evidence.steps
+        and isinstance(recorded.get("checkedAt"), str)
+        and _CHECKED_AT.fullmatch(recorded["checkedAt"]) is not None
     )
 
 

@@ -83,7 +83,7 @@ def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = No
     The name does not start with ``antigravity`` so store discovery never mistakes it for a root.
     """
     root = Path(root).absolute()
-    stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    stamp = (now or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
     base = root.parent / f"agy-audit-links-backup-{root.name}-{stamp}"
     candidate, n = base, 1
     while os.path.lexists(candidate):
@@ -92,7 +92,9 @@ def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = No
     return candidate
 
 
-def create(directory: str | os.PathLike, backup_dir: str | os.PathLike, *, expect: Mapping[str, FileState] | None = None) -> Backup:
+def create(
+    directory: str | os.PathLike, backup_dir: str | os.PathLike, *, expect: Mapping[str, FileState] | None = None
+) -> Backup:
     """Copy every sidecar of *directory* into the new *backup_dir*; the manifest comes last.
 
     Every sidecar must be a regular, non-symlink file. Each copy is checked against the source's
@@ -156,7 +158,13 @@ def load(backup_dir: str | os.PathLike) -> Backup:
         raise InputError(f"{backup}: incomplete backup (no {MANIFEST}); it was interrupted and cannot be used")
     doc = read_json(manifest_path)
     root, entries = doc.get("root"), doc.get("files")
-    if doc.get("version") != VERSION or not isinstance(root, str) or "\x00" in root or not Path(root).is_absolute() or not isinstance(entries, dict):
+    if (
+        doc.get("version") != VERSION
+        or not isinstance(root, str)
+        or "\x00" in root
+        or not Path(root).is_absolute()
+        or not isinstance(entries, dict)
+    ):
         raise InputError(f"{manifest_path}: not a version {VERSION} links backup manifest")
     files: dict[str, FileState] = {}
     for name, entry in entries.items():

@@ -80,9 +80,15 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             "sqlite": f"imported from agy-reader's published record ({READER} {published['sqlite_source']})",
         }
         return Baseline(
-            name, version_of(name), published["date"], __version__, COMPLETE_SCOPE, digests, provenance,
-            published["counts"], {"sidecar": lines},
+            name,
+            version_of(name),
+            published["date"],
+            __version__,
+            COMPLETE_SCOPE,
+            digests,
+            provenance,
+            published["counts"],
+            {"sidecar": lines},
         )
     provenance = {"sidecar": f"imported from the shape snapshot {Path(tsv).name}; digest matched --digest"}
     return Baseline(name, version_of(name), None, __version__, None, {"sidecar": actual}, provenance, None, {"sidecar": lines})
-

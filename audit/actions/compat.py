@@ -128,13 +128,16 @@ def render(baselines: list[Baseline]) -> str:
         out.append(f"- {surface}, {_WHAT[surface]}: `{digest}`, {how}; {lines}.")
     imported = any(str(how).startswith("imported") for how in newest.provenance.values())
     if newest.scope == "explicit-version-scoped" and imported:
-        out.append("- The corpus was a complete sweep of this version, but another's: compared with the stores "
-                   "swept here, a path it has and they lack is only \"not observed\", never \"removed\".")
+        out.append(
+            "- The corpus was a complete sweep of this version, but another's: compared with the stores "
+            'swept here, a path it has and they lack is only "not observed", never "removed".'
+        )
     elif newest.scope == "explicit-version-scoped":
-        out.append("- The corpus was a complete sweep of this version: a path absent from a later complete "
-                   "sweep is reported as removed.")
+        out.append(
+            "- The corpus was a complete sweep of this version: a path absent from a later complete sweep is reported as removed."
+        )
     else:
-        out.append("- The corpus was not a complete sweep: absent paths are only \"not observed\".")
+        out.append('- The corpus was not a complete sweep: absent paths are only "not observed".')
     out += [
         "",
         "## Baselines",

@@ -91,9 +91,7 @@ def _step(record: transcript.Record) -> dict:
         if record.thinking:
             payload["thinking"] = record.thinking
         if record.tool_calls:
-            payload["toolCalls"] = [
-                {"name": call.name, "argumentsJson": _arguments_json(call)} for call in record.tool_calls
-            ]
+            payload["toolCalls"] = [{"name": call.name, "argumentsJson": _arguments_json(call)} for call in record.tool_calls]
         step["plannerResponse"] = payload
     elif record.type == "RUN_COMMAND":
         run: dict = {"combinedOutput": {"full": record.content or ""}}

@@ -51,22 +51,26 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
     try:
         stamp.apply(resolution)
     except FindingsError as exc:  # a writer appeared: keep what was written, say how to undo it
-        raise FindingsError(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
+        raise FindingsError(
+            f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}"
+        ) from None
     except AuditError as exc:  # a write failed (disk full, permission denied): undo what was written
         try:
             backup.rollback(made.path)
         except AuditError:
-            raise type(exc)(f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}") from None
+            raise type(exc)(
+                f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}"
+            ) from None
         raise type(exc)(f"{exc.message}; every sidecar was restored from {made.path}") from None
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM between two writes: undo them too
         backup.rollback(made.path)
-        raise AuditError(f"{directory}: interrupted; every sidecar was restored from {made.path}",
-                         exit_code=interrupt_exit_code(exc)) from None
+        raise AuditError(
+            f"{directory}: interrupted; every sidecar was restored from {made.path}", exit_code=interrupt_exit_code(exc)
+        ) from None
     verification = backup.verify(made.path, unchanged=not resolution.changes)
     if not verification.ok:
         backup.rollback(made.path)
         raise FindingsError(
-            f"{directory}: verification failed ({verification.problems[0]}); "
-            f"every sidecar was restored from {made.path}"
+            f"{directory}: verification failed ({verification.problems[0]}); every sidecar was restored from {made.path}"
         )
     return RepairResult(resolution, made.path, verification)

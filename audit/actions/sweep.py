@@ -138,7 +138,14 @@ class SweepResult:
             ],
             "selected": self.selected,
             "sessions": [
-                {"id": s.id, "cascadeId": s.cascade_id, "surface": s.surface, "source": s.source, "steps": s.steps, "files": s.files}
+                {
+                    "id": s.id,
+                    "cascadeId": s.cascade_id,
+                    "surface": s.surface,
+                    "source": s.source,
+                    "steps": s.steps,
+                    "files": s.files,
+                }
                 for s in self.sessions
             ],
             "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
@@ -230,8 +237,12 @@ def installed_agy_version(env: Mapping[str, str]) -> str | None:
         return None
     try:
         done = subprocess.run(
-            [agy, "--version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=AGY_VERSION_TIMEOUT,
-            env=dict(env), check=False,
+            [agy, "--version"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=AGY_VERSION_TIMEOUT,
+            env=dict(env),
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -243,7 +254,12 @@ def installed_agy_version(env: Mapping[str, str]) -> str | None:
 
 
 def _choose_source(
-    root: Root, source: str, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike,
+    root: Root,
+    source: str,
+    timeout: float,
+    allow_remote: bool,
+    env: Mapping[str, str],
+    proc_root: str | os.PathLike,
 ) -> tuple[RootSource, DaemonClient | None]:
     if source == "native":
         return RootSource(root, "native"), None
@@ -257,12 +273,15 @@ def _choose_source(
         if client.reachable():
             return RootSource(root, "daemon", client.url, endpoint.origin), client
     if source == "daemon":
-        raise InputError(f"{root.path}: no reachable daemon (is agy running? or set {ENV_URL}); use --source native to read the .db files")
+        raise InputError(
+            f"{root.path}: no reachable daemon (is agy running? or set {ENV_URL}); use --source native to read the .db files"
+        )
     return RootSource(root, "native"), None
 
 
 def _select(
-    chosen: list[tuple[RootSource, DaemonClient | None]], include_implicit: bool,
+    chosen: list[tuple[RootSource, DaemonClient | None]],
+    include_implicit: bool,
 ) -> tuple[list[_Item], list[Skipped]]:
     items: list[_Item] = []
     skipped: list[Skipped] = []
@@ -340,8 +359,11 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
         raw = (dumps(trajectory) + "\n").encode()
     cascade_id = canonical_id(trajectory.get("cascadeId"))
     if cascade_id is None or cascade_id not in {session.id, internal or cascade_id}:
-        raise _Failed("identity", f"{session.id}: trajectory cascadeId {str(trajectory.get('cascadeId'))[:80]!r} "
-                      f"is neither the file id nor the internal cascade id {internal}")
+        raise _Failed(
+            "identity",
+            f"{session.id}: trajectory cascadeId {str(trajectory.get('cascadeId'))[:80]!r} "
+            f"is neither the file id nor the internal cascade id {internal}",
+        )
     _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
     _copy_brain(session, out, files)
     steps = trajectory.get("steps")
@@ -412,4 +434,3 @@ def backup_database(path: Path) -> bytes:
     except sqlite3.Error as exc:
         raise InputError(f"{path}: cannot copy the database ({exc})") from None
     return image[:18] + b"\x01\x01" + image[20:] if len(image) >= 100 else image
-

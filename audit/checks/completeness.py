@@ -80,11 +80,21 @@ WRITTEN, KEPT, REMOVED, REFUSED = "written", "kept", "removed", "refused"
 ATTESTATIONS = (WRITTEN, KEPT, REMOVED, REFUSED)
 
 STEP_FIELDS = (
-    "type", "status", "metadata.createdAt",
-    "userInput.userResponse", "userInput.query", "userInput.items[].text",
-    "plannerResponse.response", "plannerResponse.modifiedResponse", "plannerResponse.thinking",
-    "plannerResponse.toolCalls[]", "metadata.toolCall", "mcpTool.toolCall",
-    "runCommand.commandLine", "runCommand.proposedCommandLine", "runCommand.exitCode",
+    "type",
+    "status",
+    "metadata.createdAt",
+    "userInput.userResponse",
+    "userInput.query",
+    "userInput.items[].text",
+    "plannerResponse.response",
+    "plannerResponse.modifiedResponse",
+    "plannerResponse.thinking",
+    "plannerResponse.toolCalls[]",
+    "metadata.toolCall",
+    "mcpTool.toolCall",
+    "runCommand.commandLine",
+    "runCommand.proposedCommandLine",
+    "runCommand.exitCode",
 )
 """Names of the values of one projected step, in order."""
 
@@ -302,8 +312,10 @@ def _read_source(db: Path) -> tuple[str, NativeTrajectory]:
         native = read_trajectory(db)
         if _stats(db) == before:
             return digest, native
-    raise InputError(f"{db}: kept changing while being read ({len(_READ_PAUSES)} attempts); "
-                     "a conversation in progress? check again when it is idle")
+    raise InputError(
+        f"{db}: kept changing while being read ({len(_READ_PAUSES)} attempts); "
+        "a conversation in progress? check again when it is idle"
+    )
 
 
 def _listed(items: Iterable[str], more: int) -> str:
@@ -370,7 +382,9 @@ def _check(target: _Target) -> Result:
     problems += [f.message for f in native.findings]
     if problems:
         result.verdict = UNSUPPORTED
-        result.detail = "the source holds content cortex.proto does not decode: " + _listed(problems[:_SHOWN], len(problems) - _SHOWN)
+        result.detail = "the source holds content cortex.proto does not decode: " + _listed(
+            problems[:_SHOWN], len(problems) - _SHOWN
+        )
         if difference:
             result.detail += f"; also incomplete: {difference}"
     elif difference:
@@ -423,7 +437,9 @@ def _targets(directory: Path, only: str | None = None) -> list[_Target]:
     for name in names:
         match = _SIDECAR_NAME.fullmatch(name)
         cid = match[1].lower() if match else None
-        targets.append(_Target(directory / name, cid, sources.get((cid, "db")), sources.get((cid, "pb")), source_dir != directory))
+        targets.append(
+            _Target(directory / name, cid, sources.get((cid, "db")), sources.get((cid, "pb")), source_dir != directory)
+        )
     return targets
 
 

@@ -176,7 +176,9 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path, onerror=lambda exc: missing.append((Path(exc.filename), _os_reason(exc)))):
+            for dirpath, dirnames, filenames in os.walk(
+                path, onerror=lambda exc: missing.append((Path(exc.filename), _os_reason(exc)))
+            ):
                 dirnames.sort()
                 for name in dirnames:
                     if os.path.islink(os.path.join(dirpath, name)):
@@ -206,10 +208,7 @@ def _os_reason(exc: OSError) -> str:
 
 
 def _schema_findings(document: object, kind: str, file: str, line: int | None = None) -> tuple[Finding, ...]:
-    return tuple(
-        Finding(file, f.pointer, f.rule, f.message, f.level, line)
-        for f in schemas.load(KINDS[kind]).check(document)
-    )
+    return tuple(Finding(file, f.pointer, f.rule, f.message, f.level, line) for f in schemas.load(KINDS[kind]).check(document))
 
 
 def _strict_finding(exc: JSONError, file: str, line: int | None = None) -> Finding:
@@ -228,7 +227,9 @@ def _validate_transcript(data: bytes, file: str) -> FileResult:
         except JSONError as exc:
             finding = _strict_finding(exc, file, number)
             if finding.rule == "strict-json/syntax":
-                finding = Finding(file, "", TORN_LINE, f"not a JSON value (a torn line; consumers skip it): {exc.reason}", ADVISORY, number)
+                finding = Finding(
+                    file, "", TORN_LINE, f"not a JSON value (a torn line; consumers skip it): {exc.reason}", ADVISORY, number
+                )
             findings.append(finding)
             continue
         findings.extend(_schema_findings(record, "transcript", file, number))

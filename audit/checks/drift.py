@@ -49,7 +49,9 @@ class Observed:
     survey: Survey | None = None  # when computed
 
 
-def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None) -> Observed:
+def observe(
+    paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None
+) -> Observed:
     """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* as in
     ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
     (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
@@ -58,7 +60,8 @@ def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES
         b = baselines.load(single)
         fps = {
             s: Fingerprint(s, b.lines[s], d) if s in b.lines else Fingerprint(s, (), d, DIGEST_ONLY)
-            for s, d in b.digests.items() if s in surfaces
+            for s, d in b.digests.items()
+            if s in surfaces
         }
         observed = Observed(f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps))
     elif single is not None and single.suffix == ".tsv" and single.is_file():
@@ -70,8 +73,14 @@ def observe(paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
         result = survey(paths, surfaces, progress=progress)
         observed = Observed(
-            ", ".join(map(str, paths)), result.fingerprints, result.complete, result.scope, surfaces,
-            result.not_computed, result.partial(), result,
+            ", ".join(map(str, paths)),
+            result.fingerprints,
+            result.complete,
+            result.scope,
+            surfaces,
+            result.not_computed,
+            result.partial(),
+            result,
         )
     if not observed.fingerprints:
         reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())
@@ -176,8 +185,10 @@ def compare_surface(
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
     if all(c.kind == "not-observed" for c in changes):
-        why = (f"every observed line matches {baseline.name}; {len(changes)} of its lines were not observed, "
-               "which is no evidence of removal")
+        why = (
+            f"every observed line matches {baseline.name}; {len(changes)} of its lines were not observed, "
+            "which is no evidence of removal"
+        )
         return SurfaceResult(surface, NOT_COMPARABLE, why, recorded, current.digest, changes)
     return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
 

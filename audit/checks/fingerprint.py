@@ -138,8 +138,10 @@ class Survey:
         native = sum(n for source, n in self.sources.items() if source != "daemon")
         if not self.complete or not native:
             return {}
-        return {"sidecar": f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db "
-                           "files (native sweep) and carry only the fields audit/store/proto/cortex.proto knows"}
+        return {
+            "sidecar": f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db "
+            "files (native sweep) and carry only the fields audit/store/proto/cortex.proto knows"
+        }
 
     @property
     def scope(self) -> str:
@@ -213,7 +215,11 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
     sessions = manifest.get("sessions")
     for session in sessions if isinstance(sessions, list) else ():  # sessions with a sidecar (not brain-only ones)
         files = session.get("files") if isinstance(session, dict) else None
-        if isinstance(session.get("source"), str) and isinstance(files, dict) and any(str(k).startswith("corpus/") for k in files):
+        if (
+            isinstance(session.get("source"), str)
+            and isinstance(files, dict)
+            and any(str(k).startswith("corpus/") for k in files)
+        ):
             result.sources[session["source"]] += 1
     corpus = path / "corpus"
     for entry in _entries(corpus, result):
@@ -469,7 +475,11 @@ def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACE
     inputs, result = _collect(paths)
     result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
     read_databases, read_transcripts = bool(wanted & {"sqlite", "wire"}), "transcript" in wanted
-    total = len(inputs.sidecars) + (len(inputs.databases) if read_databases else 0) + (len(inputs.transcripts) if read_transcripts else 0)
+    total = (
+        len(inputs.sidecars)
+        + (len(inputs.databases) if read_databases else 0)
+        + (len(inputs.transcripts) if read_transcripts else 0)
+    )
     each = _counting(progress, total)
     found: dict[str, Fingerprint | None] = {}
     if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts

@@ -50,9 +50,7 @@ class Inspection:
 
     @property
     def finding_count(self) -> int:
-        return len(self.database.findings if self.database else []) + len(
-            self.transcripts.findings if self.transcripts else []
-        )
+        return len(self.database.findings if self.database else []) + len(self.transcripts.findings if self.transcripts else [])
 
 
 def inspect_session(session: Session) -> Inspection:

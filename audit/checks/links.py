@@ -235,10 +235,14 @@ def _facts(doc: dict, cid: str, path: Path, diagnostics: list[Diagnostic]) -> _F
             facts.stamp_invalid = True
             value = block[PARENT_KEY]
             shown = repr(value)[:60] if isinstance(value, str) else json_type(value)
-            diagnostics.append(Diagnostic(cid, INVALID_PARENT_STAMP, f"{PARENT_KEY} is {shown}, not a UUID; treated as unstamped"))
+            diagnostics.append(
+                Diagnostic(cid, INVALID_PARENT_STAMP, f"{PARENT_KEY} is {shown}, not a UUID; treated as unstamped")
+            )
     elif block is not None and not isinstance(block, dict):
         facts.block_locked = True
-        diagnostics.append(Diagnostic(cid, INVALID_PARENT_STAMP, f"{READER_BLOCK} is {json_type(block)}, not an object; left alone"))
+        diagnostics.append(
+            Diagnostic(cid, INVALID_PARENT_STAMP, f"{READER_BLOCK} is {json_type(block)}, not an object; left alone")
+        )
     metadata = _obj(doc.get("metadata"))
     facts.native_parent = canonical_id(metadata.get("parentConversationId"))
     for raw_path in _agent_paths(doc):
@@ -281,7 +285,9 @@ def _read(directory: Path) -> tuple[int, dict[str, FileState], list[_Facts], lis
         path = directory / name
         stem = name[: -len(SIDECAR_SUFFIX)].lower()
         if not regular:
-            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: not a regular file (symbolic link or special file); not read"))
+            diagnostics.append(
+                Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: not a regular file (symbolic link or special file); not read")
+            )
             continue
         try:
             st = os.lstat(path)
@@ -301,7 +307,9 @@ def _read(directory: Path) -> tuple[int, dict[str, FileState], list[_Facts], lis
             diagnostics.append(Diagnostic(stem, INVALID_CASCADE_ID, f"{name}: cascadeId is {shown}, not a UUID; left out"))
             continue
         if cid in by_id:
-            diagnostics.append(Diagnostic(cid, DUPLICATE_CASCADE_ID, f"{name} repeats the cascadeId of {by_id[cid].name}; {name} left out"))
+            diagnostics.append(
+                Diagnostic(cid, DUPLICATE_CASCADE_ID, f"{name} repeats the cascadeId of {by_id[cid].name}; {name} left out")
+            )
             continue
         by_id[cid] = path
         facts.append(_facts(doc, cid, path, diagnostics))
@@ -354,10 +362,7 @@ def _evidence(facts: list[_Facts]) -> dict[str, tuple[Evidence, ...]]:
             if child is not None and child.id != f.id and child.first_prompt in prompts:
                 legacy[child.id].add(Evidence("invoke_subagent", f.id))
     rank = {s: n for n, s in enumerate(NATIVE_SOURCES + LEGACY_SOURCES)}
-    return {
-        cid: tuple(sorted(native[cid] or legacy[cid], key=lambda e: (rank[e.source], e.parent)))
-        for cid in native
-    }
+    return {cid: tuple(sorted(native[cid] or legacy[cid], key=lambda e: (rank[e.source], e.parent))) for cid in native}
 
 
 def _describe(evidence: Iterable[Evidence]) -> str:
@@ -391,7 +396,9 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
         chosen[f.id] = f.stamp
         if candidates != [f.stamp]:
             said = f"evidence names {_describe(evidence[f.id])}" if candidates else "no evidence supports it"
-            diagnostics.append(Diagnostic(f.id, STALE_STAMP, f"stamped parent {f.stamp} but {said}; `links repair` recomputes it"))
+            diagnostics.append(
+                Diagnostic(f.id, STALE_STAMP, f"stamped parent {f.stamp} but {said}; `links repair` recomputes it")
+            )
     stamps = {f.id: f.stamp for f in facts}
     for cycle in find_cycles(chosen):
         text = _cycle_text(cycle)
@@ -418,7 +425,9 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
         else:
             action = "none" if parent is None or f.block_locked else "stamp"
         if parent is not None and parent not in ids and action in ("stamp", "keep"):
-            diagnostics.append(Diagnostic(f.id, MISSING_PARENT, f"parent {parent} has no sidecar in this directory; linked anyway"))
+            diagnostics.append(
+                Diagnostic(f.id, MISSING_PARENT, f"parent {parent} has no sidecar in this directory; linked anyway")
+            )
         links.append(Link(f.id, f.path, f.stamp, evidence[f.id], parent, action, f.created))
     links.sort(key=lambda link: link.id)
     diagnostics.sort(key=lambda d: (d.id, d.kind, d.message))

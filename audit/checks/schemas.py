@@ -262,7 +262,12 @@ class _Codegen:
 
     def checker(self, schema: object) -> str:
         """An expression for a one-argument callable checking *schema*: ``str.__instancecheck__`` or a function."""
-        if isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"type"} and isinstance(schema["type"], str) and schema["type"] in _PLAIN_TYPES:
+        if (
+            isinstance(schema, dict)
+            and set(schema) - _ANNOTATIONS == {"type"}
+            and isinstance(schema["type"], str)
+            and schema["type"] in _PLAIN_TYPES
+        ):
             return f"{_PLAIN_TYPES[schema['type']].__name__}.__instancecheck__"
         return self.function(schema)
 
@@ -293,7 +298,10 @@ class _Codegen:
             if typed is kind:
                 loops.append(f"    {head}\n" + "".join(f"        {line}\n" for line in lines))
             else:
-                loops.append(f"    if isinstance(x, {kind.__name__}):\n        {head}\n" + "".join(f"            {line}\n" for line in lines))
+                loops.append(
+                    f"    if isinstance(x, {kind.__name__}):\n        {head}\n"
+                    + "".join(f"            {line}\n" for line in lines)
+                )
 
         if key == "type":
             types = value if isinstance(value, list) else [value]
@@ -302,7 +310,11 @@ class _Codegen:
         elif key == "properties":  # look up each present key: objects declare far more properties than they carry
             table = {prop: self.checker(sub) for prop, sub in value.items()}
             self.tables.append(table)
-            loop(dict, "for k, e in x.items():", [f"c = {self.constant(table)}.get(k)", "if c is not None and not c(e): return False"])
+            loop(
+                dict,
+                "for k, e in x.items():",
+                [f"c = {self.constant(table)}.get(k)", "if c is not None and not c(e): return False"],
+            )
         elif key == "required":
             conds.append(only(dict, " and ".join(f"{name!r} in x" for name in value) or "True"))
         elif key == "additionalProperties":

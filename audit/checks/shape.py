@@ -37,16 +37,18 @@ from audit.errors import InputError
 from audit.safeio import gc_paused, json_key
 from audit.store.ids import UUID_PATTERN
 
-OPAQUE_PATHS = frozenset({
-    "executorMetadatas",
-    "generatorMetadata",
-    "metadata.mendelExperimentIds",
-    "steps.[].generic",
-    "steps.[].metadata.internalMetadata",
-    "steps.[].metadata.sourceTrajectoryStepInfo",
-    "steps.[].userInput.activeUserState",
-    "steps.[].userInput.userConfig",
-})
+OPAQUE_PATHS = frozenset(
+    {
+        "executorMetadatas",
+        "generatorMetadata",
+        "metadata.mendelExperimentIds",
+        "steps.[].generic",
+        "steps.[].metadata.internalMetadata",
+        "steps.[].metadata.sourceTrajectoryStepInfo",
+        "steps.[].userInput.activeUserState",
+        "steps.[].userInput.userConfig",
+    }
+)
 """Sidecar paths whose own type is recorded but whose children are not walked."""
 
 READER_KEY = "agyReader"
@@ -55,8 +57,14 @@ ENVELOPE_KEY = "trajectory"
 # Go's regexp `$` anchors at the end of text only; fullmatch gives the same semantics.
 _VOLATILE = re.compile(UUID_PATTERN + r"|[0-9]+|[0-9a-f]{16,}")
 _TAGS = {
-    dict: "object", list: "array", str: "string", bytes: "number", int: "number", float: "number",
-    bool: "boolean", type(None): "null",
+    dict: "object",
+    list: "array",
+    str: "string",
+    bytes: "number",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    type(None): "null",
 }
 _NUMBER = str.encode  # parse_int / parse_float: keep the number's text
 _CONTAINERS = (dict, list)
@@ -185,7 +193,12 @@ class _Walker:
         return node
 
     def walk(
-        self, value: object, node: _Node, skip_key: str | None = None, *, same: Callable[[object, _Node], bool] | None = None,
+        self,
+        value: object,
+        node: _Node,
+        skip_key: str | None = None,
+        *,
+        same: Callable[[object, _Node], bool] | None = None,
     ) -> None:
         """Add *value* at *node* and everything below it; *skip_key* is left out of a root object.
 

@@ -12,7 +12,8 @@ from audit.report.text import to_json
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "baselines", help="list baselines; import an agy-reader shape snapshot",
+        "baselines",
+        help="list baselines; import an agy-reader shape snapshot",
         description="List the bundled baselines and those in --baseline-dir (oldest agy version first).",
         epilog="Exit codes: 0 ok, 2 usage or unreadable input.",
     )
@@ -21,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.set_defaults(run=run)
     sub = p.add_subparsers(dest="baselines_command", metavar="{import-shape}")
     imp = sub.add_parser(
-        "import-shape", help="import an agy-reader sidecar shape snapshot (TSV) as a baseline",
+        "import-shape",
+        help="import an agy-reader sidecar shape snapshot (TSV) as a baseline",
         description=(
             "Check that the sha256 of TSV without its final newline equals --digest (or the digest agy-reader "
             "published for NAME), then write BASELINE_DIR/NAME/ with sidecar.tsv and baseline.json."

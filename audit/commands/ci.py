@@ -26,7 +26,9 @@ STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "ci", parents=[parents["store"]], help="sweep and check every store against the baseline, in one report",
+        "ci",
+        parents=[parents["store"]],
+        help="sweep and check every store against the baseline, in one report",
         description=(
             "Sweep every store into a private corpus, then verify-contract (corpus manifest, sidecars and "
             "transcripts), completeness, links, fingerprint and compare against the baseline; the live sidecars "
@@ -38,31 +40,69 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "environment errors (a check could not run), 3 no store or nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
     )
-    p.add_argument("--source", choices=SOURCES, default="auto",
-                   help="daemon, native (reconstruct from .db files) or auto (default: daemon where reachable)")
+    p.add_argument(
+        "--source",
+        choices=SOURCES,
+        default="auto",
+        help="daemon, native (reconstruct from .db files) or auto (default: daemon where reachable)",
+    )
     p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
-    p.add_argument("--out", metavar="NEW_DIR",
-                   help="corpus directory to create and keep (default: a new private temp directory, removed after a "
-                   "passing run, kept and named in the report otherwise)")
+    p.add_argument(
+        "--out",
+        metavar="NEW_DIR",
+        help="corpus directory to create and keep (default: a new private temp directory, removed after a "
+        "passing run, kept and named in the report otherwise)",
+    )
     p.add_argument("--keep", action="store_true", help="keep the temp corpus after a passing run too")
-    p.add_argument("--baseline", metavar="NAME|DIR", help="baseline to compare with (default: the newest in --baseline-dir, else the newest bundled)")
-    p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines (searched first; --record writes here, default ./fingerprints)")
-    p.add_argument("--fail-on", choices=FAIL_ON, default="drift",
-                   help="fail on any drift (default), only on breaking changes (removed, type-changed, widened), or never")
-    p.add_argument("--record", metavar="agy-X.Y.Z", help="record the corpus as this baseline when, and only when, every check passed")
-    p.add_argument("--compat-file", default="COMPATIBILITY.md", metavar="FILE",
-                   help="compatibility record --record regenerates (default ./COMPATIBILITY.md)")
-    p.add_argument("--no-live", dest="live", action="store_false",
-                   help="check only the swept corpus, not the live sidecars (stale or hand-edited sidecars then never fail)")
-    p.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (default), json, junit, markdown, or github (workflow annotations and the text report; "
-                   f"the Markdown is appended to ${STEP_SUMMARY} when set)")
-    p.add_argument("--report", metavar="FILE", action="append",
-                   help="also write the report to FILE (repeatable), in the format its extension names "
-                   f"({', '.join(f'{e} {f}' for e, f in REPORT_FORMATS.items())}) or --report-format")
-    p.add_argument("--report-format", choices=tuple(dict.fromkeys(REPORT_FORMATS.values())),
-                   help="format of every --report FILE (default: from each file's extension)")
+    p.add_argument(
+        "--baseline",
+        metavar="NAME|DIR",
+        help="baseline to compare with (default: the newest in --baseline-dir, else the newest bundled)",
+    )
+    p.add_argument(
+        "--baseline-dir", metavar="DIR", help="your own baselines (searched first; --record writes here, default ./fingerprints)"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="drift",
+        help="fail on any drift (default), only on breaking changes (removed, type-changed, widened), or never",
+    )
+    p.add_argument(
+        "--record", metavar="agy-X.Y.Z", help="record the corpus as this baseline when, and only when, every check passed"
+    )
+    p.add_argument(
+        "--compat-file",
+        default="COMPATIBILITY.md",
+        metavar="FILE",
+        help="compatibility record --record regenerates (default ./COMPATIBILITY.md)",
+    )
+    p.add_argument(
+        "--no-live",
+        dest="live",
+        action="store_false",
+        help="check only the swept corpus, not the live sidecars (stale or hand-edited sidecars then never fail)",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), json, junit, markdown, or github (workflow annotations and the text report; "
+        f"the Markdown is appended to ${STEP_SUMMARY} when set)",
+    )
+    p.add_argument(
+        "--report",
+        metavar="FILE",
+        action="append",
+        help="also write the report to FILE (repeatable), in the format its extension names "
+        f"({', '.join(f'{e} {f}' for e, f in REPORT_FORMATS.items())}) or --report-format",
+    )
+    p.add_argument(
+        "--report-format",
+        choices=tuple(dict.fromkeys(REPORT_FORMATS.values())),
+        help="format of every --report FILE (default: from each file's extension)",
+    )
     p.set_defaults(run=run)
 
 
@@ -95,10 +135,20 @@ def run(args: argparse.Namespace) -> int:
     roots = layout.require_roots(roots_from(args))
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     report = ci.run(
-        roots, out=args.out, keep=args.keep, source=args.source, timeout=args.timeout,
-        allow_remote=args.allow_remote_daemon, include_implicit=args.include_implicit, baseline=args.baseline,
-        baseline_dir=args.baseline_dir, fail_on=args.fail_on, record_as=args.record, compat_file=args.compat_file,
-        live=args.live, progress=functools.partial(Progress, sys.stderr) if show else None,
+        roots,
+        out=args.out,
+        keep=args.keep,
+        source=args.source,
+        timeout=args.timeout,
+        allow_remote=args.allow_remote_daemon,
+        include_implicit=args.include_implicit,
+        baseline=args.baseline,
+        baseline_dir=args.baseline_dir,
+        fail_on=args.fail_on,
+        record_as=args.record,
+        compat_file=args.compat_file,
+        live=args.live,
+        progress=functools.partial(Progress, sys.stderr) if show else None,
     )
     sys.stdout.write(_render(report, args.format, color=use_color()))
     sys.stdout.flush()

@@ -18,7 +18,9 @@ def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
     group = parent.add_argument_group("store selection")
     group.add_argument("--home", metavar="DIR", help="home directory to discover ~/.gemini/antigravity* in (default $HOME)")
     group.add_argument(
-        "--root", metavar="PATH", action="append",
+        "--root",
+        metavar="PATH",
+        action="append",
         help="explicit store root (repeatable); disables discovery, as does $ANTIGRAVITY_CLI_ROOT",
     )
     group.add_argument("--include-implicit", action="store_true", help="include implicit/<uuid>.pb background trajectories")

@@ -19,7 +19,8 @@ from audit.report.text import to_json
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "compare", help="compare fingerprints with a baseline (NEW / UNCHANGED / DRIFT / NOT COMPARABLE)",
+        "compare",
+        help="compare fingerprints with a baseline (NEW / UNCHANGED / DRIFT / NOT COMPARABLE)",
         description=(
             "Compare the fingerprints of PATH with a baseline and classify every changed line: added, removed, "
             "type-changed, widened, narrowed; from a corpus that is not a complete sweep, missing lines are "
@@ -33,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines, searched before the bundled ones")
     add_surfaces(p)
     p.add_argument(
-        "--fail-on", choices=FAIL_ON, default="drift",
+        "--fail-on",
+        choices=FAIL_ON,
+        default="drift",
         help="exit 1 on any drift (default), only on breaking changes (removed, type-changed, widened), or never",
     )
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")

@@ -14,7 +14,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "completeness", parents=[parents["store"]], help="check that sidecars hold everything their native .db holds",
+        "completeness",
+        parents=[parents["store"]],
+        help="check that sidecars hold everything their native .db holds",
         description="Compare each sidecar with a read-only snapshot of its native source (the .db beside it, WAL "
         "included, or native/<surface>/<id>.db in a sweep corpus): step count and order, type, status, createdAt, "
         f"prompt, planner and thinking text, tool calls, commands and exit codes (profile {completeness.PROFILE}). "
@@ -26,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="store root, conversations directory, sweep corpus or sidecar file")
     p.add_argument(
-        "--attest", action="store_true",
+        "--attest",
+        action="store_true",
         help="record agyReader.completeness in complete sidecars and remove it from incomplete/unsupported ones "
         "(only that block changes; file mtime kept; unchanged evidence is not rewritten)",
     )
@@ -57,8 +60,11 @@ def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
         detail = r.detail
         if r.attestation_error:
             detail = "; ".join(filter(None, (detail, r.attestation_error)))
-        rows.append([r.id or r.sidecar.name, r.verdict] + ([r.attestation] if attested else [])
-                    + [r.sidecar_steps, r.source_steps, detail])
+        rows.append(
+            [r.id or r.sidecar.name, r.verdict]
+            + ([r.attestation] if attested else [])
+            + [r.sidecar_steps, r.source_steps, detail]
+        )
     counts = report.counts()
     summary = f"completeness: {len(report.results)} sidecar(s): " + ", ".join(f"{n} {v}" for v, n in counts.items())
     if attested:
@@ -87,7 +93,9 @@ def _json(report: completeness.Report, attested: bool) -> dict:
                 "detail": r.detail,
                 "sidecarSteps": r.sidecar_steps,
                 "sourceSteps": r.source_steps,
-                "evidence": None if r.evidence is None else {
+                "evidence": None
+                if r.evidence is None
+                else {
                     "profile": r.evidence.profile,
                     "sourceSha256": r.evidence.source_sha256,
                     "projectionSha256": r.evidence.projection_sha256,

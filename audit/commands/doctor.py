@@ -12,7 +12,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "doctor", parents=[parents["store"]], help="quick health check of the stores, daemons and agy version",
+        "doctor",
+        parents=[parents["store"]],
+        help="quick health check of the stores, daemons and agy version",
         description=(
             "Per root: sessions, sidecar freshness by mtime (fresh, stale, missing), parent-link diagnostics and "
             "contract violations of the sidecars as they are, and the daemon (reachable with its token accepted, "
@@ -45,13 +47,27 @@ def _daemon_text(d: doctor.Daemon) -> str:
 
 def _text(health: doctor.Health) -> str:
     rows = [
-        (str(h.root.path), h.root.surface, h.sessions, h.sidecars["fresh"], h.sidecars["stale"], h.sidecars["missing"],
-         h.link_diagnostics, h.link_failing, h.violations, h.daemon.state)
+        (
+            str(h.root.path),
+            h.root.surface,
+            h.sessions,
+            h.sidecars["fresh"],
+            h.sidecars["stale"],
+            h.sidecars["missing"],
+            h.link_diagnostics,
+            h.link_failing,
+            h.violations,
+            h.daemon.state,
+        )
         for h in health.roots
     ]
-    out = [table(
-        ("ROOT", "SURFACE", "SESSIONS", "FRESH", "STALE", "MISSING", "LINK DIAGNOSTICS", "FAILING", "VIOLATIONS", "DAEMON"), rows,
-    ), ""]
+    out = [
+        table(
+            ("ROOT", "SURFACE", "SESSIONS", "FRESH", "STALE", "MISSING", "LINK DIAGNOSTICS", "FAILING", "VIOLATIONS", "DAEMON"),
+            rows,
+        ),
+        "",
+    ]
     out += [f"daemon {h.root.path.name}: {_daemon_text(h.daemon)}" for h in health.roots]
     installed = health.installed or "unknown (agy --version did not answer)"
     state = "" if health.version == doctor.UNKNOWN else f" ({health.version})"
@@ -78,6 +94,11 @@ def _json(health: doctor.Health) -> dict:
             }
             for h in health.roots
         ],
-        "agy": {"installed": health.installed, "recorded": health.recorded, "compatFile": str(health.compat_file), "state": health.version},
+        "agy": {
+            "installed": health.installed,
+            "recorded": health.recorded,
+            "compatFile": str(health.compat_file),
+            "state": health.version,
+        },
         "actions": [{"subject": a.subject, "problem": a.problem, "remedy": a.remedy} for a in health.actions],
     }

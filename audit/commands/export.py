@@ -16,7 +16,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "export", parents=[parents["store"]], help="offline trajectory of one session",
+        "export",
+        parents=[parents["store"]],
+        help="offline trajectory of one session",
         description=(
             "Rebuild one session's trajectory without the daemon: from its .db (read-only snapshot, "
             "WAL included), else from its brain transcript. The result is checked against the sidecar "
@@ -48,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         create_new_file(args.out, text.encode("utf-8"))
         if not args.quiet:
-            print(f"exported {session.id} from its {result.source} ({len(result.trajectory.get('steps', []))} steps) to {args.out}", file=sys.stderr)
+            print(
+                f"exported {session.id} from its {result.source} ({len(result.trajectory.get('steps', []))} steps) to {args.out}",
+                file=sys.stderr,
+            )
     else:
         sys.stdout.write(text)
     return 0

@@ -19,21 +19,29 @@ INPUTS = (
 
 def add_surfaces(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--surface", action="append", choices=SURFACES, metavar="NAME",
+        "--surface",
+        action="append",
+        choices=SURFACES,
+        metavar="NAME",
         help=f"surface to fingerprint (repeatable; default all: {', '.join(SURFACES)})",
     )
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "fingerprint", help="digest of each format surface (sidecar, sqlite, wire, transcript)",
+        "fingerprint",
+        help="digest of each format surface (sidecar, sqlite, wire, transcript)",
         description="Print the sha256 fingerprint of each format surface. " + INPUTS,
         epilog="Exit codes: 0 ok, 2 usage or unreadable input, 3 nothing to fingerprint.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     add_surfaces(p)
-    p.add_argument("--paths", dest="show_paths", action="store_true",
-                   help="print the canonical lines of one surface (TSV, one final newline) instead of digests")
+    p.add_argument(
+        "--paths",
+        dest="show_paths",
+        action="store_true",
+        help="print the canonical lines of one surface (TSV, one final newline) instead of digests",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
     p.set_defaults(run=run)

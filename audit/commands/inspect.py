@@ -13,7 +13,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "inspect", parents=[parents["store"]], help="what a session's .db and transcripts hold",
+        "inspect",
+        parents=[parents["store"]],
+        help="what a session's .db and transcripts hold",
         description=(
             "Row counts per table, step types and statuses, unknown protobuf fields with counts and "
             "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
@@ -48,17 +50,27 @@ def _json(r: Inspection) -> dict:
     if r.database:
         d = r.database
         doc["database"] = {
-            "path": str(d.path), "access": d.access or None, "userVersion": d.user_version,
-            "internalCascadeId": d.internal_cascade_id, "rowCounts": d.row_counts,
-            "stepTypes": _counts(d.step_types), "statuses": _counts(d.statuses),
-            "unknownFields": _counts(d.unknown_fields), "findings": d.findings,
+            "path": str(d.path),
+            "access": d.access or None,
+            "userVersion": d.user_version,
+            "internalCascadeId": d.internal_cascade_id,
+            "rowCounts": d.row_counts,
+            "stepTypes": _counts(d.step_types),
+            "statuses": _counts(d.statuses),
+            "unknownFields": _counts(d.unknown_fields),
+            "findings": d.findings,
         }
     if r.transcripts:
         t = r.transcripts
         doc["transcripts"] = {
-            "brain": str(t.brain), "compact": [str(p) for p in t.compact], "full": [str(p) for p in t.full],
-            "records": t.records, "types": _counts(t.types), "statuses": _counts(t.statuses),
-            "anomalies": _counts(t.anomalies), "findings": t.findings,
+            "brain": str(t.brain),
+            "compact": [str(p) for p in t.compact],
+            "full": [str(p) for p in t.full],
+            "records": t.records,
+            "types": _counts(t.types),
+            "statuses": _counts(t.statuses),
+            "anomalies": _counts(t.anomalies),
+            "findings": t.findings,
         }
     return doc
 

@@ -18,7 +18,9 @@ _SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "di
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "links", parents=[parents["store"]], help="check, backfill and repair subagent parent links",
+        "links",
+        parents=[parents["store"]],
+        help="check, backfill and repair subagent parent links",
         description="Resolve parent links (agyReader.parentCascadeId) from the evidence in every sidecar of "
         "each root's conversations/ directory; stamp, repair under a verified backup, verify, roll back.",
     )
@@ -26,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     nested = [parents["store_nested"]]
 
     check = sub.add_parser(
-        "check", parents=nested, help="diagnostics and the family tree; writes nothing",
+        "check",
+        parents=nested,
+        help="diagnostics and the family tree; writes nothing",
         description="Resolve every parent link and print the diagnostics and the family tree. A --root that "
         "is not a store is read as a directory of sidecars (e.g. a sweep corpus's corpus/<surface>). "
         "Exit 1 when a cycle, conflicting evidence or an invalid stamp exists.",
@@ -35,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     check.set_defaults(run=run_check)
 
     backfill = sub.add_parser(
-        "backfill", parents=nested, help="stamp resolved parents where none is stamped",
+        "backfill",
+        parents=nested,
+        help="stamp resolved parents where none is stamped",
         description="Stamp agyReader.parentCascadeId where no valid stamp exists and the evidence names one "
         "parent. Existing stamps are kept (a disagreeing one is reported as stale-stamp). Idempotent.",
     )
@@ -44,18 +50,25 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     backfill.set_defaults(run=run_backfill)
 
     fix = sub.add_parser(
-        "repair", parents=nested, help="recompute every parent under a verified backup",
+        "repair",
+        parents=nested,
+        help="recompute every parent under a verified backup",
         description="Recompute every parent ignoring stamps: replace stale stamps, clear unsupported, conflicting "
         "and cyclic ones, keep correct ones byte-identical. Backs up first, verifies after, and restores "
         "the backup automatically (exit 1) when verification fails. Stop every writer first.",
     )
     fix.add_argument("--dry-run", action="store_true", help="print what would change; no backup, no writes")
-    fix.add_argument("--backup", metavar="DIR", help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root)")
+    fix.add_argument(
+        "--backup",
+        metavar="DIR",
+        help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root)",
+    )
     add_format(fix)
     fix.set_defaults(run=run_repair)
 
     check_backup = sub.add_parser(
-        "verify", help="compare the backed-up directory with a backup",
+        "verify",
+        help="compare the backed-up directory with a backup",
         description="Fail (exit 1) unless the file set, every mtime and every payload except "
         "agyReader.parentCascadeId equal the backup, and the stamps form a valid acyclic graph.",
     )
@@ -65,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     check_backup.set_defaults(run=run_verify)
 
     undo = sub.add_parser(
-        "rollback", help="restore every sidecar's bytes and mtime from a backup",
+        "rollback",
+        help="restore every sidecar's bytes and mtime from a backup",
         description="Restore from a complete, untampered backup (atomic writes). Sidecars added after the "
         "backup are listed and left alone.",
     )
@@ -95,7 +109,12 @@ def _diagnostic_json(d: links.Diagnostic) -> dict:
 
 
 def _change_json(link: links.Link) -> dict:
-    return {"id": link.id, "action": link.action, "parent": link.parent if link.action == "stamp" else None, "previous": link.stamp}
+    return {
+        "id": link.id,
+        "action": link.action,
+        "parent": link.parent if link.action == "stamp" else None,
+        "previous": link.stamp,
+    }
 
 
 def _root_json(root: layout.Root, res: links.Resolution) -> dict:
@@ -110,7 +129,10 @@ def run_check(args: argparse.Namespace) -> int:
     if args.format == "dot":
         print(_dot(results), end="")
     elif args.format == "json":
-        print(to_json({"ok": not any(res.failing for _, res in results), "roots": [_check_json(r, res) for r, res in results]}), end="")
+        print(
+            to_json({"ok": not any(res.failing for _, res in results), "roots": [_check_json(r, res) for r, res in results]}),
+            end="",
+        )
     else:
         for root, res in results:
             _print_check(root, res, quiet=args.quiet)
@@ -122,15 +144,20 @@ def _check_json(root: layout.Root, res: links.Resolution) -> dict:
     doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
     doc["links"] = [
         {
-            "id": link.id, "parent": link.parent, "stamp": link.stamp, "action": link.action,
+            "id": link.id,
+            "parent": link.parent,
+            "stamp": link.stamp,
+            "action": link.action,
             "evidence": [{"source": e.source, "parent": e.parent} for e in link.evidence],
         }
         for link in res.links
     ]
     tree = res.tree
     doc["tree"] = {
-        "roots": list(tree.roots), "orphans": list(tree.orphans),
-        "children": {k: list(v) for k, v in tree.children.items()}, "depth": dict(tree.depth),
+        "roots": list(tree.roots),
+        "orphans": list(tree.orphans),
+        "children": {k: list(v) for k, v in tree.children.items()},
+        "depth": dict(tree.depth),
     }
     return doc
 
@@ -254,8 +281,14 @@ def run_repair(args: argparse.Namespace) -> int:
 
 def _verification_json(v: backup.Verification) -> dict:
     return {
-        "backup": str(v.backup), "root": str(v.root), "ok": v.ok, "verified": v.verified,
-        "changed": list(v.changed), "parentLinks": v.parent_links, "cycles": v.cycles, "problems": list(v.problems),
+        "backup": str(v.backup),
+        "root": str(v.root),
+        "ok": v.ok,
+        "verified": v.verified,
+        "changed": list(v.changed),
+        "parentLinks": v.parent_links,
+        "cycles": v.cycles,
+        "problems": list(v.problems),
     }
 
 
@@ -277,10 +310,18 @@ def run_verify(args: argparse.Namespace) -> int:
 def run_rollback(args: argparse.Namespace) -> int:
     r = backup.rollback(args.backup)
     if args.format == "json":
-        print(to_json({
-            "backup": str(r.backup), "root": str(r.root), "restored": list(r.restored),
-            "unchanged": r.unchanged, "extra": list(r.extra),
-        }), end="")
+        print(
+            to_json(
+                {
+                    "backup": str(r.backup),
+                    "root": str(r.root),
+                    "restored": list(r.restored),
+                    "unchanged": r.unchanged,
+                    "extra": list(r.extra),
+                }
+            ),
+            end="",
+        )
         return 0
     for name in r.restored:
         print(f"  restored {name}")

@@ -11,7 +11,8 @@ from audit.report.text import to_json
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "record", help="record a baseline from a complete sweep corpus and regenerate COMPATIBILITY.md",
+        "record",
+        help="record a baseline from a complete sweep corpus and regenerate COMPATIBILITY.md",
         description=(
             "Fingerprint every surface of the sweep corpus PATH, write BASELINE_DIR/NAME/ (one <surface>.tsv per "
             "surface and baseline.json) and regenerate the compatibility record wholesale. Refused, with nothing "
@@ -23,8 +24,12 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("path", metavar="PATH", help="sweep corpus directory (from `agy-audit sweep`)")
     p.add_argument("--name", required=True, metavar="agy-X.Y.Z", help="baseline name, e.g. agy-1.2.11")
     p.add_argument("--baseline-dir", default="fingerprints", metavar="DIR", help="where baselines live (default ./fingerprints)")
-    p.add_argument("--compat-file", default="COMPATIBILITY.md", metavar="FILE",
-                   help="compatibility record to regenerate from the baselines in --baseline-dir (default ./COMPATIBILITY.md)")
+    p.add_argument(
+        "--compat-file",
+        default="COMPATIBILITY.md",
+        metavar="FILE",
+        help="compatibility record to regenerate from the baselines in --baseline-dir (default ./COMPATIBILITY.md)",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.set_defaults(run=run)
 

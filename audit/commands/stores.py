@@ -11,7 +11,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "stores", parents=[parents["store"]], help="list store roots and sessions",
+        "stores",
+        parents=[parents["store"]],
+        help="list store roots and sessions",
         description="List Antigravity store roots (or their sessions) with artifact counts and sidecar freshness.",
     )
     p.add_argument("--sessions", action="store_true", help="one row per session, newest first")
@@ -19,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.set_defaults(run=run)
     sub = p.add_subparsers(dest="stores_command", metavar="{show}")
     show = sub.add_parser(
-        "show", parents=[parents["store_nested"]], help="every artifact path of one session",
+        "show",
+        parents=[parents["store_nested"]],
+        help="every artifact path of one session",
         description="Resolve a unique id prefix (8+ characters) across roots and print every artifact path.",
     )
     show.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
@@ -47,14 +51,28 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for sc in scans:
         c, st = sc.counts(), sc.sidecar_states()
-        rows.append((
-            str(sc.root.path), sc.root.surface, len(sc.sessions), c["db"], c["legacy_pb"], c["implicit_pb"],
-            c["sidecar"], c["brain"], st["fresh"], st["stale"], st["missing"], len(sc.foreign),
-        ))
-    print(table(
-        ("ROOT", "SURFACE", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
-        rows,
-    ))
+        rows.append(
+            (
+                str(sc.root.path),
+                sc.root.surface,
+                len(sc.sessions),
+                c["db"],
+                c["legacy_pb"],
+                c["implicit_pb"],
+                c["sidecar"],
+                c["brain"],
+                st["fresh"],
+                st["stale"],
+                st["missing"],
+                len(sc.foreign),
+            )
+        )
+    print(
+        table(
+            ("ROOT", "SURFACE", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
+            rows,
+        )
+    )
     for sc in scans:
         for f in sc.foreign:
             if not args.quiet:

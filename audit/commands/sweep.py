@@ -15,7 +15,9 @@ from audit.store import layout
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "sweep", parents=[parents["store"]], help="collect fresh trajectories into a new private corpus",
+        "sweep",
+        parents=[parents["store"]],
+        help="collect fresh trajectories into a new private corpus",
         description=(
             "Fetch every conversation's trajectory from the agy daemon (or reconstruct it offline from the "
             ".db) into NEW_DIR: manifest.json, corpus/<surface>/<id>.trajectory.json, native/<surface>/<id>.db "
@@ -30,7 +32,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument("--out", required=True, metavar="NEW_DIR", help="corpus directory to create (must not exist)")
     p.add_argument(
-        "--source", choices=SOURCES, default="auto",
+        "--source",
+        choices=SOURCES,
+        default="auto",
         help="daemon: fetch from the daemon; native: reconstruct from .db files; auto (default): daemon where reachable",
     )
     p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
@@ -46,8 +50,14 @@ def run(args: argparse.Namespace) -> int:
     reporter = Progress(sys.stderr, "sweep", "sessions") if show else None
     try:
         result = sweep(
-            roots, args.out, source=args.source, timeout=args.timeout, keep_going=args.keep_going,
-            include_implicit=args.include_implicit, allow_remote=args.allow_remote_daemon, progress=reporter,
+            roots,
+            args.out,
+            source=args.source,
+            timeout=args.timeout,
+            keep_going=args.keep_going,
+            include_implicit=args.include_implicit,
+            allow_remote=args.allow_remote_daemon,
+            progress=reporter,
         )
     finally:
         if reporter is not None:
@@ -70,10 +80,12 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
         f"skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
     )
     print(f"corpus: {result.out}")
-    print(table(
-        ("ROOT", "SURFACE", "SOURCE", "ENDPOINT", "FOUND IN"),
-        [(str(r.root.path), r.root.surface, r.source, r.endpoint, r.origin) for r in result.roots],
-    ))
+    print(
+        table(
+            ("ROOT", "SURFACE", "SOURCE", "ENDPOINT", "FOUND IN"),
+            [(str(r.root.path), r.root.surface, r.source, r.endpoint, r.origin) for r in result.roots],
+        )
+    )
     for f in result.failures:
         print(f"failed: {f.id or '-'} [{f.stage}] {f.message}")
     if not quiet:

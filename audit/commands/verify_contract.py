@@ -14,7 +14,8 @@ from audit.report.text import table, to_json
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "verify-contract", help="check sidecars, transcripts or manifests against the JSON Schemas",
+        "verify-contract",
+        help="check sidecars, transcripts or manifests against the JSON Schemas",
         description="Check files against the bundled Draft 2020-12 schemas: strict JSON first (duplicate keys, "
         "NaN, invalid UTF-8, non-object top level), then every schema rule. Directories are searched "
         "recursively (*.trajectory.json, *.jsonl or manifest.json by --kind). Advisories (e.g. a free-form "
@@ -24,7 +25,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("paths", nargs="*", metavar="PATH", help="file or directory")
     p.add_argument("--kind", choices=tuple(contract.KINDS), default="sidecar", help="what the files are (default sidecar)")
     p.add_argument(
-        "--schema", nargs="?", const="", metavar="NAME",
+        "--schema",
+        nargs="?",
+        const="",
+        metavar="NAME",
         help="print the bundled schema NAME and exit (without NAME: list the names)",
     )
     add_format(p, "text", "json", "junit")
@@ -111,12 +115,16 @@ def _suite(report: contract.Report) -> junit.Suite:
     cases = []
     for r in report.files:
         violations = r.violations
-        cases.append(junit.Case(
-            name=r.file,
-            classname=f"verify-contract.{report.kind}",
-            error=f"unreadable: {r.error}" if r.error is not None else None,
-            failure=f"{len(violations)} violation(s): {', '.join(sorted({f.rule for f in violations}))}" if violations else None,
-            details="\n".join(f"{_where(f)} [{f.rule}] {f.message}" for f in violations),
-            output="\n".join(f"{_where(f)} [{f.rule}] advisory: {f.message}" for f in r.advisories),
-        ))
+        cases.append(
+            junit.Case(
+                name=r.file,
+                classname=f"verify-contract.{report.kind}",
+                error=f"unreadable: {r.error}" if r.error is not None else None,
+                failure=f"{len(violations)} violation(s): {', '.join(sorted({f.rule for f in violations}))}"
+                if violations
+                else None,
+                details="\n".join(f"{_where(f)} [{f.rule}] {f.message}" for f in violations),
+                output="\n".join(f"{_where(f)} [{f.rule}] advisory: {f.message}" for f in r.advisories),
+            )
+        )
     return junit.Suite(f"verify-contract {report.kind}", cases)

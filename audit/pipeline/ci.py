@@ -40,6 +40,7 @@ progress goes to the injected factory.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shlex
 import shutil
@@ -215,8 +216,15 @@ def run(
         sweep_started = time.monotonic()
         with ctx.bar("sweep", "sessions") as bar:
             result = sweep(
-                roots, corpus, source=source, timeout=timeout, keep_going=True, include_implicit=include_implicit,
-                allow_remote=allow_remote, env=env, progress=bar,
+                roots,
+                corpus,
+                source=source,
+                timeout=timeout,
+                keep_going=True,
+                include_implicit=include_implicit,
+                allow_remote=allow_remote,
+                env=env,
+                progress=bar,
             )
     except BaseException:
         if workdir is not None and not os.path.lexists(corpus):
@@ -263,15 +271,35 @@ def _sweep_check(result: SweepResult, seconds: float) -> Check:
     findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
     findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
     summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
-    counts = {"selected": result.selected, "swept": len(result.sessions), "failed": len(result.failures), "skipped": len(result.skipped)}
-    return Check("sweep", CORPUS, CORPUS, PASS if result.complete else FAIL, summary,
-                 f"python3 -m json.tool {shlex.quote(str(result.out / MANIFEST))}", findings, counts, seconds)
+    counts = {
+        "selected": result.selected,
+        "swept": len(result.sessions),
+        "failed": len(result.failures),
+        "skipped": len(result.skipped),
+    }
+    return Check(
+        "sweep",
+        CORPUS,
+        CORPUS,
+        PASS if result.complete else FAIL,
+        summary,
+        f"python3 -m json.tool {shlex.quote(str(result.out / MANIFEST))}",
+        findings,
+        counts,
+        seconds,
+    )
 
 
 def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike) -> Check:
     def check(verdict: str, summary: str) -> Check:
-        return Check("record", name, CORPUS, verdict, summary, _command("record", report.out, "--name", name,
-                     "--baseline-dir", baseline_dir, "--compat-file", compat_file))
+        return Check(
+            "record",
+            name,
+            CORPUS,
+            verdict,
+            summary,
+            _command("record", report.out, "--name", name, "--baseline-dir", baseline_dir, "--compat-file", compat_file),
+        )
 
     if report.not_passed:
         return check(SKIPPED, f"not recorded: {', '.join(report.not_passed)} did not pass")
@@ -339,23 +367,36 @@ class _Context:
             if r.error is not None:
                 findings.append(Finding(ERROR, "unreadable", r.error, r.file))
             findings += [
-                Finding(ERROR if f.level == VIOLATION else WARNING, f.rule, f"{f.pointer}: {f.message}" if f.pointer else f.message, f.file, f.line)
+                Finding(
+                    ERROR if f.level == VIOLATION else WARNING,
+                    f.rule,
+                    f"{f.pointer}: {f.message}" if f.pointer else f.message,
+                    f.file,
+                    f.line,
+                )
                 for f in r.findings
             ]
         counts = {
-            "files": len(report.files), "invalid": len(report.invalid), "unreadable": len(report.unreadable),
-            "violations": sum(report.counts().values()), "advisories": sum(report.counts(ADVISORY).values()),
+            "files": len(report.files),
+            "invalid": len(report.invalid),
+            "unreadable": len(report.unreadable),
+            "violations": sum(report.counts().values()),
+            "advisories": sum(report.counts(ADVISORY).values()),
         }
         valid = counts["files"] - counts["invalid"] - counts["unreadable"]
-        summary = (f"{counts['files']} file(s): {valid} valid, {counts['invalid']} with violations, "
-                   f"{counts['unreadable']} unreadable; {counts['advisories']} advisory(ies)")
+        summary = (
+            f"{counts['files']} file(s): {valid} valid, {counts['invalid']} with violations, "
+            f"{counts['unreadable']} unreadable; {counts['advisories']} advisory(ies)"
+        )
         verdict = FAIL if report.invalid or report.unreadable else PASS
         return Check("verify-contract", name, target, verdict, summary, command, _sorted(findings), counts)
 
     # -- completeness ---------------------------------------------------------------------------
 
     def completeness(self) -> list[Check]:
-        checks = [_timed(lambda: self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out)))]
+        checks = [
+            _timed(lambda: self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out)))
+        ]
         if self.live:
             roots = [r for r, _ in self._live_dirs()]
             command = _command("completeness", *(w for r in roots for w in ("--root", r.path)))
@@ -371,7 +412,8 @@ class _Context:
             return Check("completeness", target, target, ERROR, exc.message, command)
         findings = [
             Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar))
-            for r in report.results if r.verdict != completeness.COMPLETE
+            for r in report.results
+            if r.verdict != completeness.COMPLETE
         ]
         counts = report.counts()
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
@@ -384,10 +426,14 @@ class _Context:
 
     def links(self) -> list[Check]:
         corpus = self.out / "corpus"
-        found = [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()] if corpus.is_dir() else []
+        found = (
+            [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()]
+            if corpus.is_dir()
+            else []
+        )
         if self.live:
             found += [(f"live {r.path.name}", LIVE, d, r.path) for r, d in self._live_dirs()]
-        checks = [_timed(lambda: self._links(name, target, d, root)) for name, target, d, root in found if links.list_sidecars(d)]
+        checks = [_timed(functools.partial(self._links, *spec)) for spec in found if links.list_sidecars(spec[2])]
         return checks or [Check("links", "sidecars", CORPUS, SKIPPED, "no sidecars to resolve")]
 
     def _links(self, name: str, target: str, directory: Path, root: Path) -> Check:
@@ -398,8 +444,12 @@ class _Context:
             return Check("links", name, target, ERROR, exc.message, command)
         paths = {link.id: str(link.path) for link in res.links}
         findings = [
-            Finding(ERROR if d.kind in links.FAILING_KINDS else WARNING, d.kind,
-                    d.message if d.id in paths else f"{d.id}: {d.message}", paths.get(d.id))
+            Finding(
+                ERROR if d.kind in links.FAILING_KINDS else WARNING,
+                d.kind,
+                d.message if d.id in paths else f"{d.id}: {d.message}",
+                paths.get(d.id),
+            )
             for d in res.diagnostics
         ]
         linked = sum(link.parent is not None for link in res.links)
@@ -416,7 +466,7 @@ class _Context:
         return inputs
 
     def fingerprint(self, observed: dict[str, Observed]) -> list[Check]:
-        return [_timed(lambda: self._fingerprint(observed, *spec)) for spec in self._fingerprint_inputs()]
+        return [_timed(functools.partial(self._fingerprint, observed, *spec)) for spec in self._fingerprint_inputs()]
 
     def _fingerprint(self, observed: dict[str, Observed], target: str, paths: list[Path], surfaces: tuple[str, ...]) -> Check:
         surface_flags = ("--surface", "sidecar") if target == LIVE else ()
@@ -459,7 +509,8 @@ class _Context:
         level = ERROR if fails else WARNING
         findings = [
             Finding(level, c.kind, f"{c.path}: {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}")
-            for c in result.changes if c.kind != "not-observed"
+            for c in result.changes
+            if c.kind != "not-observed"
         ]
         counts = {kind: result.counts()[kind] for kind in CLASSES}
         changed = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n and kind != "not-observed")

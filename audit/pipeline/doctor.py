@@ -102,26 +102,37 @@ def diagnose(
     for root in roots:
         health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root))
     if health.version == DIFFERENT:
-        health.actions.append(Action(
-            "agy", f"installed {health.installed!r} but {path.name} records agy {recorded}; once ci passes, "
-            "`agy-audit ci --record agy-X.Y.Z` records the new version", "agy-audit ci",
-        ))
+        health.actions.append(
+            Action(
+                "agy",
+                f"installed {health.installed!r} but {path.name} records agy {recorded}; once ci passes, "
+                "`agy-audit ci --record agy-X.Y.Z` records the new version",
+                "agy-audit ci",
+            )
+        )
     return health
 
 
 def _root(
-    root: Root, actions: list[Action], timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike,
+    root: Root,
+    actions: list[Action],
+    timeout: float,
+    allow_remote: bool,
+    env: Mapping[str, str],
+    proc_root: str | os.PathLike,
 ) -> RootHealth:
     scan = scan_root(root)
     states = scan.sidecar_states()
     where = shlex.quote(str(root.path))
     if states["stale"] or states["missing"]:
-        actions.append(Action(
-            str(root.path),
-            f"{states['stale']} stale and {states['missing']} missing sidecar(s) by mtime "
-            f"(`agy-audit completeness --root {where}` compares them by content); refresh them with their writer",
-            f"agy-reader --root {where} --sync",
-        ))
+        actions.append(
+            Action(
+                str(root.path),
+                f"{states['stale']} stale and {states['missing']} missing sidecar(s) by mtime "
+                f"(`agy-audit completeness --root {where}` compares them by content); refresh them with their writer",
+                f"agy-reader --root {where} --sync",
+            )
+        )
     conversations = root.path / "conversations"
     diagnostics = failing = violations = 0
     if links.list_sidecars(conversations):
@@ -130,12 +141,17 @@ def _root(
         report = contract.verify_paths([conversations])
         violations = sum(report.counts().values()) + len(report.unreadable)
     if failing:
-        actions.append(Action(str(root.path), f"{failing} failing parent-link diagnostic(s)", f"agy-audit links check --root {where}"))
+        actions.append(
+            Action(str(root.path), f"{failing} failing parent-link diagnostic(s)", f"agy-audit links check --root {where}")
+        )
     if violations:
-        actions.append(Action(
-            str(root.path), f"{violations} contract violation(s) in the sidecars",
-            f"agy-audit verify-contract {shlex.quote(str(conversations))}",
-        ))
+        actions.append(
+            Action(
+                str(root.path),
+                f"{violations} contract violation(s) in the sidecars",
+                f"agy-audit verify-contract {shlex.quote(str(conversations))}",
+            )
+        )
     daemon = _daemon(root, timeout, allow_remote, env, proc_root)
     if daemon.state not in (REACHABLE, NOT_RUNNING):
         actions.append(Action(str(root.path), f"daemon {daemon.state}: {daemon.detail}", _DAEMON_REMEDY[daemon.state]))
@@ -171,5 +187,7 @@ def _daemon(root: Root, timeout: float, allow_remote: bool, env: Mapping[str, st
             return Daemon(REJECTED, exc.message, client.url, endpoint.origin)
         except DaemonError as exc:
             return Daemon(REACHABLE, f"but the read-only probe failed: {exc.message}", client.url, endpoint.origin)
-        return Daemon(REACHABLE, "token accepted" if endpoint.token is not None else "no token needed", client.url, endpoint.origin)
+        return Daemon(
+            REACHABLE, "token accepted" if endpoint.token is not None else "no token needed", client.url, endpoint.origin
+        )
     return Daemon(NOT_RUNNING, "no daemon answers (start agy to sweep from it; --source native needs none)")

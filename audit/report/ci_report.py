@@ -18,8 +18,8 @@ from audit.pipeline.ci import (
     Finding,
     Report,
 )
-from audit.report.drift_report import comparison_markdown
 from audit.report import junit
+from audit.report.drift_report import comparison_markdown
 from audit.report.text import rfc3339, table
 
 REPORT_VERSION = 1
@@ -132,11 +132,22 @@ def to_json(report: Report) -> dict:
             {"path": str(r.root.path), "surface": r.root.surface, "source": r.source, "endpoint": r.endpoint}
             for r in report.roots
         ],
-        "baseline": {"name": b.name, "agyVersion": b.agy_version, "bundled": b.bundled, "path": None if b.path is None else str(b.path)},
+        "baseline": {
+            "name": b.name,
+            "agyVersion": b.agy_version,
+            "bundled": b.bundled,
+            "path": None if b.path is None else str(b.path),
+        },
         "failOn": report.fail_on,
         "live": report.live,
         "stages": [
-            {"name": s.name, "verdict": s.verdict, "errors": s.errors, "warnings": s.warnings, "checks": [_check_json(c) for c in s.checks]}
+            {
+                "name": s.name,
+                "verdict": s.verdict,
+                "errors": s.errors,
+                "warnings": s.warnings,
+                "checks": [_check_json(c) for c in s.checks],
+            }
             for s in report.stages
         ],
         "fingerprints": {
@@ -158,16 +169,18 @@ def junit_xml(report: Report) -> str:
         for c in stage.checks:
             lines = "\n".join(_finding_lines(c))
             bad = c.verdict in (FAIL, ERROR)
-            cases.append(junit.Case(
-                name=c.name,
-                classname=f"agy-audit.ci.{stage.name}",
-                failure=c.summary if c.verdict == FAIL else None,
-                error=c.summary if c.verdict == ERROR else None,
-                skipped=c.summary if c.verdict == SKIPPED else None,
-                details=lines if bad else "",
-                output=c.summary + ("\n" + lines if lines and not bad else ""),
-                time=c.seconds,
-            ))
+            cases.append(
+                junit.Case(
+                    name=c.name,
+                    classname=f"agy-audit.ci.{stage.name}",
+                    failure=c.summary if c.verdict == FAIL else None,
+                    error=c.summary if c.verdict == ERROR else None,
+                    skipped=c.summary if c.verdict == SKIPPED else None,
+                    details=lines if bad else "",
+                    output=c.summary + ("\n" + lines if lines and not bad else ""),
+                    time=c.seconds,
+                )
+            )
         suites.append(junit.Suite(stage.name, cases))
     return junit.render(suites, name="agy-audit ci")
 
@@ -196,7 +209,11 @@ def markdown(report: Report) -> str:
         "",
         "| stage | check | verdict | errors | warnings | summary |",
         "| --- | --- | --- | ---: | ---: | --- |",
-        *(f"| {c.stage} | {c.name} | {c.verdict} | {c.errors} | {c.warnings} | {_md(c.summary)} |" for s in report.stages for c in s.checks),
+        *(
+            f"| {c.stage} | {c.name} | {c.verdict} | {c.errors} | {c.warnings} | {_md(c.summary)} |"
+            for s in report.stages
+            for c in s.checks
+        ),
     ]
     with_findings = [c for s in report.stages for c in s.checks if c.findings]
     if with_findings:

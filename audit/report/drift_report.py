@@ -118,7 +118,7 @@ def comparison_markdown(comparison: Comparison, observed: Observed, *, not_obser
     for r in comparison.surfaces:
         out.append(f"| {r.surface} | {r.status} | " + " | ".join(str(r.counts()[k]) for k in CLASSES) + " |")
     reasons = [f"- **{r.surface}**: {r.reason}" for r in comparison.surfaces if r.reason]
-    reasons += [f"- **{s}**: missing lines are only \"not observed\": {why}" for s, why in comparison.partial.items()]
+    reasons += [f'- **{s}**: missing lines are only "not observed": {why}' for s, why in comparison.partial.items()]
     if reasons:
         out += [""] + reasons
     for r in comparison.surfaces:

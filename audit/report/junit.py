@@ -54,7 +54,9 @@ def render(suites: Sequence[Suite], *, name: str = "agy-audit") -> str:
         element = ET.SubElement(root, "testsuite", name=_clean(suite.name), **{k: str(v) for k, v in counts.items()})
         element.set("time", f"{sum(c.time for c in suite.cases):.3f}")
         for case in suite.cases:
-            child = ET.SubElement(element, "testcase", name=_clean(case.name), classname=_clean(case.classname), time=f"{case.time:.3f}")
+            child = ET.SubElement(
+                element, "testcase", name=_clean(case.name), classname=_clean(case.classname), time=f"{case.time:.3f}"
+            )
             for tag, message in (("failure", case.failure), ("error", case.error), ("skipped", case.skipped)):
                 if message is not None:
                     outcome = ET.SubElement(child, tag, message=_clean(message))

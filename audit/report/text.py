@@ -31,7 +31,7 @@ def rfc3339(ns: int | None) -> str | None:
     """A nanosecond UNIX time as RFC 3339 UTC with second precision (``...Z``)."""
     if ns is None:
         return None
-    stamp = _dt.datetime.fromtimestamp(ns / 1e9, tz=_dt.timezone.utc)
+    stamp = _dt.datetime.fromtimestamp(ns / 1e9, tz=_dt.UTC)
     return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

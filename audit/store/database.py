@@ -48,8 +48,13 @@ BUSY_TIMEOUT = 0.25
 """Seconds to wait for a lock before reporting the database as locked."""
 
 TABLES = (
-    "trajectory_meta", "steps", "gen_metadata", "executor_metadata", "parent_references",
-    "trajectory_metadata_blob", "battle_mode_infos",
+    "trajectory_meta",
+    "steps",
+    "gen_metadata",
+    "executor_metadata",
+    "parent_references",
+    "trajectory_metadata_blob",
+    "battle_mode_infos",
 )
 """Tables of the agy conversation schema (formats.md §3.1)."""
 
@@ -122,7 +127,8 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
         conv.findings.append(Finding("unreadable", str(exc)))
     conv.findings.extend(
         Finding("missing-table", f"{conv.path}: table {name} is missing")
-        for name in TABLES if conv.access and name not in conv.tables
+        for name in TABLES
+        if conv.access and name not in conv.tables
     )
     return conv
 
@@ -236,9 +242,7 @@ def _inspect(path: Path) -> tuple[bool, Finding | None]:
     pages = int.from_bytes(header[28:32], "big")
     count_valid = pages and header[24:28] == header[92:96]
     if size % page_size or (count_valid and size < pages * page_size and not _has_content(_side(path, "-wal"))):
-        return wal_mode, Finding(
-            "truncated", f"{path}: truncated ({size} bytes; header says {pages} pages of {page_size})"
-        )
+        return wal_mode, Finding("truncated", f"{path}: truncated ({size} bytes; header says {pages} pages of {page_size})")
     return wal_mode, None
 
 
@@ -256,11 +260,7 @@ def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str) -> No
     user_version = conn.execute("PRAGMA user_version").fetchone()[0]
     check = [row[0] for row in conn.execute("PRAGMA quick_check")]
     conn.text_factory = _text  # row values only; a non-UTF-8 schema is an unreadable file
-    tables = {
-        obj.name: _select_rows(conn, obj)
-        for obj in schema
-        if obj.type == "table" and not obj.name.startswith("sqlite_")
-    }
+    tables = {obj.name: _select_rows(conn, obj) for obj in schema if obj.type == "table" and not obj.name.startswith("sqlite_")}
     conn.execute("COMMIT")
     conv.access, conv.schema, conv.user_version, conv.tables = access, schema, user_version, tables
     if check != ["ok"]:
@@ -269,9 +269,7 @@ def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str) -> No
 
 def _select_rows(conn: sqlite3.Connection, table: SchemaObject) -> list[dict[str, object]]:
     key = [col[1] for col in sorted(table.columns, key=lambda col: col[5]) if col[5]] or ["rowid"]
-    cursor = conn.execute(
-        f"SELECT * FROM {_ident(table.name)} ORDER BY {', '.join(map(_ident, key))}"
-    )
+    cursor = conn.execute(f"SELECT * FROM {_ident(table.name)} ORDER BY {', '.join(map(_ident, key))}")
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor]
 

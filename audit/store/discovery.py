@@ -213,8 +213,10 @@ def process_hints(proc_root: str | os.PathLike = "/proc", uid: int | None = None
             continue
         pid, base = int(entry.name), Path(entry.path)
         argv = [a.decode("utf-8", "replace") for a in _read_proc(base / "cmdline").split(b"\0")]
-        for hint in (hint_from_cmdline(pid, argv[:-1] if argv[-1:] == [""] else argv),
-                     hint_from_environ(pid, parse_environ(_read_proc(base / "environ")))):
+        for hint in (
+            hint_from_cmdline(pid, argv[:-1] if argv[-1:] == [""] else argv),
+            hint_from_environ(pid, parse_environ(_read_proc(base / "environ"))),
+        ):
             if hint is not None:
                 hints.append(hint)
     return hints

@@ -32,8 +32,15 @@ from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
 
 _KEY_ORDER = (
-    "trajectoryId", "cascadeId", "trajectoryType", "source", "steps", "generatorMetadata",
-    "executorMetadatas", "parentReferences", "metadata",
+    "trajectoryId",
+    "cascadeId",
+    "trajectoryType",
+    "source",
+    "steps",
+    "generatorMetadata",
+    "executorMetadatas",
+    "parentReferences",
+    "metadata",
 )
 _STEP_COLUMNS = {  # steps column -> (Step field, message); the mapping is inferred from the names
     "metadata": ("metadata", pb.CortexStepMetadata),
@@ -233,7 +240,8 @@ def _timestamp_fields(descriptor: Descriptor) -> dict[str, tuple[Descriptor | No
     return {
         fd.json_name: (None if fd.message_type.full_name == _TIMESTAMP_TYPE else fd.message_type, fd.is_repeated)
         for fd in descriptor.fields
-        if fd.message_type is not None and not fd.message_type.GetOptions().map_entry
+        if fd.message_type is not None
+        and not fd.message_type.GetOptions().map_entry
         and _holds_timestamp(fd.message_type, frozenset())
     }
 

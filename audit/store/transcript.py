@@ -69,26 +69,77 @@ DROPPED = frozenset({"line-too-long", "blank-line", "bad-utf8", "bad-json", "not
 """Kinds of line findings whose line yields no record."""
 
 REQUIRED_KEYS = ("step_index", "source", "type", "status", "created_at")
-RECORD_KEYS = frozenset(
-    REQUIRED_KEYS + ("content", "thinking", "tool_calls", "truncated_fields", "error", "exit_code")
-)
+RECORD_KEYS = frozenset(REQUIRED_KEYS + ("content", "thinking", "tool_calls", "truncated_fields", "error", "exit_code"))
 KNOWN_SOURCES = frozenset({"MODEL", "USER_IMPLICIT", "USER_EXPLICIT", "SYSTEM", "SYSTEM_SDK"})
 # CortexStepStatus names; CANCELLED is DM's spelling of CANCELED.
 KNOWN_STATUSES = frozenset(
-    {"UNSPECIFIED", "PENDING", "RUNNING", "DONE", "INVALID", "CLEARED", "CANCELED", "CANCELLED",
-     "ERROR", "GENERATING", "WAITING", "QUEUED", "INTERRUPTED"}
+    {
+        "UNSPECIFIED",
+        "PENDING",
+        "RUNNING",
+        "DONE",
+        "INVALID",
+        "CLEARED",
+        "CANCELED",
+        "CANCELLED",
+        "ERROR",
+        "GENERATING",
+        "WAITING",
+        "QUEUED",
+        "INTERRUPTED",
+    }
 )
 # CortexStepType names known by name (formats.md §3.7) plus transcript-only GENERIC / ASK_QUESTION.
 KNOWN_TYPES = frozenset(
-    {"PLAN_INPUT", "CODE_ACTION", "GREP_SEARCH", "VIEW_FILE", "LIST_DIRECTORY", "USER_INPUT",
-     "PLANNER_RESPONSE", "ERROR_MESSAGE", "RUN_COMMAND", "CHECKPOINT", "FIND", "SUGGESTED_RESPONSES",
-     "COMMAND_STATUS", "MEMORY", "READ_URL_CONTENT", "VIEW_CONTENT_CHUNK", "SEARCH_WEB",
-     "RETRIEVE_MEMORY", "MCP_TOOL", "CLIPBOARD", "VIEW_FILE_OUTLINE", "LINT_DIFF", "CODE_SEARCH",
-     "TASK_BOUNDARY", "NOTIFY_USER", "CODE_ACKNOWLEDGEMENT", "INTERNAL_SEARCH", "BROWSER_SUBAGENT",
-     "FILE_CHANGE", "MOVE", "KNOWLEDGE_GENERATION", "EPHEMERAL_MESSAGE", "GENERATE_IMAGE",
-     "DELETE_DIRECTORY", "CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "SEND_COMMAND_INPUT",
-     "SYSTEM_MESSAGE", "WAIT", "AGENCY_TOOL_CALL", "SHELL_EXEC", "KI_INSERTION", "WORKSPACE_API",
-     "INVOKE_SUBAGENT", "WRITE_BLOB", "GENERIC", "ASK_QUESTION"}
+    {
+        "PLAN_INPUT",
+        "CODE_ACTION",
+        "GREP_SEARCH",
+        "VIEW_FILE",
+        "LIST_DIRECTORY",
+        "USER_INPUT",
+        "PLANNER_RESPONSE",
+        "ERROR_MESSAGE",
+        "RUN_COMMAND",
+        "CHECKPOINT",
+        "FIND",
+        "SUGGESTED_RESPONSES",
+        "COMMAND_STATUS",
+        "MEMORY",
+        "READ_URL_CONTENT",
+        "VIEW_CONTENT_CHUNK",
+        "SEARCH_WEB",
+        "RETRIEVE_MEMORY",
+        "MCP_TOOL",
+        "CLIPBOARD",
+        "VIEW_FILE_OUTLINE",
+        "LINT_DIFF",
+        "CODE_SEARCH",
+        "TASK_BOUNDARY",
+        "NOTIFY_USER",
+        "CODE_ACKNOWLEDGEMENT",
+        "INTERNAL_SEARCH",
+        "BROWSER_SUBAGENT",
+        "FILE_CHANGE",
+        "MOVE",
+        "KNOWLEDGE_GENERATION",
+        "EPHEMERAL_MESSAGE",
+        "GENERATE_IMAGE",
+        "DELETE_DIRECTORY",
+        "CONVERSATION_HISTORY",
+        "KNOWLEDGE_ARTIFACTS",
+        "SEND_COMMAND_INPUT",
+        "SYSTEM_MESSAGE",
+        "WAIT",
+        "AGENCY_TOOL_CALL",
+        "SHELL_EXEC",
+        "KI_INSERTION",
+        "WORKSPACE_API",
+        "INVOKE_SUBAGENT",
+        "WRITE_BLOB",
+        "GENERIC",
+        "ASK_QUESTION",
+    }
 )
 _TOOL_CALL_KEYS = frozenset({"name", "args"})
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
@@ -289,15 +340,27 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
         if unknown := sorted(call.keys() - _TOOL_CALL_KEYS):
             emit("unknown-key", f"{where[:-1]}: unknown " + ", ".join(unknown))
         args = get("args", dict, call, where) or {}
-        calls.append(ToolCall(get("name", str, call, where), {
-            name: _arg(value, f"{where}args/{name}", "tool_calls" in truncated, emit)
-            for name, value in args.items()
-        }))
+        calls.append(
+            ToolCall(
+                get("name", str, call, where),
+                {name: _arg(value, f"{where}args/{name}", "tool_calls" in truncated, emit) for name, value in args.items()},
+            )
+        )
     return Record(
-        file=path, line=line, step_index=step, source=enums["source"], type=enums["type"],
-        status=enums["status"], created_at=created, content=get("content", str),
-        thinking=get("thinking", str), tool_calls=tuple(calls), truncated_fields=tuple(truncated),
-        error=get("error", str), exit_code=get("exit_code", int), raw=obj,
+        file=path,
+        line=line,
+        step_index=step,
+        source=enums["source"],
+        type=enums["type"],
+        status=enums["status"],
+        created_at=created,
+        content=get("content", str),
+        thinking=get("thinking", str),
+        tool_calls=tuple(calls),
+        truncated_fields=tuple(truncated),
+        error=get("error", str),
+        exit_code=get("exit_code", int),
+        raw=obj,
     )
 
 
@@ -383,11 +446,14 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
     c_first = next((r for r in compact if r.step_index is not None), None)
     f_first = next((s for s in f_steps if s is not None), None)
     if c_first is not None and f_first is not None and c_first.step_index > f_first:
-        findings.append(Finding(c_first.file, c_first.line, "late-start",
-                                f"compact starts at step {c_first.step_index}, full at step {f_first}"))
+        findings.append(
+            Finding(
+                c_first.file, c_first.line, "late-start", f"compact starts at step {c_first.step_index}, full at step {f_first}"
+            )
+        )
     offset = _alignment(c_steps, f_steps)
     if offset is not None:
-        pairs = list(zip(compact, full[offset:offset + len(compact)]))
+        pairs = list(zip(compact, full[offset : offset + len(compact)]))
         mode = "position"
     else:
         mode = "step_index"
@@ -403,7 +469,9 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
         findings.extend(
             Finding(r.file, r.line, "unpaired", "no compact-transcript record for this step")
             for r in full
-            if window and last_f.get(r.step_index) is r and r.step_index not in last_c
+            if window
+            and last_f.get(r.step_index) is r
+            and r.step_index not in last_c
             and min(window) <= r.step_index <= max(window)
         )
     for c, f in pairs:
@@ -416,7 +484,7 @@ def _alignment(c_steps: list, f_steps: list) -> int | None:
     if n > len(f_steps):
         return None
     for offset in (len(f_steps) - n, 0):
-        if f_steps[offset:offset + n] == c_steps:
+        if f_steps[offset : offset + n] == c_steps:
             return offset
     return None
 
@@ -576,15 +644,13 @@ def parse_content(text: str) -> ContentInfo:
         request = _SETTINGS.sub("", _ADDITIONAL.sub("", request)).strip()
     additional = tuple(m.strip() for m in _ADDITIONAL.findall(text))
     local_time = next((t for block in additional if (t := _first(_LOCAL_TIME, block))), None)
-    changes = tuple(
-        SettingChange(*m.groups()) for block in _SETTINGS.findall(text) for m in _SETTING.finditer(block)
-    )
+    changes = tuple(SettingChange(*m.groups()) for block in _SETTINGS.findall(text) for m in _SETTING.finditer(block))
     comments = []
     starts = list(_COMMENT.finditer(text))
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         request_at = text.find("<USER_REQUEST>", m.end(), end)
-        body = text[m.end(): end if request_at < 0 else request_at].strip()
+        body = text[m.end() : end if request_at < 0 else request_at].strip()
         comments.append(ArtifactComment(m.group(1), body, _APPROVED in body))
     exit_code = _first(_EXIT, text)
     total = _first(_TOTAL_LINES, text)

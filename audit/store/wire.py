@@ -50,7 +50,11 @@ class WireField(NamedTuple):
 
 
 def parse(
-    data: bytes, *, schema: Descriptor | None = None, max_depth: int = MAX_DEPTH, max_fields: int = MAX_FIELDS,
+    data: bytes,
+    *,
+    schema: Descriptor | None = None,
+    max_depth: int = MAX_DEPTH,
+    max_fields: int = MAX_FIELDS,
 ) -> tuple[WireField, ...]:
     """All fields of *data*; nested messages are tried down to *max_depth* levels (with *schema*,
     only in fields it declares as messages)."""
@@ -98,7 +102,7 @@ def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], sche
             size, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
             if size > len(data) - pos:
                 raise WireError(f"field {number} claims {size} bytes, {len(data) - pos} remain")
-            chunk = data[pos:pos + size]
+            chunk = data[pos : pos + size]
             value, pos = bytes(chunk), pos + size
             if size and depth < max_depth:
                 if schema is None:
@@ -112,7 +116,11 @@ def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], sche
 
 
 def _try_nested(
-    chunk: memoryview, depth: int, max_depth: int, budget: list[int], schema: Descriptor | None,
+    chunk: memoryview,
+    depth: int,
+    max_depth: int,
+    budget: list[int],
+    schema: Descriptor | None,
 ) -> tuple[WireField, ...] | None:
     # Fields read by a failed guess stay spent: the budget bounds the work, not just the result.
     try:

@@ -24,7 +24,11 @@ from pathlib import Path
 from audit.testing import trajectories as T
 
 ROOT_NAMES = {"cli": "antigravity-cli", "ide": "antigravity", "acp": "antigravity-acp"}
-TRAJECTORY_SOURCES = {"cli": "CORTEX_TRAJECTORY_SOURCE_CLI", "ide": "CORTEX_TRAJECTORY_SOURCE_CASCADE_CLIENT", "acp": "CORTEX_TRAJECTORY_SOURCE_CLI"}
+TRAJECTORY_SOURCES = {
+    "cli": "CORTEX_TRAJECTORY_SOURCE_CLI",
+    "ide": "CORTEX_TRAJECTORY_SOURCE_CASCADE_CLIENT",
+    "acp": "CORTEX_TRAJECTORY_SOURCE_CLI",
+}
 
 
 @dataclass
@@ -110,8 +114,12 @@ class RootBuilder:
         if steps is None:
             steps = T.conversation_steps(self.rng, self.clock, turns, prompt=prompt)
         doc = T.trajectory(
-            self.rng, internal_cascade_id or cid, steps, created_at=started,
-            source=TRAJECTORY_SOURCES[self.surface], parent=parent,
+            self.rng,
+            internal_cascade_id or cid,
+            steps,
+            created_at=started,
+            source=TRAJECTORY_SOURCES[self.surface],
+            parent=parent,
         )
         convo = Conversation(cid, self.path, doc, end_ns=self.clock.epoch_ns())
         conversations = self.path / "conversations"
@@ -120,7 +128,11 @@ class RootBuilder:
 
             db_path = conversations / f"{cid}.db"
             write_conversation_db(
-                db_path, doc, wal=wal_steps > 0, uncheckpointed_steps=wal_steps, unknown_fields=unknown_fields,
+                db_path,
+                doc,
+                wal=wal_steps > 0,
+                uncheckpointed_steps=wal_steps,
+                unknown_fields=unknown_fields,
             )
             for suffix in ("", "-wal", "-shm", "-journal"):
                 p = Path(f"{db_path}{suffix}")
@@ -152,8 +164,11 @@ class RootBuilder:
 
             brain_dir = self.path / "brain" / cid
             write_brain(
-                brain_dir, records_from_steps(steps), rng=self.rng,
-                anomalies=frozenset(transcript_anomalies), compact_window_start=compact_window_start,
+                brain_dir,
+                records_from_steps(steps),
+                rng=self.rng,
+                anomalies=frozenset(transcript_anomalies),
+                compact_window_start=compact_window_start,
             )
             for dirpath, _, files in os.walk(brain_dir):
                 for name in files:

@@ -144,7 +144,7 @@ class SimulatedDaemon:
             request = json.loads(body)
             cid = request["cascadeId"].lower()
         except (ValueError, TypeError, KeyError, AttributeError):
-            return 400, _error("invalid_argument", "body must be {\"cascadeId\": ...}")
+            return 400, _error("invalid_argument", 'body must be {"cascadeId": ...}')
         with self._lock:
             self.calls.append((method, cid))
         if method == "LoadTrajectory":
@@ -222,7 +222,7 @@ def _handler(sim: SimulatedDaemon) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if self.path.startswith(prefix):
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                status, payload = sim._answer(self.path[len(prefix):], headers, body)
+                status, payload = sim._answer(self.path[len(prefix) :], headers, body)
             else:
                 status, payload = 404, _error("not_found", "unknown path")
             self.send_response(status)

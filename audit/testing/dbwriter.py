@@ -43,10 +43,7 @@ fingerprint is sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009
 UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
 """Field 999, wire type varint, value 1: appended to step payloads by ``unknown_fields=True``."""
 
-_STEP_SQL = (
-    "INSERT INTO steps (idx, step_type, status, metadata, step_payload, step_format) "
-    "VALUES (?, ?, ?, ?, ?, 0)"
-)
+_STEP_SQL = "INSERT INTO steps (idx, step_type, status, metadata, step_payload, step_format) VALUES (?, ?, ?, ?, ?, 0)"
 
 
 def write_conversation_db(

@@ -42,7 +42,9 @@ def build(home: Path) -> StoreBuilder:
     drifted.sidecar_doc["steps"][-1]["metadata"][DRIFT_FIELD] = "SANDBOX_PROFILE_STRICT"
     _rewrite(drifted)
     cli.conversation(turns=1, legacy_pb=True, brain=False)  # a .db and a legacy .pb: the .db is the source
-    cli.conversation(turns=2, transcript_anomalies={"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})
+    cli.conversation(
+        turns=2, transcript_anomalies={"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"}
+    )
     cli.implicit()
     ide = b.root("ide")
     ide.conversation(turns=2)

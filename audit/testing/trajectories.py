@@ -65,7 +65,9 @@ def user_input(clock: Clock, text: str) -> dict:
     return step("USER_INPUT", clock.tick(), source="USER_EXPLICIT", userInput={"userResponse": text, "items": [{"text": text}]})
 
 
-def planner_response(clock: Clock, rng: random.Random, response: str, calls: list[dict] = (), *, thinking: str | None = None) -> dict:
+def planner_response(
+    clock: Clock, rng: random.Random, response: str, calls: list[dict] = (), *, thinking: str | None = None
+) -> dict:
     payload: dict = {"response": response, "messageId": new_id(rng)}
     if thinking:
         payload["thinking"] = thinking
@@ -94,7 +96,8 @@ def _usage(rng: random.Random) -> dict:
 
 def run_command(clock: Clock, call: dict, command: str, cwd: str, exit_code: int, output: str) -> dict:
     s = step(
-        "RUN_COMMAND", clock.tick(),
+        "RUN_COMMAND",
+        clock.tick(),
         runCommand={"commandLine": command, "cwd": cwd, "exitCode": exit_code, "combinedOutput": {"full": output}},
     )
     s["metadata"]["executionId"] = call["id"]
@@ -104,7 +107,8 @@ def run_command(clock: Clock, call: dict, command: str, cwd: str, exit_code: int
 
 def view_file(clock: Clock, call: dict, path: str, content: str) -> dict:
     s = step(
-        "VIEW_FILE", clock.tick(),
+        "VIEW_FILE",
+        clock.tick(),
         viewFile={"absolutePathUri": "file://" + path, "content": content, "numLines": content.count("\n") + 1},
     )
     s["metadata"]["executionId"] = call["id"]
@@ -115,7 +119,8 @@ def view_file(clock: Clock, call: dict, path: str, content: str) -> dict:
 def invoke_subagent(clock: Clock, call: dict, children: list[tuple[str, str]]) -> dict:
     """An INVOKE_SUBAGENT step whose results name each (child id, prompt)."""
     s = step(
-        "INVOKE_SUBAGENT", clock.tick(),
+        "INVOKE_SUBAGENT",
+        clock.tick(),
         invokeSubagent={
             "subagents": [{"typeName": "general", "initialPrompt": prompt} for _, prompt in children],
             "results": [{"conversationId": cid} for cid, _ in children],
@@ -133,7 +138,9 @@ def system_message(clock: Clock, message: str) -> dict:
     return step("SYSTEM_MESSAGE", clock.tick(), source="SYSTEM", systemMessage={"message": message})
 
 
-def conversation_steps(rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/home/agy/project") -> list[dict]:
+def conversation_steps(
+    rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/home/agy/project"
+) -> list[dict]:
     """A realistic conversation: each turn is a prompt, tool calls with their results, an answer."""
     steps: list[dict] = []
     for turn in range(turns):
@@ -141,13 +148,19 @@ def conversation_steps(rng: random.Random, clock: Clock, turns: int, *, prompt: 
         for _ in range(rng.randrange(1, 3)):
             if rng.random() < 0.6:
                 command = f"pytest -q tests/test_{rng.choice(_WORDS)}.py"
-                call = tool_call(rng, "run_command", {"CommandLine": command, "Cwd": workspace, "toolAction": "Running tests", "toolSummary": "run tests"})
+                call = tool_call(
+                    rng,
+                    "run_command",
+                    {"CommandLine": command, "Cwd": workspace, "toolAction": "Running tests", "toolSummary": "run tests"},
+                )
                 steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 12)))
                 code = rng.choice((0, 0, 0, 1))
                 steps.append(run_command(clock, call, command, workspace, code, f"{rng.randrange(1, 90)} passed\n"))
             else:
                 path = f"{workspace}/{rng.choice(_WORDS)}.py"
-                call = tool_call(rng, "view_file", {"AbsolutePath": path, "toolAction": "Viewing file", "toolSummary": "read source"})
+                call = tool_call(
+                    rng, "view_file", {"AbsolutePath": path, "toolAction": "Viewing file", "toolSummary": "read source"}
+                )
                 steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 12)))
                 body = "\n".join(f"def {rng.choice(_WORDS)}_{i}():\n    return {i}" for i in range(rng.randrange(1, 6)))
                 steps.append(view_file(clock, call, path, body))
@@ -168,7 +181,13 @@ def trajectory(
     """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member)."""
     metadata: dict = {
         "createdAt": created_at,
-        "workspaces": [{"workspaceFolderAbsoluteUri": "file://" + workspace, "gitRootAbsoluteUri": "file://" + workspace, "branchName": "main"}],
+        "workspaces": [
+            {
+                "workspaceFolderAbsoluteUri": "file://" + workspace,
+                "gitRootAbsoluteUri": "file://" + workspace,
+                "branchName": "main",
+            }
+        ],
     }
     if parent is not None:
         metadata["parentConversationId"] = parent
@@ -185,13 +204,17 @@ def trajectory(
         }
         for i in planner
     ]
-    executor = [
-        {
-            "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL",
-            "numGeneratorInvocations": len(planner),
-            "lastStepIdx": len(steps) - 1,
-        }
-    ] if steps else []
+    executor = (
+        [
+            {
+                "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL",
+                "numGeneratorInvocations": len(planner),
+                "lastStepIdx": len(steps) - 1,
+            }
+        ]
+        if steps
+        else []
+    )
     return {
         "trajectoryId": new_id(rng),
         "cascadeId": cascade_id,

@@ -14,7 +14,7 @@ import random
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
@@ -76,7 +76,8 @@ def _record(index: int, step: dict) -> dict:
     if "createdAt" in meta:
         record["created_at"] = _utc_seconds(meta["createdAt"])
     header = "".join(
-        f"{label}: {_local(meta[key])}\n" for label, key in (("Created At", "createdAt"), ("Completed At", "completedAt"))
+        f"{label}: {_local(meta[key])}\n"
+        for label, key in (("Created At", "createdAt"), ("Completed At", "completedAt"))
         if key in meta
     )
     body = _BODIES.get(kind, _tool_result)(step, header, record["status"])
@@ -92,7 +93,7 @@ def _parse_time(text: str) -> datetime:
 
 
 def _utc_seconds(text: str) -> str:
-    return _parse_time(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _parse_time(text).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _local(text: str) -> str:
@@ -144,10 +145,12 @@ def _view_file(step: dict, header: str, status: str) -> dict:
     lines = (payload.get("content") or "").split("\n")
     first = int(payload.get("startLine", 1) or 1)
     numbered = "\n".join(f"{n}: {text}" for n, text in enumerate(lines, first))
-    return {"content": (
-        f"{header}File Path: `{payload.get('absolutePathUri', '')}`\nTotal Lines: {len(lines)}\n{numbered}\n"
-        "The above content shows the entire, complete file contents of the requested file."
-    )}
+    return {
+        "content": (
+            f"{header}File Path: `{payload.get('absolutePathUri', '')}`\nTotal Lines: {len(lines)}\n{numbered}\n"
+            "The above content shows the entire, complete file contents of the requested file."
+        )
+    }
 
 
 def _code_action(step: dict, header: str, status: str) -> dict:
@@ -248,28 +251,30 @@ def write_brain(
         marked["late-start"] = lines[start]
         busy.append(lines[start])
     if "inverted-step" in anomalies:
-        i = pick("inverted-step", [
-            i for i in range(start + 1, len(lines) - 1)
-            if lines[i - 1].get("step_index", -9) + 1 == lines[i].get("step_index") == lines[i + 1].get("step_index", -9) - 1
-        ])
+        i = pick(
+            "inverted-step",
+            [
+                i
+                for i in range(start + 1, len(lines) - 1)
+                if lines[i - 1].get("step_index", -9) + 1 == lines[i].get("step_index") == lines[i + 1].get("step_index", -9) - 1
+            ],
+        )
         lines[i], lines[i + 1] = lines[i + 1], lines[i]
         marked["inverted-step"] = lines[i + 1]
-        busy += lines[i:i + 2]
+        busy += lines[i : i + 2]
     if "repeated-step" in anomalies:
         candidates = [i for i in range(start, len(lines)) if "step_index" in lines[i]]
         preferred = [i for i in candidates if lines[i].get("type") in ("USER_INPUT", "PLANNER_RESPONSE")]
         i = pick("repeated-step", preferred or candidates)
         lines.insert(i + 1, copy.deepcopy(lines[i]))
         marked["repeated-step"] = lines[i + 1]
-        busy += lines[i:i + 2]
+        busy += lines[i : i + 2]
     task_logs = _background_tasks(lines, brain_dir)
 
     full_text = [dumps(r, indent=None) for r in lines]
     if "torn-line" in anomalies:
         touched = {id(r) for r in busy}
-        i = pick("torn-line", [
-            i for i, r in enumerate(lines) if len(r.get("content", "")) >= 12 and id(r) not in touched
-        ])
+        i = pick("torn-line", [i for i, r in enumerate(lines) if len(r.get("content", "")) >= 12 and id(r) not in touched])
         cut = full_text[i].index('"content":"') + len('"content":"') + rng.randrange(3, 9)
         full_text[i] = full_text[i][cut:]
         marked["torn-line"] = lines[i]
@@ -378,7 +383,8 @@ def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> lis
     outputs = {
         record["step_index"]: record["content"].split("Output:\n", 1)[-1]
         for record in lines
-        if record.get("type") == "RUN_COMMAND" and "step_index" in record
+        if record.get("type") == "RUN_COMMAND"
+        and "step_index" in record
         and parse_content(record.get("content", "")).exit_code is not None
     }
     written = [_write(system / "steps" / str(n) / "output.txt", text) for n, text in outputs.items()]
@@ -391,8 +397,12 @@ def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> lis
 
     message_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     message = {
-        "id": message_id, "recipient": brain_dir.name, "sender": "system",
-        "priority": "MESSAGE_PRIORITY_NORMAL", "timestamp": nanos(1), "content": "Background task finished.",
+        "id": message_id,
+        "recipient": brain_dir.name,
+        "sender": "system",
+        "priority": "MESSAGE_PRIORITY_NORMAL",
+        "timestamp": nanos(1),
+        "content": "Background task finished.",
     }
     messages = system / "messages"
     written.append(_write(messages / f"{message_id}.json", dumps(message) + "\n"))
@@ -400,8 +410,11 @@ def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> lis
     written.append(_write(messages / "read.json", dumps({message_id: True}) + "\n"))
     written.append(_write(brain_dir / "task.md", "# Task\n\n- [x] Read the code\n- [ ] Run the tests\n"))
     meta = {
-        "artifactType": "ARTIFACT_TYPE_OTHER", "summary": "Task checklist for this conversation.",
-        "updatedAt": nanos(3), "requestFeedback": False, "userFacing": True,
+        "artifactType": "ARTIFACT_TYPE_OTHER",
+        "summary": "Task checklist for this conversation.",
+        "updatedAt": nanos(3),
+        "requestFeedback": False,
+        "userFacing": True,
     }
     written.append(_write(brain_dir / "task.md.metadata.json", dumps(meta) + "\n"))
     return written

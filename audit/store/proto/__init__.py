@@ -144,8 +144,12 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from audit.store.proto import cortex_pb2
 
 _NUMBER = {
-    FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_SINT32,
-    FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT,
+    FieldDescriptor.TYPE_INT32,
+    FieldDescriptor.TYPE_UINT32,
+    FieldDescriptor.TYPE_SINT32,
+    FieldDescriptor.TYPE_FIXED32,
+    FieldDescriptor.TYPE_SFIXED32,
+    FieldDescriptor.TYPE_FLOAT,
     FieldDescriptor.TYPE_DOUBLE,
 }
 _STRING_MESSAGES = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
