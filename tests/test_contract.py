@@ -17,8 +17,7 @@ from audit.report import junit
 from audit.resources import data_path
 from audit.testing import StoreBuilder
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # beside the checkout, as in CI
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="public reference fixtures not available")
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 UUID = "0b0c5a3e-7d4f-4a5b-9c6d-1e2f3a4b5c6d"
 PARENT = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
 STEP = b'{"type": "CORTEX_STEP_TYPE_USER_INPUT", "status": "CORTEX_STEP_STATUS_DONE", "metadata": {"createdAt": "2026-01-01T00:00:00Z"}}'
@@ -110,12 +109,10 @@ def test_a_transcript_without_final_newline_and_an_empty_one():
 # ----------------------------------------------------------------------------- public fixtures
 
 
-@needs_data
 def test_agy_reader_fixture_is_valid():
     assert contract.validate_file(DATA / "agy-reader_invoke_subagent.trajectory.json").findings == ()
 
 
-@needs_data
 def test_agentsview_fixture_only_its_synthetic_statuses_are_excused():
     """Its five STATUS_COMPLETED values are advisories (the documented exception); its
     trajectoryId "traj-id" is not excused: a consumer may rely on a UUID there."""
@@ -131,7 +128,6 @@ def test_agentsview_fixture_only_its_synthetic_statuses_are_excused():
     assert fixed.valid and len(fixed.advisories) == 5
 
 
-@needs_data
 def test_transcript_fixtures():
     assert contract.validate_file(DATA / "codeburn_fixture-current-cli_transcript.jsonl", "transcript").findings == ()
     deja = contract.validate_file(DATA / "deja_registry-antigravity_transcript.jsonl", "transcript")

@@ -17,7 +17,7 @@ from audit.errors import NothingToCheck, UsageError
 from audit.report.drift_report import comparison_markdown
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "reference" / "data"
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 D125 = "sha256:70e2c9386e88420d834beab7a4c917514bcf7b2cf9f74674bde02965601e0462"
 D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
 SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"

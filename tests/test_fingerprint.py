@@ -26,7 +26,7 @@ from audit.store.database import read_database
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 DDL = (DATA / "agentsview_agy-1.0.7-1.0.10_baseline_schema.sql").read_text()
 KNOWN_SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
 

@@ -17,7 +17,7 @@ from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "reference" / "data"
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
 SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
 

@@ -25,7 +25,7 @@ from audit.checks.shape import (
 )
 from audit.errors import InputError
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # shared/ lies beside the clone
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 UUID = "0f8fad5b-d9cb-469f-a165-70867728950e"
 EMPTY = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 

@@ -30,7 +30,7 @@ from audit.testing.transcripts import (
     write_brain,
 )
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "reference" / "data"  # beside the checkout, as in CI
+DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 UUID = "3f2b8c1e-9a47-4d2e-8b1f-6c5d4e3a2b10"
 
 
