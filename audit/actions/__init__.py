@@ -1,0 +1,8 @@
+"""What writes: the sweep into a new corpus, baselines and compatibility records, the guarded
+link repair (backup, stamps, rollback), completeness attestations and exports.
+
+Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
+target's mode); a write into a live store is backed up and verified first.
+
+May import: the foundation, ``audit.store``, ``audit.checks`` and ``audit.actions``.
+"""

@@ -1,0 +1,12 @@
+"""Where sessions are, and reading them.
+
+Store roots and their sessions (``layout``), session ids (``ids``), brain transcripts
+(``transcript``), read-only SQLite snapshots of conversation ``.db`` files (``database``), the
+schema-less protobuf wire walker (``wire``), the offline reconstruction of a trajectory
+(``trajectory``) from our ``.proto`` (``proto/``), the daemon client and its endpoint discovery
+(``daemon``, ``discovery``), the sidecar's reader block (``stamps``) and the names of a sweep corpus
+(``corpus``).
+
+May import: the foundation (``audit.errors``, ``audit.safeio``, ``audit.resources``,
+``audit.progress``, ``audit.clock``) and ``audit.store``. Never writes a store.
+"""
