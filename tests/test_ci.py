@@ -564,3 +564,17 @@ def test_the_sample_workflow_runs_a_valid_ci_command():
     assert (args.command, args.format, args.out) == ("ci", "github", "/tmp/runner/agy-audit-corpus")
     assert args.report == ["agy-audit-report/junit.xml", "agy-audit-report/summary.md"]
     assert "actions/upload-artifact@v4" in text and "path: agy-audit-report/" in text
+
+
+def test_a_column_added_to_every_db_fails_ci_naming_it(capsys, store, tmp_path):
+    import sqlite3
+
+    for db in store.home.rglob("*.db"):
+        with sqlite3.connect(db) as conn:
+            conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
+        conn.close()
+    code, doc = run_json(capsys, store, tmp_path / "corpus", "--no-live")
+    assert code == 1 and verdicts(doc)["compare"] == FAIL
+    found = checks(doc)[("compare", "corpus sqlite")]
+    assert (found["verdict"], found["summary"]) == (FAIL, "DRIFT: 1 added")
+    assert [(f["rule"], f["message"]) for f in found["findings"]] == [("added", "table:steps.extra_col: TEXT")]

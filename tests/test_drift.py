@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,12 @@ import pytest
 from audit.actions import compat
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.drift import Change, Observed, compare, diff_lines, observe
-from audit.checks.fingerprint import Fingerprint
+from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, observe
+from audit.checks.fingerprint import Fingerprint, schema_lines
 from audit.cli import main
 from audit.errors import NothingToCheck, UsageError
 from audit.report.drift_report import comparison_markdown
+from audit.store.database import read_database, schema_fingerprint
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
@@ -81,11 +83,11 @@ def test_statuses_and_fail_on():
     result = compare(base, seen)
     assert [(r.surface, r.status) for r in result.surfaces] == [
         ("sidecar", "DRIFT"),
-        ("sqlite", "NOT COMPARABLE"),
+        ("sqlite", "DRIFT"),
         ("wire", "NOT COMPARABLE"),
         ("transcript", "UNCHANGED"),
     ]
-    assert result.surfaces[1].reason == "agy-1.0.0 records only the digest (imported from a test)"
+    assert result.surfaces[1].reason.startswith("the digest differs from agy-1.0.0's, which records only the digest")
     assert result.surfaces[2].reason == "not computed: no readable conversation .db"
     assert result.fails("drift") and result.fails("breaking") and not result.fails("never")
 
@@ -192,3 +194,71 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
 def test_agy_reader_record_parses():
     record = compat.read(DATA / "agy-reader-COMPATIBILITY-1.2.11.md")
     assert record == compat.CompatRecord("1.2.11", "2026-09-25", "explicit-version-scoped", {"sqlite": SCHEMA, "sidecar": D1210})
+
+
+# ----------------------------------------------------------------------------- digests without lines (issue 20.1)
+
+
+def _ddl_db(path: Path, *extra: str) -> Path:
+    """A conversation .db holding the published DDL (tests/data), plus *extra* statements."""
+    conn = sqlite3.connect(path)
+    conn.executescript((DATA / "agentsview_agy-1.0.7-1.0.10_baseline_schema.sql").read_text())
+    for statement in extra:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_digest_differing_from_a_digest_only_baseline_is_drift_with_classes_unknown():
+    base = _baseline(sqlite=SCHEMA)
+    seen = _observed(True, sqlite=("user_version\t2",))
+    result = compare(base, seen).surfaces[0]
+    assert (result.surface, result.status, result.changes) == ("sqlite", "DRIFT", ())
+    assert not result.classified
+    assert result.reason == (
+        "the digest differs from agy-1.0.0's, which records only the digest (imported from a test): "
+        "the changed lines and their classes are unknown"
+    )
+    assert compare(base, seen).fails("drift") and compare(base, seen).fails("breaking")
+    # an input known only by its digest (e.g. another baseline directory) is judged the same way
+    other = Observed("baseline x", {"sqlite": Fingerprint("sqlite", (), "sha256:" + "0" * 64, DIGEST_ONLY)}, True, "x")
+    found = compare(_baseline(sqlite=("user_version\t1",)), other).surfaces[0]
+    assert found.status == "DRIFT" and not found.classified
+    assert (
+        found.reason
+        == "the digest differs and the input records only the digest: the changed lines and their classes are unknown"
+    )
+    # the same digest is still UNCHANGED
+    assert compare(_baseline(sqlite=("a\tb",)), _observed(True, sqlite=("a\tb",))).surfaces[0].status == "UNCHANGED"
+
+
+def test_bundled_sqlite_lines_are_those_of_the_published_ddl(tmp_path):
+    published = read_database(_ddl_db(tmp_path / "published.db"))
+    assert schema_fingerprint(published.schema, published.user_version) == SCHEMA
+    lines = tuple(sorted(schema_lines(published.schema, published.user_version)))
+    for b in baselines.available():
+        assert b.digests["sqlite"] == SCHEMA and b.lines["sqlite"] == lines
+        assert b.provenance["sqlite"].endswith("; lines from the published DDL, which re-digests to it")
+    assert "table:steps.step_payload\tBLOB" in lines and "user_version\t1" in lines
+
+
+def test_an_added_column_is_drift_classified_added_with_its_name(tmp_path, capsys):
+    _ddl_db(tmp_path / "11111111-2222-4333-8444-555555555555.db", "ALTER TABLE steps ADD COLUMN extra_col text")
+    result = compare(baselines.resolve("agy-1.2.10"), observe([tmp_path], ("sqlite",)))
+    assert [(r.surface, r.status) for r in result.surfaces] == [("sqlite", "DRIFT")]
+    assert result.surfaces[0].changes == (Change("table:steps.extra_col", "added", None, "TEXT"),)
+    assert main(["compare", "--baseline", "agy-1.2.10", "--surface", "sqlite", str(tmp_path)]) == 1
+    assert "table:steps.extra_col" in capsys.readouterr().out
+
+
+def test_a_dropped_column_in_a_complete_sweep_is_removed_even_against_imported_lines(tmp_path):
+    corpus = tmp_path / "corpus"
+    native = corpus / "native" / "cli"
+    native.mkdir(parents=True)
+    (corpus / "manifest.json").write_text(json.dumps({"complete": True, "sessions": []}))
+    _ddl_db(native / "11111111-2222-4333-8444-555555555555.db", "ALTER TABLE steps DROP COLUMN render_info")
+    result = compare(baselines.resolve("agy-1.2.10"), observe([corpus], ("sqlite",)))
+    assert result.partial == {} and result.surfaces[0].complete
+    assert result.surfaces[0].changes == (Change("table:steps.render_info", "removed", "BLOB", None),)
+    assert result.fails("breaking")

@@ -11,7 +11,7 @@ import pytest
 
 from audit.actions import compat
 from audit.actions.sweep import sweep
-from audit.checks.baselines import load
+from audit.checks.baselines import bundled_dir, load
 from audit.cli import main
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
@@ -149,8 +149,8 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert main(["baselines", "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)["baselines"]
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
-        ("agy-1.2.5", True, {"sidecar": 1629}),
-        ("agy-1.2.10", True, {"sidecar": 1736}),
+        ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
+        ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
@@ -174,6 +174,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     imported = load(own / "agy-1.2.11")
     assert imported.digests == {"sidecar": D1210, "sqlite": SCHEMA} and imported.date == "2026-09-25"
     assert "COMPATIBILITY.md@9a228af" in imported.provenance["sidecar"]
+    assert imported.lines["sqlite"] == load(bundled_dir() / "agy-1.2.10").lines["sqlite"]  # the published DDL's
     assert compat.read(tmp_path / "C.md").agy_version == "1.2.11"
     assert capsys.readouterr().out == f"imported {own / 'agy-1.2.11'} ({D1210})\n"
     assert main(["baselines", "--baseline-dir", str(own)]) == 0

@@ -12,10 +12,12 @@ from audit import __version__
 from audit.checks.baselines import (
     BASELINE_FILE,
     PUBLISHED,
+    PUBLISHED_DDL,
     READER,
     Baseline,
     check_name,
     parse_snapshot,
+    published_schema_lines,
     version_of,
 )
 from audit.checks.fingerprint import COMPLETE_SCOPE, Survey
@@ -79,6 +81,11 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             "sidecar": where.format(published["sidecar_source"]),
             "sqlite": f"imported from agy-reader's published record ({READER} {published['sqlite_source']})",
         }
+        lines = {"sidecar": lines}
+        schema = published_schema_lines(published["sqlite"])
+        if schema is not None:
+            lines["sqlite"] = schema
+            provenance["sqlite"] += PUBLISHED_DDL
         return Baseline(
             name,
             version_of(name),
@@ -88,7 +95,7 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             digests,
             provenance,
             published["counts"],
-            {"sidecar": lines},
+            lines,
         )
     provenance = {"sidecar": f"imported from the shape snapshot {Path(tsv).name}; digest matched --digest"}
     return Baseline(name, version_of(name), None, __version__, None, {"sidecar": actual}, provenance, None, {"sidecar": lines})

@@ -8,8 +8,11 @@ packaged as ``audit/_data/fingerprints``)::
     <surface>.tsv     the canonical lines, each followed by "\\n" (present when recorded)
 
 A surface may be recorded by its digest alone (imported from a published record that kept no
-lines); ``provenance`` says for every digest whether it was imported from a published record or
-computed here from a swept corpus.
+lines; ``compare`` then reports any other digest as DRIFT whose classes are unknown);
+``provenance`` says for every digest whether it was imported from a published record or computed
+here from a swept corpus. The ``sqlite`` digest is that of the schema's DDL (agy-reader's schema
+fingerprint), so ``sqlite.tsv`` is not re-digested: the bundled baselines ship the lines of the
+published DDL, which a test re-digests to the published value.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _VERSION = re.compile(r"agy-(\d+(?:\.\d+)*)")
 _TYPES = re.compile(r"[a-z]+(?:\|[a-z]+)*")
 READER = "mjacobs/agy-reader"
+PUBLISHED_DDL = "; lines from the published DDL, which re-digests to it"
+"""Ends the ``sqlite`` provenance of a baseline whose ``sqlite.tsv`` holds the lines of the published
+schema: the DDL (agentsview's copy, ``tests/data/``) digests to the published value (a test checks)."""
 
 
 @dataclass
@@ -218,6 +224,15 @@ def listing(directory: str | os.PathLike, bundled: bool = False) -> list[Baselin
         if entry.is_dir() and not entry.is_symlink() and (entry / BASELINE_FILE).is_file()
     ]
     return sorted(found, key=lambda b: b.version_key)
+
+
+def published_schema_lines(digest: str) -> tuple[str, ...] | None:
+    """The ``sqlite`` lines of the published schema with *digest*, as the bundled baselines ship
+    them (``None`` when no bundled baseline has lines for it)."""
+    for b in listing(bundled_dir(), True):
+        if b.digests.get("sqlite") == digest and b.provenance.get("sqlite", "").endswith(PUBLISHED_DDL):
+            return b.lines.get("sqlite")
+    return None
 
 
 def bundled_dir() -> Path:

@@ -1,8 +1,11 @@
 """Compare fingerprints with a baseline: a status per surface and a classified line diff.
 
 Status per surface: ``NEW`` (the baseline does not record it), ``UNCHANGED`` (same digest),
-``DRIFT`` (lines changed) or ``NOT COMPARABLE`` (with the reason: not computed here, the
-baseline kept only a digest, or a partial corpus whose every line is in the baseline).
+``DRIFT`` (lines changed, or the digest did) or ``NOT COMPARABLE`` (with the reason: not computed
+here, or a partial corpus whose every line is in the baseline). A digest that differs is DRIFT
+always: when one side kept only the digest the changes cannot be classified
+(``SurfaceResult.classified`` is False, the reason says so, and ``--fail-on breaking`` fails too,
+since an unknown change may be a breaking one).
 
 Each changed line (``path<TAB>value``; a value is a ``|``-joined set) is one of: ``added``,
 ``removed``, ``type-changed``, ``widened`` (a type joins the set, e.g. ``string`` ->
@@ -31,6 +34,9 @@ CLASSES = ("added", "removed", "type-changed", "widened", "narrowed", "not-obser
 BREAKING = frozenset({"removed", "type-changed", "widened"})
 FAIL_ON = ("drift", "breaking", "never")
 NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
+WHOLE_PER_FILE = frozenset({"sqlite"})
+"""Surfaces every input file shows whole (each ``.db`` carries its entire schema): lines imported
+from another corpus are as observable here as there, so their absence is a removal."""
 DIGEST_ONLY = "digest only"
 """``Fingerprint.note`` of a surface known only by its digest (from a baseline given as input)."""
 
@@ -105,6 +111,7 @@ class SurfaceResult:
     current_digest: str | None = None
     changes: tuple[Change, ...] = ()
     complete: bool = False  # absent lines counted as removed (else "not observed")
+    classified: bool = True  # False: the digest changed but one side has no lines to say how
 
     def counts(self) -> Counter[str]:
         return Counter(c.kind for c in self.changes)
@@ -128,8 +135,10 @@ class Comparison:
         """Whether the comparison fails under ``--fail-on`` *fail_on*."""
         if fail_on == "never":
             return False
-        if fail_on == "breaking":
-            return any(self.counts()[kind] for kind in BREAKING)
+        if fail_on == "breaking":  # a change whose classes are unknown may be breaking
+            return any(self.counts()[kind] for kind in BREAKING) or any(
+                r.status == DRIFT and not r.classified for r in self.surfaces
+            )
         return any(r.status == DRIFT for r in self.surfaces)
 
 
@@ -175,11 +184,16 @@ def compare_surface(
         return SurfaceResult(surface, NEW, f"{baseline.name} does not record this surface", None, current.digest)
     if recorded == current.digest:
         return SurfaceResult(surface, UNCHANGED, None, recorded, current.digest)
+    unknown = "the changed lines and their classes are unknown"
     if current.note == DIGEST_ONLY:
-        return SurfaceResult(surface, NOT_COMPARABLE, "the input records only the digest", recorded, current.digest)
+        why = f"the digest differs and the input records only the digest: {unknown}"
+        return SurfaceResult(surface, DRIFT, why, recorded, current.digest, classified=False)
     if surface not in baseline.lines:
-        why = f"{baseline.name} records only the digest ({baseline.provenance.get(surface, 'provenance unknown')})"
-        return SurfaceResult(surface, NOT_COMPARABLE, why, recorded, current.digest)
+        why = (
+            f"the digest differs from {baseline.name}'s, which records only the digest "
+            f"({baseline.provenance.get(surface, 'provenance unknown')}): {unknown}"
+        )
+        return SurfaceResult(surface, DRIFT, why, recorded, current.digest, classified=False)
     changes = diff_lines(baseline.lines[surface], current.lines, complete=complete)
     if not changes:
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
@@ -205,7 +219,13 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
             continue
         why = observed.partial.get(surface)
         imported = baseline.provenance.get(surface, "")
-        if why is None and observed.survey is not None and surface in baseline.lines and imported.startswith("imported"):
+        if (
+            why is None
+            and observed.survey is not None
+            and surface in baseline.lines
+            and imported.startswith("imported")
+            and surface not in WHOLE_PER_FILE
+        ):
             why = f"{baseline.name} was {imported}, from another corpus than the stores swept here"
         if why is not None:
             result.partial[surface] = why

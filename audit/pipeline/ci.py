@@ -512,6 +512,8 @@ class _Context:
             for c in result.changes
             if c.kind != "not-observed"
         ]
+        if not result.classified:
+            findings.append(Finding(level, "digest-changed", f"{result.baseline_digest} -> {result.current_digest}"))
         counts = {kind: result.counts()[kind] for kind in CLASSES}
         changed = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n and kind != "not-observed")
         summary = result.status + (f": {changed}" if changed else "") + (f"; {result.reason}" if result.reason else "")

@@ -67,6 +67,7 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
                 "baselineDigest": r.baseline_digest,
                 "currentDigest": r.current_digest,
                 "complete": r.complete,
+                "classified": r.classified,
                 "counts": {kind: r.counts()[kind] for kind in CLASSES},
                 "changes": [{"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new} for c in r.changes],
             }
