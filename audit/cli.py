@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from audit import __version__
 from audit.commands.common import store_options
@@ -32,7 +33,7 @@ COMMANDS = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # usage errors: one line, exit 2
+    def error(self, message: str) -> NoReturn:  # usage errors: one line, exit 2
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
@@ -80,7 +81,7 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
 
-def _on_sigterm(handler: object) -> object:
+def _on_sigterm(handler: Any) -> Any:
     """Install *handler* for SIGTERM and return the previous one (outside the main thread, where
     Python cannot install handlers, nothing changes)."""
     if handler is None or threading.current_thread() is not threading.main_thread():

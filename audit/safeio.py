@@ -35,6 +35,7 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import jiter
 import orjson
@@ -112,7 +113,7 @@ def loads(
     source: str = "<input>",
     exact: bool = False,
     require_object: bool = True,
-) -> object:
+) -> Any:
     """Parse strict JSON. Raises ``JSONError`` naming *source* for every rejected input."""
     if not exact and type(data) is bytes:
         try:
@@ -251,7 +252,7 @@ def _path(path: str | os.PathLike) -> Path:
     return Path(text)
 
 
-def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> object:
+def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> Any:
     """Read and strictly parse a JSON file; unreadable files raise ``InputError`` naming it."""
     return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
 
@@ -354,7 +355,7 @@ class _Encoder:
             )
         return self.gaps[level]
 
-    def encode(self, value: object, level: int) -> None:
+    def encode(self, value: Any, level: int) -> None:
         out, kind = self.out, type(value)
         if kind is str:
             out(_string(value))

@@ -431,7 +431,7 @@ def test_github_annotations_escape_data_and_properties_and_text_colours_the_verd
     quiet = Check("compare", "corpus wire", "corpus", ERROR, "cannot read: 50%", None)
     baseline = load(bundled_dir() / "agy-1.2.10", bundled=True)
     report = Report(0, Path("/c"), True, [], baseline, "drift", True, [Stage("links", [check]), Stage("compare", [quiet])])
-    assert ci_report.annotations(report).splitlines() == [
+    assert ci_report.github_annotations(report).splitlines() == [
         "::error title=agy-audit ci::ci: ERROR (links, compare); exit 2",
         "::error file=dir%2Cx/a%3Ab.json,line=3,title=agy-audit ci%3A links live a%2Cb::[rule] 100%25 done%0D%0Anext: a, b",
         "::error title=agy-audit ci%3A compare corpus wire::cannot read: 50%25",

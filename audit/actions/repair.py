@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.actions import backup, stamp
+from audit.actions.backup import Verification
 from audit.checks import links
 from audit.errors import AuditError, FindingsError, NothingToCheck, interrupt_exit_code
 
@@ -32,7 +33,7 @@ def refuse(resolution: links.Resolution) -> None:
 class RepairResult:
     resolution: links.Resolution
     backup: Path
-    verification: backup.Verification
+    verification: Verification
 
 
 def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> RepairResult:

@@ -299,13 +299,16 @@ def _select(
                 skipped.append(Skipped(session.legacy_pb, SKIP_LEGACY))
                 continue
             if session.source is None and (session.id in refused or not _has_transcript(session)):
-                if session.sidecar or session.brain:
+                where = session.sidecar or session.brain
+                if where is not None:
                     reason = SKIP_REFUSED_SOURCE if session.id in refused else SKIP_NO_SOURCE
-                    skipped.append(Skipped(session.sidecar or session.brain, reason))
+                    skipped.append(Skipped(where, reason))
                 continue
             key = (session.surface, session.id)
             if key in taken:
-                skipped.append(Skipped(session.source or session.brain, f"id already selected from {taken[key]} (same surface)"))
+                where = session.source or session.brain
+                assert where is not None  # selected sessions have a source or a brain
+                skipped.append(Skipped(where, f"id already selected from {taken[key]} (same surface)"))
                 continue
             taken[key] = origin.root.path
             items.append(_Item(session, origin, client))
@@ -355,6 +358,7 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
         fetched = _stage("fetch", item.client.fetch_trajectory, session.id, internal)
         raw, trajectory = fetched.raw, fetched.trajectory
     else:
+        assert conv is not None  # without a daemon only a .db is swept (a legacy .pb is skipped)
         trajectory = reconstruct(conv).trajectory
         raw = (dumps(trajectory) + "\n").encode()
     cascade_id = canonical_id(trajectory.get("cascadeId"))
@@ -376,8 +380,11 @@ def _brain_dir(session: Session) -> str:
 
 
 def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
+    brain = session.brain
+    if brain is None:  # no brain directory, so no brain files
+        return
     for path in sorted(p for paths in session.brain_files.values() for p in paths):
-        rel = path.relative_to(session.brain).as_posix()
+        rel = path.relative_to(brain).as_posix()
         _write(out, f"{_brain_dir(session)}/{rel}", _stage("brain", read_bytes, path), files)
 
 

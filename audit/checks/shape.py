@@ -274,7 +274,7 @@ class _Walker:
         while stack:
             node = stack.pop()
             if node.types:
-                tags.setdefault(node.path, set()).update(_TAGS.get(t, t) if type(t) is type else t for t in node.types)
+                tags.setdefault(node.path, set()).update(_TAGS[t] if type(t) is type else t for t in node.types)
             stack.extend(node.keys.values())
             if node.star is not None:
                 stack.append(node.star)

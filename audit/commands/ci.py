@@ -110,11 +110,12 @@ def _report_formats(args: argparse.Namespace) -> dict[str, str]:
     """``--report`` file -> format, checked before anything runs."""
     if args.report_format is not None and not args.report:
         raise UsageError("ci: --report-format needs --report FILE")
-    found = {}
+    found: dict[str, str] = {}
     for path in args.report or ():
-        found[path] = args.report_format or REPORT_FORMATS.get(Path(path).suffix.lower())
-        if found[path] is None:
+        fmt = args.report_format or REPORT_FORMATS.get(Path(path).suffix.lower())
+        if fmt is None:
             raise UsageError(f"ci: cannot tell the format of {path} from its extension; give --report-format")
+        found[path] = fmt
     return found
 
 
@@ -126,7 +127,7 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
     if fmt == "markdown":
         return ci_report.markdown(report)
     if fmt == "github":
-        return ci_report.annotations(report) + ci_report.text(report)
+        return ci_report.github_annotations(report) + ci_report.text(report)
     return ci_report.text(report, color=color)
 
 

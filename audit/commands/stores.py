@@ -48,10 +48,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(to_json({"roots": [_root_json(sc) for sc in scans]}), end="")
         return 0
-    rows = []
+    root_rows = []
     for sc in scans:
         c, st = sc.counts(), sc.sidecar_states()
-        rows.append(
+        root_rows.append(
             (
                 str(sc.root.path),
                 sc.root.surface,
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         table(
             ("ROOT", "SURFACE", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
-            rows,
+            root_rows,
         )
     )
     for sc in scans:

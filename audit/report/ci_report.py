@@ -254,7 +254,7 @@ def _annotation(level: str, message: str, *, title: str, file: str | None = None
     return f"::{level} {','.join(props)}::{_data(message)}"
 
 
-def annotations(report: Report) -> str:
+def github_annotations(report: Report) -> str:
     """GitHub workflow commands: the overall verdict, then the first findings of every check
     (``::error`` for failing ones, ``::warning`` for the rest) and every failed or errored check."""
     level = "notice" if report.verdict == PASS else "error"

@@ -51,7 +51,7 @@ def render(suites: Sequence[Suite], *, name: str = "agy-audit") -> str:
             "errors": sum(c.error is not None for c in suite.cases),
             "skipped": sum(c.skipped is not None for c in suite.cases),
         }
-        element = ET.SubElement(root, "testsuite", name=_clean(suite.name), **{k: str(v) for k, v in counts.items()})
+        element = ET.SubElement(root, "testsuite", {"name": _clean(suite.name)} | {k: str(v) for k, v in counts.items()})
         element.set("time", f"{sum(c.time for c in suite.cases):.3f}")
         for case in suite.cases:
             child = ET.SubElement(

@@ -201,7 +201,7 @@ def process_hints(proc_root: str | os.PathLike = "/proc", uid: int | None = None
     """Hints from every process of user *uid* (default: ours) under *proc_root*, by pid."""
     uid = os.getuid() if uid is None else uid
     try:
-        entries = [e for e in os.scandir(proc_root) if e.name.isdigit()]
+        entries = [e for e in os.scandir(os.fspath(proc_root)) if e.name.isdigit()]
     except OSError:
         return []
     hints = []

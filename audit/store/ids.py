@@ -16,4 +16,4 @@ def is_uuid(text: object) -> bool:
 
 def canonical_id(text: object) -> str | None:
     """The lower-case form of a UUID string, or None when *text* is not one."""
-    return text.lower() if is_uuid(text) else None
+    return text.lower() if isinstance(text, str) and is_uuid(text) else None

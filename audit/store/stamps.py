@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from audit.errors import InputError
 from audit.safeio import RawFloat, json_type, loads
@@ -40,7 +41,7 @@ class _Member:
 
 
 def _skip_ws(text: str, i: int) -> int:
-    return _WS.match(text, i).end()
+    return _WS.match(text, i).end()  # type: ignore[union-attr]  # the pattern matches the empty string
 
 
 def _members(text: str, start: int) -> tuple[list[_Member], int]:
@@ -191,7 +192,7 @@ def strip_reader_key(doc: dict, key: str) -> dict:
 
 def json_equal(a: object, b: object) -> bool:
     """Type-strict equality of parsed JSON: ``false`` != ``0``, ``1`` != ``1.0``, numbers by exact text."""
-    stack = [(a, b)]
+    stack: list[tuple[Any, Any]] = [(a, b)]  # y has x's type once checked
     while stack:
         x, y = stack.pop()
         if type(x) is not type(y):

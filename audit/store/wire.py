@@ -91,6 +91,7 @@ def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], sche
         if not 0 < number <= _MAX_FIELD_NUMBER:
             raise WireError(f"invalid field number {number}")
         children = None
+        value: int | bytes
         if wire_type == VARINT:
             value, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
         elif wire_type in (I64, I32):
@@ -139,7 +140,7 @@ def unknown_fields(message: Message) -> Counter[str]:
 
 
 def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
-    for field in UnknownFieldSet(message):
+    for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time; the stub lacks __iter__
         found[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
     for fd, value in message.ListFields():
         kind = _KINDS.get(fd)
@@ -149,7 +150,7 @@ def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
             continue
         path = f"{prefix}{fd.number}"
         if kind is _ENUM:
-            known = fd.enum_type.values_by_number
+            known = fd.enum_type.values_by_number  # type: ignore[union-attr]  # an enum field has its enum type
             for number in value if fd.is_repeated else (value,):
                 if number not in known:
                     found[f"{path}:enum={number}"] += 1

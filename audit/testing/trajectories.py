@@ -14,6 +14,7 @@ import datetime as _dt
 import json
 import random
 import uuid
+from collections.abc import Sequence
 
 STEP = "CORTEX_STEP_TYPE_"
 STATUS = "CORTEX_STEP_STATUS_"
@@ -66,7 +67,7 @@ def user_input(clock: Clock, text: str) -> dict:
 
 
 def planner_response(
-    clock: Clock, rng: random.Random, response: str, calls: list[dict] = (), *, thinking: str | None = None
+    clock: Clock, rng: random.Random, response: str, calls: Sequence[dict] = (), *, thinking: str | None = None
 ) -> dict:
     payload: dict = {"response": response, "messageId": new_id(rng)}
     if thinking:

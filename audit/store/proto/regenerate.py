@@ -1,11 +1,11 @@
-"""Regenerate ``audit/store/proto/cortex_pb2.py`` from ``cortex.proto`` (developer tool).
+"""Regenerate ``audit/store/proto/cortex_pb2.py`` and its type stub ``cortex_pb2.pyi`` from ``cortex.proto`` (developer tool).
 
 Run from anywhere with the project venv, which has grpcio-tools (a dev dependency, never needed
 at run time)::
 
     .venv/bin/python -m audit.store.proto.regenerate
 
-Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. audit/store/proto/cortex.proto`` run in
+Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. audit/store/proto/cortex.proto`` run in
 the repository root. The include root is the repository, so the file registers in the protobuf
 descriptor pool as ``audit/store/proto/cortex.proto`` rather than a bare, collision-prone name.
 """
@@ -22,7 +22,7 @@ def main() -> int:
     root = Path(__file__).resolve().parents[3]
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     proto = root / "audit" / "store" / "proto" / "cortex.proto"
-    return protoc.main(["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", str(proto)])
+    return protoc.main(["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", f"--pyi_out={root}", str(proto)])
 
 
 if __name__ == "__main__":
