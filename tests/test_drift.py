@@ -8,15 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from audit.actions import compat
+from audit.actions import baseline_writer, compat
+from audit.actions.sweep import sweep
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, observe
-from audit.checks.fingerprint import Fingerprint, schema_lines
+from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, native_observable, observe
+from audit.checks.fingerprint import Fingerprint, schema_lines, survey
 from audit.cli import main
 from audit.errors import NothingToCheck, UsageError
 from audit.report.drift_report import comparison_markdown
 from audit.store.database import read_database, schema_fingerprint
+from audit.store.layout import Root
+from audit.testing.builder import StoreBuilder
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
@@ -262,3 +265,45 @@ def test_a_dropped_column_in_a_complete_sweep_is_removed_even_against_imported_l
     assert result.partial == {} and result.surfaces[0].complete
     assert result.surfaces[0].changes == (Change("table:steps.render_info", "removed", "BLOB", None),)
     assert result.fails("breaking")
+
+
+# ----------------------------------------------------------------------------- removals in native corpora (issue 20.9)
+
+
+def test_a_removal_of_a_key_our_proto_decodes_is_drift_in_a_complete_native_sweep(tmp_path, capsys):
+    cli = StoreBuilder(tmp_path / "home", seed=4).root("cli")
+    cli.conversation(turns=2)
+    cli.family(children=1)
+    corpus = tmp_path / "corpus"
+    assert sweep([Root(cli.path, "cli", True)], corpus, source="native", env={}).complete
+    recorded = baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01")
+    daemon_only = "steps.[].invokeSubagent.subagents\tarray"  # no public source gives its field number
+    recorded.lines["sidecar"] = tuple(sorted((*recorded.lines["sidecar"], daemon_only)))
+    recorded.digests["sidecar"] = Fingerprint.of("sidecar", recorded.lines["sidecar"]).digest
+    baseline_writer.write(recorded, tmp_path / "fp")
+    for path in corpus.glob("corpus/*/*.trajectory.json"):
+        doc = json.loads(path.read_text())
+        for step in doc["steps"]:
+            del step["metadata"]["createdAt"]
+        path.write_text(json.dumps(doc))
+
+    result = compare(baselines.load(tmp_path / "fp" / "agy-9.9.9"), observe([corpus]))
+    sidecar = result.surfaces[0]
+    assert (sidecar.surface, sidecar.status) == ("sidecar", "DRIFT")
+    assert sidecar.changes == (
+        Change("steps.[].invokeSubagent.subagents", "not-observed", "array", None),
+        Change("steps.[].metadata.createdAt", "removed", "string", None),
+    )
+    assert result.fails("breaking")
+    assert main(["compare", "--baseline", str(tmp_path / "fp" / "agy-9.9.9"), str(corpus)]) == 1
+    assert "- steps.[].metadata.createdAt\tstring" in capsys.readouterr().out
+
+
+def test_keys_the_offline_decoder_can_produce():
+    assert native_observable("steps.[].metadata.createdAt")
+    assert native_observable("")  # the root
+    assert native_observable("steps.[].plannerResponse.toolCalls.[].argumentsJson")
+    assert native_observable("steps.[].plannerResponse.stopReason")  # field 12 (its values are numbers offline)
+    assert not native_observable("metadata.parentConversationId")
+    assert not native_observable("steps.[].invokeSubagent.subagents")
+    assert not native_observable("steps.[].noSuchKey")

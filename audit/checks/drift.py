@@ -11,17 +11,23 @@ Each changed line (``path<TAB>value``; a value is a ``|``-joined set) is one of:
 ``removed``, ``type-changed``, ``widened`` (a type joins the set, e.g. ``string`` ->
 ``null|string``), ``narrowed`` (a type leaves it). From a corpus that is not a complete sweep a
 missing path or type is ``not-observed`` instead of ``removed``/``narrowed``: an unexercised
-feature is not evidence of removal. So it is when fingerprints computed here meet baseline lines
+feature is not evidence of removal. The scope is per line: in a complete sweep whose sidecars were
+(partly) reconstructed offline, a missing key our ``.proto`` decodes (``native_observable``) is
+``removed``; only a key the offline decoder cannot produce (daemon-only) is ``not-observed``. So it is when fingerprints computed here meet baseline lines
 imported from a published record: that record was taken from another corpus, so a path the
 stores swept here never exercised says nothing about agy (``Comparison.partial`` says why).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from google.protobuf.descriptor import FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
@@ -29,6 +35,47 @@ from audit.checks.fingerprint import SURFACES, Fingerprint, Survey, survey
 from audit.errors import NothingToCheck, UsageError
 from audit.progress import Callback
 from audit.safeio import read_bytes
+from audit.store.proto import cortex_pb2 as pb
+
+_OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
+_TEXT_MESSAGES = frozenset(
+    {"google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.Any"}
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def native_observable(path: str) -> bool:
+    """Whether the offline reconstruction of a ``.db`` (``audit.store.trajectory``: proto3 JSON of
+    our ``cortex.proto``'s ``Trajectory``) can produce the sidecar shape *path* (``steps.[].x``):
+    every key must be the JSON name of a field the ``.proto`` declares (any key below a map or a
+    ``Struct``). A key only the daemon writes (no public source gives its field number) is not."""
+    node: object = pb.Trajectory.DESCRIPTOR  # a message Descriptor, a pending FieldDescriptor, "any" or "leaf"
+    for part in path.split(".") if path else ():
+        if node == "any":
+            return True
+        if node == "leaf":
+            return False
+        if isinstance(node, FieldDescriptor):  # a repeated field's "[]" or a map's key
+            if node.message_type is not None and node.message_type.GetOptions().map_entry:
+                node = _value_node(node.message_type.fields_by_name["value"])
+            elif part == "[]":
+                node = _value_node(node)
+            else:
+                return False
+            continue
+        fd = next((f for f in node.fields if f.json_name == part), None)  # type: ignore[attr-defined]
+        if fd is None:
+            return False
+        node = fd if fd.is_repeated else _value_node(fd)
+    return True
+
+
+def _value_node(fd: FieldDescriptor) -> object:
+    if fd.message_type is None:
+        return "leaf"
+    name = fd.message_type.full_name
+    return "any" if name in _OPAQUE_MESSAGES else "leaf" if name in _TEXT_MESSAGES else fd.message_type
+
 
 CLASSES = ("added", "removed", "type-changed", "widened", "narrowed", "not-observed")
 BREAKING = frozenset({"removed", "type-changed", "widened"})
@@ -53,6 +100,9 @@ class Observed:
     not_computed: dict[str, str] = field(default_factory=dict)
     partial: dict[str, str] = field(default_factory=dict)  # surface -> why absent lines are no evidence
     survey: Survey | None = None  # when computed
+    observable: dict[str, Callable[[str], bool]] = field(default_factory=dict)
+    """surface in ``partial`` -> whether this corpus could show a line's path after all (its
+    absence is then a removal)"""
 
 
 def observe(
@@ -87,6 +137,7 @@ def observe(
             result.not_computed,
             result.partial(),
             result,
+            {s: native_observable for s in result.partial()},
         )
     if not observed.fingerprints:
         reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())
@@ -147,8 +198,12 @@ def _split(line: str) -> tuple[str, str]:
     return path, value
 
 
-def diff_lines(old: tuple[str, ...], new: tuple[str, ...], *, complete: bool) -> tuple[Change, ...]:
-    """Classified changes from *old* (baseline) to *new* lines, sorted by path."""
+def diff_lines(
+    old: tuple[str, ...], new: tuple[str, ...], *, complete: bool, observable: Callable[[str], bool] | None = None
+) -> tuple[Change, ...]:
+    """Classified changes from *old* (baseline) to *new* lines, sorted by path. From a corpus that
+    is not *complete*, a missing path is ``not-observed`` unless *observable* says the corpus
+    would have shown it (then it is ``removed``)."""
     before = dict(map(_split, old))
     after = dict(map(_split, new))
     changes = []
@@ -157,7 +212,7 @@ def diff_lines(old: tuple[str, ...], new: tuple[str, ...], *, complete: bool) ->
         if a == b:
             continue
         if b is None:
-            kind = "removed" if complete else "not-observed"
+            kind = "removed" if complete or (observable is not None and observable(path)) else "not-observed"
         elif a is None:
             kind = "added"
         else:
@@ -175,7 +230,13 @@ def diff_lines(old: tuple[str, ...], new: tuple[str, ...], *, complete: bool) ->
 
 
 def compare_surface(
-    surface: str, baseline: Baseline, current: Fingerprint | None, *, complete: bool, reason: str | None = None
+    surface: str,
+    baseline: Baseline,
+    current: Fingerprint | None,
+    *,
+    complete: bool,
+    reason: str | None = None,
+    observable: Callable[[str], bool] | None = None,
 ) -> SurfaceResult:
     recorded = baseline.digests.get(surface)
     if current is None:
@@ -194,7 +255,7 @@ def compare_surface(
             f"({baseline.provenance.get(surface, 'provenance unknown')}): {unknown}"
         )
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest, classified=False)
-    changes = diff_lines(baseline.lines[surface], current.lines, complete=complete)
+    changes = diff_lines(baseline.lines[surface], current.lines, complete=complete, observable=observable)
     if not changes:
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
@@ -218,19 +279,21 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
         if surfaces is None and surface not in current and surface not in baseline.digests:
             continue
         why = observed.partial.get(surface)
+        # per line: in a complete sweep, a path this corpus can show is observable wherever it was
+        observable = observed.observable.get(surface) if why is not None and observed.complete else None
         imported = baseline.provenance.get(surface, "")
         if (
-            why is None
-            and observed.survey is not None
+            observed.survey is not None
             and surface in baseline.lines
             and imported.startswith("imported")
             and surface not in WHOLE_PER_FILE
-        ):
+        ):  # lines taken from another corpus: what the stores here never exercised says nothing
             why = f"{baseline.name} was {imported}, from another corpus than the stores swept here"
+            observable = None
         if why is not None:
             result.partial[surface] = why
         complete = observed.complete and why is None
         reason = observed.not_computed.get(surface)
-        found = compare_surface(surface, baseline, current.get(surface), complete=complete, reason=reason)
+        found = compare_surface(surface, baseline, current.get(surface), complete=complete, reason=reason, observable=observable)
         result.surfaces.append(replace(found, complete=complete))
     return result

@@ -134,13 +134,15 @@ class Survey:
     files: dict[str, list[Path]] = field(default_factory=dict)  # sidecars / databases / transcripts read
 
     def partial(self) -> dict[str, str]:
-        """Surfaces of a complete sweep whose absent lines are still no evidence, with why."""
+        """Surfaces of a complete sweep some of whose absent lines are still no evidence, with why
+        (``drift.native_observable`` tells which of them are)."""
         native = sum(n for source, n in self.sources.items() if source != "daemon")
         if not self.complete or not native:
             return {}
         return {
-            "sidecar": f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db "
-            "files (native sweep) and carry only the fields audit/store/proto/cortex.proto knows"
+            "sidecar": "for keys audit/store/proto/cortex.proto does not decode (daemon-only keys): "
+            f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db files "
+            "(native sweep); a missing key the .proto decodes is a removal"
         }
 
     @property
