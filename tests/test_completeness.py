@@ -267,13 +267,13 @@ def test_unknown_protobuf_field_is_unsupported(cli):
 
 def test_unknown_step_type_is_unsupported_even_when_stale(cli):
     steps = T.conversation_steps(cli.rng, cli.clock, 1)
-    steps[0]["type"] = 132
+    steps[0]["type"] = 250
     convo = cli.conversation(steps=steps, sidecar="stale", stale_missing_steps=1)
     r = only(C.check([cli.path]))
     n = len(convo.steps)
     assert r.verdict == C.UNSUPPORTED
     assert r.detail == (
-        "the source holds content cortex.proto does not decode: steps.step_payload/132: 1:enum=132 x1; "
+        "the source holds content cortex.proto does not decode: steps.step_payload/250: 1:enum=250 x1; "
         f"also incomplete: sidecar lacks 1 step(s) from step {n - 1} ({convo.steps[-1]['type']}); source has {n}"
     )
 

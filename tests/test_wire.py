@@ -95,11 +95,17 @@ def test_codeburn_gen_metadata_decodes_with_the_schema():
                 "responseId": "fixture-response-1",
             },
             "responseModel": "gemini-pro-default",
+            "attributes": [
+                {"key": "trajectory_id", "value": "fixture-trajectory"},
+                {"key": "used_claude", "value": "false"},
+                {"key": "last_step_index", "value": "2"},
+                {"key": "model_enum", "value": "MODEL_PLACEHOLDER_M16"},
+            ],
             "displayName": "Gemini 3.1 Pro (High)",
         },
     }
-    # ChatModelMetadata field 20 (key/value attributes) has no sidecar key: reported, not dropped.
-    assert wire.unknown_fields(message) == Counter({"1.20:len": 4})
+    # ChatModelMetadata field 20 (key/value attributes, real-stores §B.1.7) is decoded.
+    assert wire.unknown_fields(message) == Counter()
 
 
 def test_every_prefix_of_a_message_parses_exactly_at_field_boundaries():
@@ -227,7 +233,7 @@ def test_unknown_fields_are_reported_by_path_and_kind():
         + _field(98, wire.I32, 1)
     )
     step_bytes = (
-        _field(1, wire.VARINT, 132)  # a step type the enum does not name
+        _field(1, wire.VARINT, 250)  # a step type the enum does not name
         + _field(20, wire.LEN, planner)
         + _field(5, wire.LEN, _field(1, wire.LEN, _field(1, wire.VARINT, 1) + _field(3, wire.I64, 9)))
         + _field(999, wire.VARINT, 1)
@@ -236,7 +242,7 @@ def test_unknown_fields_are_reported_by_path_and_kind():
     step = pb.Step.FromString(step_bytes)
     assert wire.unknown_fields(step) == Counter(
         {
-            "1:enum=132": 1,
+            "1:enum=250": 1,
             "20.7.50:len": 2,
             "20.99:varint": 1,
             "20.98:i32": 1,
@@ -245,7 +251,7 @@ def test_unknown_fields_are_reported_by_path_and_kind():
             "777:len": 1,
         }
     )
-    assert json_format.MessageToDict(step)["type"] == 132
+    assert json_format.MessageToDict(step)["type"] == 250
 
 
 def test_a_field_with_the_wrong_wire_type_is_unknown_not_an_error():

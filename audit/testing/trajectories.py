@@ -3,9 +3,8 @@
 Shapes follow the formats reference §4: camelCase keys, full enum names
 (``CORTEX_STEP_TYPE_USER_INPUT``), int64 values as decimal strings, RFC 3339 UTC timestamps with
 nine fractional digits. A ``.db`` written from a trajectory reconstructs to the same JSON except
-for the keys no public source gives a field number for (see ``audit.store.proto``):
-``plannerResponse.stopReason`` values, ``invokeSubagent.subagents``/``results`` and
-``metadata.parentConversationId`` exist only in sidecars, and proto3 JSON omits zero values.
+for the keys no public source gives a field number for (see ``audit.store.proto``:
+``invokeSubagent.subagents``/``results`` exist only in sidecars), and proto3 JSON omits zero values.
 """
 
 from __future__ import annotations
@@ -74,9 +73,8 @@ def planner_response(
         payload["thinking"] = thinking
     if calls:
         payload["toolCalls"] = list(calls)
-        payload["stopReason"] = "CORTEX_STOP_REASON_TOOL_USE"
-    else:
-        payload["stopReason"] = "CORTEX_STOP_REASON_END_TURN"
+    # Real stores end both tool-use and final turns with STOP_PATTERN (real-stores.md §B.2.3).
+    payload["stopReason"] = "STOP_REASON_STOP_PATTERN"
     s = step("PLANNER_RESPONSE", clock.tick(), plannerResponse=payload)
     s["metadata"]["executionId"] = new_id(rng)
     s["metadata"]["modelUsage"] = _usage(rng)

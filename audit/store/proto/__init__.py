@@ -11,21 +11,30 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
 
     .: cascadeId, executorMetadatas[], generatorMetadata[], metadata{}, parentReferences[],
         source, steps[], trajectoryId, trajectoryType
-    executorMetadatas[]: cascadeConfig{}, executionId, lastStepIdx, numForcedInvocations,
-        numGeneratorInvocations, proceededWithAutoContinue, terminationReason
+    executorMetadatas[]: cascadeConfig{}, error, executionId, lastStepIdx,
+        mendelExperimentIds[], numForcedInvocations, numGeneratorInvocations,
+        proceededWithAutoContinue, terminationReason
     executorMetadatas[].cascadeConfig: plannerConfig{}
-    executorMetadatas[].cascadeConfig.plannerConfig: customizationConfig{}, modelName,
-        planModel
+    executorMetadatas[].cascadeConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
+        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
+        requestedModel{}
     executorMetadatas[].cascadeConfig.plannerConfig.customizationConfig: agentPath
-    generatorMetadata[]: chatModel{}, error, executionId, injected{}, plannerConfig{},
-        stepIndices[]
-    generatorMetadata[].chatModel: chatStartMetadata{}, displayName, lastCacheIndex, model,
-        responseModel, retries, retryInfos[], streamingDuration, systemPrompt,
-        timeToFirstToken, usage{}
+    executorMetadatas[].cascadeConfig.plannerConfig.requestedModel: model
+    generatorMetadata[]: chatModel{}, error, executionId, injected{}, mendelExperimentIds[],
+        plannerConfig{}, stepIndices[]
+    generatorMetadata[].chatModel: attributes[], chatStartMetadata{}, displayName,
+        lastCacheIndex, model, responseModel, retries, retryInfos[], streamingDuration,
+        systemPrompt, timeToFirstToken, usage{}
+    generatorMetadata[].chatModel.attributes[]: key, value
     generatorMetadata[].chatModel.chatStartMetadata: checkpointIndex,
-        contextWindowMetadata{}, createdAt, latestStableMessageIndex, startStepIndex
+        contextWindowMetadata{}, createdAt, latestStableMessageIndex, startStepIndex,
+        timeSinceLastInvocation
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata:
-        estimatedTokensUsed
+        estimatedTokensUsed, tokenBreakdown{}, truncationReason
+    generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata.tokenBreakdown:
+        groups[], totalTokens
+    generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata.tokenBreakdown.gro
+        ups[]: name, numTokens, source, type
     generatorMetadata[].chatModel.retryInfos[]: error, retryReason, traceId, usage{}
     generatorMetadata[].chatModel.retryInfos[].usage: apiProvider, cacheReadTokens,
         cacheWriteTokens, inputTokens, messageId, model, outputTokens, responseHeader{},
@@ -35,23 +44,53 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         inputTokens, messageId, model, outputTokens, responseHeader{}, responseId,
         responseOutputTokens, thinkingOutputTokens
     generatorMetadata[].chatModel.usage.responseHeader: *
-    generatorMetadata[].plannerConfig: customizationConfig{}, modelName, planModel
+    generatorMetadata[].plannerConfig: customizationConfig{}, maxOutputTokens, modelName,
+        noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
+        requestedModel{}
     generatorMetadata[].plannerConfig.customizationConfig: agentPath
-    metadata: createdAt, initializationStateId, workspaces[]
-    metadata.workspaces[]: branchName, gitRootAbsoluteUri, workspaceFolderAbsoluteUri
+    generatorMetadata[].plannerConfig.requestedModel: model
+    metadata: createdAt, initializationStateId, mendelExperimentIds[], parentConversationId,
+        rootConversationId, workspaceUris[], workspaces[]
+    metadata.workspaces[]: branchName, gitRootAbsoluteUri, repository{},
+        workspaceFolderAbsoluteUri
     parentReferences[]: referenceType, stepIndex, stepType, trajectoryId, trajectoryType
-    steps[]: checkpoint{}, codeAction{}, commandStatus{}, conversationHistory{},
-        ephemeralMessage{}, error{}, errorMessage{}, find{}, generateImage{}, generic{},
-        grepSearch{}, invokeSubagent{}, listDirectory{}, mcpTool{}, metadata{},
-        permissions{}, plannerResponse{}, readUrlContent{}, runCommand{}, searchWeb{},
-        status, systemMessage{}, taskDetails{}, type, userInput{}, viewFile{}
+    steps[]: askQuestion{}, browserSubagent{}, checkpoint{}, codeAction{}, commandStatus{},
+        completedInteractions[], conversationHistory{}, ephemeralMessage{}, error{},
+        errorMessage{}, find{}, generateImage{}, generic{}, grepSearch{}, invokeSubagent{},
+        listDirectory{}, mcpTool{}, metadata{}, permissions{}, plannerResponse{},
+        readUrlContent{}, requestedInteraction{}, runCommand{}, searchWeb{}, status,
+        subtrajectory{}, systemMessage{}, taskDetails{}, type, userInput{}, viewFile{}
+    steps[].askQuestion: questions[]
+    steps[].askQuestion.questions[]: isMultiSelect, options[], question,
+        selectedOptionIds[], skipped, writeInResponse
+    steps[].askQuestion.questions[].options[]: id, text
+    steps[].browserSubagent: recordingName, recordingPath, result, reusedSubagentId,
+        scratchpadPath, skipped, subagentId, task, taskName, taskSummary
     steps[].checkpoint: checkpointIndex, conversationLogUris[], conversationTitle,
         includedStepIndexEnd, includedStepIndexStart, intentOnly, modelSummarizationFailed,
         sessionSummary, usedFallbackSummary, userIntent, userRequests[]
-    steps[].codeAction: actionResult{}, description, isArtifactFile, useFastApply
+    steps[].codeAction: actionResult{}, actionSpec{}, artifactMetadata{}, description,
+        isArtifactFile, markdownValidationError, useFastApply
     steps[].codeAction.actionResult: edit{}
     steps[].codeAction.actionResult.edit: absoluteUri, createFile, originalContent
+    steps[].codeAction.actionSpec: command{}, createFile{}
+    steps[].codeAction.artifactMetadata: artifactType, summary
     steps[].commandStatus: commandId, outputCharacterCount, waitDurationSeconds
+    steps[].completedInteractions[]: request{}, response{}
+    steps[].completedInteractions[].request: askQuestion{}, permission{}
+    steps[].completedInteractions[].request.askQuestion: questions[]
+    steps[].completedInteractions[].request.askQuestion.questions[]: isMultiSelect,
+        options[], question, selectedOptionIds[], skipped, writeInResponse
+    steps[].completedInteractions[].request.askQuestion.questions[].options[]: id, text
+    steps[].completedInteractions[].request.permission: resource{}
+    steps[].completedInteractions[].request.permission.resource: action, target
+    steps[].completedInteractions[].response: askQuestion{}, permission{}, stepIndex,
+        trajectoryId
+    steps[].completedInteractions[].response.askQuestion: cancelled, responses[]
+    steps[].completedInteractions[].response.askQuestion.responses[]: isMultiSelect,
+        options[], question, selectedOptionIds[], skipped, writeInResponse
+    steps[].completedInteractions[].response.askQuestion.responses[].options[]: id, text
+    steps[].completedInteractions[].response.permission: allow, sandboxOverride, scope
     steps[].conversationHistory: content
     steps[].ephemeralMessage: content, triggeredHeuristics[]
     steps[].error: details, errorCode, errorId, fullError, isBenign, modelErrorMessage,
@@ -66,11 +105,12 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].find: commandRun, excludes[], extensions[], findError, fullPath, includes[],
         maxDepth, pattern, rawOutput, searchDirectory, totalResults, truncatedOutput,
         truncatedTotalResults, type
-    steps[].generateImage: imageName, imagePaths[], modelName, prompt
+    steps[].generateImage: generatedMedia{}, imageName, imagePaths[], modelName, prompt
     steps[].generic: args{}, result{}
     steps[].generic.args: *
-    steps[].generic.result: metadata{}, result
+    steps[].generic.result: metadata{}, result, stepRenderInfo{}
     steps[].generic.result.metadata: *
+    steps[].generic.result.stepRenderInfo: hidden, markdown, title
     steps[].grepSearch: caseInsensitive, commandRun, includes[], isRegex, matchPerLine,
         query, rawOutput, results[], searchPathUri, timedOut, totalResults
     steps[].grepSearch.results[]: absolutePath, content, lineNumber, relativePath
@@ -78,17 +118,22 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].listDirectory: dirNotFound, directoryPathUri, results[]
     steps[].listDirectory.results[]: isDir, name, sizeBytes
     steps[].mcpTool: resultString, resultUri, serverName, toolCall{}, userRejected
-    steps[].mcpTool.toolCall: argumentsJson, id, name
+    steps[].mcpTool.toolCall: argumentsJson, id, name, originalName, thinkingSignature
     steps[].metadata: argumentsOrder[], completedAt, createdAt, executionId,
-        finishedGeneratingAt, generatorModel, internalMetadata{}, lastCompletedChunkAt,
-        modelUsage{}, retryInfos[], source, sourceTrajectoryStepInfo{},
-        stepGenerationVersion, toolCall{}, toolCallOutputTokens, viewableAt
+        finishedGeneratingAt, generatorModel, internalMetadata{}, isInterruptingStep,
+        lastCompletedChunkAt, modelUsage{}, modifiedToolCall{}, requestedModel{},
+        retryInfos[], source, sourceTrajectoryStepInfo{}, startedAt, stepGenerationVersion,
+        toolAction, toolCall{}, toolCallOutputTokens, toolSummary, viewableAt,
+        waitForPreviousTools
     steps[].metadata.internalMetadata: statusTransitions[]
     steps[].metadata.internalMetadata.statusTransitions[]: timestamp, updatedStatus
     steps[].metadata.modelUsage: apiProvider, cacheReadTokens, cacheWriteTokens,
         inputTokens, messageId, model, outputTokens, responseHeader{}, responseId,
         responseOutputTokens, thinkingOutputTokens
     steps[].metadata.modelUsage.responseHeader: *
+    steps[].metadata.modifiedToolCall: argumentsJson, id, name, originalName,
+        thinkingSignature
+    steps[].metadata.requestedModel: model
     steps[].metadata.retryInfos[]: error, retryReason, traceId, usage{}
     steps[].metadata.retryInfos[].usage: apiProvider, cacheReadTokens, cacheWriteTokens,
         inputTokens, messageId, model, outputTokens, responseHeader{}, responseId,
@@ -96,21 +141,61 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].metadata.retryInfos[].usage.responseHeader: *
     steps[].metadata.sourceTrajectoryStepInfo: cascadeId, metadataIndex, stepIndex,
         trajectoryId
-    steps[].metadata.toolCall: argumentsJson, id, name
-    steps[].plannerResponse: messageId, modifiedResponse, response, stopReason, thinking,
-        thinkingDuration, thinkingSignature, toolCalls[]
-    steps[].plannerResponse.toolCalls[]: argumentsJson, id, name
-    steps[].readUrlContent: latencyMs, resolvedUrl, url, userRejected
+    steps[].metadata.toolCall: argumentsJson, id, name, originalName, thinkingSignature
+    steps[].permissions: fileAccessPermissions[], permissionGrants[]
+    steps[].permissions.fileAccessPermissions[]: allow, fromCurrentStep, isDirectory, path,
+        scope
+    steps[].permissions.permissionGrants[]: allow, resource{}, scope
+    steps[].permissions.permissionGrants[].resource: action, target
+    steps[].plannerResponse: messageId, modifiedResponse, recitationMetadata{}, response,
+        stopReason, thinking, thinkingDuration, thinkingSignature, toolCalls[]
+    steps[].plannerResponse.recitationMetadata: recitations[]
+    steps[].plannerResponse.recitationMetadata.recitations[]: citation{}, content
+    steps[].plannerResponse.recitationMetadata.recitations[].citation: endIndex, license,
+        startIndex, uri
+    steps[].plannerResponse.toolCalls[]: argumentsJson, id, name, originalName,
+        thinkingSignature
+    steps[].readUrlContent: contentPath, latencyMs, resolvedUrl, url, userRejected
+    steps[].requestedInteraction: askQuestion{}, permission{}
+    steps[].requestedInteraction.askQuestion: questions[]
+    steps[].requestedInteraction.askQuestion.questions[]: isMultiSelect, options[],
+        question, selectedOptionIds[], skipped, writeInResponse
+    steps[].requestedInteraction.askQuestion.questions[].options[]: id, text
+    steps[].requestedInteraction.permission: resource{}
+    steps[].requestedInteraction.permission.resource: action, target
     steps[].runCommand: blocking, combinedOutput{}, combinedOutputSnapshot{}, commandLine,
         cwd, exitCode, proposedCommandLine, requestedTerminalId, sandboxOverride,
         terminalId, waitMsBeforeAsync
     steps[].runCommand.combinedOutput: full, numLinesAbove, truncated
     steps[].runCommand.combinedOutputSnapshot: full, numLinesAbove, truncated
-    steps[].searchWeb: domain, query, searchType, summary, webSearchUrl
-    steps[].systemMessage: message
-    steps[].taskDetails: id, logUri
-    steps[].userInput: items[], query, userResponse
+    steps[].searchWeb: domain, query, searchType, summary, thirdPartyConfig{}, webSearchUrl
+    steps[].searchWeb.thirdPartyConfig: provider
+    steps[].systemMessage: agentMessage{}, eventType, message, renderInfo{}
+    steps[].systemMessage.agentMessage: content, hideFromUser, id, priority, recipient,
+        renderDetails{}, sender, sourceMetadata{}, stepPayload, timestamp
+    steps[].systemMessage.agentMessage.renderDetails: messageTitle
+    steps[].systemMessage.agentMessage.sourceMetadata: tool{}
+    steps[].systemMessage.agentMessage.sourceMetadata.tool: conversationId, stepIndex,
+        toolCall{}
+    steps[].systemMessage.agentMessage.sourceMetadata.tool.toolCall: argumentsJson, id,
+        name, originalName, thinkingSignature
+    steps[].systemMessage.renderInfo: hidden, markdown, title
+    steps[].taskDetails: description, id, logUri
+    steps[].userInput: activeUserState{}, artifactComments[], items[], lastUserConfig{},
+        media[], query, userConfig{}, userResponse
     steps[].userInput.items[]: text
+    steps[].userInput.lastUserConfig: plannerConfig{}
+    steps[].userInput.lastUserConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
+        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
+        requestedModel{}
+    steps[].userInput.lastUserConfig.plannerConfig.customizationConfig: agentPath
+    steps[].userInput.lastUserConfig.plannerConfig.requestedModel: model
+    steps[].userInput.userConfig: plannerConfig{}
+    steps[].userInput.userConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
+        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
+        requestedModel{}
+    steps[].userInput.userConfig.plannerConfig.customizationConfig: agentPath
+    steps[].userInput.userConfig.plannerConfig.requestedModel: model
     steps[].viewFile: absolutePathUri, content, endLine, isSkillFile, numBytes, numLines,
         skillMetadata{}, startLine
     steps[].viewFile.skillMetadata: description, name
@@ -123,18 +208,19 @@ Round-trip rules for writers of sidecar-shaped dicts (``audit.testing.dbwriter``
 * int64/uint64 (token counts, ``sizeBytes``, ``waitMsBeforeAsync``) come back as decimal
   strings; timestamps as RFC 3339 UTC with nine fractional digits; durations as ``"1.5s"``;
   ``plannerResponse.thinkingSignature`` is bytes, so it must be standard base64.
-* Enum names without a known number cannot be stored: ``CORTEX_STOP_REASON_*`` (no value
-  numbers known), ``CORTEX_STEP_TYPE_GENERIC`` / ``ASK_QUESTION``. Stored numbers that the enum
-  does not name come back as JSON numbers (e.g. ``"type": 132``).
-* Sidecar-only keys (no known field number, dropped when writing a ``.db``): ``agyReader``;
-  ``metadata.parentConversationId`` / ``rootConversationId`` / ``projectId`` / ``nestingDepth``
-  / ``workspaceUris`` / ``subagentSpec`` / ``mendelExperimentIds`` / ``staticConfig`` /
-  ``agentScript``; ``metadata.workspaces[].repository``; ``invokeSubagent.subagents[]`` and
-  ``invokeSubagent.results[]``; ``systemMessage.eventType`` / ``agentMessage`` /
-  ``renderInfo``; ``permissions.permissionGrants[]``; ``askQuestion``;
-  ``requestedInteraction``; ``completedInteractions``; step ``metadata.startedAt`` /
-  ``toolAction`` / ``toolSummary`` / ``toolSource`` / ``requestedModel``; ``toolCall.originalName``
-  / ``thinkingSignature``; and the other keys the comments in ``cortex.proto`` list.
+* Enum names without a known number cannot be stored (e.g. the agy-reader fixture's
+  ``CORTEX_STOP_REASON_TOOL_USE``: ``stopReason`` is codeium_common ``StopReason``, whose names
+  are ``STOP_REASON_*``). Stored numbers that the enum does not name come back as JSON numbers
+  (e.g. ``"type": 250``): the enum-number rule; the contract accepts them with an advisory.
+* Sidecar-only keys (no established field number, dropped when writing a ``.db``): ``agyReader``;
+  ``metadata.projectId`` / ``nestingDepth`` / ``subagentSpec`` / ``staticConfig`` /
+  ``agentScript``; ``invokeSubagent.subagents[]`` and ``invokeSubagent.results[]``;
+  ``systemMessage.metadata``; ``systemMessage.renderInfo.contentBlocks``;
+  ``permissions.permissionGrants[].action`` / ``.target``; ``requestedInteraction.permission``
+  other than ``resource``; ``completedInteractions[].response.permission.persistGrants``;
+  ``taskDetails.title`` / ``requiresInputApproval``; step ``metadata.toolSource`` /
+  ``preToolHookResults``; and the other keys the comments in ``cortex.proto`` list.
+* ``steps[].subtrajectory`` is a whole embedded ``Trajectory`` (listed once above, not expanded).
 """
 
 from __future__ import annotations
@@ -156,31 +242,34 @@ _STRING_MESSAGES = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
 
 
 def json_paths(descriptor: Descriptor = cortex_pb2.Trajectory.DESCRIPTOR) -> list[tuple[str, str]]:
-    """Every proto3-JSON path the schema can produce, as (path, JSON type), shape-TSV style."""
+    """Every proto3-JSON path the schema can produce, as (path, JSON type), shape-TSV style. A
+    message nested in itself (``steps[].subtrajectory`` is a whole ``Trajectory``) is listed once,
+    as an object, and not expanded again."""
     out: list[tuple[str, str]] = []
-    _walk(descriptor, "", out)
+    _walk(descriptor, "", out, frozenset({descriptor.full_name}))
     return sorted(out)
 
 
-def _walk(descriptor: Descriptor, prefix: str, out: list[tuple[str, str]]) -> None:
+def _walk(descriptor: Descriptor, prefix: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
     for fd in descriptor.fields:
         path = prefix + fd.json_name
         message = fd.message_type
         if message is not None and message.GetOptions().map_entry:
             out.append((path, "object"))
-            _leaf(message.fields_by_name["value"], path + ".*", out)
+            _leaf(message.fields_by_name["value"], path + ".*", out, seen)
             continue
         if fd.is_repeated:
             out.append((path, "array"))
             path += ".[]"
-        _leaf(fd, path, out)
+        _leaf(fd, path, out, seen)
 
 
-def _leaf(fd: FieldDescriptor, path: str, out: list[tuple[str, str]]) -> None:
+def _leaf(fd: FieldDescriptor, path: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
     message = fd.message_type
     if message is not None and message.full_name not in _STRING_MESSAGES:
         out.append((path, "object"))
-        _walk(message, path + ".", out)
+        if message.full_name not in seen:
+            _walk(message, path + ".", out, seen | {message.full_name})
     elif fd.type == FieldDescriptor.TYPE_BOOL:
         out.append((path, "boolean"))
     else:

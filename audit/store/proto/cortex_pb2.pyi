@@ -111,6 +111,8 @@ class CortexStepType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CORTEX_STEP_TYPE_BROWSER_REFRESH_PAGE: _ClassVar[CortexStepType]
     CORTEX_STEP_TYPE_INVOKE_SUBAGENT: _ClassVar[CortexStepType]
     CORTEX_STEP_TYPE_WRITE_BLOB: _ClassVar[CortexStepType]
+    CORTEX_STEP_TYPE_GENERIC: _ClassVar[CortexStepType]
+    CORTEX_STEP_TYPE_ASK_QUESTION: _ClassVar[CortexStepType]
 
 class CortexStepStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -171,6 +173,9 @@ class CortexTrajectorySource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CORTEX_TRAJECTORY_SOURCE_SDK: _ClassVar[CortexTrajectorySource]
     CORTEX_TRAJECTORY_SOURCE_SUBAGENT: _ClassVar[CortexTrajectorySource]
     CORTEX_TRAJECTORY_SOURCE_CLI: _ClassVar[CortexTrajectorySource]
+    CORTEX_TRAJECTORY_SOURCE_JETBOX: _ClassVar[CortexTrajectorySource]
+    CORTEX_TRAJECTORY_SOURCE_AGENT_API: _ClassVar[CortexTrajectorySource]
+    CORTEX_TRAJECTORY_SOURCE_BATTLE_MODE: _ClassVar[CortexTrajectorySource]
 
 class CortexTrajectoryReferenceType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -191,9 +196,69 @@ class ExecutorTerminationReason(int, metaclass=_enum_type_wrapper.EnumTypeWrappe
     EXECUTOR_TERMINATION_REASON_TERMINAL_CUSTOM_HOOK: _ClassVar[ExecutorTerminationReason]
     EXECUTOR_TERMINATION_REASON_INJECTED_RESPONSE: _ClassVar[ExecutorTerminationReason]
 
-class CortexStopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    CORTEX_STOP_REASON_UNSPECIFIED: _ClassVar[CortexStopReason]
+    STOP_REASON_UNSPECIFIED: _ClassVar[StopReason]
+    STOP_REASON_INCOMPLETE: _ClassVar[StopReason]
+    STOP_REASON_STOP_PATTERN: _ClassVar[StopReason]
+    STOP_REASON_MAX_TOKENS: _ClassVar[StopReason]
+    STOP_REASON_MIN_LOG_PROB: _ClassVar[StopReason]
+    STOP_REASON_MAX_NEWLINES: _ClassVar[StopReason]
+    STOP_REASON_EXIT_SCOPE: _ClassVar[StopReason]
+    STOP_REASON_NONFINITE_LOGIT_OR_PROB: _ClassVar[StopReason]
+    STOP_REASON_FIRST_NON_WHITESPACE_LINE: _ClassVar[StopReason]
+    STOP_REASON_PARTIAL: _ClassVar[StopReason]
+    STOP_REASON_FUNCTION_CALL: _ClassVar[StopReason]
+    STOP_REASON_CONTENT_FILTER: _ClassVar[StopReason]
+    STOP_REASON_NON_INSERTION: _ClassVar[StopReason]
+    STOP_REASON_ERROR: _ClassVar[StopReason]
+    STOP_REASON_IMPROPER_FORMAT: _ClassVar[StopReason]
+    STOP_REASON_OTHER: _ClassVar[StopReason]
+    STOP_REASON_CLIENT_CANCELED: _ClassVar[StopReason]
+    STOP_REASON_CLIENT_TOOL_PARSE_ERROR: _ClassVar[StopReason]
+    STOP_REASON_CLIENT_STREAM_ERROR: _ClassVar[StopReason]
+    STOP_REASON_CLIENT_LOOPING: _ClassVar[StopReason]
+    STOP_REASON_CLIENT_INVALID_MESSAGE_ORDER: _ClassVar[StopReason]
+
+class TokenSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOKEN_SOURCE_UNSPECIFIED: _ClassVar[TokenSource]
+    TOKEN_SOURCE_SYSTEM: _ClassVar[TokenSource]
+    TOKEN_SOURCE_USER: _ClassVar[TokenSource]
+
+class PermissionScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PERMISSION_SCOPE_UNSPECIFIED: _ClassVar[PermissionScope]
+    PERMISSION_SCOPE_ONCE: _ClassVar[PermissionScope]
+    PERMISSION_SCOPE_CONVERSATION: _ClassVar[PermissionScope]
+    PERMISSION_SCOPE_WORKSPACE: _ClassVar[PermissionScope]
+    PERMISSION_SCOPE_GLOBAL: _ClassVar[PermissionScope]
+
+class MessagePriority(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MESSAGE_PRIORITY_UNSPECIFIED: _ClassVar[MessagePriority]
+    MESSAGE_PRIORITY_LOW: _ClassVar[MessagePriority]
+    MESSAGE_PRIORITY_NORMAL: _ClassVar[MessagePriority]
+    MESSAGE_PRIORITY_HIGH: _ClassVar[MessagePriority]
+
+class TruncationReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TRUNCATION_REASON_UNSPECIFIED: _ClassVar[TruncationReason]
+    TRUNCATION_REASON_PROMPT_CACHE_TTL_EXPIRED: _ClassVar[TruncationReason]
+    TRUNCATION_REASON_MAX_TOKEN_LIMIT: _ClassVar[TruncationReason]
+
+class TokenType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOKEN_TYPE_UNSPECIFIED: _ClassVar[TokenType]
+    TOKEN_TYPE_SYSTEM_PROMPT: _ClassVar[TokenType]
+    TOKEN_TYPE_TOOLS: _ClassVar[TokenType]
+    TOKEN_TYPE_RULES: _ClassVar[TokenType]
+    TOKEN_TYPE_MCP_TOOLS: _ClassVar[TokenType]
+    TOKEN_TYPE_SKILLS: _ClassVar[TokenType]
+    TOKEN_TYPE_SUBAGENTS: _ClassVar[TokenType]
+    TOKEN_TYPE_CHAT_MESSAGES: _ClassVar[TokenType]
+    TOKEN_TYPE_WORKFLOWS: _ClassVar[TokenType]
+    TOKEN_TYPE_PLUGINS: _ClassVar[TokenType]
 
 class RetryReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -417,6 +482,255 @@ class Model(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MODEL_PLACEHOLDER_M148: _ClassVar[Model]
     MODEL_PLACEHOLDER_M149: _ClassVar[Model]
     MODEL_PLACEHOLDER_M150: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M151: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M152: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M153: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M154: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M155: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M156: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M157: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M158: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M159: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M160: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M161: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M162: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M163: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M164: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M165: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M166: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M167: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M168: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M169: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M170: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M171: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M172: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M173: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M174: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M175: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M176: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M177: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M178: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M179: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M180: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M181: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M182: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M183: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M184: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M185: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M186: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M187: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M188: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M189: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M190: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M191: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M192: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M193: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M194: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M195: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M196: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M197: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M198: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M199: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M200: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M201: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M202: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M203: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M204: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M205: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M206: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M207: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M208: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M209: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M210: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M211: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M212: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M213: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M214: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M215: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M216: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M217: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M218: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M219: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M220: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M221: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M222: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M223: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M224: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M225: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M226: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M227: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M228: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M229: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M230: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M231: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M232: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M233: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M234: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M235: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M236: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M237: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M238: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M239: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M240: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M241: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M242: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M243: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M244: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M245: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M246: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M247: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M248: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M249: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M250: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M251: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M252: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M253: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M254: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M255: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M256: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M257: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M258: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M259: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M260: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M261: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M262: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M263: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M264: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M265: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M266: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M267: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M268: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M269: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M270: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M271: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M272: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M273: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M274: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M275: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M276: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M277: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M278: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M279: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M280: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M281: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M282: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M283: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M284: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M285: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M286: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M287: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M288: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M289: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M290: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M291: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M292: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M293: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M294: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M295: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M296: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M297: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M298: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M299: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M300: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M301: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M302: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M303: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M304: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M305: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M306: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M307: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M308: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M309: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M310: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M311: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M312: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M313: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M314: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M315: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M316: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M317: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M318: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M319: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M320: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M321: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M322: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M323: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M324: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M325: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M326: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M327: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M328: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M329: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M330: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M331: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M332: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M333: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M334: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M335: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M336: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M337: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M338: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M339: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M340: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M341: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M342: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M343: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M344: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M345: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M346: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M347: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M348: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M349: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M350: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M351: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M352: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M353: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M354: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M355: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M356: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M357: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M358: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M359: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M360: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M361: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M362: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M363: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M364: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M365: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M366: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M367: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M368: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M369: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M370: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M371: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M372: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M373: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M374: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M375: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M376: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M377: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M378: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M379: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M380: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M381: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M382: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M383: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M384: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M385: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M386: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M387: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M388: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M389: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M390: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M391: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M392: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M393: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M394: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M395: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M396: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M397: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M398: _ClassVar[Model]
+    MODEL_PLACEHOLDER_M399: _ClassVar[Model]
 CORTEX_STEP_TYPE_UNSPECIFIED: CortexStepType
 CORTEX_STEP_TYPE_DUMMY: CortexStepType
 CORTEX_STEP_TYPE_FINISH: CortexStepType
@@ -515,6 +829,8 @@ CORTEX_STEP_TYPE_BROWSER_GET_NETWORK_REQUEST: CortexStepType
 CORTEX_STEP_TYPE_BROWSER_REFRESH_PAGE: CortexStepType
 CORTEX_STEP_TYPE_INVOKE_SUBAGENT: CortexStepType
 CORTEX_STEP_TYPE_WRITE_BLOB: CortexStepType
+CORTEX_STEP_TYPE_GENERIC: CortexStepType
+CORTEX_STEP_TYPE_ASK_QUESTION: CortexStepType
 CORTEX_STEP_STATUS_UNSPECIFIED: CortexStepStatus
 CORTEX_STEP_STATUS_PENDING: CortexStepStatus
 CORTEX_STEP_STATUS_RUNNING: CortexStepStatus
@@ -563,6 +879,9 @@ CORTEX_TRAJECTORY_SOURCE_REPLAY: CortexTrajectorySource
 CORTEX_TRAJECTORY_SOURCE_SDK: CortexTrajectorySource
 CORTEX_TRAJECTORY_SOURCE_SUBAGENT: CortexTrajectorySource
 CORTEX_TRAJECTORY_SOURCE_CLI: CortexTrajectorySource
+CORTEX_TRAJECTORY_SOURCE_JETBOX: CortexTrajectorySource
+CORTEX_TRAJECTORY_SOURCE_AGENT_API: CortexTrajectorySource
+CORTEX_TRAJECTORY_SOURCE_BATTLE_MODE: CortexTrajectorySource
 CORTEX_TRAJECTORY_REFERENCE_TYPE_UNSPECIFIED: CortexTrajectoryReferenceType
 CORTEX_TRAJECTORY_REFERENCE_TYPE_PRUNE: CortexTrajectoryReferenceType
 CORTEX_TRAJECTORY_REFERENCE_TYPE_FORK: CortexTrajectoryReferenceType
@@ -576,7 +895,52 @@ EXECUTOR_TERMINATION_REASON_EARLY_CONTINUE: ExecutorTerminationReason
 EXECUTOR_TERMINATION_REASON_TERMINAL_STEP_TYPE: ExecutorTerminationReason
 EXECUTOR_TERMINATION_REASON_TERMINAL_CUSTOM_HOOK: ExecutorTerminationReason
 EXECUTOR_TERMINATION_REASON_INJECTED_RESPONSE: ExecutorTerminationReason
-CORTEX_STOP_REASON_UNSPECIFIED: CortexStopReason
+STOP_REASON_UNSPECIFIED: StopReason
+STOP_REASON_INCOMPLETE: StopReason
+STOP_REASON_STOP_PATTERN: StopReason
+STOP_REASON_MAX_TOKENS: StopReason
+STOP_REASON_MIN_LOG_PROB: StopReason
+STOP_REASON_MAX_NEWLINES: StopReason
+STOP_REASON_EXIT_SCOPE: StopReason
+STOP_REASON_NONFINITE_LOGIT_OR_PROB: StopReason
+STOP_REASON_FIRST_NON_WHITESPACE_LINE: StopReason
+STOP_REASON_PARTIAL: StopReason
+STOP_REASON_FUNCTION_CALL: StopReason
+STOP_REASON_CONTENT_FILTER: StopReason
+STOP_REASON_NON_INSERTION: StopReason
+STOP_REASON_ERROR: StopReason
+STOP_REASON_IMPROPER_FORMAT: StopReason
+STOP_REASON_OTHER: StopReason
+STOP_REASON_CLIENT_CANCELED: StopReason
+STOP_REASON_CLIENT_TOOL_PARSE_ERROR: StopReason
+STOP_REASON_CLIENT_STREAM_ERROR: StopReason
+STOP_REASON_CLIENT_LOOPING: StopReason
+STOP_REASON_CLIENT_INVALID_MESSAGE_ORDER: StopReason
+TOKEN_SOURCE_UNSPECIFIED: TokenSource
+TOKEN_SOURCE_SYSTEM: TokenSource
+TOKEN_SOURCE_USER: TokenSource
+PERMISSION_SCOPE_UNSPECIFIED: PermissionScope
+PERMISSION_SCOPE_ONCE: PermissionScope
+PERMISSION_SCOPE_CONVERSATION: PermissionScope
+PERMISSION_SCOPE_WORKSPACE: PermissionScope
+PERMISSION_SCOPE_GLOBAL: PermissionScope
+MESSAGE_PRIORITY_UNSPECIFIED: MessagePriority
+MESSAGE_PRIORITY_LOW: MessagePriority
+MESSAGE_PRIORITY_NORMAL: MessagePriority
+MESSAGE_PRIORITY_HIGH: MessagePriority
+TRUNCATION_REASON_UNSPECIFIED: TruncationReason
+TRUNCATION_REASON_PROMPT_CACHE_TTL_EXPIRED: TruncationReason
+TRUNCATION_REASON_MAX_TOKEN_LIMIT: TruncationReason
+TOKEN_TYPE_UNSPECIFIED: TokenType
+TOKEN_TYPE_SYSTEM_PROMPT: TokenType
+TOKEN_TYPE_TOOLS: TokenType
+TOKEN_TYPE_RULES: TokenType
+TOKEN_TYPE_MCP_TOOLS: TokenType
+TOKEN_TYPE_SKILLS: TokenType
+TOKEN_TYPE_SUBAGENTS: TokenType
+TOKEN_TYPE_CHAT_MESSAGES: TokenType
+TOKEN_TYPE_WORKFLOWS: TokenType
+TOKEN_TYPE_PLUGINS: TokenType
 RETRY_REASON_UNSPECIFIED: RetryReason
 RETRY_REASON_API_RETRYABLE: RetryReason
 RETRY_REASON_MODEL_CORRECTABLE: RetryReason
@@ -785,6 +1149,255 @@ MODEL_PLACEHOLDER_M147: Model
 MODEL_PLACEHOLDER_M148: Model
 MODEL_PLACEHOLDER_M149: Model
 MODEL_PLACEHOLDER_M150: Model
+MODEL_PLACEHOLDER_M151: Model
+MODEL_PLACEHOLDER_M152: Model
+MODEL_PLACEHOLDER_M153: Model
+MODEL_PLACEHOLDER_M154: Model
+MODEL_PLACEHOLDER_M155: Model
+MODEL_PLACEHOLDER_M156: Model
+MODEL_PLACEHOLDER_M157: Model
+MODEL_PLACEHOLDER_M158: Model
+MODEL_PLACEHOLDER_M159: Model
+MODEL_PLACEHOLDER_M160: Model
+MODEL_PLACEHOLDER_M161: Model
+MODEL_PLACEHOLDER_M162: Model
+MODEL_PLACEHOLDER_M163: Model
+MODEL_PLACEHOLDER_M164: Model
+MODEL_PLACEHOLDER_M165: Model
+MODEL_PLACEHOLDER_M166: Model
+MODEL_PLACEHOLDER_M167: Model
+MODEL_PLACEHOLDER_M168: Model
+MODEL_PLACEHOLDER_M169: Model
+MODEL_PLACEHOLDER_M170: Model
+MODEL_PLACEHOLDER_M171: Model
+MODEL_PLACEHOLDER_M172: Model
+MODEL_PLACEHOLDER_M173: Model
+MODEL_PLACEHOLDER_M174: Model
+MODEL_PLACEHOLDER_M175: Model
+MODEL_PLACEHOLDER_M176: Model
+MODEL_PLACEHOLDER_M177: Model
+MODEL_PLACEHOLDER_M178: Model
+MODEL_PLACEHOLDER_M179: Model
+MODEL_PLACEHOLDER_M180: Model
+MODEL_PLACEHOLDER_M181: Model
+MODEL_PLACEHOLDER_M182: Model
+MODEL_PLACEHOLDER_M183: Model
+MODEL_PLACEHOLDER_M184: Model
+MODEL_PLACEHOLDER_M185: Model
+MODEL_PLACEHOLDER_M186: Model
+MODEL_PLACEHOLDER_M187: Model
+MODEL_PLACEHOLDER_M188: Model
+MODEL_PLACEHOLDER_M189: Model
+MODEL_PLACEHOLDER_M190: Model
+MODEL_PLACEHOLDER_M191: Model
+MODEL_PLACEHOLDER_M192: Model
+MODEL_PLACEHOLDER_M193: Model
+MODEL_PLACEHOLDER_M194: Model
+MODEL_PLACEHOLDER_M195: Model
+MODEL_PLACEHOLDER_M196: Model
+MODEL_PLACEHOLDER_M197: Model
+MODEL_PLACEHOLDER_M198: Model
+MODEL_PLACEHOLDER_M199: Model
+MODEL_PLACEHOLDER_M200: Model
+MODEL_PLACEHOLDER_M201: Model
+MODEL_PLACEHOLDER_M202: Model
+MODEL_PLACEHOLDER_M203: Model
+MODEL_PLACEHOLDER_M204: Model
+MODEL_PLACEHOLDER_M205: Model
+MODEL_PLACEHOLDER_M206: Model
+MODEL_PLACEHOLDER_M207: Model
+MODEL_PLACEHOLDER_M208: Model
+MODEL_PLACEHOLDER_M209: Model
+MODEL_PLACEHOLDER_M210: Model
+MODEL_PLACEHOLDER_M211: Model
+MODEL_PLACEHOLDER_M212: Model
+MODEL_PLACEHOLDER_M213: Model
+MODEL_PLACEHOLDER_M214: Model
+MODEL_PLACEHOLDER_M215: Model
+MODEL_PLACEHOLDER_M216: Model
+MODEL_PLACEHOLDER_M217: Model
+MODEL_PLACEHOLDER_M218: Model
+MODEL_PLACEHOLDER_M219: Model
+MODEL_PLACEHOLDER_M220: Model
+MODEL_PLACEHOLDER_M221: Model
+MODEL_PLACEHOLDER_M222: Model
+MODEL_PLACEHOLDER_M223: Model
+MODEL_PLACEHOLDER_M224: Model
+MODEL_PLACEHOLDER_M225: Model
+MODEL_PLACEHOLDER_M226: Model
+MODEL_PLACEHOLDER_M227: Model
+MODEL_PLACEHOLDER_M228: Model
+MODEL_PLACEHOLDER_M229: Model
+MODEL_PLACEHOLDER_M230: Model
+MODEL_PLACEHOLDER_M231: Model
+MODEL_PLACEHOLDER_M232: Model
+MODEL_PLACEHOLDER_M233: Model
+MODEL_PLACEHOLDER_M234: Model
+MODEL_PLACEHOLDER_M235: Model
+MODEL_PLACEHOLDER_M236: Model
+MODEL_PLACEHOLDER_M237: Model
+MODEL_PLACEHOLDER_M238: Model
+MODEL_PLACEHOLDER_M239: Model
+MODEL_PLACEHOLDER_M240: Model
+MODEL_PLACEHOLDER_M241: Model
+MODEL_PLACEHOLDER_M242: Model
+MODEL_PLACEHOLDER_M243: Model
+MODEL_PLACEHOLDER_M244: Model
+MODEL_PLACEHOLDER_M245: Model
+MODEL_PLACEHOLDER_M246: Model
+MODEL_PLACEHOLDER_M247: Model
+MODEL_PLACEHOLDER_M248: Model
+MODEL_PLACEHOLDER_M249: Model
+MODEL_PLACEHOLDER_M250: Model
+MODEL_PLACEHOLDER_M251: Model
+MODEL_PLACEHOLDER_M252: Model
+MODEL_PLACEHOLDER_M253: Model
+MODEL_PLACEHOLDER_M254: Model
+MODEL_PLACEHOLDER_M255: Model
+MODEL_PLACEHOLDER_M256: Model
+MODEL_PLACEHOLDER_M257: Model
+MODEL_PLACEHOLDER_M258: Model
+MODEL_PLACEHOLDER_M259: Model
+MODEL_PLACEHOLDER_M260: Model
+MODEL_PLACEHOLDER_M261: Model
+MODEL_PLACEHOLDER_M262: Model
+MODEL_PLACEHOLDER_M263: Model
+MODEL_PLACEHOLDER_M264: Model
+MODEL_PLACEHOLDER_M265: Model
+MODEL_PLACEHOLDER_M266: Model
+MODEL_PLACEHOLDER_M267: Model
+MODEL_PLACEHOLDER_M268: Model
+MODEL_PLACEHOLDER_M269: Model
+MODEL_PLACEHOLDER_M270: Model
+MODEL_PLACEHOLDER_M271: Model
+MODEL_PLACEHOLDER_M272: Model
+MODEL_PLACEHOLDER_M273: Model
+MODEL_PLACEHOLDER_M274: Model
+MODEL_PLACEHOLDER_M275: Model
+MODEL_PLACEHOLDER_M276: Model
+MODEL_PLACEHOLDER_M277: Model
+MODEL_PLACEHOLDER_M278: Model
+MODEL_PLACEHOLDER_M279: Model
+MODEL_PLACEHOLDER_M280: Model
+MODEL_PLACEHOLDER_M281: Model
+MODEL_PLACEHOLDER_M282: Model
+MODEL_PLACEHOLDER_M283: Model
+MODEL_PLACEHOLDER_M284: Model
+MODEL_PLACEHOLDER_M285: Model
+MODEL_PLACEHOLDER_M286: Model
+MODEL_PLACEHOLDER_M287: Model
+MODEL_PLACEHOLDER_M288: Model
+MODEL_PLACEHOLDER_M289: Model
+MODEL_PLACEHOLDER_M290: Model
+MODEL_PLACEHOLDER_M291: Model
+MODEL_PLACEHOLDER_M292: Model
+MODEL_PLACEHOLDER_M293: Model
+MODEL_PLACEHOLDER_M294: Model
+MODEL_PLACEHOLDER_M295: Model
+MODEL_PLACEHOLDER_M296: Model
+MODEL_PLACEHOLDER_M297: Model
+MODEL_PLACEHOLDER_M298: Model
+MODEL_PLACEHOLDER_M299: Model
+MODEL_PLACEHOLDER_M300: Model
+MODEL_PLACEHOLDER_M301: Model
+MODEL_PLACEHOLDER_M302: Model
+MODEL_PLACEHOLDER_M303: Model
+MODEL_PLACEHOLDER_M304: Model
+MODEL_PLACEHOLDER_M305: Model
+MODEL_PLACEHOLDER_M306: Model
+MODEL_PLACEHOLDER_M307: Model
+MODEL_PLACEHOLDER_M308: Model
+MODEL_PLACEHOLDER_M309: Model
+MODEL_PLACEHOLDER_M310: Model
+MODEL_PLACEHOLDER_M311: Model
+MODEL_PLACEHOLDER_M312: Model
+MODEL_PLACEHOLDER_M313: Model
+MODEL_PLACEHOLDER_M314: Model
+MODEL_PLACEHOLDER_M315: Model
+MODEL_PLACEHOLDER_M316: Model
+MODEL_PLACEHOLDER_M317: Model
+MODEL_PLACEHOLDER_M318: Model
+MODEL_PLACEHOLDER_M319: Model
+MODEL_PLACEHOLDER_M320: Model
+MODEL_PLACEHOLDER_M321: Model
+MODEL_PLACEHOLDER_M322: Model
+MODEL_PLACEHOLDER_M323: Model
+MODEL_PLACEHOLDER_M324: Model
+MODEL_PLACEHOLDER_M325: Model
+MODEL_PLACEHOLDER_M326: Model
+MODEL_PLACEHOLDER_M327: Model
+MODEL_PLACEHOLDER_M328: Model
+MODEL_PLACEHOLDER_M329: Model
+MODEL_PLACEHOLDER_M330: Model
+MODEL_PLACEHOLDER_M331: Model
+MODEL_PLACEHOLDER_M332: Model
+MODEL_PLACEHOLDER_M333: Model
+MODEL_PLACEHOLDER_M334: Model
+MODEL_PLACEHOLDER_M335: Model
+MODEL_PLACEHOLDER_M336: Model
+MODEL_PLACEHOLDER_M337: Model
+MODEL_PLACEHOLDER_M338: Model
+MODEL_PLACEHOLDER_M339: Model
+MODEL_PLACEHOLDER_M340: Model
+MODEL_PLACEHOLDER_M341: Model
+MODEL_PLACEHOLDER_M342: Model
+MODEL_PLACEHOLDER_M343: Model
+MODEL_PLACEHOLDER_M344: Model
+MODEL_PLACEHOLDER_M345: Model
+MODEL_PLACEHOLDER_M346: Model
+MODEL_PLACEHOLDER_M347: Model
+MODEL_PLACEHOLDER_M348: Model
+MODEL_PLACEHOLDER_M349: Model
+MODEL_PLACEHOLDER_M350: Model
+MODEL_PLACEHOLDER_M351: Model
+MODEL_PLACEHOLDER_M352: Model
+MODEL_PLACEHOLDER_M353: Model
+MODEL_PLACEHOLDER_M354: Model
+MODEL_PLACEHOLDER_M355: Model
+MODEL_PLACEHOLDER_M356: Model
+MODEL_PLACEHOLDER_M357: Model
+MODEL_PLACEHOLDER_M358: Model
+MODEL_PLACEHOLDER_M359: Model
+MODEL_PLACEHOLDER_M360: Model
+MODEL_PLACEHOLDER_M361: Model
+MODEL_PLACEHOLDER_M362: Model
+MODEL_PLACEHOLDER_M363: Model
+MODEL_PLACEHOLDER_M364: Model
+MODEL_PLACEHOLDER_M365: Model
+MODEL_PLACEHOLDER_M366: Model
+MODEL_PLACEHOLDER_M367: Model
+MODEL_PLACEHOLDER_M368: Model
+MODEL_PLACEHOLDER_M369: Model
+MODEL_PLACEHOLDER_M370: Model
+MODEL_PLACEHOLDER_M371: Model
+MODEL_PLACEHOLDER_M372: Model
+MODEL_PLACEHOLDER_M373: Model
+MODEL_PLACEHOLDER_M374: Model
+MODEL_PLACEHOLDER_M375: Model
+MODEL_PLACEHOLDER_M376: Model
+MODEL_PLACEHOLDER_M377: Model
+MODEL_PLACEHOLDER_M378: Model
+MODEL_PLACEHOLDER_M379: Model
+MODEL_PLACEHOLDER_M380: Model
+MODEL_PLACEHOLDER_M381: Model
+MODEL_PLACEHOLDER_M382: Model
+MODEL_PLACEHOLDER_M383: Model
+MODEL_PLACEHOLDER_M384: Model
+MODEL_PLACEHOLDER_M385: Model
+MODEL_PLACEHOLDER_M386: Model
+MODEL_PLACEHOLDER_M387: Model
+MODEL_PLACEHOLDER_M388: Model
+MODEL_PLACEHOLDER_M389: Model
+MODEL_PLACEHOLDER_M390: Model
+MODEL_PLACEHOLDER_M391: Model
+MODEL_PLACEHOLDER_M392: Model
+MODEL_PLACEHOLDER_M393: Model
+MODEL_PLACEHOLDER_M394: Model
+MODEL_PLACEHOLDER_M395: Model
+MODEL_PLACEHOLDER_M396: Model
+MODEL_PLACEHOLDER_M397: Model
+MODEL_PLACEHOLDER_M398: Model
+MODEL_PLACEHOLDER_M399: Model
 
 class Trajectory(_message.Message):
     __slots__ = ("trajectory_id", "steps", "generator_metadata", "trajectory_type", "parent_references", "cascade_id", "metadata", "source", "executor_metadatas")
@@ -809,24 +1422,38 @@ class Trajectory(_message.Message):
     def __init__(self, trajectory_id: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ..., generator_metadata: _Optional[_Iterable[_Union[CortexStepGeneratorMetadata, _Mapping]]] = ..., trajectory_type: _Optional[_Union[CortexTrajectoryType, str]] = ..., parent_references: _Optional[_Iterable[_Union[CortexTrajectoryReference, _Mapping]]] = ..., cascade_id: _Optional[str] = ..., metadata: _Optional[_Union[CortexTrajectoryMetadata, _Mapping]] = ..., source: _Optional[_Union[CortexTrajectorySource, str]] = ..., executor_metadatas: _Optional[_Iterable[_Union[ExecutorMetadata, _Mapping]]] = ...) -> None: ...
 
 class CortexTrajectoryMetadata(_message.Message):
-    __slots__ = ("workspaces", "created_at", "initialization_state_id")
+    __slots__ = ("workspaces", "created_at", "initialization_state_id", "parent_conversation_id", "root_conversation_id", "workspace_uris", "mendel_experiment_ids")
     WORKSPACES_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     INITIALIZATION_STATE_ID_FIELD_NUMBER: _ClassVar[int]
+    PARENT_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ROOT_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_URIS_FIELD_NUMBER: _ClassVar[int]
+    MENDEL_EXPERIMENT_IDS_FIELD_NUMBER: _ClassVar[int]
     workspaces: _containers.RepeatedCompositeFieldContainer[CortexWorkspaceMetadata]
     created_at: _timestamp_pb2.Timestamp
     initialization_state_id: str
-    def __init__(self, workspaces: _Optional[_Iterable[_Union[CortexWorkspaceMetadata, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., initialization_state_id: _Optional[str] = ...) -> None: ...
+    parent_conversation_id: str
+    root_conversation_id: str
+    workspace_uris: _containers.RepeatedScalarFieldContainer[str]
+    mendel_experiment_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, workspaces: _Optional[_Iterable[_Union[CortexWorkspaceMetadata, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., initialization_state_id: _Optional[str] = ..., parent_conversation_id: _Optional[str] = ..., root_conversation_id: _Optional[str] = ..., workspace_uris: _Optional[_Iterable[str]] = ..., mendel_experiment_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class CortexWorkspaceMetadata(_message.Message):
-    __slots__ = ("workspace_folder_absolute_uri", "git_root_absolute_uri", "branch_name")
+    __slots__ = ("workspace_folder_absolute_uri", "git_root_absolute_uri", "repository", "branch_name")
     WORKSPACE_FOLDER_ABSOLUTE_URI_FIELD_NUMBER: _ClassVar[int]
     GIT_ROOT_ABSOLUTE_URI_FIELD_NUMBER: _ClassVar[int]
+    REPOSITORY_FIELD_NUMBER: _ClassVar[int]
     BRANCH_NAME_FIELD_NUMBER: _ClassVar[int]
     workspace_folder_absolute_uri: str
     git_root_absolute_uri: str
+    repository: Repository
     branch_name: str
-    def __init__(self, workspace_folder_absolute_uri: _Optional[str] = ..., git_root_absolute_uri: _Optional[str] = ..., branch_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, workspace_folder_absolute_uri: _Optional[str] = ..., git_root_absolute_uri: _Optional[str] = ..., repository: _Optional[_Union[Repository, _Mapping]] = ..., branch_name: _Optional[str] = ...) -> None: ...
+
+class Repository(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class CortexTrajectoryReference(_message.Message):
     __slots__ = ("trajectory_id", "step_index", "trajectory_type", "step_type", "reference_type")
@@ -843,12 +1470,15 @@ class CortexTrajectoryReference(_message.Message):
     def __init__(self, trajectory_id: _Optional[str] = ..., step_index: _Optional[int] = ..., trajectory_type: _Optional[_Union[CortexTrajectoryType, str]] = ..., step_type: _Optional[_Union[CortexStepType, str]] = ..., reference_type: _Optional[_Union[CortexTrajectoryReferenceType, str]] = ...) -> None: ...
 
 class Step(_message.Message):
-    __slots__ = ("type", "status", "metadata", "error", "permissions", "task_details", "code_action", "grep_search", "view_file", "list_directory", "user_input", "planner_response", "error_message", "run_command", "checkpoint", "find", "command_status", "read_url_content", "search_web", "mcp_tool", "ephemeral_message", "generate_image", "conversation_history", "system_message", "generic", "invoke_subagent")
+    __slots__ = ("type", "status", "metadata", "subtrajectory", "error", "requested_interaction", "permissions", "completed_interactions", "task_details", "code_action", "grep_search", "view_file", "list_directory", "user_input", "planner_response", "error_message", "run_command", "checkpoint", "find", "command_status", "read_url_content", "search_web", "mcp_tool", "browser_subagent", "ephemeral_message", "generate_image", "conversation_history", "system_message", "generic", "invoke_subagent", "ask_question")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    SUBTRAJECTORY_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_INTERACTION_FIELD_NUMBER: _ClassVar[int]
     PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_INTERACTIONS_FIELD_NUMBER: _ClassVar[int]
     TASK_DETAILS_FIELD_NUMBER: _ClassVar[int]
     CODE_ACTION_FIELD_NUMBER: _ClassVar[int]
     GREP_SEARCH_FIELD_NUMBER: _ClassVar[int]
@@ -864,17 +1494,22 @@ class Step(_message.Message):
     READ_URL_CONTENT_FIELD_NUMBER: _ClassVar[int]
     SEARCH_WEB_FIELD_NUMBER: _ClassVar[int]
     MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
+    BROWSER_SUBAGENT_FIELD_NUMBER: _ClassVar[int]
     EPHEMERAL_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     GENERATE_IMAGE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_HISTORY_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     GENERIC_FIELD_NUMBER: _ClassVar[int]
     INVOKE_SUBAGENT_FIELD_NUMBER: _ClassVar[int]
+    ASK_QUESTION_FIELD_NUMBER: _ClassVar[int]
     type: CortexStepType
     status: CortexStepStatus
     metadata: CortexStepMetadata
+    subtrajectory: Trajectory
     error: CortexErrorDetails
+    requested_interaction: RequestedInteraction
     permissions: TrajectoryPermissions
+    completed_interactions: _containers.RepeatedCompositeFieldContainer[CompletedInteraction]
     task_details: TaskDetails
     code_action: CortexStepCodeAction
     grep_search: CortexStepGrepSearch
@@ -890,28 +1525,156 @@ class Step(_message.Message):
     read_url_content: CortexStepReadUrlContent
     search_web: CortexStepSearchWeb
     mcp_tool: CortexStepMcpTool
+    browser_subagent: CortexStepBrowserSubagent
     ephemeral_message: CortexStepEphemeralMessage
     generate_image: CortexStepGenerateImage
     conversation_history: CortexStepConversationHistory
     system_message: CortexStepSystemMessage
     generic: CortexStepGeneric
     invoke_subagent: CortexStepInvokeSubagent
-    def __init__(self, type: _Optional[_Union[CortexStepType, str]] = ..., status: _Optional[_Union[CortexStepStatus, str]] = ..., metadata: _Optional[_Union[CortexStepMetadata, _Mapping]] = ..., error: _Optional[_Union[CortexErrorDetails, _Mapping]] = ..., permissions: _Optional[_Union[TrajectoryPermissions, _Mapping]] = ..., task_details: _Optional[_Union[TaskDetails, _Mapping]] = ..., code_action: _Optional[_Union[CortexStepCodeAction, _Mapping]] = ..., grep_search: _Optional[_Union[CortexStepGrepSearch, _Mapping]] = ..., view_file: _Optional[_Union[CortexStepViewFile, _Mapping]] = ..., list_directory: _Optional[_Union[CortexStepListDirectory, _Mapping]] = ..., user_input: _Optional[_Union[CortexStepUserInput, _Mapping]] = ..., planner_response: _Optional[_Union[CortexStepPlannerResponse, _Mapping]] = ..., error_message: _Optional[_Union[CortexStepErrorMessage, _Mapping]] = ..., run_command: _Optional[_Union[CortexStepRunCommand, _Mapping]] = ..., checkpoint: _Optional[_Union[CortexStepCheckpoint, _Mapping]] = ..., find: _Optional[_Union[CortexStepFind, _Mapping]] = ..., command_status: _Optional[_Union[CortexStepCommandStatus, _Mapping]] = ..., read_url_content: _Optional[_Union[CortexStepReadUrlContent, _Mapping]] = ..., search_web: _Optional[_Union[CortexStepSearchWeb, _Mapping]] = ..., mcp_tool: _Optional[_Union[CortexStepMcpTool, _Mapping]] = ..., ephemeral_message: _Optional[_Union[CortexStepEphemeralMessage, _Mapping]] = ..., generate_image: _Optional[_Union[CortexStepGenerateImage, _Mapping]] = ..., conversation_history: _Optional[_Union[CortexStepConversationHistory, _Mapping]] = ..., system_message: _Optional[_Union[CortexStepSystemMessage, _Mapping]] = ..., generic: _Optional[_Union[CortexStepGeneric, _Mapping]] = ..., invoke_subagent: _Optional[_Union[CortexStepInvokeSubagent, _Mapping]] = ...) -> None: ...
+    ask_question: CortexStepAskQuestion
+    def __init__(self, type: _Optional[_Union[CortexStepType, str]] = ..., status: _Optional[_Union[CortexStepStatus, str]] = ..., metadata: _Optional[_Union[CortexStepMetadata, _Mapping]] = ..., subtrajectory: _Optional[_Union[Trajectory, _Mapping]] = ..., error: _Optional[_Union[CortexErrorDetails, _Mapping]] = ..., requested_interaction: _Optional[_Union[RequestedInteraction, _Mapping]] = ..., permissions: _Optional[_Union[TrajectoryPermissions, _Mapping]] = ..., completed_interactions: _Optional[_Iterable[_Union[CompletedInteraction, _Mapping]]] = ..., task_details: _Optional[_Union[TaskDetails, _Mapping]] = ..., code_action: _Optional[_Union[CortexStepCodeAction, _Mapping]] = ..., grep_search: _Optional[_Union[CortexStepGrepSearch, _Mapping]] = ..., view_file: _Optional[_Union[CortexStepViewFile, _Mapping]] = ..., list_directory: _Optional[_Union[CortexStepListDirectory, _Mapping]] = ..., user_input: _Optional[_Union[CortexStepUserInput, _Mapping]] = ..., planner_response: _Optional[_Union[CortexStepPlannerResponse, _Mapping]] = ..., error_message: _Optional[_Union[CortexStepErrorMessage, _Mapping]] = ..., run_command: _Optional[_Union[CortexStepRunCommand, _Mapping]] = ..., checkpoint: _Optional[_Union[CortexStepCheckpoint, _Mapping]] = ..., find: _Optional[_Union[CortexStepFind, _Mapping]] = ..., command_status: _Optional[_Union[CortexStepCommandStatus, _Mapping]] = ..., read_url_content: _Optional[_Union[CortexStepReadUrlContent, _Mapping]] = ..., search_web: _Optional[_Union[CortexStepSearchWeb, _Mapping]] = ..., mcp_tool: _Optional[_Union[CortexStepMcpTool, _Mapping]] = ..., browser_subagent: _Optional[_Union[CortexStepBrowserSubagent, _Mapping]] = ..., ephemeral_message: _Optional[_Union[CortexStepEphemeralMessage, _Mapping]] = ..., generate_image: _Optional[_Union[CortexStepGenerateImage, _Mapping]] = ..., conversation_history: _Optional[_Union[CortexStepConversationHistory, _Mapping]] = ..., system_message: _Optional[_Union[CortexStepSystemMessage, _Mapping]] = ..., generic: _Optional[_Union[CortexStepGeneric, _Mapping]] = ..., invoke_subagent: _Optional[_Union[CortexStepInvokeSubagent, _Mapping]] = ..., ask_question: _Optional[_Union[CortexStepAskQuestion, _Mapping]] = ...) -> None: ...
 
 class TaskDetails(_message.Message):
-    __slots__ = ("id", "log_uri")
+    __slots__ = ("id", "log_uri", "description")
     ID_FIELD_NUMBER: _ClassVar[int]
     LOG_URI_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     log_uri: str
-    def __init__(self, id: _Optional[str] = ..., log_uri: _Optional[str] = ...) -> None: ...
+    description: str
+    def __init__(self, id: _Optional[str] = ..., log_uri: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
 
 class TrajectoryPermissions(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("file_access_permissions", "permission_grants")
+    FILE_ACCESS_PERMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_GRANTS_FIELD_NUMBER: _ClassVar[int]
+    file_access_permissions: _containers.RepeatedCompositeFieldContainer[FileAccessPermission]
+    permission_grants: _containers.RepeatedCompositeFieldContainer[PermissionGrant]
+    def __init__(self, file_access_permissions: _Optional[_Iterable[_Union[FileAccessPermission, _Mapping]]] = ..., permission_grants: _Optional[_Iterable[_Union[PermissionGrant, _Mapping]]] = ...) -> None: ...
+
+class FileAccessPermission(_message.Message):
+    __slots__ = ("path", "is_directory", "allow", "scope", "from_current_step")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    IS_DIRECTORY_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    FROM_CURRENT_STEP_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    is_directory: bool
+    allow: bool
+    scope: PermissionScope
+    from_current_step: bool
+    def __init__(self, path: _Optional[str] = ..., is_directory: _Optional[bool] = ..., allow: _Optional[bool] = ..., scope: _Optional[_Union[PermissionScope, str]] = ..., from_current_step: _Optional[bool] = ...) -> None: ...
+
+class PermissionGrant(_message.Message):
+    __slots__ = ("resource", "allow", "scope")
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    resource: PermissionResource
+    allow: bool
+    scope: PermissionScope
+    def __init__(self, resource: _Optional[_Union[PermissionResource, _Mapping]] = ..., allow: _Optional[bool] = ..., scope: _Optional[_Union[PermissionScope, str]] = ...) -> None: ...
+
+class PermissionResource(_message.Message):
+    __slots__ = ("action", "target")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    target: str
+    def __init__(self, action: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
+
+class RequestedInteraction(_message.Message):
+    __slots__ = ("permission", "ask_question")
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    ASK_QUESTION_FIELD_NUMBER: _ClassVar[int]
+    permission: PermissionInteractionSpec
+    ask_question: AskQuestionInteractionSpec
+    def __init__(self, permission: _Optional[_Union[PermissionInteractionSpec, _Mapping]] = ..., ask_question: _Optional[_Union[AskQuestionInteractionSpec, _Mapping]] = ...) -> None: ...
+
+class PermissionInteractionSpec(_message.Message):
+    __slots__ = ("resource",)
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    resource: PermissionResource
+    def __init__(self, resource: _Optional[_Union[PermissionResource, _Mapping]] = ...) -> None: ...
+
+class AskQuestionInteractionSpec(_message.Message):
+    __slots__ = ("questions",)
+    QUESTIONS_FIELD_NUMBER: _ClassVar[int]
+    questions: _containers.RepeatedCompositeFieldContainer[AskQuestionEntry]
+    def __init__(self, questions: _Optional[_Iterable[_Union[AskQuestionEntry, _Mapping]]] = ...) -> None: ...
+
+class CompletedInteraction(_message.Message):
+    __slots__ = ("request", "response")
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    request: RequestedInteraction
+    response: CascadeUserInteraction
+    def __init__(self, request: _Optional[_Union[RequestedInteraction, _Mapping]] = ..., response: _Optional[_Union[CascadeUserInteraction, _Mapping]] = ...) -> None: ...
+
+class CascadeUserInteraction(_message.Message):
+    __slots__ = ("trajectory_id", "step_index", "permission", "ask_question")
+    TRAJECTORY_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_INDEX_FIELD_NUMBER: _ClassVar[int]
+    PERMISSION_FIELD_NUMBER: _ClassVar[int]
+    ASK_QUESTION_FIELD_NUMBER: _ClassVar[int]
+    trajectory_id: str
+    step_index: int
+    permission: PermissionInteraction
+    ask_question: AskQuestionInteraction
+    def __init__(self, trajectory_id: _Optional[str] = ..., step_index: _Optional[int] = ..., permission: _Optional[_Union[PermissionInteraction, _Mapping]] = ..., ask_question: _Optional[_Union[AskQuestionInteraction, _Mapping]] = ...) -> None: ...
+
+class PermissionInteraction(_message.Message):
+    __slots__ = ("allow", "scope", "sandbox_override")
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    SANDBOX_OVERRIDE_FIELD_NUMBER: _ClassVar[int]
+    allow: bool
+    scope: PermissionScope
+    sandbox_override: bool
+    def __init__(self, allow: _Optional[bool] = ..., scope: _Optional[_Union[PermissionScope, str]] = ..., sandbox_override: _Optional[bool] = ...) -> None: ...
+
+class AskQuestionInteraction(_message.Message):
+    __slots__ = ("responses", "cancelled")
+    RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    responses: _containers.RepeatedCompositeFieldContainer[AskQuestionEntry]
+    cancelled: bool
+    def __init__(self, responses: _Optional[_Iterable[_Union[AskQuestionEntry, _Mapping]]] = ..., cancelled: _Optional[bool] = ...) -> None: ...
+
+class CortexStepAskQuestion(_message.Message):
+    __slots__ = ("questions",)
+    QUESTIONS_FIELD_NUMBER: _ClassVar[int]
+    questions: _containers.RepeatedCompositeFieldContainer[AskQuestionEntry]
+    def __init__(self, questions: _Optional[_Iterable[_Union[AskQuestionEntry, _Mapping]]] = ...) -> None: ...
+
+class AskQuestionEntry(_message.Message):
+    __slots__ = ("question", "options", "is_multi_select", "selected_option_ids", "write_in_response", "skipped")
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    IS_MULTI_SELECT_FIELD_NUMBER: _ClassVar[int]
+    SELECTED_OPTION_IDS_FIELD_NUMBER: _ClassVar[int]
+    WRITE_IN_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    question: str
+    options: _containers.RepeatedCompositeFieldContainer[AskQuestionOption]
+    is_multi_select: bool
+    selected_option_ids: _containers.RepeatedScalarFieldContainer[str]
+    write_in_response: str
+    skipped: bool
+    def __init__(self, question: _Optional[str] = ..., options: _Optional[_Iterable[_Union[AskQuestionOption, _Mapping]]] = ..., is_multi_select: _Optional[bool] = ..., selected_option_ids: _Optional[_Iterable[str]] = ..., write_in_response: _Optional[str] = ..., skipped: _Optional[bool] = ...) -> None: ...
+
+class AskQuestionOption(_message.Message):
+    __slots__ = ("id", "text")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    text: str
+    def __init__(self, id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class CortexStepMetadata(_message.Message):
-    __slots__ = ("created_at", "source", "tool_call", "arguments_order", "viewable_at", "finished_generating_at", "completed_at", "model_usage", "generator_model", "execution_id", "source_trajectory_step_info", "step_generation_version", "last_completed_chunk_at", "tool_call_output_tokens", "internal_metadata", "retry_infos")
+    __slots__ = ("created_at", "source", "tool_call", "arguments_order", "viewable_at", "finished_generating_at", "completed_at", "model_usage", "generator_model", "execution_id", "requested_model", "source_trajectory_step_info", "step_generation_version", "last_completed_chunk_at", "tool_call_output_tokens", "internal_metadata", "retry_infos", "wait_for_previous_tools", "modified_tool_call", "tool_summary", "tool_action", "started_at", "is_interrupting_step")
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
@@ -922,12 +1685,19 @@ class CortexStepMetadata(_message.Message):
     MODEL_USAGE_FIELD_NUMBER: _ClassVar[int]
     GENERATOR_MODEL_FIELD_NUMBER: _ClassVar[int]
     EXECUTION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_MODEL_FIELD_NUMBER: _ClassVar[int]
     SOURCE_TRAJECTORY_STEP_INFO_FIELD_NUMBER: _ClassVar[int]
     STEP_GENERATION_VERSION_FIELD_NUMBER: _ClassVar[int]
     LAST_COMPLETED_CHUNK_AT_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALL_OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     INTERNAL_METADATA_FIELD_NUMBER: _ClassVar[int]
     RETRY_INFOS_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FOR_PREVIOUS_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    MODIFIED_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    TOOL_ACTION_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    IS_INTERRUPTING_STEP_FIELD_NUMBER: _ClassVar[int]
     created_at: _timestamp_pb2.Timestamp
     source: CortexStepSource
     tool_call: ChatToolCall
@@ -938,23 +1708,40 @@ class CortexStepMetadata(_message.Message):
     model_usage: ModelUsageStats
     generator_model: Model
     execution_id: str
+    requested_model: ModelOrAlias
     source_trajectory_step_info: SourceTrajectoryStepInfo
     step_generation_version: int
     last_completed_chunk_at: _timestamp_pb2.Timestamp
     tool_call_output_tokens: int
     internal_metadata: CortexStepInternalMetadata
     retry_infos: _containers.RepeatedCompositeFieldContainer[RetryInfo]
-    def __init__(self, created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., source: _Optional[_Union[CortexStepSource, str]] = ..., tool_call: _Optional[_Union[ChatToolCall, _Mapping]] = ..., arguments_order: _Optional[_Iterable[str]] = ..., viewable_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_generating_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., model_usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., generator_model: _Optional[_Union[Model, str]] = ..., execution_id: _Optional[str] = ..., source_trajectory_step_info: _Optional[_Union[SourceTrajectoryStepInfo, _Mapping]] = ..., step_generation_version: _Optional[int] = ..., last_completed_chunk_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., tool_call_output_tokens: _Optional[int] = ..., internal_metadata: _Optional[_Union[CortexStepInternalMetadata, _Mapping]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ...) -> None: ...
+    wait_for_previous_tools: bool
+    modified_tool_call: ChatToolCall
+    tool_summary: str
+    tool_action: str
+    started_at: _timestamp_pb2.Timestamp
+    is_interrupting_step: bool
+    def __init__(self, created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., source: _Optional[_Union[CortexStepSource, str]] = ..., tool_call: _Optional[_Union[ChatToolCall, _Mapping]] = ..., arguments_order: _Optional[_Iterable[str]] = ..., viewable_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_generating_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., model_usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., generator_model: _Optional[_Union[Model, str]] = ..., execution_id: _Optional[str] = ..., requested_model: _Optional[_Union[ModelOrAlias, _Mapping]] = ..., source_trajectory_step_info: _Optional[_Union[SourceTrajectoryStepInfo, _Mapping]] = ..., step_generation_version: _Optional[int] = ..., last_completed_chunk_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., tool_call_output_tokens: _Optional[int] = ..., internal_metadata: _Optional[_Union[CortexStepInternalMetadata, _Mapping]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., wait_for_previous_tools: _Optional[bool] = ..., modified_tool_call: _Optional[_Union[ChatToolCall, _Mapping]] = ..., tool_summary: _Optional[str] = ..., tool_action: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., is_interrupting_step: _Optional[bool] = ...) -> None: ...
+
+class ModelOrAlias(_message.Message):
+    __slots__ = ("model",)
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    model: Model
+    def __init__(self, model: _Optional[_Union[Model, str]] = ...) -> None: ...
 
 class ChatToolCall(_message.Message):
-    __slots__ = ("id", "name", "arguments_json")
+    __slots__ = ("id", "name", "arguments_json", "thinking_signature", "original_name")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    THINKING_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    ORIGINAL_NAME_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     arguments_json: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments_json: _Optional[str] = ...) -> None: ...
+    thinking_signature: bytes
+    original_name: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments_json: _Optional[str] = ..., thinking_signature: _Optional[bytes] = ..., original_name: _Optional[str] = ...) -> None: ...
 
 class ModelUsageStats(_message.Message):
     __slots__ = ("model", "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens", "api_provider", "message_id", "response_header", "thinking_output_tokens", "response_output_tokens", "response_id")
@@ -1066,14 +1853,36 @@ class StructuredErrorPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., file_uri: _Optional[str] = ..., directory_uri: _Optional[str] = ..., url: _Optional[str] = ..., code_text: _Optional[str] = ...) -> None: ...
 
 class CortexStepUserInput(_message.Message):
-    __slots__ = ("query", "user_response", "items")
+    __slots__ = ("query", "user_response", "items", "active_user_state", "artifact_comments", "media", "user_config", "last_user_config")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     USER_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_USER_STATE_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_COMMENTS_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_FIELD_NUMBER: _ClassVar[int]
+    USER_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    LAST_USER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     query: str
     user_response: str
     items: _containers.RepeatedCompositeFieldContainer[TextOrScopeItem]
-    def __init__(self, query: _Optional[str] = ..., user_response: _Optional[str] = ..., items: _Optional[_Iterable[_Union[TextOrScopeItem, _Mapping]]] = ...) -> None: ...
+    active_user_state: ContextModuleResult
+    artifact_comments: _containers.RepeatedCompositeFieldContainer[ArtifactComment]
+    media: _containers.RepeatedCompositeFieldContainer[Media]
+    user_config: CascadeConfig
+    last_user_config: CascadeConfig
+    def __init__(self, query: _Optional[str] = ..., user_response: _Optional[str] = ..., items: _Optional[_Iterable[_Union[TextOrScopeItem, _Mapping]]] = ..., active_user_state: _Optional[_Union[ContextModuleResult, _Mapping]] = ..., artifact_comments: _Optional[_Iterable[_Union[ArtifactComment, _Mapping]]] = ..., media: _Optional[_Iterable[_Union[Media, _Mapping]]] = ..., user_config: _Optional[_Union[CascadeConfig, _Mapping]] = ..., last_user_config: _Optional[_Union[CascadeConfig, _Mapping]] = ...) -> None: ...
+
+class ContextModuleResult(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ArtifactComment(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Media(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class TextOrScopeItem(_message.Message):
     __slots__ = ("text",)
@@ -1082,7 +1891,7 @@ class TextOrScopeItem(_message.Message):
     def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class CortexStepPlannerResponse(_message.Message):
-    __slots__ = ("response", "thinking", "message_id", "tool_calls", "modified_response", "thinking_duration", "stop_reason", "thinking_signature")
+    __slots__ = ("response", "thinking", "message_id", "tool_calls", "modified_response", "thinking_duration", "stop_reason", "recitation_metadata", "thinking_signature")
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     THINKING_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -1090,6 +1899,7 @@ class CortexStepPlannerResponse(_message.Message):
     MODIFIED_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     THINKING_DURATION_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    RECITATION_METADATA_FIELD_NUMBER: _ClassVar[int]
     THINKING_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     response: str
     thinking: str
@@ -1097,9 +1907,36 @@ class CortexStepPlannerResponse(_message.Message):
     tool_calls: _containers.RepeatedCompositeFieldContainer[ChatToolCall]
     modified_response: str
     thinking_duration: _duration_pb2.Duration
-    stop_reason: CortexStopReason
+    stop_reason: StopReason
+    recitation_metadata: RecitationMetadata
     thinking_signature: bytes
-    def __init__(self, response: _Optional[str] = ..., thinking: _Optional[str] = ..., message_id: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ChatToolCall, _Mapping]]] = ..., modified_response: _Optional[str] = ..., thinking_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., stop_reason: _Optional[_Union[CortexStopReason, str]] = ..., thinking_signature: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, response: _Optional[str] = ..., thinking: _Optional[str] = ..., message_id: _Optional[str] = ..., tool_calls: _Optional[_Iterable[_Union[ChatToolCall, _Mapping]]] = ..., modified_response: _Optional[str] = ..., thinking_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., recitation_metadata: _Optional[_Union[RecitationMetadata, _Mapping]] = ..., thinking_signature: _Optional[bytes] = ...) -> None: ...
+
+class RecitationMetadata(_message.Message):
+    __slots__ = ("recitations",)
+    RECITATIONS_FIELD_NUMBER: _ClassVar[int]
+    recitations: _containers.RepeatedCompositeFieldContainer[Recitation]
+    def __init__(self, recitations: _Optional[_Iterable[_Union[Recitation, _Mapping]]] = ...) -> None: ...
+
+class Recitation(_message.Message):
+    __slots__ = ("citation", "content")
+    CITATION_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    citation: Citation
+    content: str
+    def __init__(self, citation: _Optional[_Union[Citation, _Mapping]] = ..., content: _Optional[str] = ...) -> None: ...
+
+class Citation(_message.Message):
+    __slots__ = ("start_index", "end_index", "uri", "license")
+    START_INDEX_FIELD_NUMBER: _ClassVar[int]
+    END_INDEX_FIELD_NUMBER: _ClassVar[int]
+    URI_FIELD_NUMBER: _ClassVar[int]
+    LICENSE_FIELD_NUMBER: _ClassVar[int]
+    start_index: int
+    end_index: int
+    uri: str
+    license: str
+    def __init__(self, start_index: _Optional[int] = ..., end_index: _Optional[int] = ..., uri: _Optional[str] = ..., license: _Optional[str] = ...) -> None: ...
 
 class CortexStepViewFile(_message.Message):
     __slots__ = ("absolute_path_uri", "start_line", "end_line", "content", "num_lines", "num_bytes", "is_skill_file", "skill_metadata")
@@ -1150,16 +1987,46 @@ class ListDirectoryResult(_message.Message):
     def __init__(self, name: _Optional[str] = ..., is_dir: _Optional[bool] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class CortexStepCodeAction(_message.Message):
-    __slots__ = ("action_result", "use_fast_apply", "is_artifact_file", "description")
+    __slots__ = ("action_spec", "action_result", "use_fast_apply", "is_artifact_file", "artifact_metadata", "description", "markdown_validation_error")
+    ACTION_SPEC_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESULT_FIELD_NUMBER: _ClassVar[int]
     USE_FAST_APPLY_FIELD_NUMBER: _ClassVar[int]
     IS_ARTIFACT_FILE_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_METADATA_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    MARKDOWN_VALIDATION_ERROR_FIELD_NUMBER: _ClassVar[int]
+    action_spec: ActionSpec
     action_result: ActionResult
     use_fast_apply: bool
     is_artifact_file: bool
+    artifact_metadata: ArtifactMetadata
     description: str
-    def __init__(self, action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., description: _Optional[str] = ...) -> None: ...
+    markdown_validation_error: str
+    def __init__(self, action_spec: _Optional[_Union[ActionSpec, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., artifact_metadata: _Optional[_Union[ArtifactMetadata, _Mapping]] = ..., description: _Optional[str] = ..., markdown_validation_error: _Optional[str] = ...) -> None: ...
+
+class ActionSpec(_message.Message):
+    __slots__ = ("command", "create_file")
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    CREATE_FILE_FIELD_NUMBER: _ClassVar[int]
+    command: ActionSpecCommand
+    create_file: ActionSpecCreateFile
+    def __init__(self, command: _Optional[_Union[ActionSpecCommand, _Mapping]] = ..., create_file: _Optional[_Union[ActionSpecCreateFile, _Mapping]] = ...) -> None: ...
+
+class ActionSpecCommand(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ActionSpecCreateFile(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ArtifactMetadata(_message.Message):
+    __slots__ = ("artifact_type", "summary")
+    ARTIFACT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    artifact_type: int
+    summary: str
+    def __init__(self, artifact_type: _Optional[int] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class ActionResult(_message.Message):
     __slots__ = ("edit",)
@@ -1330,30 +2197,40 @@ class CortexStepCommandStatus(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., output_character_count: _Optional[int] = ..., wait_duration_seconds: _Optional[int] = ...) -> None: ...
 
 class CortexStepReadUrlContent(_message.Message):
-    __slots__ = ("url", "resolved_url", "latency_ms", "user_rejected")
+    __slots__ = ("url", "resolved_url", "latency_ms", "user_rejected", "content_path")
     URL_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_URL_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     USER_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_PATH_FIELD_NUMBER: _ClassVar[int]
     url: str
     resolved_url: str
     latency_ms: int
     user_rejected: bool
-    def __init__(self, url: _Optional[str] = ..., resolved_url: _Optional[str] = ..., latency_ms: _Optional[int] = ..., user_rejected: _Optional[bool] = ...) -> None: ...
+    content_path: str
+    def __init__(self, url: _Optional[str] = ..., resolved_url: _Optional[str] = ..., latency_ms: _Optional[int] = ..., user_rejected: _Optional[bool] = ..., content_path: _Optional[str] = ...) -> None: ...
 
 class CortexStepSearchWeb(_message.Message):
-    __slots__ = ("query", "domain", "web_search_url", "summary", "search_type")
+    __slots__ = ("query", "domain", "web_search_url", "summary", "third_party_config", "search_type")
     QUERY_FIELD_NUMBER: _ClassVar[int]
     DOMAIN_FIELD_NUMBER: _ClassVar[int]
     WEB_SEARCH_URL_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    THIRD_PARTY_CONFIG_FIELD_NUMBER: _ClassVar[int]
     SEARCH_TYPE_FIELD_NUMBER: _ClassVar[int]
     query: str
     domain: str
     web_search_url: str
     summary: str
+    third_party_config: ThirdPartyWebSearchConfig
     search_type: SearchWebType
-    def __init__(self, query: _Optional[str] = ..., domain: _Optional[str] = ..., web_search_url: _Optional[str] = ..., summary: _Optional[str] = ..., search_type: _Optional[_Union[SearchWebType, str]] = ...) -> None: ...
+    def __init__(self, query: _Optional[str] = ..., domain: _Optional[str] = ..., web_search_url: _Optional[str] = ..., summary: _Optional[str] = ..., third_party_config: _Optional[_Union[ThirdPartyWebSearchConfig, _Mapping]] = ..., search_type: _Optional[_Union[SearchWebType, str]] = ...) -> None: ...
+
+class ThirdPartyWebSearchConfig(_message.Message):
+    __slots__ = ("provider",)
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: int
+    def __init__(self, provider: _Optional[int] = ...) -> None: ...
 
 class CortexStepMcpTool(_message.Message):
     __slots__ = ("server_name", "tool_call", "user_rejected", "result_string", "result_uri")
@@ -1378,16 +2255,18 @@ class CortexStepEphemeralMessage(_message.Message):
     def __init__(self, content: _Optional[str] = ..., triggered_heuristics: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CortexStepGenerateImage(_message.Message):
-    __slots__ = ("prompt", "image_paths", "image_name", "model_name")
+    __slots__ = ("prompt", "image_paths", "image_name", "model_name", "generated_media")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     IMAGE_PATHS_FIELD_NUMBER: _ClassVar[int]
     IMAGE_NAME_FIELD_NUMBER: _ClassVar[int]
     MODEL_NAME_FIELD_NUMBER: _ClassVar[int]
+    GENERATED_MEDIA_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     image_paths: _containers.RepeatedScalarFieldContainer[str]
     image_name: str
     model_name: str
-    def __init__(self, prompt: _Optional[str] = ..., image_paths: _Optional[_Iterable[str]] = ..., image_name: _Optional[str] = ..., model_name: _Optional[str] = ...) -> None: ...
+    generated_media: Media
+    def __init__(self, prompt: _Optional[str] = ..., image_paths: _Optional[_Iterable[str]] = ..., image_name: _Optional[str] = ..., model_name: _Optional[str] = ..., generated_media: _Optional[_Union[Media, _Mapping]] = ...) -> None: ...
 
 class CortexStepConversationHistory(_message.Message):
     __slots__ = ("content",)
@@ -1396,10 +2275,72 @@ class CortexStepConversationHistory(_message.Message):
     def __init__(self, content: _Optional[str] = ...) -> None: ...
 
 class CortexStepSystemMessage(_message.Message):
-    __slots__ = ("message",)
+    __slots__ = ("message", "render_info", "event_type", "agent_message")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RENDER_INFO_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     message: str
-    def __init__(self, message: _Optional[str] = ...) -> None: ...
+    render_info: StepRenderInfo
+    event_type: str
+    agent_message: AgentMessage
+    def __init__(self, message: _Optional[str] = ..., render_info: _Optional[_Union[StepRenderInfo, _Mapping]] = ..., event_type: _Optional[str] = ..., agent_message: _Optional[_Union[AgentMessage, _Mapping]] = ...) -> None: ...
+
+class StepRenderInfo(_message.Message):
+    __slots__ = ("title", "markdown", "hidden")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    MARKDOWN_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    markdown: str
+    hidden: bool
+    def __init__(self, title: _Optional[str] = ..., markdown: _Optional[str] = ..., hidden: _Optional[bool] = ...) -> None: ...
+
+class AgentMessage(_message.Message):
+    __slots__ = ("id", "recipient", "sender", "content", "priority", "timestamp", "step_payload", "render_details", "hide_from_user", "source_metadata")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RECIPIENT_FIELD_NUMBER: _ClassVar[int]
+    SENDER_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    STEP_PAYLOAD_FIELD_NUMBER: _ClassVar[int]
+    RENDER_DETAILS_FIELD_NUMBER: _ClassVar[int]
+    HIDE_FROM_USER_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_METADATA_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    recipient: str
+    sender: str
+    content: str
+    priority: MessagePriority
+    timestamp: _timestamp_pb2.Timestamp
+    step_payload: bytes
+    render_details: MessageRenderDetails
+    hide_from_user: bool
+    source_metadata: SourceMetadata
+    def __init__(self, id: _Optional[str] = ..., recipient: _Optional[str] = ..., sender: _Optional[str] = ..., content: _Optional[str] = ..., priority: _Optional[_Union[MessagePriority, str]] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., step_payload: _Optional[bytes] = ..., render_details: _Optional[_Union[MessageRenderDetails, _Mapping]] = ..., hide_from_user: _Optional[bool] = ..., source_metadata: _Optional[_Union[SourceMetadata, _Mapping]] = ...) -> None: ...
+
+class MessageRenderDetails(_message.Message):
+    __slots__ = ("message_title",)
+    MESSAGE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    message_title: str
+    def __init__(self, message_title: _Optional[str] = ...) -> None: ...
+
+class SourceMetadata(_message.Message):
+    __slots__ = ("tool",)
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    tool: ToolSourceMetadata
+    def __init__(self, tool: _Optional[_Union[ToolSourceMetadata, _Mapping]] = ...) -> None: ...
+
+class ToolSourceMetadata(_message.Message):
+    __slots__ = ("conversation_id", "step_index", "tool_call")
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    step_index: int
+    tool_call: ChatToolCall
+    def __init__(self, conversation_id: _Optional[str] = ..., step_index: _Optional[int] = ..., tool_call: _Optional[_Union[ChatToolCall, _Mapping]] = ...) -> None: ...
 
 class CortexStepGeneric(_message.Message):
     __slots__ = ("args", "result")
@@ -1417,7 +2358,7 @@ class CortexStepGeneric(_message.Message):
     def __init__(self, args: _Optional[_Mapping[str, str]] = ..., result: _Optional[_Union[GenericStepResult, _Mapping]] = ...) -> None: ...
 
 class GenericStepResult(_message.Message):
-    __slots__ = ("result", "metadata")
+    __slots__ = ("result", "metadata", "step_render_info")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -1427,9 +2368,35 @@ class GenericStepResult(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     RESULT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    STEP_RENDER_INFO_FIELD_NUMBER: _ClassVar[int]
     result: str
     metadata: _containers.ScalarMap[str, str]
-    def __init__(self, result: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    step_render_info: StepRenderInfo
+    def __init__(self, result: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., step_render_info: _Optional[_Union[StepRenderInfo, _Mapping]] = ...) -> None: ...
+
+class CortexStepBrowserSubagent(_message.Message):
+    __slots__ = ("task", "result", "task_name", "recording_path", "recording_name", "subagent_id", "reused_subagent_id", "skipped", "scratchpad_path", "task_summary")
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    TASK_NAME_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_PATH_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_NAME_FIELD_NUMBER: _ClassVar[int]
+    SUBAGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REUSED_SUBAGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    SCRATCHPAD_PATH_FIELD_NUMBER: _ClassVar[int]
+    TASK_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    task: str
+    result: str
+    task_name: str
+    recording_path: str
+    recording_name: str
+    subagent_id: str
+    reused_subagent_id: str
+    skipped: bool
+    scratchpad_path: str
+    task_summary: str
+    def __init__(self, task: _Optional[str] = ..., result: _Optional[str] = ..., task_name: _Optional[str] = ..., recording_path: _Optional[str] = ..., recording_name: _Optional[str] = ..., subagent_id: _Optional[str] = ..., reused_subagent_id: _Optional[str] = ..., skipped: _Optional[bool] = ..., scratchpad_path: _Optional[str] = ..., task_summary: _Optional[str] = ...) -> None: ...
 
 class CortexStepInvokeSubagent(_message.Message):
     __slots__ = ("subagent_name", "prompt", "result", "conversation_id", "log_absolute_uri")
@@ -1446,27 +2413,29 @@ class CortexStepInvokeSubagent(_message.Message):
     def __init__(self, subagent_name: _Optional[str] = ..., prompt: _Optional[str] = ..., result: _Optional[str] = ..., conversation_id: _Optional[str] = ..., log_absolute_uri: _Optional[str] = ...) -> None: ...
 
 class CortexStepGeneratorMetadata(_message.Message):
-    __slots__ = ("chat_model", "injected", "step_indices", "planner_config", "execution_id", "error")
+    __slots__ = ("chat_model", "injected", "step_indices", "planner_config", "execution_id", "error", "mendel_experiment_ids")
     CHAT_MODEL_FIELD_NUMBER: _ClassVar[int]
     INJECTED_FIELD_NUMBER: _ClassVar[int]
     STEP_INDICES_FIELD_NUMBER: _ClassVar[int]
     PLANNER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     EXECUTION_ID_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    MENDEL_EXPERIMENT_IDS_FIELD_NUMBER: _ClassVar[int]
     chat_model: ChatModelMetadata
     injected: InjectedResponseMetadata
     step_indices: _containers.RepeatedScalarFieldContainer[int]
     planner_config: CascadePlannerConfig
     execution_id: str
     error: str
-    def __init__(self, chat_model: _Optional[_Union[ChatModelMetadata, _Mapping]] = ..., injected: _Optional[_Union[InjectedResponseMetadata, _Mapping]] = ..., step_indices: _Optional[_Iterable[int]] = ..., planner_config: _Optional[_Union[CascadePlannerConfig, _Mapping]] = ..., execution_id: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+    mendel_experiment_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, chat_model: _Optional[_Union[ChatModelMetadata, _Mapping]] = ..., injected: _Optional[_Union[InjectedResponseMetadata, _Mapping]] = ..., step_indices: _Optional[_Iterable[int]] = ..., planner_config: _Optional[_Union[CascadePlannerConfig, _Mapping]] = ..., execution_id: _Optional[str] = ..., error: _Optional[str] = ..., mendel_experiment_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class InjectedResponseMetadata(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class ChatModelMetadata(_message.Message):
-    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "retry_infos", "response_model", "display_name")
+    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "retry_infos", "response_model", "attributes", "display_name")
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
@@ -1477,6 +2446,7 @@ class ChatModelMetadata(_message.Message):
     RETRIES_FIELD_NUMBER: _ClassVar[int]
     RETRY_INFOS_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_MODEL_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     system_prompt: str
     model: Model
@@ -1488,38 +2458,83 @@ class ChatModelMetadata(_message.Message):
     retries: int
     retry_infos: _containers.RepeatedCompositeFieldContainer[RetryInfo]
     response_model: str
+    attributes: _containers.RepeatedCompositeFieldContainer[ModelAttribute]
     display_name: str
-    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ...) -> None: ...
+
+class ModelAttribute(_message.Message):
+    __slots__ = ("key", "value")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    value: str
+    def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class ChatStartMetadata(_message.Message):
-    __slots__ = ("start_step_index", "checkpoint_index", "created_at", "latest_stable_message_index", "context_window_metadata")
+    __slots__ = ("start_step_index", "checkpoint_index", "created_at", "latest_stable_message_index", "time_since_last_invocation", "context_window_metadata")
     START_STEP_INDEX_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_INDEX_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     LATEST_STABLE_MESSAGE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TIME_SINCE_LAST_INVOCATION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_WINDOW_METADATA_FIELD_NUMBER: _ClassVar[int]
     start_step_index: int
     checkpoint_index: int
     created_at: _timestamp_pb2.Timestamp
     latest_stable_message_index: int
+    time_since_last_invocation: _duration_pb2.Duration
     context_window_metadata: ContextWindowMetadata
-    def __init__(self, start_step_index: _Optional[int] = ..., checkpoint_index: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latest_stable_message_index: _Optional[int] = ..., context_window_metadata: _Optional[_Union[ContextWindowMetadata, _Mapping]] = ...) -> None: ...
+    def __init__(self, start_step_index: _Optional[int] = ..., checkpoint_index: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latest_stable_message_index: _Optional[int] = ..., time_since_last_invocation: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., context_window_metadata: _Optional[_Union[ContextWindowMetadata, _Mapping]] = ...) -> None: ...
 
 class ContextWindowMetadata(_message.Message):
-    __slots__ = ("estimated_tokens_used",)
+    __slots__ = ("estimated_tokens_used", "truncation_reason", "token_breakdown")
     ESTIMATED_TOKENS_USED_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATION_REASON_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_BREAKDOWN_FIELD_NUMBER: _ClassVar[int]
     estimated_tokens_used: int
-    def __init__(self, estimated_tokens_used: _Optional[int] = ...) -> None: ...
+    truncation_reason: TruncationReason
+    token_breakdown: TokenBreakdown
+    def __init__(self, estimated_tokens_used: _Optional[int] = ..., truncation_reason: _Optional[_Union[TruncationReason, str]] = ..., token_breakdown: _Optional[_Union[TokenBreakdown, _Mapping]] = ...) -> None: ...
+
+class TokenBreakdown(_message.Message):
+    __slots__ = ("groups", "total_tokens")
+    GROUPS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    groups: _containers.RepeatedCompositeFieldContainer[TopLevelTokenGroup]
+    total_tokens: int
+    def __init__(self, groups: _Optional[_Iterable[_Union[TopLevelTokenGroup, _Mapping]]] = ..., total_tokens: _Optional[int] = ...) -> None: ...
+
+class TopLevelTokenGroup(_message.Message):
+    __slots__ = ("name", "type", "source", "num_tokens")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    NUM_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    type: TokenType
+    source: TokenSource
+    num_tokens: int
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[TokenType, str]] = ..., source: _Optional[_Union[TokenSource, str]] = ..., num_tokens: _Optional[int] = ...) -> None: ...
 
 class CascadePlannerConfig(_message.Message):
-    __slots__ = ("plan_model", "model_name", "customization_config")
+    __slots__ = ("plan_model", "max_output_tokens", "no_tool_explanation", "requested_model", "model_name", "no_tool_summary", "no_wait_for_previous_tools", "customization_config")
     PLAN_MODEL_FIELD_NUMBER: _ClassVar[int]
+    MAX_OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    NO_TOOL_EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_MODEL_FIELD_NUMBER: _ClassVar[int]
     MODEL_NAME_FIELD_NUMBER: _ClassVar[int]
+    NO_TOOL_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    NO_WAIT_FOR_PREVIOUS_TOOLS_FIELD_NUMBER: _ClassVar[int]
     CUSTOMIZATION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     plan_model: Model
+    max_output_tokens: int
+    no_tool_explanation: bool
+    requested_model: ModelOrAlias
     model_name: str
+    no_tool_summary: bool
+    no_wait_for_previous_tools: bool
     customization_config: CustomizationConfig
-    def __init__(self, plan_model: _Optional[_Union[Model, str]] = ..., model_name: _Optional[str] = ..., customization_config: _Optional[_Union[CustomizationConfig, _Mapping]] = ...) -> None: ...
+    def __init__(self, plan_model: _Optional[_Union[Model, str]] = ..., max_output_tokens: _Optional[int] = ..., no_tool_explanation: _Optional[bool] = ..., requested_model: _Optional[_Union[ModelOrAlias, _Mapping]] = ..., model_name: _Optional[str] = ..., no_tool_summary: _Optional[bool] = ..., no_wait_for_previous_tools: _Optional[bool] = ..., customization_config: _Optional[_Union[CustomizationConfig, _Mapping]] = ...) -> None: ...
 
 class CustomizationConfig(_message.Message):
     __slots__ = ("agent_path",)
@@ -1528,7 +2543,7 @@ class CustomizationConfig(_message.Message):
     def __init__(self, agent_path: _Optional[str] = ...) -> None: ...
 
 class ExecutorMetadata(_message.Message):
-    __slots__ = ("termination_reason", "num_generator_invocations", "last_step_idx", "proceeded_with_auto_continue", "num_forced_invocations", "execution_id", "cascade_config")
+    __slots__ = ("termination_reason", "num_generator_invocations", "last_step_idx", "proceeded_with_auto_continue", "num_forced_invocations", "execution_id", "cascade_config", "mendel_experiment_ids", "error")
     TERMINATION_REASON_FIELD_NUMBER: _ClassVar[int]
     NUM_GENERATOR_INVOCATIONS_FIELD_NUMBER: _ClassVar[int]
     LAST_STEP_IDX_FIELD_NUMBER: _ClassVar[int]
@@ -1536,6 +2551,8 @@ class ExecutorMetadata(_message.Message):
     NUM_FORCED_INVOCATIONS_FIELD_NUMBER: _ClassVar[int]
     EXECUTION_ID_FIELD_NUMBER: _ClassVar[int]
     CASCADE_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    MENDEL_EXPERIMENT_IDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     termination_reason: ExecutorTerminationReason
     num_generator_invocations: int
     last_step_idx: int
@@ -1543,7 +2560,9 @@ class ExecutorMetadata(_message.Message):
     num_forced_invocations: int
     execution_id: str
     cascade_config: CascadeConfig
-    def __init__(self, termination_reason: _Optional[_Union[ExecutorTerminationReason, str]] = ..., num_generator_invocations: _Optional[int] = ..., last_step_idx: _Optional[int] = ..., proceeded_with_auto_continue: _Optional[bool] = ..., num_forced_invocations: _Optional[int] = ..., execution_id: _Optional[str] = ..., cascade_config: _Optional[_Union[CascadeConfig, _Mapping]] = ...) -> None: ...
+    mendel_experiment_ids: _containers.RepeatedScalarFieldContainer[int]
+    error: str
+    def __init__(self, termination_reason: _Optional[_Union[ExecutorTerminationReason, str]] = ..., num_generator_invocations: _Optional[int] = ..., last_step_idx: _Optional[int] = ..., proceeded_with_auto_continue: _Optional[bool] = ..., num_forced_invocations: _Optional[int] = ..., execution_id: _Optional[str] = ..., cascade_config: _Optional[_Union[CascadeConfig, _Mapping]] = ..., mendel_experiment_ids: _Optional[_Iterable[int]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class CascadeConfig(_message.Message):
     __slots__ = ("planner_config",)

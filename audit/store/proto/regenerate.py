@@ -1,12 +1,13 @@
-"""Regenerate ``audit/store/proto/cortex_pb2.py`` and its type stub ``cortex_pb2.pyi`` from ``cortex.proto`` (developer tool).
+"""Regenerate ``audit/store/proto/cortex_pb2.py`` and its type stub ``cortex_pb2.pyi`` from
+``cortex.proto`` (developer tool).
 
 Run from anywhere with the project venv, which has grpcio-tools (a dev dependency, never needed
 at run time)::
 
-    .venv/bin/python -m audit.store.proto.regenerate
+    python -m audit.store.proto.regenerate
 
-Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. audit/store/proto/cortex.proto`` run in
-the repository root. The include root is the repository, so the file registers in the protobuf
+Equivalent to ``python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. audit/store/proto/cortex.proto``
+run in the repository root. The ``.pyi`` stub lets mypy check uses of the generated messages. The include root is the repository, so the file registers in the protobuf
 descriptor pool as ``audit/store/proto/cortex.proto`` rather than a bare, collision-prone name.
 """
 
