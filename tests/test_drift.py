@@ -303,7 +303,7 @@ def test_keys_the_offline_decoder_can_produce():
     assert native_observable("steps.[].metadata.createdAt")
     assert native_observable("")  # the root
     assert native_observable("steps.[].plannerResponse.toolCalls.[].argumentsJson")
-    assert native_observable("steps.[].plannerResponse.stopReason")  # field 12 (its values are numbers offline)
-    assert not native_observable("metadata.parentConversationId")
+    assert native_observable("steps.[].plannerResponse.stopReason")  # field 12, StopReason
+    assert not native_observable("metadata.projectId")
     assert not native_observable("steps.[].invokeSubagent.subagents")
     assert not native_observable("steps.[].noSuchKey")
