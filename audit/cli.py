@@ -28,6 +28,7 @@ COMMANDS = (
     "compare",
     "record",
     "baselines",
+    "consumers",
     "links",
 )
 

@@ -1,7 +1,7 @@
-"""Data the program needs at run time: the JSON Schemas and the bundled baselines.
+"""Data the program needs at run time: the JSON Schemas, the bundled baselines and consumer profiles.
 
 In a wheel they live inside the package (``audit/_data/``, force-included by pyproject.toml);
-in a source checkout they are the repository's top-level ``schemas/`` and ``fingerprints/``.
+in a source checkout they are the repository's top-level ``schemas/``, ``fingerprints/`` and ``consumers/``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def data_path(name: str) -> Path:
-    """Directory (or file) *name* of the bundled data: ``schemas``, ``fingerprints``, ``COMPATIBILITY.md``."""
+    """Directory (or file) *name* of the bundled data: ``schemas``, ``fingerprints``, ``consumers``, ``COMPATIBILITY.md``."""
     packaged = Path(str(resources.files("audit"))) / "_data" / name
     if packaged.exists():
         return packaged

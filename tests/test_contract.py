@@ -220,7 +220,7 @@ def test_exit_codes(tmp_path, capsys):
 
 def test_schema_option(capsys):
     code, out, _ = _run(capsys, "--schema")
-    assert (code, out) == (0, "ci-report\nmanifest\nsidecar\ntranscript-record\n")
+    assert (code, out) == (0, "ci-report\nconsumer-profile\nmanifest\nsidecar\ntranscript-record\n")
     for name in ("sidecar", "transcript-record.schema.json"):
         code, out, _ = _run(capsys, "--schema", name)
         assert code == 0 and out == (data_path("schemas") / (name.removesuffix(".schema.json") + ".schema.json")).read_text()

@@ -17,8 +17,13 @@ from audit.checks import schemas
 from audit.checks.schemas import ADVISORY, VIOLATION, compile_predicate
 from audit.resources import data_path
 
-NAMES = ("manifest", "sidecar", "transcript-record")
-PREFIX = {"sidecar": "sidecar/", "transcript-record": "transcript/", "manifest": "manifest/"}
+NAMES = ("manifest", "sidecar", "transcript-record", "consumer-profile")
+PREFIX = {
+    "sidecar": "sidecar/",
+    "transcript-record": "transcript/",
+    "manifest": "manifest/",
+    "consumer-profile": "consumer-profile/",
+}
 ASSERTIONS = {
     "type",
     "properties",
@@ -124,7 +129,8 @@ def test_text_is_the_shipped_file_and_unknown_names_are_usage_errors():
         assert schemas.text(name) == (data_path("schemas") / f"{name}.schema.json").read_text()
         assert schemas.text(name + ".schema.json") == schemas.text(name)
     with pytest.raises(
-        schemas.UsageError, match="unknown schema 'nope'; bundled schemas: ci-report, manifest, sidecar, transcript-record"
+        schemas.UsageError,
+        match="unknown schema 'nope'; bundled schemas: ci-report, consumer-profile, manifest, sidecar, transcript-record",
     ):
         schemas.text("nope")
 
@@ -427,10 +433,51 @@ MANIFEST_RULES = [
     ("manifest/source", "/roots/0/source", "native", "auto"),
 ]
 
+PROFILE = {
+    "profile": 1,
+    "name": "codeburn",
+    "repository": "getagentseal/codeburn",
+    "version": "@01d856cdd682",
+    "describes": "its Antigravity provider",
+    "entries": [
+        {
+            "surface": "wire",
+            "path": "gen_metadata.data.chat_model.usage.response_output_tokens",
+            "mode": "requires",
+            "accepts": ["varint"],
+            "cite": "getagentseal/codeburn:src/providers/antigravity.ts@01d856cdd682",
+            "why": "reasoning tokens",
+        }
+    ],
+}
+PROFILE_RULES = [
+    ("consumer-profile/document", "/futureKey", _DELETE, 1),
+    ("consumer-profile/document", "/entries", [PROFILE["entries"][0]], _DELETE),
+    ("consumer-profile/profile", "/profile", 1, 2),
+    ("consumer-profile/name", "/name", "deja-vu", "no spaces"),
+    ("consumer-profile/name", "/name", "a.b_c", "x\n"),
+    ("consumer-profile/repository", "/repository", "kenn-io/agentsview", "agentsview"),
+    ("consumer-profile/version", "/version", "v1", ""),
+    ("consumer-profile/describes", "/describes", "d", ""),
+    ("consumer-profile/entries", "/entries", [PROFILE["entries"][0]], []),
+    ("consumer-profile/entry", "/entries/0/futureKey", _DELETE, 1, "/entries/0"),
+    ("consumer-profile/entry", "/entries/0/why", "w", _DELETE, "/entries/0"),
+    ("consumer-profile/entry/surface", "/entries/0/surface", "layout", "blob"),
+    ("consumer-profile/entry/path", "/entries/0/path", "", "a\tb"),
+    ("consumer-profile/entry/mode", "/entries/0/mode", "optional", "needs"),
+    ("consumer-profile/entry/accepts", "/entries/0/accepts", _DELETE, []),
+    ("consumer-profile/entry/accepts/item", "/entries/0/accepts/0", "null", "len|varint"),
+    ("consumer-profile/entry/cite", "/entries/0/cite", "mjacobs/agy-reader:README.md@cf3f4e5", "README.md@cf3f4e5"),
+    ("consumer-profile/entry/cite", "/entries/0/cite", "a/b:c@" + "f" * 40, "a/b:c@main"),
+    ("consumer-profile/entry/why", "/entries/0/why", "x", ""),
+    ("consumer-profile/entry/observed", "/entries/0/observed", False, "no"),
+]
+
 CASES = {
     "sidecar": (SIDECAR, SIDECAR_RULES, SIDECAR_ADVISORIES),
     "transcript-record": (TRANSCRIPT, TRANSCRIPT_RULES, TRANSCRIPT_ADVISORIES),
     "manifest": (MANIFEST, MANIFEST_RULES, []),
+    "consumer-profile": (PROFILE, PROFILE_RULES, []),
 }
 
 

@@ -26,7 +26,7 @@ from audit.errors import AuditError, NothingToCheck
 from audit.progress import Callback
 from audit.safeio import JSONError, gc_paused, loads, read_bytes
 
-KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest"}
+KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
 """Kind of file -> name of the bundled schema checking it."""
 
 MAX_BYTES = 256 * 1024 * 1024
@@ -148,7 +148,12 @@ def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, p
     return Report(kind, tuple(results), tuple(skipped))
 
 
-_PATTERN_TEXT = {"sidecar": "*.trajectory.json files", "transcript": "*.jsonl transcripts", "manifest": "manifest.json files"}
+_PATTERN_TEXT = {
+    "sidecar": "*.trajectory.json files",
+    "transcript": "*.jsonl transcripts",
+    "manifest": "manifest.json files",
+    "profile": "*.json consumer profiles",
+}
 
 
 def _matches(name: str, kind: str) -> bool:
@@ -156,6 +161,8 @@ def _matches(name: str, kind: str) -> bool:
         return name.endswith(".trajectory.json")
     if kind == "transcript":
         return name.endswith(".jsonl")
+    if kind == "profile":
+        return name.endswith(".json")
     return name == "manifest.json"
 
 

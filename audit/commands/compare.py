@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit.checks import baselines
+from audit.checks import baselines, consumers
 from audit.checks.drift import FAIL_ON, compare, observe
 from audit.checks.fingerprint import SURFACES
 from audit.commands.fingerprint import INPUTS, add_surfaces
+from audit.report.consumers_report import results_json, results_markdown, results_text
 from audit.report.drift_report import (
     comparison_json,
     comparison_markdown,
@@ -27,35 +28,61 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "'not observed'. " + INPUTS + " PATH may also be, alone, a baseline directory or an agy-reader "
             "shape snapshot (*.tsv)."
         ),
-        epilog="Exit codes: 0 no failing drift, 1 drift (per --fail-on), 2 usage or unreadable input, 3 nothing to fingerprint.",
+        epilog=(
+            "Exit codes: 0 no failing drift and no failing consumer, 1 drift or a consumer that breaks (per --fail-on), "
+            "2 usage or unreadable input (also an invalid profile), 3 nothing to fingerprint."
+        ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--baseline", required=True, metavar="NAME|DIR", help="baseline name (e.g. agy-1.2.10) or directory")
     p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines, searched before the bundled ones")
     add_surfaces(p)
-    p.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default="drift",
-        help="exit 1 on any drift (default), only on breaking changes (removed, type-changed, widened), or never",
-    )
+    add_consumer_flags(p)
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
     p.add_argument("--verbose", "-v", action="store_true", help="text: also list the lines that were not observed")
     p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
     p.set_defaults(run=run)
 
 
+def add_consumer_flags(p: argparse.ArgumentParser) -> None:
+    """``--consumer`` and the repeatable ``--fail-on`` (shared with ``ci``)."""
+    p.add_argument(
+        "--consumer",
+        action="append",
+        metavar="NAME|FILE",
+        help="judge the drift for this consumer: a bundled profile name or a profile file (repeatable; "
+        "default every bundled profile, see `agy-audit consumers`)",
+    )
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        metavar="|".join(FAIL_ON) + "|consumer:NAME",
+        help="exit 1 on any drift (default), only on breaking changes (removed, type-changed, widened), or never; "
+        "consumer:NAME (repeatable) fails only when that consumer breaks. Under drift and breaking a consumer "
+        "that breaks fails too",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    fail_on = consumers.parse_fail_on(args.fail_on)
+    profiles = consumers.resolve(args.consumer)
+    consumers.check_fail_on(fail_on, profiles)
     baseline = baselines.resolve(args.baseline, args.baseline_dir)
     observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)))
     if observed.survey is not None and not args.quiet:
         for message in observed.survey.problems:
             print(f"agy-audit: warning: {message}", file=sys.stderr)
     comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)
+    results = consumers.judge_all(profiles, comparison, baseline, observed)
+    fails = consumers.run_fails(comparison, results, fail_on)
     if args.format == "json":
-        print(to_json(comparison_json(comparison, observed, fail_on=args.fail_on)), end="")
+        doc = comparison_json(comparison, observed, fail_on=fail_on.drift)
+        doc |= {"failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
+        print(to_json(doc), end="")
     elif args.format == "markdown":
-        sys.stdout.write(comparison_markdown(comparison, observed))
+        sys.stdout.write(comparison_markdown(comparison, observed) + results_markdown(results))
     else:
-        sys.stdout.write(comparison_text(comparison, observed, verbose=args.verbose))
-    return 1 if comparison.fails(args.fail_on) else 0
+        sys.stdout.write(
+            comparison_text(comparison, observed, verbose=args.verbose) + results_text(results, verbose=args.verbose)
+        )
+    return 1 if fails else 0

@@ -15,10 +15,10 @@ from audit.report.text import table, to_json
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "verify-contract",
-        help="check sidecars, transcripts or manifests against the JSON Schemas",
+        help="check sidecars, transcripts, manifests or consumer profiles against the JSON Schemas",
         description="Check files against the bundled Draft 2020-12 schemas: strict JSON first (duplicate keys, "
         "NaN, invalid UTF-8, non-object top level), then every schema rule. Directories are searched "
-        "recursively (*.trajectory.json, *.jsonl or manifest.json by --kind). Advisories (e.g. a free-form "
+        "recursively (*.trajectory.json, *.jsonl, manifest.json or, for --kind profile, *.json). Advisories (e.g. a free-form "
         "step status) are reported but never fail. Exit 0 all valid, 1 violations, 2 unreadable input or "
         "usage, 3 nothing found.",
     )

@@ -1,0 +1,431 @@
+"""Consumer profiles: what each downstream tool reads, and whether a comparison breaks it.
+
+A profile (``consumers/<name>.json``, schema ``consumer-profile``) lists the entries one tool
+reads -- fingerprint line paths per surface (``sidecar``, ``sqlite``, ``wire``, ``transcript``),
+file patterns (``layout``) or daemon RPC fields (``rpc``) -- each ``requires`` or ``optional``,
+with the values it ``accepts`` and a citation of the tool's source. A ``*`` in a path matches
+any run of characters within one dot-separated segment.
+
+``judge`` reads a ``drift.Comparison`` through a profile. Per matched line:
+
+* unchanged, or ``added`` -> ok;
+* ``removed`` -> ``breaks`` for a required entry, ``at risk`` for an optional one; except that a
+  line matched through a ``*`` whose whole subtree is gone (a record type or step type that no
+  longer occurs) is unknown: the instance is absent, not the field;
+* another value (type-changed, widened, narrowed) -> ok when every value now recorded is one the
+  entry accepts (``accepts``, else the baseline's values); else, when none is, ``breaks`` for a
+  required entry and ``at risk`` for an optional one; when some are, ``at risk``. A changed
+  declared SQLite type is at most ``at risk``: SQLite column types are affinities, and what a
+  reader gets back does not follow from them;
+* ``not-observed`` -> unknown (an unexercised path is no evidence of removal).
+
+An entry no fingerprint can show is unknown too, with the reason: ``layout`` and ``rpc`` entries,
+a sidecar path below an opaque path (``audit.checks.shape.OPAQUE_PATHS``) or in the reader-owned
+``agyReader`` block, a transcript path below ``tool_calls.[].args``, a wire path below a field the
+.proto does not know (not parsed into), a surface not compared or recorded by digest only.
+
+The consumer's verdict is the worst of its entries: ``breaks`` > ``at risk`` > ``ok``; when no
+entry could be judged, ``not comparable``. Unknown entries are counted and listed, never failing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audit.checks import schemas
+from audit.checks.baselines import Baseline
+from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, Comparison, Observed, SurfaceResult
+from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
+from audit.errors import InputError, UsageError
+from audit.resources import data_path
+from audit.safeio import read_json
+from audit.store import layout
+
+SCHEMA = "consumer-profile"
+FINGERPRINTED = ("sidecar", "sqlite", "wire", "transcript")
+REQUIRES, OPTIONAL = "requires", "optional"
+OK, AT_RISK, BREAKS, UNKNOWN = "ok", "at risk", "breaks", "unknown"
+NOT_COMPARABLE_VERDICT = "not comparable"
+VERDICTS = (OK, AT_RISK, BREAKS, NOT_COMPARABLE_VERDICT)
+_RANK = {UNKNOWN: 0, OK: 1, AT_RISK: 2, BREAKS: 3}
+CONSUMER_PREFIX = "consumer:"
+
+
+@dataclass(frozen=True)
+class Entry:
+    surface: str
+    path: str
+    mode: str  # REQUIRES or OPTIONAL
+    cite: str
+    why: str
+    accepts: tuple[str, ...] | None = None
+    observed: bool = True
+
+    @property
+    def label(self) -> str:
+        return f"{self.surface} {self.path or '(root)'}"
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    repository: str
+    version: str
+    describes: str
+    entries: tuple[Entry, ...]
+    path: Path | None = None
+    bundled: bool = False
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def bundled_dir() -> Path:
+    return data_path("consumers")
+
+
+def from_document(doc: object, source: str) -> Profile:
+    """A profile from its parsed JSON; ``InputError`` naming *source* and the first violation."""
+    findings = [f for f in schemas.load(SCHEMA).check(doc) if f.level == schemas.VIOLATION]
+    if findings:
+        first = findings[0]
+        more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
+        raise InputError(f"{source}: not a consumer profile: {first.pointer or '/'}: {first.message}{more}")
+    assert isinstance(doc, dict)
+    entries = tuple(
+        Entry(
+            e["surface"],
+            e["path"],
+            e["mode"],
+            e["cite"],
+            e["why"],
+            tuple(e["accepts"]) if "accepts" in e else None,
+            e.get("observed", True),
+        )
+        for e in doc["entries"]
+    )
+    return Profile(doc["name"], doc["repository"], doc["version"], doc["describes"], entries)
+
+
+def load(path: str | os.PathLike, *, bundled: bool = False) -> Profile:
+    profile = from_document(read_json(path), str(path))
+    return Profile(**{**profile.__dict__, "path": Path(path), "bundled": bundled})
+
+
+def bundled() -> list[Profile]:
+    """The bundled profiles, by name."""
+    directory = bundled_dir()
+    found = [load(p, bundled=True) for p in sorted(directory.glob("*.json"))] if directory.is_dir() else []
+    return sorted(found, key=lambda p: p.name)
+
+
+def resolve(specs: Sequence[str] | None) -> list[Profile]:
+    """Profiles by bundled name or file path (default: every bundled one); a name given twice is
+    used once; two profiles with one name are a usage error."""
+    if not specs:
+        return bundled()
+    known = {p.name: p for p in bundled()}
+    chosen: dict[str, Profile] = {}
+    for spec in specs:
+        if spec in known:
+            profile = known[spec]
+        elif os.path.isfile(spec):
+            profile = load(spec)
+        else:
+            names = ", ".join(known) or "none"
+            raise UsageError(f"{spec}: no such consumer profile (a file, or one of the bundled: {names})")
+        other = chosen.get(profile.name)
+        if other is not None and other.path != profile.path:
+            raise UsageError(f"{spec}: a second profile named {profile.name!r} (the first is {other.path})")
+        chosen[profile.name] = profile
+    return list(chosen.values())
+
+
+# ----------------------------------------------------------------------------- --fail-on
+
+
+@dataclass(frozen=True)
+class FailOn:
+    """``--fail-on`` values: a drift rule (``drift``, ``breaking``, ``never``) and consumers
+    whose ``breaks`` fails the run."""
+
+    drift: str = "drift"
+    consumers: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        parts = [] if self.consumers and self.drift == "never" else [self.drift]
+        return ", ".join(parts + [CONSUMER_PREFIX + n for n in self.consumers])
+
+    def consumer_fails(self, result: ConsumerResult) -> bool:
+        """A consumer that breaks fails the run under ``drift`` and ``breaking``, and when named."""
+        if result.verdict != BREAKS:
+            return False
+        return result.profile.name in self.consumers or self.drift in ("drift", "breaking")
+
+
+def parse_fail_on(values: str | Sequence[str] | None) -> FailOn:
+    """``--fail-on`` values (repeatable); consumers named alone fail nothing else (drift ``never``)."""
+    if values is None or isinstance(values, str):
+        values = [values or "drift"]
+    modes = [v for v in values if not v.startswith(CONSUMER_PREFIX)]
+    names = tuple(dict.fromkeys(v[len(CONSUMER_PREFIX) :] for v in values if v.startswith(CONSUMER_PREFIX)))
+    for mode in modes:
+        if mode not in FAIL_ON:
+            raise UsageError(f"--fail-on {mode}: must be one of {', '.join(FAIL_ON)} or consumer:NAME")
+    if len(set(modes)) > 1:
+        raise UsageError(f"--fail-on: {' and '.join(dict.fromkeys(modes))} contradict each other; give one")
+    if any(not n for n in names):
+        raise UsageError("--fail-on consumer:NAME needs a consumer name")
+    return FailOn(modes[0] if modes else ("never" if names else "drift"), names)
+
+
+def check_fail_on(fail_on: FailOn, profiles: Iterable[Profile]) -> None:
+    """Every consumer named by ``--fail-on consumer:NAME`` is among *profiles*."""
+    names = {p.name for p in profiles}
+    for name in fail_on.consumers:
+        if name not in names:
+            raise UsageError(
+                f"--fail-on consumer:{name}: not among the consumers compared ({', '.join(sorted(names)) or 'none'})"
+            )
+
+
+# ----------------------------------------------------------------------------- judging
+
+
+@dataclass(frozen=True)
+class Decision:
+    entry: Entry
+    effect: str  # OK, AT_RISK, BREAKS, UNKNOWN
+    reason: str
+    path: str | None = None  # the fingerprint line path matched
+    change: Change | None = None  # the changed line that decided, if any
+
+
+@dataclass
+class ConsumerResult:
+    profile: Profile
+    verdict: str
+    decisions: list[Decision] = field(default_factory=list)
+
+    @property
+    def deciding(self) -> list[Decision]:
+        """The decisions that make the verdict (breaks or at risk), in entry order."""
+        if self.verdict not in (BREAKS, AT_RISK):
+            return []
+        return [d for d in self.decisions if d.effect == self.verdict]
+
+    def entry_effects(self) -> dict[Entry, str]:
+        """Each entry's effect: the worst of its decisions."""
+        effects: dict[Entry, str] = {}
+        for d in self.decisions:
+            if _RANK[d.effect] >= _RANK[effects.get(d.entry, UNKNOWN)]:
+                effects[d.entry] = d.effect
+        return effects
+
+    def counts(self) -> Counter[str]:
+        """Entries per effect (ok, at risk, breaks, unknown)."""
+        return Counter(self.entry_effects().values())
+
+    @property
+    def unknown(self) -> list[Decision]:
+        """One decision per entry that could not be judged (the first reason)."""
+        effects = self.entry_effects()
+        seen: set[Entry] = set()
+        out = []
+        for d in self.decisions:
+            if effects[d.entry] == UNKNOWN and d.entry not in seen:
+                seen.add(d.entry)
+                out.append(d)
+        return out
+
+
+def pattern(path: str) -> re.Pattern[str]:
+    """A profile path as a regular expression: ``*`` matches within one segment."""
+    return re.compile("[^.]*".join(map(re.escape, path.split("*"))))
+
+
+def _split(line: str) -> tuple[str, str]:
+    path, _, value = line.rpartition("\t")
+    return path, value
+
+
+def unfingerprinted(entry: Entry) -> str | None:
+    """Why no fingerprint line can show *entry*, or None when one can."""
+    if entry.surface not in FINGERPRINTED:
+        checked = "; `consumers check` looks for the files" if entry.surface == "layout" else ""
+        return f"no fingerprint covers the {entry.surface} surface{checked}"
+    path = entry.path
+    if entry.surface == "sidecar":
+        if path == READER_KEY or path.startswith(READER_KEY + "."):
+            return f"the reader-owned {READER_KEY} block is left out of the sidecar fingerprint"
+        for opaque in sorted(OPAQUE_PATHS):
+            if path.startswith(opaque + "."):
+                return f"below {opaque}, which the sidecar fingerprint records as opaque"
+    elif entry.surface == "transcript":
+        rest = path.partition(".")[2]
+        for opaque in sorted(TRANSCRIPT_OPAQUE):
+            if rest.startswith(opaque + "."):
+                return f"below {opaque}, which the transcript fingerprint records as opaque"
+    elif entry.surface == "wire":
+        segments = path.split(".")
+        for i, segment in enumerate(segments[:-1]):
+            if segment.isdigit():
+                return f"below field {'.'.join(segments[: i + 1])}, which the .proto does not know (not parsed into)"
+    return None
+
+
+def _values(value: str | None) -> set[str]:
+    return set(value.split("|")) if value else set()
+
+
+def _gone(entry: Entry, path: str, current: dict[str, str]) -> str | None:
+    """For a path matched through a ``*``: the bound prefix when nothing below it remains."""
+    if "*" not in entry.path:
+        return None
+    segments = entry.path.split(".")
+    first = next(i for i, s in enumerate(segments) if "*" in s)
+    prefix = ".".join(path.split(".")[: first + 1])
+    if prefix in current or any(p.startswith(prefix + ".") for p in current):
+        return None
+    return prefix
+
+
+def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str]) -> tuple[str, str]:
+    required = entry.mode == REQUIRES
+    if change.kind == "not-observed":
+        return UNKNOWN, "not observed in this corpus (no evidence of removal)"
+    if change.kind == "added":
+        return OK, "added"
+    if change.new is None:  # removed
+        gone = _gone(entry, change.path, current)
+        if gone is not None:
+            return UNKNOWN, f"nothing of {gone} remains (the instance is absent, not the field)"
+        return (BREAKS if required else AT_RISK), "removed"
+    accepted = set(entry.accepts) if entry.accepts is not None else _values(change.old)
+    now = _values(change.new)
+    unreadable, readable = now - accepted, now & accepted
+    shown = "|".join(sorted(accepted))
+    if not unreadable:
+        return OK, f"{change.kind}; every value now recorded is one it accepts ({shown})"
+    if surface == "sqlite":
+        return AT_RISK, f"{change.kind}: the declared type changed (SQLite types are affinities: not proof of a break)"
+    if not readable:
+        return (BREAKS if required else AT_RISK), f"{change.kind}: no longer a value it accepts ({shown})"
+    return AT_RISK, f"{change.kind}: also {'|'.join(sorted(unreadable))}, which it does not accept ({shown})"
+
+
+def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed) -> list[Decision]:
+    why = unfingerprinted(entry)
+    if why is not None:
+        return [Decision(entry, UNKNOWN, why)]
+    surface = entry.surface
+    if result is None:
+        return [Decision(entry, UNKNOWN, f"the {surface} surface was not compared")]
+    if result.status == NEW:
+        return [Decision(entry, UNKNOWN, result.reason or f"the baseline does not record the {surface} surface")]
+    fp = observed.fingerprints.get(surface)
+    before = dict(map(_split, baseline.lines.get(surface, ())))
+    if result.status == UNCHANGED:
+        if surface not in baseline.lines:
+            return [Decision(entry, OK, "the surface is unchanged (same digest as the baseline)")]
+        current = before
+    elif fp is None or result.current_digest is None or (result.status == NOT_COMPARABLE and not result.changes):
+        return [Decision(entry, UNKNOWN, result.reason or "not comparable")]
+    else:
+        current = dict(map(_split, fp.lines))
+    match = pattern(entry.path).fullmatch
+    paths = sorted(p for p in before.keys() | current.keys() if match(p))
+    if not paths:
+        return [Decision(entry, UNKNOWN, "in neither the baseline nor the corpus")]
+    changes = {c.path: c for c in result.changes}
+    out = []
+    for path in paths:
+        change = changes.get(path)
+        if change is None:
+            out.append(Decision(entry, OK, "unchanged", path))
+        else:
+            effect, reason = _classify(entry, surface, change, current)
+            out.append(Decision(entry, effect, reason, path, change))
+    return out
+
+
+def judge(profile: Profile, comparison: Comparison, baseline: Baseline, observed: Observed) -> ConsumerResult:
+    """The verdict of *profile* on *comparison* (of *observed* against *baseline*)."""
+    results = {r.surface: r for r in comparison.surfaces}
+    decisions = [d for e in profile.entries for d in _judge_entry(e, results.get(e.surface), baseline, observed)]
+    worst = max((_RANK[d.effect] for d in decisions), default=0)
+    verdict = {0: NOT_COMPARABLE_VERDICT, 1: OK, 2: AT_RISK, 3: BREAKS}[worst]
+    return ConsumerResult(profile, verdict, decisions)
+
+
+def judge_all(
+    profiles: Iterable[Profile], comparison: Comparison, baseline: Baseline, observed: Observed
+) -> list[ConsumerResult]:
+    return [judge(p, comparison, baseline, observed) for p in profiles]
+
+
+def run_fails(comparison: Comparison, results: Iterable[ConsumerResult], fail_on: FailOn) -> bool:
+    """Whether a compare run fails: its drift under ``fail_on.drift``, or a consumer that breaks
+    (see ``FailOn.consumer_fails``)."""
+    return comparison.fails(fail_on.drift) or any(fail_on.consumer_fails(r) for r in results)
+
+
+# ----------------------------------------------------------------------------- coverage
+
+EXERCISED, NOT_EXERCISED, NOT_CHECKABLE = "exercised", "not exercised", "not checkable"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    entry: Entry
+    status: str  # EXERCISED, NOT_EXERCISED or NOT_CHECKABLE
+    detail: str
+
+
+def store_roots(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """The store roots among or under *paths* (a store root, or a home directory's roots)."""
+    roots: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir() and layout.is_store(path):
+            roots.append(path)
+        elif (path / ".gemini").is_dir():
+            roots.extend(r.path for r in layout.resolve_roots(home=path, env={}))
+    return list(dict.fromkeys(roots))
+
+
+def coverage(profile: Profile, observed: Observed, roots: Sequence[Path]) -> list[Coverage]:
+    """Which entries of *profile* the fingerprints in *observed* (and, for ``layout`` entries,
+    the files of *roots*) exercise: a line matches the entry's path, or a file its pattern."""
+    out = []
+    for entry in profile.entries:
+        if entry.surface == "layout":
+            if not roots:
+                out.append(Coverage(entry, NOT_CHECKABLE, "no store root among the paths (a sweep corpus has no store layout)"))
+                continue
+            found = sum(1 for root in roots for p in root.glob(entry.path) if p.is_file() and not p.is_symlink())
+            status = EXERCISED if found else NOT_EXERCISED
+            out.append(Coverage(entry, status, f"{found} file(s) in {len(roots)} store root(s)"))
+            continue
+        why = unfingerprinted(entry)
+        if why is not None:
+            out.append(Coverage(entry, NOT_CHECKABLE, why))
+            continue
+        fp = observed.fingerprints.get(entry.surface)
+        if fp is None:
+            reason = observed.not_computed.get(entry.surface, "not computed")
+            out.append(Coverage(entry, NOT_CHECKABLE, f"no {entry.surface} fingerprint: {reason}"))
+            continue
+        match = pattern(entry.path).fullmatch
+        lines = [line for line in fp.lines if match(_split(line)[0])]
+        if lines:
+            out.append(Coverage(entry, EXERCISED, f"{len(lines)} line(s), e.g. {lines[0]}"))
+        else:
+            out.append(Coverage(entry, NOT_EXERCISED, f"no {entry.surface} line matches"))
+    return out

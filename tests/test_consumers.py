@@ -1,0 +1,444 @@
+"""Consumer profiles: the bundled ones (schema, citations, honesty), verdicts per surface,
+``compare --consumer`` / ``--fail-on consumer:NAME``, ``consumers`` and ``consumers check``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audit.actions import baseline_writer
+from audit.checks import baselines, consumers
+from audit.checks.baselines import Baseline
+from audit.checks.consumers import (
+    AT_RISK,
+    BREAKS,
+    OK,
+    UNKNOWN,
+    Entry,
+    FailOn,
+    Profile,
+    judge,
+    parse_fail_on,
+)
+from audit.checks.drift import Observed, compare, observe
+from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES, Fingerprint
+from audit.checks.schemas import load as load_schema
+from audit.errors import InputError, UsageError
+from audit.resources import data_path
+from tests.cli_capture import cli
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "examples" / "home"
+F10 = "gen_metadata.data.chat_model.usage.response_output_tokens"
+BUNDLED = sorted(p.stem for p in data_path("consumers").glob("*.json"))
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _baseline(complete: bool = True, **lines: tuple[str, ...]) -> Baseline:
+    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
+    return Baseline(
+        "agy-1.0.0",
+        "1.0.0",
+        "2026-01-01",
+        "0.1.0",
+        COMPLETE_SCOPE if complete else "partial-unknown-scoped",
+        {s: fp.digest for s, fp in fps.items()},
+        dict.fromkeys(fps, "computed from a test corpus"),
+        None,
+        {s: fp.lines for s, fp in fps.items()},
+    )
+
+
+def _observed(complete: bool = True, **lines: tuple[str, ...]) -> Observed:
+    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
+    return Observed("test corpus", fps, complete, COMPLETE_SCOPE if complete else "partial-unknown-scoped")
+
+
+def _profile(*entries: Entry) -> Profile:
+    return Profile("tool", "owner/tool", "@1234567", "a test tool", entries)
+
+
+def _entry(surface: str, path: str, mode: str = "requires", accepts: tuple[str, ...] | None = None) -> Entry:
+    return Entry(surface, path, mode, "owner/tool:src/x.go@1234567", "read", accepts)
+
+
+def _verdict(entry: Entry, before: tuple[str, ...], after: tuple[str, ...], *, complete: bool = True):
+    surface = entry.surface
+    base, seen = _baseline(**{surface: before}), _observed(complete, **{surface: after})
+    return judge(_profile(entry), compare(base, seen), base, seen)
+
+
+@pytest.fixture(scope="module")
+def sample_lines() -> dict[str, tuple[str, ...]]:
+    observed = observe([SAMPLE])
+    return {s: fp.lines for s, fp in observed.fingerprints.items()}
+
+
+def _write_baseline(directory: Path, name: str, lines: dict[str, tuple[str, ...]]) -> Path:
+    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
+    b = Baseline(
+        name,
+        baselines.version_of(name),
+        "2026-10-01",
+        "0.1.0",
+        COMPLETE_SCOPE,
+        {s: fp.digest for s, fp in fps.items()},
+        dict.fromkeys(fps, "computed from a swept corpus (test)"),
+        None,
+        {s: fp.lines for s, fp in fps.items()},
+    )
+    return baseline_writer.write(b, directory)
+
+
+# ----------------------------------------------------------------------------- bundled profiles
+
+
+def test_the_bundled_profiles_and_their_schema():
+    assert BUNDLED == ["agentsview", "agy-reader", "codeburn", "deja-vu"]
+    schema = load_schema("consumer-profile")
+    for name in BUNDLED:
+        doc = json.loads((data_path("consumers") / f"{name}.json").read_text())
+        assert schema.check(doc) == [], name
+        assert doc["name"] == name and doc["version"] and doc["describes"]
+    assert [p.name for p in consumers.bundled()] == BUNDLED
+
+
+def test_every_bundled_entry_cites_the_consumer_s_own_repository():
+    for profile in consumers.bundled():
+        assert profile.entries
+        for entry in profile.entries:
+            repo, _, rest = entry.cite.partition(":")
+            path, _, commit = rest.rpartition("@")
+            assert repo == profile.repository and path and len(commit) >= 7, entry
+
+
+def _known_lines(sample_lines) -> dict[str, set[str]]:
+    known: dict[str, set[str]] = {s: set() for s in SURFACES}
+    for b in baselines.listing(baselines.bundled_dir(), bundled=True):
+        for surface, lines in b.lines.items():
+            known[surface].update(line.rpartition("\t")[0] for line in lines)
+    for surface, lines in sample_lines.items():
+        known[surface].update(line.rpartition("\t")[0] for line in lines)
+    return known
+
+
+def test_every_required_path_is_in_a_bundled_baseline_or_the_fixture_unless_marked(sample_lines):
+    """A required entry names a path some bundled baseline or the sample store (examples/home,
+    the builder's fixture) shows, or says ``observed: false``; and ``observed: false`` is never
+    stale (a path it marks is really absent from both)."""
+    known = _known_lines(sample_lines)
+    roots = consumers.store_roots([SAMPLE])
+    for profile in consumers.bundled():
+        for entry in profile.entries:
+            if entry.surface == "layout":
+                seen = any(p.is_file() for r in roots for p in r.glob(entry.path))
+            elif consumers.unfingerprinted(entry) is not None:
+                continue
+            else:
+                match = consumers.pattern(entry.path).fullmatch
+                seen = any(match(p) for p in known[entry.surface])
+            if entry.mode == "requires":
+                assert seen or not entry.observed, f"{profile.name}: {entry.label} is in no baseline or fixture"
+            assert seen != (not entry.observed), f"{profile.name}: {entry.label}: observed flag is {entry.observed}"
+
+
+def test_profile_files_are_checked_against_the_schema(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"profile": 1, "name": "x", "repository": "a/b", "version": "1", "describes": "d", "entries": []}')
+    with pytest.raises(InputError, match=r"bad.json: not a consumer profile: /entries: \[\] should be non-empty"):
+        consumers.load(bad)
+    with pytest.raises(UsageError, match="nope: no such consumer profile"):
+        consumers.resolve(["nope"])
+    code, out, _ = cli("verify-contract", "--kind", "profile", data_path("consumers"))
+    assert code == 0 and out.endswith(
+        "profile: 4 file(s) checked, 4 valid, 0 with violations, 0 unreadable; 0 violation(s), 0 advisory(ies)\n"
+    )
+    code, out, _ = cli("verify-contract", "--kind", "profile", bad)
+    assert code == 1 and "consumer-profile/entries" in out
+
+
+# ----------------------------------------------------------------------------- verdicts per surface
+
+SIDECAR = ("\tobject", "steps\tarray", "steps.[]\tobject", "steps.[].type\tstring")
+CASES = [
+    # surface, entry, before, after, verdict
+    ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR, OK),
+    ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR + ("steps.[].new\tstring",), OK),
+    ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3], BREAKS),
+    ("sidecar", _entry("sidecar", "steps.[].type", "optional"), SIDECAR, SIDECAR[:3], AT_RISK),
+    ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3] + ("steps.[].type\tnumber",), BREAKS),
+    ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3] + ("steps.[].type\tnull|string",), AT_RISK),
+    (
+        "sidecar",
+        _entry("sidecar", "steps.[].type", accepts=("null", "string")),
+        SIDECAR,
+        SIDECAR[:3] + ("steps.[].type\tnull|string",),
+        OK,
+    ),
+    (
+        "sqlite",
+        _entry("sqlite", "table:steps.idx"),
+        ("table:steps\ttable", "table:steps.idx\tINTEGER pk=1"),
+        ("table:steps\ttable", "table:steps.idx\tINTEGER pk=1"),
+        OK,
+    ),
+    (
+        "sqlite",
+        _entry("sqlite", "table:steps.idx"),
+        ("table:steps\ttable", "table:steps.idx\tINTEGER pk=1"),
+        ("table:steps\ttable",),
+        BREAKS,
+    ),
+    (
+        "sqlite",
+        _entry("sqlite", "table:steps.idx", "optional"),
+        ("table:steps\ttable", "table:steps.idx\tINTEGER pk=1"),
+        ("table:steps\ttable",),
+        AT_RISK,
+    ),
+    ("sqlite", _entry("sqlite", "table:steps.idx"), ("table:steps.idx\tINTEGER pk=1",), ("table:steps.idx\tTEXT pk=1",), AT_RISK),
+    ("wire", _entry("wire", F10, accepts=("varint",)), (f"{F10}\tvarint",), (f"{F10}\tvarint",), OK),
+    ("wire", _entry("wire", F10, accepts=("varint",)), (f"{F10}\tvarint", "x\tlen"), ("x\tlen",), BREAKS),
+    ("wire", _entry("wire", F10, accepts=("varint",)), (f"{F10}\tvarint",), (f"{F10}\tlen",), BREAKS),
+    ("wire", _entry("wire", F10, "optional", ("varint",)), (f"{F10}\tvarint",), (f"{F10}\tlen",), AT_RISK),
+    ("wire", _entry("wire", F10, accepts=("len", "varint")), (f"{F10}\tvarint",), (f"{F10}\tlen",), OK),
+    ("wire", _entry("wire", F10, accepts=("varint",)), (f"{F10}\tlen|varint",), (f"{F10}\tlen",), BREAKS),
+    (
+        "transcript",
+        _entry("transcript", "*.content"),
+        ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
+        ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
+        OK,
+    ),
+    (
+        "transcript",
+        _entry("transcript", "*.content"),
+        ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
+        ("A\tobject", "A.content\tstring", "B\tobject"),
+        BREAKS,
+    ),
+    (
+        "transcript",
+        _entry("transcript", "*.content", "optional"),
+        ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
+        ("A\tobject", "A.content\tstring", "B\tobject"),
+        AT_RISK,
+    ),
+    (
+        "transcript",
+        _entry("transcript", "*.content"),
+        ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
+        ("A\tobject", "A.content\tarray"),
+        BREAKS,
+    ),
+]
+
+
+@pytest.mark.parametrize(("surface", "entry", "before", "after", "verdict"), CASES)
+def test_verdict_per_surface(surface, entry, before, after, verdict):
+    assert _verdict(entry, before, after).verdict == verdict
+
+
+def test_a_record_type_that_no_longer_occurs_is_not_a_removed_field():
+    entry = _entry("transcript", "*.content")
+    before = ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring")
+    result = _verdict(entry, before, before[:2])
+    assert result.verdict == OK
+    assert [(d.path, d.effect, d.reason) for d in result.decisions] == [
+        ("A.content", OK, "unchanged"),
+        ("B.content", UNKNOWN, "nothing of B remains (the instance is absent, not the field)"),
+    ]
+
+
+def test_what_no_fingerprint_shows_is_unknown_and_never_decides():
+    entries = (
+        _entry("sidecar", "agyReader.parentCascadeId"),
+        _entry("sidecar", "executorMetadatas.[].cascadeConfig"),
+        _entry("transcript", "PLANNER_RESPONSE.tool_calls.[].args.Foo"),
+        _entry("wire", "gen_metadata.data.chat_model.20.1"),
+        _entry("rpc", "Get.x"),
+        _entry("layout", "conversations/*.db"),
+    )
+    base = _baseline(sidecar=SIDECAR)
+    seen = _observed(True, sidecar=())
+    result = judge(_profile(*entries), compare(base, _observed(True, sidecar=SIDECAR[:1])), base, seen)
+    assert result.verdict == "not comparable" and result.counts() == {UNKNOWN: 6}
+    assert [d.reason for d in result.unknown] == [
+        "the reader-owned agyReader block is left out of the sidecar fingerprint",
+        "below executorMetadatas, which the sidecar fingerprint records as opaque",
+        "below tool_calls.[].args, which the transcript fingerprint records as opaque",
+        "below field gen_metadata.data.chat_model.20, which the .proto does not know (not parsed into)",
+        "no fingerprint covers the rpc surface",
+        "no fingerprint covers the layout surface; `consumers check` looks for the files",
+    ]
+
+
+def test_absent_from_a_partial_corpus_is_unknown_not_removed():
+    entry = _entry("wire", F10, accepts=("varint",))
+    result = _verdict(entry, (f"{F10}\tvarint", "x\tlen"), ("x\tlen",), complete=False)
+    assert result.verdict == "not comparable"
+    assert result.unknown[0].reason == "not observed in this corpus (no evidence of removal)"
+
+
+def test_a_surface_without_lines_or_not_compared():
+    entry = _entry("wire", F10)
+    digest_only = _baseline(wire=(f"{F10}\tvarint",))
+    digest_only.lines.clear()
+    same = _observed(True, wire=(f"{F10}\tvarint",))
+    assert judge(_profile(entry), compare(digest_only, same), digest_only, same).verdict == OK
+    changed = _observed(True, wire=("y\tlen",))
+    result = judge(_profile(entry), compare(digest_only, changed), digest_only, changed)
+    assert result.verdict == "not comparable" and "records only the digest" in result.unknown[0].reason
+    new = _baseline(sidecar=SIDECAR)
+    result = judge(_profile(entry), compare(new, same), new, same)
+    assert result.unknown[0].reason == "agy-1.0.0 does not record this surface"
+
+
+def test_fail_on_parsing():
+    assert parse_fail_on(None) == FailOn("drift", ())
+    assert parse_fail_on(["breaking"]) == FailOn("breaking", ())
+    assert parse_fail_on(["consumer:codeburn", "consumer:codeburn"]) == FailOn("never", ("codeburn",))
+    assert parse_fail_on(["consumer:codeburn"]).text == "consumer:codeburn"
+    assert parse_fail_on(["drift", "consumer:a"]).text == "drift, consumer:a"
+    with pytest.raises(UsageError, match="--fail-on sometimes: must be one of drift, breaking, never or consumer:NAME"):
+        parse_fail_on(["sometimes"])
+    with pytest.raises(UsageError, match="drift and never contradict each other"):
+        parse_fail_on(["drift", "never"])
+    with pytest.raises(UsageError, match="needs a consumer name"):
+        parse_fail_on(["consumer:"])
+
+
+# ----------------------------------------------------------------------------- compare --consumer
+
+
+@pytest.fixture
+def pair(tmp_path, sample_lines):
+    """A recorded baseline from the sample store and a directory for a second one."""
+    _write_baseline(tmp_path / "fp", "agy-1.0.0", sample_lines)
+    return tmp_path / "fp" / "agy-1.0.0", tmp_path / "now", sample_lines
+
+
+def test_codeburn_breaks_when_usage_field_10_is_removed(pair):
+    base, now, lines = pair
+    assert f"{F10}\tvarint" in lines["wire"]
+    wire = tuple(line for line in lines["wire"] if not line.startswith(F10 + "\t"))
+    current = _write_baseline(now, "agy-1.0.1", lines | {"wire": wire})
+    code, out, err = cli("compare", current, "--baseline", base, "--consumer", "codeburn")
+    assert code == 1 and err == ""
+    assert "\ncodeburn  breaks" in out
+    assert out.endswith(f"\ncodeburn: breaks (1 deciding line(s))\n  wire {F10}\tvarint  [requires: removed]\n")
+    code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["failOn"] == "drift" and doc["fails"] is True
+    (result,) = doc["consumers"]
+    assert result["consumer"] == "codeburn" and result["verdict"] == BREAKS and result["fails"] is True
+    assert [(d["path"], d["class"], d["baseline"], d["current"], d["mode"]) for d in result["deciding"]] == [
+        (F10, "removed", "varint", None, "requires")
+    ]
+    assert result["deciding"][0]["cite"] == "getagentseal/codeburn:src/providers/antigravity.ts@01d856cdd682"
+    # --fail-on consumer:NAME fails only for that consumer
+    assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:codeburn")[0] == 1
+    assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:deja-vu")[0] == 0
+    assert cli("compare", current, "--baseline", base, "--fail-on", "never")[0] == 0
+    code, _, err = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--fail-on", "consumer:deja-vu")
+    assert code == 2 and "--fail-on consumer:deja-vu: not among the consumers compared (codeburn)" in err
+
+
+def test_codeburn_is_ok_with_only_a_new_optional_field(pair):
+    base, now, lines = pair
+    extra = "gen_metadata.data.chat_model.usage.cache_write_tokens\tvarint"
+    current = _write_baseline(now, "agy-1.0.1", lines | {"wire": tuple(sorted(lines["wire"] + (extra,)))})
+    code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["counts"]["added"] == 1  # the drift itself still fails under --fail-on drift
+    assert [(r["consumer"], r["verdict"], r["deciding"]) for r in doc["consumers"]] == [("codeburn", OK, [])]
+    assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:codeburn")[0] == 0
+
+
+def test_a_user_profile_file_works_like_a_bundled_one(pair, tmp_path):
+    base, now, lines = pair
+    mine = tmp_path / "mine.json"
+    mine.write_text(
+        json.dumps(
+            {
+                "profile": 1,
+                "name": "mine",
+                "repository": "me/mine",
+                "version": "v0.1",
+                "describes": "my viewer",
+                "entries": [
+                    {
+                        "surface": "transcript",
+                        "path": "*.step_index",
+                        "mode": "requires",
+                        "cite": "me/mine:main.py@abcdef0",
+                        "why": "order",
+                    },
+                    {
+                        "surface": "transcript",
+                        "path": "USER_INPUT.content",
+                        "mode": "optional",
+                        "cite": "me/mine:main.py@abcdef0",
+                        "why": "text",
+                    },
+                ],
+            }
+        )
+    )
+    transcript = tuple(line for line in lines["transcript"] if not line.startswith("USER_INPUT.content\t"))
+    current = _write_baseline(now, "agy-1.0.1", lines | {"transcript": transcript})
+    code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--fail-on", "consumer:mine")
+    assert code == 0
+    assert out.endswith("\nmine: at risk (1 deciding line(s))\n  transcript USER_INPUT.content\tstring  [optional: removed]\n")
+    code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--format", "markdown")
+    assert "| consumer | verdict | breaks | at risk | ok | unknown | version |" in out
+    assert "| mine | at risk | 0 | 1 | 1 | 0 | v0.1 |" in out
+    assert "| `transcript USER_INPUT.content` | `string` |  | optional | removed |" in out
+
+
+def test_compare_judges_every_bundled_consumer_by_default(pair):
+    base, _, _ = pair
+    code, out, _ = cli("compare", base, "--baseline", base, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and [r["consumer"] for r in doc["consumers"]] == BUNDLED
+    assert {r["consumer"]: r["verdict"] for r in doc["consumers"]} == dict.fromkeys(BUNDLED, OK)
+
+
+# ----------------------------------------------------------------------------- consumers, consumers check
+
+
+def test_consumers_lists_the_bundled_profiles_with_their_versions():
+    code, out, _ = cli("consumers")
+    assert code == 0
+    assert out.splitlines()[0].split() == ["CONSUMER", "ENTRIES", "REQUIRES", "SURFACES", "VERSION"]
+    assert [line.split()[0] for line in out.splitlines()[1:]] == BUNDLED
+    assert "codeburn" in out and "@01d856cdd682 (2026-08)" in out
+    code, out, _ = cli("consumers", "--format", "json")
+    doc = json.loads(out)
+    assert [(c["name"], c["version"], c["profile"]) for c in doc["consumers"]][2] == (
+        "codeburn",
+        "@01d856cdd682 (2026-08)",
+        "bundled",
+    )
+
+
+def test_consumers_check_says_which_entries_the_corpus_exercises():
+    code, out, _ = cli("consumers", "check", "codeburn", SAMPLE, "--format", "json")
+    doc = json.loads(out)
+    assert code == 0
+    status = {(e["surface"], e["path"]): e["status"] for e in doc["entries"]}
+    assert status[("wire", F10)] == "exercised"
+    assert status[("layout", "conversations/*.db")] == "exercised"
+    assert status[("wire", "gen_metadata.data.chat_model.display_name")] == "not exercised"
+    assert (
+        status[("rpc", "GetCascadeTrajectoryGeneratorMetadata.generatorMetadata.[].chatModel.usage.inputTokens")]
+        == "not checkable"
+    )
+    assert sum(doc["counts"].values()) == len(doc["entries"]) == 31
+    code, out, _ = cli("consumers", "check", "deja-vu", SAMPLE)
+    assert code == 0 and out.splitlines()[0] == "consumer: deja-vu @b264ec72cff4 (2026-08-22) (bundled)"
+    assert cli("consumers", "check", "nope", SAMPLE)[0] == 2
