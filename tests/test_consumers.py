@@ -442,3 +442,27 @@ def test_consumers_check_says_which_entries_the_corpus_exercises():
     code, out, _ = cli("consumers", "check", "deja-vu", SAMPLE)
     assert code == 0 and out.splitlines()[0] == "consumer: deja-vu @b264ec72cff4 (2026-08-22) (bundled)"
     assert cli("consumers", "check", "nope", SAMPLE)[0] == 2
+
+
+def test_every_bundled_wire_path_is_one_the_proto_can_name():
+    """A wire entry walks the messages ``cortex.proto`` gives the blob column: a named segment is
+    a field of the message it is in, a number one the message does not declare (the fingerprint
+    prints unknown fields by number)."""
+    from audit.checks.fingerprint import BLOB_MESSAGES
+
+    for profile in consumers.bundled():
+        for entry in profile.entries:
+            if entry.surface != "wire":
+                continue
+            table, column, *rest = entry.path.split(".")
+            column = column.partition("[")[0]
+            message = BLOB_MESSAGES[(table, column)]
+            for segment in rest:
+                assert message is not None, f"{profile.name}: {entry.path}: {segment} is below an unknown field"
+                if segment.isdigit():
+                    assert int(segment) not in message.fields_by_number, f"{profile.name}: {entry.path}: {segment} has a name"
+                    message = None
+                    continue
+                fd = message.fields_by_name.get(segment)
+                assert fd is not None, f"{profile.name}: {entry.path}: {message.name} has no field {segment}"
+                message = fd.message_type

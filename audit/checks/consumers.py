@@ -335,7 +335,7 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
         if surface not in baseline.lines:
             return [Decision(entry, OK, "the surface is unchanged (same digest as the baseline)")]
         current = before
-    elif fp is None or result.current_digest is None or (result.status == NOT_COMPARABLE and not result.changes):
+    elif not result.classified or fp is None or (result.status == NOT_COMPARABLE and not result.changes):
         return [Decision(entry, UNKNOWN, result.reason or "not comparable")]
     else:
         current = dict(map(_split, fp.lines))

@@ -29,7 +29,9 @@ def _value(d: Decision) -> str:
     c = d.change
     if c is None:
         return ""
-    return c.new if c.old is None else c.old if c.new is None else f"{c.old} -> {c.new}"
+    if c.old is None or c.new is None:
+        return c.new or c.old or ""
+    return f"{c.old} -> {c.new}"
 
 
 def _decision_line(d: Decision) -> str:
