@@ -123,3 +123,22 @@ def test_inspect_names_a_path_that_is_no_regular_file(tmp_path, capsys):
     assert capsys.readouterr().err == f"agy-audit: {tmp_path / 'pipe.db'}: not a regular file\n"
     assert main(["inspect", str(tmp_path / "absent.db")]) == 2
     assert capsys.readouterr().err == f"agy-audit: {tmp_path / 'absent.db'}: no such file or directory\n"
+
+
+def test_inspect_documents_findings_and_notes_as_it_exits(tmp_path, capsys):
+    """Issue 20.3: the README said inspect exits 1 "when anything was found" while unknown protobuf
+    fields (reported, counted) exit 0; code, --help and README now say the same."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### `agy-audit inspect`", 1)[1].split("\n### ", 1)[0]
+    assert "Exit 1 when anything was found" not in section
+    assert "**Notes** (exit 0): unknown protobuf fields" in section
+    b = StoreBuilder(tmp_path, seed=5)
+    convo = b.root("cli").conversation(turns=2, unknown_fields=True, brain=False)
+    assert main(["inspect", convo.id, "--home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\n0 finding(s); notes (do not fail): 4 unknown protobuf field(s)\n"), out
+    with pytest.raises(SystemExit):
+        main(["inspect", "--help"])
+    assert "exit 0 with notes only" in " ".join(capsys.readouterr().out.split())

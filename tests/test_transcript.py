@@ -132,7 +132,7 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
     assert by_line[15] == "duplicate key 'a' at /"
     assert [f.message for f in findings if f.line == 13] == [
         "unknown extra",
-        "created_at 'yesterday' is not an RFC 3339 UTC timestamp",
+        "created_at 'yesterday' is not an RFC 3339 timestamp",
         "exit_code is string, not integer",
     ]
     assert [f.message for f in findings if f.line == 14] == [
@@ -812,3 +812,57 @@ def test_writer_is_deterministic(tmp_path):
         assert pa.read_bytes().replace(str(tmp_path / "x").encode(), b"") == pb.read_bytes().replace(
             str(tmp_path / "y").encode(), b""
         )
+
+
+# ----------------------------------------------------------------------------- one timestamp rule (issue 20.7)
+
+_STAMPS = [
+    "2026-06-21T13:32:14Z",
+    "2026-06-21T13:32:14+10:00",
+    "2026-06-21T13:32:14.123456789-05:30",
+    "2026-06-21T23:59:60Z",
+    "2026-06-21 13:32:14Z",
+    "2026-06-21T13:32:14",
+    "2026-06-21T13:32:14+1000",
+    "2026-06-21T13:32:14+24:00",
+    "2026-13-21T13:32:14Z",
+    "2026-06-21T13:32:14.Z",
+    "2026-06-21T13:32:14.1234567890Z",
+    "2026-06-21t13:32:14z",
+]
+
+
+@given(
+    st.one_of(
+        st.sampled_from(_STAMPS),
+        st.from_regex(r"\A\d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-6]\d:[0-6]\d(\.\d{0,10})?(Z|[+-][0-2]\d:?[0-6]\d)?\Z"),
+    )
+)
+def test_the_reader_and_the_contract_agree_on_created_at(stamp):
+    from audit.checks.contract import validate_bytes
+    from audit.store.transcript import _record
+
+    record, found = rec(1, created_at=stamp), []
+    contract = [v.rule for v in validate_bytes(line(record), "transcript").violations]
+    _record(record, "t.jsonl", 1, found)
+    reader = [f.message for f in found if f.kind == "bad-value"]
+    assert ("transcript/created_at" in contract) == bool(reader), (stamp, contract, reader)
+
+
+def test_an_offset_timestamp_is_valid_for_inspect_and_verify_contract(tmp_path, capsys):
+    from audit.cli import main
+
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(line(rec(0, created_at="2026-06-21T23:32:14+10:00")) + b"\n")
+    assert main(["verify-contract", "--kind", "transcript", str(path)]) == 0
+    assert main(["inspect", str(path)]) == 0, capsys.readouterr().out
+
+
+def test_the_schemas_timestamp_pattern_is_the_one_rule():
+    from audit.clock import RFC3339
+    from audit.resources import data_path
+
+    schema = json.loads((data_path("schemas") / "transcript-record.schema.json").read_text())
+    assert schema["properties"]["created_at"]["pattern"] == f"^{RFC3339}$(?!\\n)"
+    sidecar = (data_path("schemas") / "sidecar.schema.json").read_text()
+    assert json.dumps(f"^{RFC3339}$(?!\\n)") in sidecar

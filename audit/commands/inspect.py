@@ -19,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         description=(
             "Row counts per table, step types and statuses, unknown protobuf fields with counts and "
             "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
-            "Exit 1 when anything was found."
+            "Exit 1 on findings (an unreadable, corrupt or undecodable database, a schema we do not know, "
+            "transcript anomalies); exit 0 with notes only (unknown protobuf fields, listed encrypted .pb files)."
         ),
     )
     p.add_argument("target", metavar="ID|PATH", help="conversation id (8+ characters) or a path")
@@ -98,5 +99,7 @@ def _text(r: Inspection) -> str:
             out.append(table(("ANOMALY", "COUNT"), sorted(t.anomalies.items())))
         out += [f"finding: {f}" for f in t.findings]
     out += [f"note: {n}" for n in r.notes]
-    out.append(f"{r.finding_count} finding(s)")
+    notes = [f"{len(r.database.unknown_fields)} unknown protobuf field(s)"] if r.database and r.database.unknown_fields else []
+    notes += [f"{len(r.notes)} encrypted .pb file(s) not decoded"] if r.notes else []
+    out.append(f"{r.finding_count} finding(s)" + (f"; notes (do not fail): {', '.join(notes)}" if notes else ""))
     return "\n".join(out)

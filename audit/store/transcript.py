@@ -23,11 +23,11 @@ import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
+from audit.clock import is_rfc3339
 from audit.safeio import JSONError, dumps, json_type, loads
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -142,7 +142,6 @@ KNOWN_TYPES = frozenset(
     }
 )
 _TOOL_CALL_KEYS = frozenset({"name", "args"})
-_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
 
 
@@ -323,8 +322,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
         if value is not None and value not in known:
             emit(f"unknown-{key}", f"{key} {value!r}")
     created = get("created_at", str)
-    if created is not None and not _is_timestamp(created):
-        emit("bad-value", f"created_at {created!r} is not an RFC 3339 UTC timestamp")
+    if created is not None and not is_rfc3339(created):
+        emit("bad-value", f"created_at {created!r} is not an RFC 3339 timestamp")
     truncated = get("truncated_fields", list) or []
     if not all(isinstance(v, str) for v in truncated):
         emit("bad-value", "truncated_fields holds a non-string")
@@ -365,16 +364,6 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
 
 
 _JSON_NAME = {int: "integer", str: "string", list: "array", dict: "object"}
-
-
-def _is_timestamp(text: str) -> bool:
-    if not _TIMESTAMP.fullmatch(text):
-        return False
-    try:
-        datetime.fromisoformat(text[:19])
-    except ValueError:
-        return False
-    return True
 
 
 def _arg(value: object, where: str, truncated: bool, emit) -> Arg:
