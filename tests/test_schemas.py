@@ -244,7 +244,6 @@ ROOT_RULES = {"sidecar/document"}  # tested by test_root_must_be_an_object
 # (rule, pointer, a value keeping the document valid, a value breaking the rule[, where it is reported]);
 # _DELETE removes the key. Reported at *pointer* unless said otherwise (see _expected).
 SIDECAR_RULES = [
-    ("sidecar/cascadeId", "/cascadeId", UUID3, UUID.upper()),
     ("sidecar/cascadeId", "/cascadeId", UUID3, _DELETE),
     ("sidecar/cascadeId", "/cascadeId", UUID3, UUID + "\n"),
     ("sidecar/trajectoryId", "/trajectoryId", _DELETE, "traj-id"),
@@ -276,7 +275,6 @@ SIDECAR_RULES = [
     ("sidecar/executorMetadatas", "/executorMetadatas/0/terminationReason", "EXECUTOR_TERMINATION_REASON_X", 1),
     ("sidecar/agyReader", "/agyReader", {}, None),
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, ""),
-    ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, UUID2.upper()),
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, "antigravity-cli:" + UUID2),
     ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId", UUID3, UUID),
     ("sidecar/agyReader/completeness", "/agyReader/completeness/steps", 0, -1),
@@ -310,6 +308,11 @@ SIDECAR_RULES = [
 ] + [(f"sidecar/step/{key}", f"{STEP}/{key}", {"futureKey": 1}, "payload") for key in PAYLOADS]
 
 SIDECAR_ADVISORIES = [
+    ("sidecar/uuid/lowerCase", "/cascadeId", UUID3, UUID.upper()),
+    ("sidecar/uuid/lowerCase", "/trajectoryId", UUID3, UUID2.upper()),
+    ("sidecar/uuid/lowerCase", "/metadata/parentConversationId", UUID3, UUID2.upper()),
+    ("sidecar/uuid/lowerCase", "/agyReader/parentCascadeId", UUID3, UUID2.upper()),
+    ("sidecar/uuid/lowerCase", STEP + "/invokeSubagent/results/0/conversationId", UUID3, UUID2.upper()),
     ("sidecar/trajectoryType/family", "/trajectoryType", "CORTEX_TRAJECTORY_TYPE_X", "CASCADE"),
     ("sidecar/source/family", "/source", "CORTEX_TRAJECTORY_SOURCE_X", "cli"),
     ("sidecar/step/type/family", STEP + "/type", "CORTEX_STEP_TYPE_X", "FUTURE_STEP"),
@@ -541,9 +544,9 @@ def test_parent_not_self_compares_ignoring_case():
     doc = _set(SIDECAR, "/agyReader/parentCascadeId", UUID)
     doc["cascadeId"] = UUID.upper()
     findings = schemas.load("sidecar").check(doc)
-    assert [(f.rule, f.pointer) for f in findings] == [
-        ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId"),
-        ("sidecar/cascadeId", "/cascadeId"),
+    assert [(f.rule, f.pointer, f.level) for f in findings] == [
+        ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId", VIOLATION),
+        ("sidecar/uuid/lowerCase", "/cascadeId", ADVISORY),
     ]
     assert findings[0].message == f"'{UUID}' equals /cascadeId (the same id)"
 

@@ -217,8 +217,11 @@ def test_find_session_prefix_rules(tmp_path):
         layout.find_session(scans, "0a1b2c3")
     with pytest.raises(UsageError, match="ambiguous id prefix; candidates: " + A):
         layout.find_session(scans, "0a1b2c3d")
-    with pytest.raises(UsageError, match="ambiguous"):  # C exists in the IDE and the CLI root
-        layout.find_session(scans, C)
+    located = layout.locate_session(scans, C.upper())  # one full id in the IDE and the CLI root: not ambiguous
+    ide, cli = home / ".gemini" / "antigravity", home / ".gemini" / "antigravity-cli"
+    assert (located.session.root, [s.root for s in located.elsewhere]) == (ide, [cli])  # the IDE's .db is newest
+    assert located.notes() == [f"{C}: also in {cli} (artifacts older); using {ide}"]
+    assert layout.find_session(scans, C[:8]).root == ide
     with pytest.raises(InputError, match="no session matches"):
         layout.find_session(scans, "ffffffff")
     with pytest.raises(UsageError):
@@ -252,6 +255,11 @@ def test_cli_stores_show_options_after_command(tmp_path, capsys):
     assert "brain/transcript" in kinds
     assert main(["stores", "--home", str(home), "show", B[:8]]) == 2  # B's prefix is shared with A
     assert "ambiguous id prefix" in capsys.readouterr().err
+    assert main(["stores", "--home", str(home), "show", C, "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    ide, cli = home / ".gemini" / "antigravity", home / ".gemini" / "antigravity-cli"
+    assert json.loads(out)["root"] == str(ide)
+    assert err == f"note: {C}: also in {cli} (artifacts older); using {ide}\n"
 
 
 def test_cli_exit_codes(tmp_path, capsys):

@@ -33,7 +33,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 def run(args: argparse.Namespace) -> int:
     scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-    session = layout.find_session(scans, args.id)
+    located = layout.locate_session(scans, args.id)
+    session = located.session
+    for note in located.notes():
+        print(f"note: {note}", file=sys.stderr)
     result = export_session(session)
     if result.findings:
         shown = "; ".join(result.findings[:3])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from audit.commands.common import add_format, roots_from
 from audit.report.text import rfc3339, table, to_json
@@ -82,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-    session = layout.find_session(scans, args.id)
+    located = layout.locate_session(scans, args.id)
+    session = located.session
+    for note in located.notes():
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
         doc = _session_json(session)
         doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]

@@ -341,18 +341,44 @@ def scan(roots: Iterable[Root], *, include_implicit: bool = False) -> list[RootS
     return [scan_root(root, include_implicit=include_implicit) for root in roots]
 
 
-def find_session(scans: Iterable[RootScan], query: str) -> Session:
-    """The one session whose id starts with *query* (8+ characters, any case) across roots."""
+@dataclass(frozen=True)
+class Located:
+    """The session an id names, and the same id in other roots (older artifacts first out)."""
+
+    session: Session
+    elsewhere: tuple[Session, ...] = ()
+
+    def notes(self) -> list[str]:
+        """One line per other root holding the same id (for stderr)."""
+        return [
+            f"{self.session.id}: also in {other.root} (artifacts {'as new' if other.newest_mtime_ns == self.session.newest_mtime_ns else 'older'}); using {self.session.root}"
+            for other in self.elsewhere
+        ]
+
+
+def locate_session(scans: Iterable[RootScan], query: str) -> Located:
+    """The session whose id starts with *query* (8+ characters, any case) across roots.
+
+    One full id held by several roots names one conversation: the root whose artifacts are
+    newest wins (ties: the first root), the others are listed in ``elsewhere``. Only a prefix
+    matching two different ids is ambiguous (a usage error listing the candidates)."""
     prefix = query.strip().lower()
     if len(prefix) < 8 or not re.fullmatch(r"[0-9a-f-]+", prefix):
         raise UsageError(f"{query!r}: give at least 8 characters of a conversation id (hex and '-')")
     matches = [s for scan_ in scans for s in scan_.sessions if s.id.startswith(prefix)]
     if not matches:
         raise InputError(f"{query}: no session matches this id")
-    if len(matches) > 1:
+    ids = sorted({s.id for s in matches})
+    if len(ids) > 1:
         listed = ", ".join(f"{s.id} ({s.root})" for s in sorted(matches, key=lambda s: (s.id, str(s.root))))
         raise UsageError(f"{query}: ambiguous id prefix; candidates: {listed}")
-    return matches[0]
+    order = sorted(range(len(matches)), key=lambda i: (-matches[i].newest_mtime_ns, i))
+    return Located(matches[order[0]], tuple(matches[i] for i in order[1:]))
+
+
+def find_session(scans: Iterable[RootScan], query: str) -> Session:
+    """``locate_session(...).session``."""
+    return locate_session(scans, query).session
 
 
 def require_roots(roots: list[Root]) -> list[Root]:
