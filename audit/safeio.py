@@ -34,6 +34,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
+from typing import BinaryIO
 from pathlib import Path
 from typing import Any
 
@@ -257,11 +258,36 @@ def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: b
     return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
 
 
+def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> BinaryIO:
+    """*path* opened for reading, only when it is a regular file.
+
+    The open itself never blocks: it is non-blocking (a FIFO or a device answers at once), the
+    descriptor is checked with ``fstat`` and only a regular file is returned (blocking again).
+    Anything else is an ``InputError`` ("not a regular file; not read", or "is a directory");
+    ``OSError`` from the open propagates for the caller to word.
+    """
+    path = _path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow_symlinks else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{path}: is a directory")
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{path}: not a regular file; not read")
+        os.set_blocking(fd, True)
+        return open(fd, "rb", closefd=True)  # noqa: SIM115 - the caller closes it
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
-    """Read a regular file, refusing more than *limit* bytes; errors name the file."""
+    """Read a regular file, refusing more than *limit* bytes; errors name the file. A FIFO,
+    device or socket is refused without blocking (``open_regular``)."""
     path = _path(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             if limit is not None and size > limit:
                 raise InputError(f"{path}: larger than {limit} bytes")

@@ -232,7 +232,8 @@ def test_an_exclusive_writer_does_not_block_a_wal_reader(tmp_path):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert (conv.access, conv.findings, len(conv.steps)) == ("ro", [], 3)
+    # the writer's -wal is still empty: read from a private copy (SQLite would reset its mode)
+    assert (conv.access, conv.findings, len(conv.steps)) == ("copy", [], 3)
 
 
 @pytest.mark.parametrize(

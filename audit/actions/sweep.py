@@ -35,6 +35,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ from audit.safeio import (
 )
 from audit.store.corpus import MANIFEST
 from audit.store.daemon import DaemonClient
+from audit.store import database
 from audit.store.database import open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover_endpoints
 from audit.store.ids import canonical_id
@@ -423,6 +425,28 @@ def _write_manifest(result: SweepResult) -> None:
 # ----------------------------------------------------------------------------- .db copies
 
 
+_BACKUP_PAGES = 1024  # pages per backup step: Python regains control (signals, the deadline) between steps
+
+
+def _backup_progress(path: Path) -> Callable[[int, int, int], None]:
+    """A backup-API progress callback that turns SQLITE_BUSY/LOCKED lasting longer than the busy
+    timeout into an error (the API itself retries forever); being Python code, it also lets
+    Ctrl-C and SIGTERM through between steps."""
+    deadline = [None]
+
+    def progress(status: int, remaining: int, total: int) -> None:
+        if status not in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED
+            deadline[0] = None
+            return
+        now = time.monotonic()
+        if deadline[0] is None:
+            deadline[0] = now + database.BUSY_TIMEOUT
+        elif now > deadline[0]:
+            raise sqlite3.OperationalError("database is locked")
+
+    return progress
+
+
 def backup_database(path: Path) -> bytes:
     """A consistent standalone image of the SQLite database at *path*, committed ``-wal`` pages included.
 
@@ -432,9 +456,12 @@ def backup_database(path: Path) -> bytes:
     """
     try:
         with open_snapshot(path) as (source, _):
+            # open_snapshot holds the read lock already (a writer holding the file under BEGIN
+            # EXCLUSIVE is SQLITE_BUSY after the busy timeout, never an endless retry inside the
+            # backup API); the copy runs inside that read transaction.
             memory = sqlite3.connect(":memory:")
             try:
-                source.backup(memory)
+                source.backup(memory, pages=_BACKUP_PAGES, progress=_backup_progress(path))
                 image = memory.serialize()
             finally:
                 memory.close()

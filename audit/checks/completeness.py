@@ -60,7 +60,7 @@ from audit.errors import (
     InputError,
     NothingToCheck,
 )
-from audit.safeio import dumps, json_key, loads, read_bytes
+from audit.safeio import dumps, json_key, loads, open_regular, read_bytes
 from audit.store.corpus import is_corpus
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
@@ -274,7 +274,7 @@ def source_sha256(db: str | os.PathLike) -> str:
     digest = hashlib.sha256()
     for path in (db, _wal(db)):
         try:
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:  # a FIFO or device is refused, never waited on
                 while chunk := fh.read(1 << 20):
                     digest.update(chunk)
         except FileNotFoundError:

@@ -4,7 +4,8 @@
 application/json``, ``Connect-Protocol-Version: 1`` and, when a token is known,
 ``x-codeium-csrf-token``. ``http.client`` is used directly (not ``urllib``) so that no proxy from
 the environment and no redirect can ever carry the token elsewhere, and so that the per-call
-timeout bounds the whole call, body included.
+timeout is one deadline for the whole call: connect, TLS handshake, request, status line, headers and
+body together (every read and write of the socket checks it).
 
 Safety: only loopback endpoints unless ``allow_remote``; the CSRF token is held in a ``Secret``
 whose ``repr``/``str`` are redacted, it is sent only as a header, and every error message is
@@ -14,9 +15,11 @@ scrubbed of it. A 401/403 answer is reported without its body.
 from __future__ import annotations
 
 import http.client
+import io
 import ipaddress
 import json
 import re
+import select
 import socket
 import ssl
 import time
@@ -141,11 +144,10 @@ class DaemonClient:
         deadline = time.monotonic() + self.timeout
         conn = self._connection()
         try:
+            conn.sock = _DeadlineSocket(self._open_socket(deadline), deadline)
             conn.request("POST", f"{self._prefix}/{SERVICE}/{method}", json.dumps(body).encode(), headers)
-            sock = conn.sock  # http.client drops conn.sock once a close-delimited answer starts
-            sock.settimeout(max(deadline - time.monotonic(), 0.001))
-            response = conn.getresponse()
-            data = self._read(sock, response, deadline)
+            response = conn.getresponse()  # status line and headers: every read checks the deadline
+            data = self._read(response)
         except TimeoutError:
             raise DaemonTimeout(f"{method}: no answer from the daemon within {self.timeout:g}s") from None
         except ConnectionRefusedError:
@@ -189,34 +191,111 @@ class DaemonClient:
         return Fetched(raw, value, cascade_id)
 
     def _connection(self) -> http.client.HTTPConnection:
+        # never connects by itself: call() hands it a socket opened under the call's deadline
+        return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+
+    def _open_socket(self, deadline: float) -> socket.socket:
+        """A connected (for https: handshaken) socket, within *deadline*."""
+        sock = socket.create_connection((self._host, self._port), timeout=_remaining(deadline))
         if not self._https:
-            return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+            return sock
         context = ssl.create_default_context()
         if self._loopback:  # the local daemon's HTTPS port uses a self-signed certificate
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
-        return http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout, context=context)
+        try:
+            tls = context.wrap_socket(sock, server_hostname=self._host, do_handshake_on_connect=False)
+            tls.setblocking(False)
+            while True:  # the handshake under the deadline, however slowly the peer sends it
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    ready = select.select([tls], [], [], _remaining(deadline))[0]
+                except ssl.SSLWantWriteError:
+                    ready = select.select([], [tls], [], _remaining(deadline))[1]
+                if not ready:
+                    raise TimeoutError
+            tls.settimeout(_remaining(deadline))
+            return tls
+        except BaseException:
+            sock.close()
+            raise
 
     @staticmethod
-    def _read(sock: socket.socket, response: http.client.HTTPResponse, deadline: float) -> bytes:
+    def _read(response: http.client.HTTPResponse) -> bytes:
         chunks, size = [], 0
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            sock.settimeout(remaining)
-            chunk = response.read1(1 << 16)
-            if not chunk:
-                return b"".join(chunks)
+        while chunk := response.read1(1 << 16):
             size += len(chunk)
             if size > MAX_RESPONSE:
                 raise http.client.HTTPException(f"answer larger than {MAX_RESPONSE} bytes")
             chunks.append(chunk)
+        return b"".join(chunks)
 
     def _scrub(self, message: str) -> str:
         if self._token is not None:
             message = message.replace(self._token.reveal(), "<redacted>")
         return message
+
+
+def _remaining(deadline: float) -> float:
+    """Seconds left before *deadline*; ``TimeoutError`` when none are."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+class _DeadlineSocket:
+    """A connected socket whose every send and receive must finish before one deadline, so a
+    peer that trickles its status line, headers or body (a byte at a time) cannot stretch a call
+    beyond its timeout. ``http.client`` uses ``sendall``, ``makefile`` and ``close``."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self._sock, self._deadline = sock, deadline
+        self._readers, self._closed = 0, False  # as a socket's makefile: closed when the last user is
+
+    def sendall(self, data: bytes) -> None:
+        self._sock.settimeout(_remaining(self._deadline))
+        self._sock.sendall(data)  # the timeout bounds the whole sendall
+
+    def recv_into(self, buffer: memoryview, nbytes: int = 0) -> int:
+        self._sock.settimeout(_remaining(self._deadline))
+        return self._sock.recv_into(buffer, nbytes)
+
+    def makefile(self, mode: str = "rb", buffering: int | None = None) -> io.BufferedReader:
+        self._readers += 1
+        return io.BufferedReader(_DeadlineReader(self))
+
+    def release(self) -> None:
+        self._readers -= 1
+        if self._closed and self._readers <= 0:
+            self._sock.close()
+
+    def close(self) -> None:
+        # http.client closes the connection while a close-delimited answer is still being read
+        self._closed = True
+        if self._readers <= 0:
+            self._sock.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._sock, name)
+
+
+class _DeadlineReader(io.RawIOBase):
+    def __init__(self, sock: _DeadlineSocket) -> None:
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:
+        return self._sock.recv_into(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._sock.release()
+        super().close()
 
 
 def _connect_message(body: bytes) -> str:

@@ -34,7 +34,9 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from audit.errors import InputError
-from audit.safeio import create_new_file, make_private_dir, read_bytes
+from audit.safeio import create_new_file, make_private_dir, open_regular, read_bytes
 
 BUSY_TIMEOUT = 0.25
 """Seconds to wait for a lock before reporting the database as locked."""
@@ -144,20 +146,24 @@ def open_snapshot(path: str | os.PathLike, *, wal_mode: bool | None = None) -> I
         wal_mode, problem = _inspect(path)
         if problem is not None:
             raise InputError(problem.message)
-    wal, shm = _side(path, "-wal"), _side(path, "-shm")
-    if not wal_mode:
+    sides = _side_files(path)
+    wal = _side(path, "-wal")
+    if any(size == 0 for size in sides.values()):
+        mode = "copy"  # SQLite resets an empty -wal/-journal/-shm to the .db's mode when it opens it
+    elif not wal_mode:
         mode = "ro"
-    elif wal.exists() and shm.exists():
+    elif "-wal" in sides and "-shm" in sides:
         mode = "readonly_shm"
-    elif _has_content(wal):
+    elif "-wal" in sides:
         mode = "copy"
     else:
         mode = "immutable"
     if mode == "readonly_shm":
+        conn = _connect(_uri(path) + "&readonly_shm=1")
         try:
-            conn = _connect(_uri(path) + "&readonly_shm=1")
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            begin_read(conn)
         except sqlite3.Error as exc:
+            conn.close()
             if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
                 raise
             mode = "copy"  # the -shm cannot be used by us: read a private copy instead
@@ -166,16 +172,59 @@ def open_snapshot(path: str | os.PathLike, *, wal_mode: bool | None = None) -> I
                 yield conn, "ro"
             return
     if mode == "copy":
-        with _private_copy(path, wal) as copy:
+        with _private_copy(path, wal if sides.get("-wal") else None) as copy:
             with contextlib.closing(_connect(_uri(copy))) as conn:
+                begin_read(conn)
                 yield conn, "copy"
         return
     with contextlib.closing(_connect(_uri(path, immutable=mode == "immutable"))) as conn:
+        begin_read(conn)
         yield conn, mode
 
 
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+def _side_files(path: Path) -> dict[str, int]:
+    """Size of each side file present beside *path* (by suffix). A side file that is not a
+    regular file (a FIFO, a device, a symbolic link) is an ``InputError``: SQLite would open it."""
+    sizes = {}
+    for suffix in SIDE_SUFFIXES:
+        side = _side(path, suffix)
+        try:
+            st = os.lstat(side)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise InputError(f"{side}: cannot stat ({exc.strerror or exc})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{side}: not a regular file; not read")
+        sizes[suffix] = st.st_size
+    return sizes
+
+
 def _connect(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+    # no busy handler inside SQLite (its sleep cannot be interrupted): begin_read waits in Python
+    return sqlite3.connect(uri, uri=True, timeout=0, isolation_level=None)
+
+
+def begin_read(conn: sqlite3.Connection) -> None:
+    """Start the read transaction every read of a snapshot happens in, waiting up to
+    ``BUSY_TIMEOUT`` seconds for a lock another process holds. The wait is a Python loop, so
+    Ctrl-C and SIGTERM interrupt it; after it the ``SQLITE_BUSY`` error is raised."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            conn.execute("BEGIN")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return
+        except sqlite3.OperationalError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            busy = getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
@@ -223,9 +272,11 @@ def _uri(path: Path, *, immutable: bool = False) -> str:
 def _inspect(path: Path) -> tuple[bool, Finding | None]:
     """(WAL mode?, problem) from the 100-byte header and the file size."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             header = fh.read(100)
             size = os.fstat(fh.fileno()).st_size
+    except InputError as exc:
+        return False, Finding("unreadable", exc.message)
     except OSError as exc:
         return False, Finding("unreadable", f"{path}: cannot read ({exc.strerror or exc})")
     if size == 0:
@@ -255,7 +306,7 @@ def _text(raw: bytes) -> str | bytes:
 
 
 def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str) -> None:
-    conn.execute("BEGIN")  # one read transaction: every SELECT below sees the same snapshot
+    # open_snapshot began one read transaction: every SELECT below sees the same snapshot
     schema = schema_rows(conn)
     user_version = conn.execute("PRAGMA user_version").fetchone()[0]
     check = [row[0] for row in conn.execute("PRAGMA quick_check")]
@@ -287,14 +338,14 @@ def _stat(path: Path) -> tuple[int, int] | None:
 
 
 @contextlib.contextmanager
-def _private_copy(path: Path, wal: Path) -> Iterator[Path]:
-    """Copy ``.db`` + ``-wal`` into a private temp dir (re-copied until the source stats agree
+def _private_copy(path: Path, wal: Path | None) -> Iterator[Path]:
+    """Copy ``.db`` (+ ``-wal`` when given) into a private temp dir (re-copied until the source stats agree
     before and after); yields the copy's path and deletes it afterwards."""
     for _ in range(_COPY_ATTEMPTS):
-        before = (_stat(path), _stat(wal))
+        before = (_stat(path), _stat(wal) if wal else None)
         database = read_bytes(path)
         journal = read_bytes(wal) if before[1] is not None else None
-        if (_stat(path), _stat(wal)) == before:
+        if (_stat(path), _stat(wal) if wal else None) == before:
             break
     else:
         raise InputError(f"{path}: kept changing while being copied")

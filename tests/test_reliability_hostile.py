@@ -1,0 +1,267 @@
+"""Reliability against a hostile but realistic user (issue 16): hangs, leaks, lost updates and
+tracebacks a probe found. Each test reproduces one finding; the comment names its item.
+
+Commands that could hang run in a child process with a hard timeout, so a regression fails the
+test instead of stalling the suite. Root ignores permission bits: those tests run their commands
+as uid 65534 (see ``unprivileged`` in test_reliability_faults).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from cli_capture import cli
+
+from audit.store.daemon import DaemonClient, DaemonTimeout
+from audit.testing import StoreBuilder
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*argv: object, timeout: float = 15.0, env: dict | None = None) -> tuple[int, str, str, float]:
+    """(exit code, stdout, stderr, seconds) of ``python -m audit ARGV`` in a child process; a
+    child still running after *timeout* is killed and fails the test (a hang)."""
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    start = time.monotonic()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "audit", *map(str, argv)],
+            capture_output=True,
+            timeout=timeout,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"agy-audit {' '.join(map(str, argv))} still running after {timeout}s (a hang)")
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"), time.monotonic() - start
+
+
+# ----------------------------------------------------------------------------- item 1: a locked .db
+
+
+@pytest.fixture
+def locked_db(tmp_path):
+    """A rollback-journal conversation whose .db another process holds under BEGIN EXCLUSIVE."""
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1, sidecar="missing")
+    db = convo.paths["db"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('PRAGMA locking_mode=exclusive'); c.execute('BEGIN EXCLUSIVE')\n"
+            "c.execute('UPDATE trajectory_meta SET cascade_id = cascade_id')\n"
+            "print('locked', flush=True); time.sleep(120)\n",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert holder.stdout.readline() == b"locked\n"
+    yield root, convo
+    holder.kill()
+    holder.wait()
+
+
+@pytest.mark.parametrize("command", ["sweep", "ci"])
+def test_a_database_locked_by_another_process_fails_the_session_promptly(locked_db, tmp_path, command):
+    # item 1: the backup-API copy retried SQLITE_BUSY inside C forever, deaf to Ctrl-C and SIGTERM
+    root, convo = locked_db
+    out = tmp_path / "out"
+    if command == "sweep":
+        code, stdout, err, seconds = run_cli("sweep", "--source", "native", "--root", root.path, "--out", out, "--format", "json")
+    else:
+        code, stdout, err, seconds = run_cli("ci", "--source", "native", "--root", root.path, "--out", out)
+    assert seconds < 10 and code == 1, (code, err)
+    manifest = json.loads((out / "manifest.json").read_bytes())
+    assert manifest["complete"] is False
+    assert [(f["id"], f["stage"]) for f in manifest["failures"]] == [(convo.id, "copy")]
+    assert manifest["failures"][0]["message"] == f"{convo.paths['db']}: cannot copy the database (database is locked)"
+
+
+def test_a_sweep_waiting_on_a_lock_stays_interruptible(locked_db, tmp_path, monkeypatch):
+    # item 1: every long wait stays interruptible: with a long busy timeout, SIGTERM still ends it
+    root, convo = locked_db
+    script = (
+        "import sys\n"
+        "import audit.store.database as d\n"
+        "d.BUSY_TIMEOUT = 600.0\n"
+        "from audit.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, "sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out"],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "out" / "manifest.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the busy wait now
+    child.terminate()
+    try:
+        _, err = child.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("a sweep waiting on a locked .db ignored SIGTERM")
+    assert child.returncode == 143
+    assert json.loads((tmp_path / "out" / "manifest.json").read_bytes())["complete"] is False
+
+
+# ----------------------------------------------------------------------------- item 2: a trickling daemon
+
+
+class Trickle:
+    """A loopback HTTP server that answers every request slowly: ``headers`` header lines (one
+    every ``pause`` seconds), or, with ``bytes_only``, the whole answer one byte at a time."""
+
+    def __init__(self, *, headers: int = 40, pause: float = 0.1, bytes_only: bool = False) -> None:
+        self.headers, self.pause, self.bytes_only = headers, pause, bytes_only
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        body = b'{"trajectory": {}}'
+        lines = [b"HTTP/1.1 200 OK\r\n"] + [b"X-Slow-%d: 1\r\n" % n for n in range(self.headers)]
+        lines += [b"Content-Length: %d\r\n\r\n" % len(body), body]
+        chunks = [bytes([b]) for line in lines for b in line] if self.bytes_only else lines
+        try:
+            conn.recv(65536)
+            for chunk in chunks:
+                if self.stop.is_set():
+                    break
+                conn.sendall(chunk)
+                time.sleep(self.pause)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("bytes_only", [False, True])
+def test_the_timeout_bounds_status_line_headers_and_body_together(bytes_only):
+    # item 2: a daemon sending one header line (or one byte) at a time outlived --timeout
+    server = Trickle(headers=40, pause=0.1 if not bytes_only else 0.02, bytes_only=bytes_only)
+    try:
+        client = DaemonClient(f"http://127.0.0.1:{server.port}", timeout=1.0)
+        start = time.monotonic()
+        with pytest.raises(DaemonTimeout) as caught:
+            client.call("GetCascadeTrajectory", {"cascadeId": "x"})
+        assert time.monotonic() - start < 1.6
+        assert caught.value.message == "GetCascadeTrajectory: no answer from the daemon within 1s"
+    finally:
+        server.close()
+
+
+def test_a_trickling_daemon_cannot_stretch_a_sweep(tmp_path):
+    # item 2: `sweep --source auto` took minutes against a daemon trickling its headers
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    root.conversation(turns=1)
+    server = Trickle(headers=200, pause=0.1)
+    try:
+        env = {"ANTIGRAVITY_DAEMON_URL": f"http://127.0.0.1:{server.port}"}
+        code, out, err, seconds = run_cli(
+            "sweep", "--root", root.path, "--out", tmp_path / "out", "--timeout", "1", "--format", "json", env=env
+        )
+    finally:
+        server.close()
+    assert seconds < 6, seconds
+    failures = json.loads(out)["manifest"]["failures"]
+    assert code == 1 and [f["stage"] for f in failures] == ["fetch"]
+    assert failures[0]["message"] == "LoadTrajectory: no answer from the daemon within 1s"
+
+
+# ----------------------------------------------------------------------------- item 3: special side files
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_fifo_side_file_is_refused_by_every_reader(tmp_path, suffix):
+    # item 3: completeness opened a FIFO named <id>.db-wal to hash it and blocked forever
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1, wal_steps=1 if suffix != "-journal" else 0)
+    side = convo.paths["db"].with_name(convo.paths["db"].name + suffix)
+    side.unlink(missing_ok=True)
+    os.mkfifo(side)
+    refusal = f"{side}: not a regular file; not read"
+    code, out, err, _ = run_cli("completeness", root.path, "--format", "json", timeout=30)
+    assert code == 2, (code, out, err)
+    assert [r["detail"] for r in json.loads(out)["results"]] == [refusal]
+    code, out, err, _ = run_cli("inspect", convo.paths["db"], "--format", "json", timeout=30)
+    assert code == 1 and json.loads(out)["database"]["findings"] == [refusal]
+    code, out, err, _ = run_cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
+    failures = json.loads(out)["manifest"]["failures"]
+    assert code == 1 and [(f["stage"], f["message"]) for f in failures] == [("copy", refusal)]
+
+
+def test_a_fifo_named_like_a_database_is_refused(tmp_path):
+    # item 3: `inspect` of a FIFO .db opened it to read the header and blocked
+    fifo = tmp_path / "00000000-0000-4000-8000-000000000000.db"
+    os.mkfifo(fifo)
+    code, out, err, _ = run_cli("inspect", fifo, "--format", "json", timeout=30)
+    assert code in (1, 2) and f"{fifo}: not a regular file" in out + err, (code, out, err)
+
+
+# ----------------------------------------------------------------------------- item 9: side-file metadata
+
+
+def metadata(top: Path) -> dict[str, tuple[int, int, int, int]]:
+    """(mode, size, mtime, ctime) of every entry below *top*."""
+    out = {}
+    for p in sorted(top.rglob("*")):
+        st = os.lstat(p)
+        out[str(p.relative_to(top))] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return out
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-journal", "-shm"])
+def test_read_only_commands_never_touch_an_empty_side_file(tmp_path, suffix):
+    # item 9: SQLite reset a zero-length -wal/-journal to the .db's mode when opening it
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=2, wal_steps=1 if suffix != "-journal" else 0)  # WAL: a -wal and a -shm
+    db = convo.paths["db"]
+    side = db.with_name(db.name + suffix)
+    side.write_bytes(b"")
+    db.chmod(0o644)
+    side.chmod(0o600)
+    time.sleep(0.01)
+    before = metadata(root.path)
+    for argv in (
+        ("inspect", db, "--format", "json"),
+        ("completeness", root.path),
+        ("fingerprint", root.path),
+        ("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out"),
+    ):
+        code, out, err = cli(*argv)
+        assert "Traceback" not in err, (argv, err)
+        assert metadata(root.path) == before, argv  # modes and ctimes included
