@@ -34,9 +34,8 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jiter
 import orjson

@@ -43,7 +43,12 @@ def run_cli(*argv: object, timeout: float = 15.0, env: dict | None = None) -> tu
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"agy-audit {' '.join(map(str, argv))} still running after {timeout}s (a hang)")
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"), time.monotonic() - start
+    return (
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+        time.monotonic() - start,
+    )
 
 
 # ----------------------------------------------------------------------------- item 1: a locked .db

@@ -57,9 +57,9 @@ from audit.safeio import (
     make_private_dir,
     read_bytes,
 )
+from audit.store import database
 from audit.store.corpus import MANIFEST
 from audit.store.daemon import DaemonClient
-from audit.store import database
 from audit.store.database import open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover_endpoints
 from audit.store.ids import canonical_id
