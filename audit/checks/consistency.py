@@ -1,0 +1,629 @@
+"""``.db`` <-> brain transcript consistency: two real sources telling the story of the same steps.
+
+For every session with a conversation ``.db``, the ``.db`` is read as one read-only snapshot
+(``audit.store.database``), decoded offline (``audit.store.trajectory``) and checked against its
+own invariants (``audit.checks.invariants``). Where the session also has brain transcripts
+(``audit.store.transcript``: the compact tier ``transcript.jsonl``, the full tier
+``transcript_full.jsonl``, each with its rolling chunks, and ``logs/overview.txt``), every
+transcript record is joined to the ``.db`` step of the same index (``steps.idx`` ==
+``step_index``; a repeated index: its last record) and, per tier, compared on:
+
+* ``type`` and ``source`` (enum names without their prefixes), ``created_at`` to the second
+  (the ``.db`` value floored);
+* ``status``: equal, or a *lag* (an advisory): one side is still in a state the other has left
+  (PENDING, GENERATING, WAITING, QUEUED, RUNNING vs a later or final one; real transcripts keep
+  RUNNING for finished background commands, a ``.db`` copied without its ``-wal`` keeps PENDING).
+  Two different final states (DONE vs ERROR) disagree. Content is compared only where the
+  statuses are equal;
+* USER_INPUT: the ``<USER_REQUEST>`` text vs ``userInput.userResponse`` (or its items), stripped;
+* PLANNER_RESPONSE: ``content`` vs ``modifiedResponse`` or ``response``, ``thinking``, the tool
+  calls in order (count, names, argument keys and values);
+* RUN_COMMAND: ``exit_code`` (or the content's "exited with code N") vs ``runCommand.exitCode``,
+  and the ``CommandLine`` argument of the planner call the step answers (joined through the
+  step's copied call id) vs ``runCommand.commandLine``;
+* ``error`` vs one of the ``.db`` error texts (model error message, short error, user error
+  message, full error) and ``error_code`` vs ``errorCode``.
+
+Tool-call arguments are compared as values after undoing each tier's encoding: in the compact
+tier and the overview each value is JSON text, in the full tier a native JSON value (a plain
+string is the string itself). Text cut by a ``<truncated N bytes|lines>`` marker is compared
+only up to the marker (its head must start the ``.db`` value).
+
+Reported, never failed (advisories): a status lag; transcript windows (a tier starting after
+step 0) and gaps (``.db`` steps inside a tier's range without a record); transcript steps beyond
+the ``.db`` (with the reason when the ``.db`` has a ``-shm`` but no ``-wal``: its newest commits
+are missing); enum numbers ``cortex.proto`` does not name (not compared); ``.db`` decoding
+problems that leave the step readable. A value one side lacks where the other carries text is a
+disagreement; a field neither side carries is not compared.
+
+Verdicts per session: ``consistent``, ``inconsistent`` (a disagreement or an invariant breach),
+``unreadable`` (the ``.db`` or a transcript file cannot be read). Exit codes (``Report.exit_code``):
+2 any unreadable, 1 any inconsistent, 3 no ``.db`` found, else 0. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from audit.checks import invariants
+from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
+from audit.safeio import JSONError, dumps, loads
+from audit.store import transcript as tr
+from audit.store.corpus import is_corpus
+from audit.store.database import read_database
+from audit.store.ids import UUID_PATTERN
+from audit.store.layout import Root, is_store, list_dir, scan_root
+from audit.store.trajectory import reconstruct
+
+VIOLATION, ADVISORY = "violation", "advisory"
+CONSISTENT, INCONSISTENT, UNREADABLE = "consistent", "inconsistent", "unreadable"
+VERDICTS = (CONSISTENT, INCONSISTENT, UNREADABLE)
+COMPACT, FULL, OVERVIEW = "compact", "full", "overview"
+TIERS = (COMPACT, FULL, OVERVIEW)
+UNREADABLE_RULE = "consistency/unreadable"
+
+RULES = {
+    "consistency/type": "the step type differs",
+    "consistency/status": "two different final statuses (DONE, ERROR, CANCELED ...)",
+    "consistency/status-lag": "one side is still in a state the other has left (advisory)",
+    "consistency/created-at": "createdAt differs at the second",
+    "consistency/source": "the step source differs",
+    "consistency/prompt": "the <USER_REQUEST> text differs from userInput",
+    "consistency/response": "the planner's content differs from its response",
+    "consistency/thinking": "the planner's thinking differs",
+    "consistency/tool-calls": "the planner's tool calls differ in number",
+    "consistency/tool-name": "a tool call's name differs",
+    "consistency/tool-args": "a tool call's argument keys or values differ",
+    "consistency/command-line": "a RUN_COMMAND's command line differs from the CommandLine the transcript's call gives",
+    "consistency/exit-code": "a RUN_COMMAND's exit code differs",
+    "consistency/error": "the error text differs",
+    "consistency/error-code": "the error code differs",
+    "consistency/window": "a transcript tier starts after step 0 (advisory)",
+    "consistency/gap": ".db steps inside a tier's range without a transcript record (advisory)",
+    "consistency/beyond": "transcript steps beyond the last .db step (advisory)",
+    "consistency/unknown-enum": "a .db enum number cortex.proto does not name; not compared (advisory)",
+    "consistency/db-decode": "the .db decoder reported a problem that leaves the steps readable (advisory)",
+    UNREADABLE_RULE: "the .db or a transcript file cannot be read",
+    **invariants.RULES,
+}
+
+_FATAL_DB = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
+_OPEN = frozenset({"UNSPECIFIED", "PENDING", "GENERATING", "WAITING", "QUEUED", "RUNNING"})
+"""Statuses a step leaves; any other is final."""
+_SPELLING = {"CANCELLED": "CANCELED"}
+_MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
+_DB_NAME = re.compile(rf"({UUID_PATTERN})\.db")
+_SECOND = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:\d\d)")
+_ERROR_TEXTS = ("modelErrorMessage", "shortError", "userErrorMessage", "fullError")
+_SHOWN = 24  # characters of each side shown around a difference
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # VIOLATION or ADVISORY
+    rule: str  # a key of RULES
+    message: str
+    step: int | None = None  # the step index it is about
+    file: str | None = None  # the transcript file (or the .db for invariants and .db problems)
+    line: int | None = None  # 1-based line in the transcript file
+
+
+@dataclass
+class SessionResult:
+    id: str
+    db: Path
+    brain: Path | None
+    verdict: str = CONSISTENT
+    db_steps: int = 0
+    records: dict[str, int] = field(default_factory=dict)  # tier -> records read
+    joined: dict[str, int] = field(default_factory=dict)  # tier -> records joined to a .db step
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == VIOLATION]
+
+    @property
+    def advisories(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == ADVISORY]
+
+
+@dataclass
+class Report:
+    results: list[SessionResult]
+
+    def counts(self) -> dict[str, int]:
+        return {v: sum(r.verdict == v for r in self.results) for v in VERDICTS}
+
+    def rule_counts(self, level: str = VIOLATION) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.results:
+            for f in r.findings:
+                if f.level == level:
+                    out[f.rule] = out.get(f.rule, 0) + 1
+        return dict(sorted(out.items()))
+
+    @property
+    def exit_code(self) -> int:
+        verdicts = {r.verdict for r in self.results}
+        if not self.results:
+            return EXIT_NOTHING
+        if UNREADABLE in verdicts:
+            return EXIT_USAGE
+        return EXIT_FINDINGS if INCONSISTENT in verdicts else EXIT_OK
+
+
+# ----------------------------------------------------------------------------- finding sessions
+
+
+@dataclass(frozen=True)
+class Target:
+    """One ``.db`` and the brain directory of the same id (None when there is none)."""
+
+    id: str
+    db: Path
+    brain: Path | None
+
+
+def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
+    """Every session of *roots* with a ``.db``."""
+    found = []
+    for root in roots:
+        for session in scan_root(root).sessions:
+            if session.db is not None:
+                found.append(Target(session.id, session.db, session.brain))
+    return sorted(found, key=lambda t: (str(t.db.parent), t.id))
+
+
+def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
+    """Sessions under *paths*: store roots, sweep corpora (``native/<surface>/<id>.db`` with
+    ``native/<surface>/brain/<id>/``), directories of ``.db`` files, or ``.db`` files (the brain
+    of ``conversations/<id>.db`` is ``../brain/<id>/``). Raises ``InputError`` for a path that is
+    none of these."""
+    found: list[Target] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file() and _DB_NAME.fullmatch(path.name):
+            found.append(
+                _target(path, path.parent.parent / "brain" if path.parent.name == "conversations" else path.parent / "brain")
+            )
+        elif path.is_dir() and is_corpus(path):
+            for surface in sorted(p for p in (path / "native").iterdir() if p.is_dir() and not p.is_symlink()):
+                found += _targets_in(surface, surface / "brain")
+        elif path.is_dir() and is_store(path):
+            found += _targets_in(path / "conversations", path / "brain")
+        elif path.is_dir():
+            found += _targets_in(path, path.parent / "brain" if path.name == "conversations" else path / "brain")
+        else:
+            raise InputError(f"{path}: not a store root, sweep corpus, directory or <uuid>.db file")
+    return found
+
+
+def _targets_in(directory: Path, brains: Path) -> list[Target]:
+    if not directory.is_dir():
+        return []
+    names = sorted(e.name for e in list_dir(directory) if _DB_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False))
+    return [_target(directory / name, brains) for name in names]
+
+
+def _target(db: Path, brains: Path) -> Target:
+    cid = db.name[:-3].lower()
+    brain = brains / cid
+    return Target(cid, db, brain if brain.is_dir() and not brain.is_symlink() else None)
+
+
+# ----------------------------------------------------------------------------- checking
+
+
+def check(paths: Iterable[str | os.PathLike]) -> Report:
+    """Check every session under *paths* (see ``targets``); raises ``NothingToCheck`` when there
+    is no ``.db``."""
+    return check_targets(targets(paths))
+
+
+def check_roots(roots: Iterable[Root]) -> Report:
+    return check_targets(targets_in_roots(roots))
+
+
+def check_targets(found: list[Target]) -> Report:
+    if not found:
+        raise NothingToCheck("no conversation .db found")
+    return Report([check_session(t) for t in found])
+
+
+def check_session(target: Target) -> SessionResult:
+    result = SessionResult(target.id, target.db, target.brain)
+    conv = read_database(target.db)
+    fatal = [f for f in conv.findings if f.code in _FATAL_DB]
+    if fatal or not conv.access:
+        for f in fatal or conv.findings:
+            result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, file=str(target.db)))
+        result.verdict = UNREADABLE
+        return result
+    native = reconstruct(conv)
+    steps = native.trajectory.get("steps", [])
+    idx = [row.get("idx") for row in conv.steps]
+    result.db_steps = len(steps)
+    codes: dict[str, list[str]] = {}
+    for f in native.findings:
+        codes.setdefault(f.code, []).append(f.message)
+    for code, messages in sorted(codes.items()):
+        more = f" (+{len(messages) - 1} more)" if len(messages) > 1 else ""
+        result.findings.append(Finding(ADVISORY, "consistency/db-decode", f"{code}: {messages[0]}{more}", file=str(target.db)))
+    for breach in invariants.check(conv, steps, idx):
+        result.findings.append(Finding(breach.level, breach.rule, breach.message, file=str(target.db)))
+    if target.brain is not None:
+        by_idx = {i: s for i, s in zip(idx, steps) if isinstance(i, int)}
+        _Session(result, target, by_idx).compare()
+    if any(f.rule == UNREADABLE_RULE for f in result.findings):
+        result.verdict = UNREADABLE
+    elif result.violations:
+        result.verdict = INCONSISTENT
+    return result
+
+
+def tier_of(path: str | os.PathLike) -> str:
+    """The tier a transcript file belongs to, from its name (and its chunk directory)."""
+    p = Path(path)
+    if p.name == "overview.txt":
+        return OVERVIEW
+    if p.name == "transcript_full.jsonl" or p.parent.name == "transcript_full":
+        return FULL
+    return COMPACT
+
+
+def read_tiers(brain: Path) -> tuple[dict[str, list[tr.Record]], list[tr.Finding]]:
+    """The records of each tier of *brain* in file order, and the reading findings."""
+    files = tr.locate(brain)
+    streams: dict[str, list] = {COMPACT: list(files.compact), FULL: list(files.full), OVERVIEW: []}
+    overview = brain / ".system_generated" / "logs" / "overview.txt"
+    if os.path.lexists(overview):
+        streams[OVERVIEW].append(overview)
+    records: dict[str, list[tr.Record]] = {}
+    findings: list[tr.Finding] = []
+    for tier, paths in streams.items():
+        if not paths:
+            continue
+        records[tier] = []
+        for item in tr.iter_transcript(paths):
+            (records[tier] if isinstance(item, tr.Record) else findings).append(item)
+    return records, findings
+
+
+class _Session:
+    def __init__(self, result: SessionResult, target: Target, steps: dict[int, dict]) -> None:
+        self.result = result
+        self.target = target
+        self.steps = steps
+        self.unknown: set[tuple[str, object]] = set()
+
+    def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
+        file, line = (record.file, record.line) if record is not None else (None, None)
+        self.result.findings.append(Finding(level, rule, message, step, file, line))
+
+    def compare(self) -> None:
+        records, findings = read_tiers(self.target.brain)
+        for f in findings:
+            if f.kind == "unreadable":
+                self.result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, None, f.file, f.line or None))
+        last_db = max(self.steps, default=-1)
+        for tier, tier_records in records.items():
+            self.result.records[tier] = len(tier_records)
+            latest = {r.step_index: r for r in tier_records if r.step_index is not None}
+            joined = [(i, r) for i, r in sorted(latest.items()) if i in self.steps]
+            self.result.joined[tier] = len(joined)
+            self._coverage(tier, latest, last_db)
+            planner_records = dict(joined)
+            for i, record in joined:
+                _Step(self, tier, i, self.steps[i], record, planner_records).compare()
+
+    def _coverage(self, tier: str, latest: dict[int, tr.Record], last_db: int) -> None:
+        if not latest:
+            return
+        first_record = min(latest.values(), key=lambda r: (r.step_index, r.line))
+        file = first_record.file
+        first, last = min(latest), max(latest)
+        if first > 0 and first <= last_db:
+            self.add(
+                ADVISORY,
+                "consistency/window",
+                f"{tier} transcript starts at step {first}: .db steps 0-{first - 1} not compared",
+                record=first_record,
+            )
+        missing = [i for i in self.steps if first <= i <= min(last, last_db) and i not in latest]
+        if missing:
+            listed = ", ".join(map(str, missing[:8])) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
+            self.result.findings.append(
+                Finding(ADVISORY, "consistency/gap", f"{tier} transcript has no record of .db step(s) {listed}", None, file, None)
+            )
+        beyond = sorted(i for i in latest if i > last_db)
+        if beyond:
+            wal, shm = (os.path.lexists(f"{self.target.db}{s}") for s in ("-wal", "-shm"))
+            why = (
+                "the .db has a -shm but no -wal: its newest commits are missing (copied without its -wal?)"
+                if shm and not wal
+                else "the .db lags its transcript (a session in progress, or a copy taken before the last commit)"
+            )
+            record = latest[beyond[0]]
+            self.add(
+                ADVISORY,
+                "consistency/beyond",
+                f"{tier} transcript has {len(beyond)} step(s) beyond the last .db step {last_db} (from {beyond[0]}); {why}",
+                beyond[0],
+                record,
+            )
+
+    def unknown_enum(self, what: str, value: object, step: int) -> None:
+        if (what, value) not in self.unknown:
+            self.unknown.add((what, value))
+            self.add(
+                ADVISORY, "consistency/unknown-enum", f".db {what} {value} has no name in cortex.proto; {what} not compared", step
+            )
+
+
+_PREFIXES = {"type": "CORTEX_STEP_TYPE_", "status": "CORTEX_STEP_STATUS_", "source": "CORTEX_STEP_SOURCE_"}
+
+
+class _Step:
+    def __init__(self, session: _Session, tier: str, index: int, step: dict, record: tr.Record, planners: dict) -> None:
+        self.session = session
+        self.tier = tier
+        self.index = index
+        self.step = step
+        self.record = record
+        self.planners = planners  # step index -> record of this tier
+
+    def add(self, rule: str, message: str, level: str = VIOLATION) -> None:
+        kind = self._name("type", self.step.get("type")) or "?"
+        self.session.add(level, rule, f"step {self.index} ({kind}) {message}", self.index, self.record)
+
+    def _name(self, what: str, value: object) -> str | None:
+        """The enum name without its prefix; None when absent or a number cortex.proto does not name."""
+        if isinstance(value, str):
+            return _SPELLING.get(value.removeprefix(_PREFIXES[what]), value.removeprefix(_PREFIXES[what]))
+        if value is not None:
+            self.session.unknown_enum(what, value, self.index)
+        return None
+
+    def compare(self) -> None:
+        r, meta = self.record, self.step.get("metadata") or {}
+        db_type = self._name("type", self.step.get("type"))
+        if db_type is not None and r.type is not None and db_type != r.type:
+            self.add("consistency/type", f"type: .db {db_type}, {self.tier} transcript {r.type}")
+            return  # the rest would compare different kinds of steps
+        db_source = self._name("source", meta.get("source"))
+        if db_source is not None and r.source is not None and db_source != r.source:
+            self.add("consistency/source", f"source: .db {db_source}, {self.tier} transcript {r.source}")
+        created = _second(meta.get("createdAt"))
+        if created is not None and r.created_at is not None and created != _second(r.created_at):
+            self.add("consistency/created-at", f"createdAt: .db {meta.get('createdAt')}, {self.tier} transcript {r.created_at}")
+        db_status = self._name("status", self.step.get("status"))
+        tr_status = _SPELLING.get(r.status, r.status) if r.status is not None else None
+        if db_status is None or tr_status is None:
+            return
+        if db_status != tr_status:
+            if db_status in _OPEN or tr_status in _OPEN:
+                self.add(
+                    "consistency/status-lag",
+                    f"status: .db {db_status}, {self.tier} transcript {tr_status}; content not compared",
+                    ADVISORY,
+                )
+            else:
+                self.add("consistency/status", f"status: .db {db_status}, {self.tier} transcript {tr_status}")
+            return
+        kind = db_type or r.type
+        if kind == "USER_INPUT":
+            self._prompt()
+        elif kind == "PLANNER_RESPONSE":
+            self._planner()
+        elif kind == "RUN_COMMAND":
+            self._run_command()
+        self._error()
+
+    # -- USER_INPUT ----------------------------------------------------------------------------
+
+    def _prompt(self) -> None:
+        payload = self.step.get("userInput") or {}
+        text = payload.get("userResponse")
+        if not isinstance(text, str) or not text:
+            items = payload.get("items") or []
+            text = "".join(i.get("text", "") for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
+        request = self.record.info.user_request
+        if request is None:
+            return  # no <USER_REQUEST> block (or cut away by truncation): nothing to compare
+        if not _text_agrees(request, text.strip()):
+            self.add("consistency/prompt", f"user prompt {_difference(text.strip(), request, self.tier)}")
+
+    # -- PLANNER_RESPONSE -------------------------------------------------------------------------
+
+    def _planner(self) -> None:
+        payload = self.step.get("plannerResponse") or {}
+        content = self.record.content or ""
+        responses = [v for v in (payload.get("modifiedResponse"), payload.get("response")) if isinstance(v, str)] or [""]
+        if not any(_text_agrees(content, v) for v in responses):
+            self.add("consistency/response", f"response {_difference(responses[0], content, self.tier)}")
+        thinking = payload.get("thinking") if isinstance(payload.get("thinking"), str) else ""
+        if not _text_agrees(self.record.thinking or "", thinking):
+            self.add("consistency/thinking", f"thinking {_difference(thinking, self.record.thinking or '', self.tier)}")
+        db_calls = [c for c in payload.get("toolCalls") or [] if isinstance(c, dict)]
+        tr_calls = self.record.tool_calls
+        if len(db_calls) != len(tr_calls):
+            self.add("consistency/tool-calls", f"tool calls: .db {len(db_calls)}, {self.tier} transcript {len(tr_calls)}")
+            return
+        for k, (db_call, tr_call) in enumerate(zip(db_calls, tr_calls)):
+            name = db_call.get("name") or ""
+            if tr_call.name is not None and name != tr_call.name:
+                self.add("consistency/tool-name", f"tool call {k}: .db {name!r}, {self.tier} transcript {tr_call.name!r}")
+                continue
+            self._arguments(k, name, db_call.get("argumentsJson"), tr_call)
+
+    def _arguments(self, k: int, name: str, arguments_json: object, call: tr.ToolCall) -> None:
+        try:
+            db_args = loads(arguments_json or "{}")
+        except (JSONError, TypeError):
+            self.add(
+                "consistency/tool-args", f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared", ADVISORY
+            )
+            return
+        only_db = [key for key in db_args if key not in call.args]
+        only_tr = [key for key in call.args if key not in db_args]
+        differ = [key for key in db_args if key in call.args and _arg_agrees(call.args[key], db_args[key], self.tier) is False]
+        parts = []
+        if only_db:
+            parts.append(f"only in the .db: {', '.join(only_db)}")
+        if only_tr:
+            parts.append(f"only in the {self.tier} transcript: {', '.join(only_tr)}")
+        if differ:
+            parts.append(f"values differ: {', '.join(differ)}")
+        if parts:
+            self.add("consistency/tool-args", f"tool call {k} ({name}) arguments: {'; '.join(parts)}")
+
+    # -- RUN_COMMAND ----------------------------------------------------------------------------
+
+    def _run_command(self) -> None:
+        payload = self.step.get("runCommand") or {}
+        code = self.record.exit_code if self.record.exit_code is not None else self.record.info.exit_code
+        if code is not None:
+            db_code = payload.get("exitCode")
+            if db_code is None:
+                self.add("consistency/exit-code", f"exit code: .db none, {self.tier} transcript {code}")
+            elif db_code != code:
+                self.add("consistency/exit-code", f"exit code: .db {db_code}, {self.tier} transcript {code}")
+        command = payload.get("commandLine")
+        given = self._called_command()
+        if isinstance(command, str) and given is not None and _arg_agrees(given, command, self.tier) is False:
+            self.add("consistency/command-line", f"command line {_difference(command, _shown(given), self.tier)}")
+
+    def _called_command(self) -> tr.Arg | None:
+        """The CommandLine argument the transcript's planner call gives for this step."""
+        call_id = ((self.step.get("metadata") or {}).get("toolCall") or {}).get("id")
+        if not call_id:
+            return None
+        for j in sorted((j for j in self.planners if j < self.index), reverse=True):
+            db_calls = ((self.session.steps[j].get("plannerResponse") or {}).get("toolCalls")) or []
+            for k, db_call in enumerate(db_calls):
+                if isinstance(db_call, dict) and db_call.get("id") == call_id:
+                    calls = self.planners[j].tool_calls
+                    return calls[k].args.get("CommandLine") if k < len(calls) and len(calls) == len(db_calls) else None
+        return None
+
+    # -- errors -----------------------------------------------------------------------------------
+
+    def _error(self) -> None:
+        details = [d for d in ((self.step.get("errorMessage") or {}).get("error"), self.step.get("error")) if isinstance(d, dict)]
+        text = self.record.error
+        if text is not None:
+            texts = [d[key] for d in details for key in _ERROR_TEXTS if isinstance(d.get(key), str) and d.get(key)]
+            if not texts:
+                self.add("consistency/error", f"error: the .db records no error text, {self.tier} transcript {_excerpt(text)}")
+            elif not any(_text_agrees(text, t) for t in texts):
+                self.add("consistency/error", f"error {_difference(texts[0], text, self.tier)}")
+        code = self.record.raw.get("error_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            db_code = next((d["errorCode"] for d in details if isinstance(d.get("errorCode"), int)), 0)
+            if db_code != code:
+                self.add("consistency/error-code", f"error code: .db {db_code or 'none'}, {self.tier} transcript {code}")
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def _second(text: object) -> str | None:
+    """An RFC 3339 timestamp floored to the second, in UTC (``YYYY-MM-DDTHH:MM:SSZ``)."""
+    if not isinstance(text, str) or not (m := _SECOND.fullmatch(text)):
+        return None
+    try:
+        moment = datetime.fromisoformat(m[1] + m[2].replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _head(text: str) -> str | None:
+    """The text before the first truncation marker (its line break removed), or None without one."""
+    m = _MARKER.search(text)
+    return None if m is None else text[: m.start()].rstrip("\n")
+
+
+def _text_agrees(transcript: str, db: str) -> bool:
+    """Equal, or *transcript* is cut by a marker and its head starts *db*."""
+    if transcript == db:
+        return True
+    head = _head(transcript)
+    return head is not None and db.startswith(head)
+
+
+def _json_texts(value: object) -> list[str]:
+    """Ways agy may have written *value* as JSON text (compact; ASCII-escaped; Go's HTML escaping)."""
+    plain = dumps(value, indent=None)
+    ascii_ = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    go = plain.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return list(dict.fromkeys((plain, ascii_, go)))
+
+
+def _string_head(head: str) -> str | None:
+    """The text of a JSON string literal cut at *head*'s end (a partial escape dropped)."""
+    if not head.startswith('"'):
+        return None
+    for cut in range(0, 7):
+        try:
+            value = loads(head[: len(head) - cut] + '"', require_object=False)
+        except JSONError:
+            continue
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _same(a: object, b: object) -> bool:
+    return type(a) is type(b) and dumps(a, indent=None, sort_keys=True) == dumps(b, indent=None, sort_keys=True)
+
+
+def _arg_agrees(arg: tr.Arg | None, value: object, tier: str) -> bool | None:
+    """Does the transcript argument *arg* hold *value* (from the ``.db``'s argumentsJson)?"""
+    if arg is None:
+        return None
+    raw = arg.raw
+    if tier == FULL and not isinstance(raw, str):
+        return _same(raw, value)
+    if not isinstance(raw, str):
+        return _same(raw, value)
+    if tier == FULL and raw == value:
+        return True  # a native string
+    if arg.decoded and _same(arg.value, value):
+        return True  # JSON text (the compact encoding; the full tier of older writers)
+    head = _head(raw)
+    if head is None:
+        return False
+    if any(text.startswith(head) for text in _json_texts(value)):
+        return True
+    if isinstance(value, str):
+        if tier == FULL and value.startswith(head):
+            return True
+        text = _string_head(head)
+        return text is not None and value.startswith(text)
+    return False
+
+
+def _shown(arg: tr.Arg) -> str:
+    raw = arg.raw
+    if isinstance(raw, str) and arg.decoded and isinstance(arg.value, str):
+        return arg.value
+    return raw if isinstance(raw, str) else dumps(raw, indent=None)
+
+
+def _excerpt(text: str, start: int = 0) -> str:
+    piece = text[start : start + _SHOWN]
+    return repr(("…" if start else "") + piece + ("…" if len(text) > start + _SHOWN else ""))
+
+
+def _difference(db: str, transcript: str, tier: str) -> str:
+    """Where two texts first differ, with a short excerpt of each side."""
+    at = next((i for i, (a, b) in enumerate(zip(db, transcript)) if a != b), min(len(db), len(transcript)))
+    start = max(0, at - 4)
+    return f"differs at character {at}: .db {_excerpt(db, start)}, {tier} transcript {_excerpt(transcript, start)}"

@@ -1,0 +1,173 @@
+"""Invariants of one conversation ``.db`` that consumers rely on (real-stores.md Part B).
+
+Judged on the rows of ``audit.store.database`` and the trajectory ``audit.store.trajectory``
+rebuilds from them; nothing here reads a file or prints. Each breach names the rows it is about
+(``gen_metadata[idx=N]``, ``steps[idx=N]``).
+
+Checked, each a fact measured on real stores:
+
+* ``invariant/token-accounting`` -- where a generation has usage (``gen_metadata`` 1.4) that
+  splits its output, ``outputTokens == thinkingOutputTokens + responseOutputTokens`` (fields 3,
+  9 and 10; 1053/1053, B.1.7). Cost trackers add 9 and 10 or subtract one from 3. Usage with
+  output tokens and neither 9 nor 10 is an advisory (``invariant/token-split``): the split is
+  not recorded, nothing contradicts it.
+* ``invariant/generation-id`` -- ``gen_metadata`` field 4 (the generation's execution id) is a
+  UUID (1074/1074) and equals ``metadata.executionId`` of the first step it generated
+  (``stepIndices[0]``; 1074/1074).
+* ``invariant/response-id`` -- ``responseId`` (usage field 11) is unique among the
+  generations of a conversation where present: cost trackers deduplicate on
+  ``<cascadeId>:<responseId>``.
+* ``invariant/tool-result`` -- every step with a copied tool call (``metadata.toolCall``,
+  metadata field 4) names, by id, a call of an earlier PLANNER_RESPONSE step and is a copy of
+  it (id, name, arguments; byte-identical 885/885, B.1.3).
+
+Not checked: that field 4 is unique per conversation. It is not on real stores: an execution
+spans several generations (``executor_metadata`` 2 ``num_generator_invocations`` equals the
+number of ``gen_metadata`` rows sharing the execution id, 217/217, B.1.8), so requiring it would
+fail every real multi-step turn.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from audit.store.database import NativeConversation
+from audit.store.ids import is_uuid
+from audit.store.proto import cortex_pb2 as pb
+
+VIOLATION, ADVISORY = "violation", "advisory"
+RULES = {
+    "invariant/token-accounting": "outputTokens == thinkingOutputTokens + responseOutputTokens where a generation's usage splits its output",
+    "invariant/token-split": "a generation's usage has output tokens but records neither thinking nor response tokens (advisory)",
+    "invariant/generation-id": "gen_metadata field 4 is a UUID and the executionId of the generation's first step",
+    "invariant/response-id": "responseId (usage field 11) is unique among a conversation's generations",
+    "invariant/tool-result": "a step's copied tool call (metadata.toolCall) is a call of an earlier planner step",
+}
+_PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
+
+
+@dataclass(frozen=True)
+class Breach:
+    level: str  # VIOLATION or ADVISORY
+    rule: str  # a key of RULES
+    rows: tuple[str, ...]  # the rows it is about, e.g. ("gen_metadata[idx=3]",)
+    message: str  # names the rows
+
+
+def check(conv: NativeConversation, steps: list[dict], step_rows: list[object] | None = None) -> list[Breach]:
+    """The breaches in *conv*; *steps* are the trajectory's steps (one per ``steps`` row, in row
+    order) and *step_rows* their ``idx`` values (default: the rows' ``idx`` column)."""
+    idx = list(step_rows) if step_rows is not None else [row.get("idx") for row in conv.steps]
+    by_idx = {i: s for i, s in zip(idx, steps) if isinstance(i, int)}
+    breaches = _generations(conv, by_idx)
+    breaches += _tool_results(steps, idx)
+    return breaches
+
+
+def _generations(conv: NativeConversation, steps: dict[int, dict]) -> list[Breach]:
+    out: list[Breach] = []
+    response_ids: dict[str, list[str]] = defaultdict(list)
+    for row in conv.tables.get("gen_metadata", []):
+        name = f"gen_metadata[idx={row.get('idx')!r}]"
+        data = row.get("data")
+        gen = pb.CortexStepGeneratorMetadata()
+        try:
+            if not isinstance(data, bytes):
+                continue  # NULL or not a blob: the trajectory decoder reports it
+            gen.ParseFromString(data)
+        except DecodeError:
+            continue  # likewise
+        out += _generation_id(name, gen, steps)
+        if gen.HasField("chat_model") and gen.chat_model.HasField("usage"):
+            usage = gen.chat_model.usage
+            out += _token_accounting(name, usage)
+            if usage.response_id:
+                response_ids[usage.response_id].append(name)
+    for response_id, rows in response_ids.items():
+        if len(rows) > 1:
+            out.append(
+                Breach(VIOLATION, "invariant/response-id", tuple(rows), f"{', '.join(rows)} share responseId {response_id!r}")
+            )
+    return out
+
+
+def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[int, dict]) -> list[Breach]:
+    if not is_uuid(gen.execution_id):
+        what = "has no execution id (field 4)" if not gen.execution_id else f"execution id {gen.execution_id!r} is not a UUID"
+        return [Breach(VIOLATION, "invariant/generation-id", (name,), f"{name} {what}")]
+    if not gen.step_indices or gen.step_indices[0] not in steps:
+        return []  # nothing to compare with; a missing step is the trajectory decoder's finding
+    first = gen.step_indices[0]
+    step_id = (steps[first].get("metadata") or {}).get("executionId")
+    if step_id is not None and step_id != gen.execution_id:
+        row = f"steps[idx={first}]"
+        return [
+            Breach(
+                VIOLATION,
+                "invariant/generation-id",
+                (name, row),
+                f"{name} execution id {gen.execution_id!r} differs from {row}.metadata.executionId {step_id!r}",
+            )
+        ]
+    return []
+
+
+def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Breach]:
+    output, thinking, response = usage.output_tokens, usage.thinking_output_tokens, usage.response_output_tokens
+    if not thinking and not response:
+        if output:
+            return [
+                Breach(
+                    ADVISORY,
+                    "invariant/token-split",
+                    (name,),
+                    f"{name} usage has {output} output tokens and no thinking/response split",
+                )
+            ]
+        return []
+    if output != thinking + response:
+        return [
+            Breach(
+                VIOLATION,
+                "invariant/token-accounting",
+                (name,),
+                f"{name} usage: outputTokens {output} != thinkingOutputTokens {thinking} + responseOutputTokens {response}",
+            )
+        ]
+    return []
+
+
+def _tool_results(steps: list[dict], idx: list[object]) -> list[Breach]:
+    out: list[Breach] = []
+    calls: dict[str, tuple[object, dict]] = {}  # call id -> (planner idx, the call), earlier planners only
+    for i, step in zip(idx, steps):
+        copied = (step.get("metadata") or {}).get("toolCall")
+        if isinstance(copied, dict):
+            out += _copied_call(f"steps[idx={i!r}]", copied, calls)
+        if step.get("type") == _PLANNER:
+            for call in (step.get("plannerResponse") or {}).get("toolCalls") or []:
+                if isinstance(call, dict) and call.get("id"):
+                    calls.setdefault(call["id"], (i, call))
+    return out
+
+
+def _copied_call(row: str, copied: dict, calls: dict[str, tuple[object, dict]]) -> list[Breach]:
+    call_id = copied.get("id")
+    if not call_id:
+        message = f"{row}.metadata.toolCall ({copied.get('name') or 'no name'}) has no call id"
+        return [Breach(VIOLATION, "invariant/tool-result", (row,), message)]
+    if call_id not in calls:
+        message = (
+            f"{row}.metadata.toolCall id {call_id!r} ({copied.get('name') or 'no name'}) is no call of an earlier planner step"
+        )
+        return [Breach(VIOLATION, "invariant/tool-result", (row,), message)]
+    planner, call = calls[call_id]
+    differs = [key for key in ("name", "argumentsJson") if copied.get(key) != call.get(key)]
+    if differs:
+        source = f"steps[idx={planner!r}]"
+        message = f"{row}.metadata.toolCall differs in {', '.join(differs)} from call {call_id!r} of {source}"
+        return [Breach(VIOLATION, "invariant/tool-result", (row, source), message)]
+    return []
