@@ -41,6 +41,7 @@ class Conversation:
     sidecar_doc: dict | None = None  # what the sidecar holds (a prefix of ``trajectory`` when stale)
     paths: dict[str, Path] = field(default_factory=dict)
     end_ns: int = 0
+    planted: list = field(default_factory=list)  # disagreements.Planted planted in the transcripts
 
     @property
     def steps(self) -> list[dict]:
@@ -101,6 +102,7 @@ class RootBuilder:
         brain: bool = True,
         transcript_anomalies: frozenset[str] | set[str] = frozenset(),
         compact_window_start: int | None = None,
+        disagreements: frozenset[str] | set[str] | tuple[str, ...] = (),
     ) -> Conversation:
         """Write one conversation.
 
@@ -108,6 +110,8 @@ class RootBuilder:
         the last ``stale_missing_steps`` steps, older than the source) or ``missing``.
         ``reader_block``: an ``agyReader`` object to put in the sidecar (e.g. a parent stamp).
         ``wal_steps``: that many of the last steps are committed only to the ``-wal``.
+        ``disagreements``: kinds of ``audit.testing.disagreements.KINDS`` to plant in the
+        transcripts (both tiers); ``Conversation.planted`` lists what they must be reported as.
         """
         cid = (cid or T.new_id(self.rng)).lower()
         started = self.clock.tick(30, 600)
@@ -160,12 +164,16 @@ class RootBuilder:
             convo.sidecar_doc = side
             convo.paths["sidecar"] = path
         if brain:
+            from audit.testing.disagreements import plant
             from audit.testing.transcripts import records_from_steps, write_brain
 
             brain_dir = self.path / "brain" / cid
+            records = records_from_steps(steps)
+            if disagreements:
+                convo.planted = plant(records, disagreements, self.rng)
             write_brain(
                 brain_dir,
-                records_from_steps(steps),
+                records,
                 rng=self.rng,
                 anomalies=frozenset(transcript_anomalies),
                 compact_window_start=compact_window_start,
@@ -181,7 +189,12 @@ class RootBuilder:
         parent_id = T.new_id(self.rng)
         kids = [(T.new_id(self.rng), f"Subagent task {i + 1}: {T.sentence(self.rng)}") for i in range(children)]
         steps = [T.user_input(self.clock, T.sentence(self.rng))]
-        call = T.tool_call(self.rng, "invoke_subagent", {"Subagents": [{"TypeName": "general", "Prompt": p} for _, p in kids]})
+        subagents = [{"TypeName": "general", "Prompt": p} for _, p in kids]
+        call = T.tool_call(
+            self.rng,
+            "invoke_subagent",
+            {"Subagents": subagents, "toolAction": "Invoking subagents", "toolSummary": "delegate the tasks"},
+        )
         steps.append(T.planner_response(self.clock, self.rng, "Delegating to subagents.", [call]))
         steps.append(T.invoke_subagent(self.clock, call, kids))
         steps.append(T.planner_response(self.clock, self.rng, "Subagents finished: " + ", ".join(k for k, _ in kids)))
