@@ -24,6 +24,7 @@ COMMANDS = (
     "sweep",
     "verify_contract",
     "completeness",
+    "consistency",
     "fingerprint",
     "compare",
     "record",

@@ -9,13 +9,16 @@ Stages, in order; each is a list of checks, and each check's verdict is ``pass``
    sidecars, against the bundled schemas (``audit.checks.contract``);
 3. ``completeness`` -- corpus sidecars against their ``.db`` copies, live sidecars against the
    live ``.db`` files (``audit.checks.completeness``);
-4. ``links`` -- the parent links of each ``corpus/<surface>/`` and of each live
+4. ``consistency`` -- the corpus's ``.db`` copies against their brain copies, the live ``.db``
+   files against the live brain transcripts, and each ``.db`` against its own invariants
+   (``audit.checks.consistency``, ``audit.checks.invariants``);
+5. ``links`` -- the parent links of each ``corpus/<surface>/`` and of each live
    ``conversations/`` (``audit.checks.links``);
-5. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
+6. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
    (``audit.checks.drift.observe``);
-6. ``compare`` -- each fingerprint against the baseline (``audit.checks.drift``), failing per ``fail_on``;
-7. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.actions.record``)
-   when every check of stages 1-6 passed or was skipped, and never otherwise.
+7. ``compare`` -- each fingerprint against the baseline (``audit.checks.drift``), failing per ``fail_on``;
+8. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.actions.record``)
+   when every check of stages 1-7 passed or was skipped, and never otherwise.
 
 Corpus and live: the corpus is what agy produces now (from its daemon, or reconstructed offline
 from the ``.db`` files); the live sidecars are what consumers read now. A natively swept corpus
@@ -26,7 +29,8 @@ therefore only visible in the live sidecars; ``live=False`` leaves those checks 
 
 A check fails when its own command (``Check.command``, the one that lists every finding) reports
 a failure: contract violations or unreadable files; incomplete, unsupported or unreadable
-sidecars; parent cycles, conflicting evidence or invalid stamps; drift per ``fail_on``; and on
+sidecars; disagreements between a ``.db`` and its transcripts, invariant breaches and unreadable
+``.db`` or transcript files; parent cycles, conflicting evidence or invalid stamps; drift per ``fail_on``; and on
 unreadable fingerprint inputs (which ``fingerprint`` only warns about and ``record`` refuses).
 Whatever else those commands report (advisories, skipped files, other link diagnostics, sidecars
 without a native source, lines dropped while fingerprinting, drift that ``fail_on`` tolerates) is
@@ -52,7 +56,7 @@ from pathlib import Path
 
 from audit.actions.record import record
 from audit.actions.sweep import RootSource, SweepResult, sweep
-from audit.checks import baselines, completeness, contract, links
+from audit.checks import baselines, completeness, consistency, contract, links
 from audit.checks.baselines import Baseline
 from audit.checks.drift import (
     CLASSES,
@@ -72,7 +76,7 @@ from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
 
 TOOL = "agy-audit"
-STAGES = ("sweep", "verify-contract", "completeness", "links", "fingerprint", "compare", "record")
+STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "record")
 PASS, FAIL, SKIPPED, ERROR = "pass", "fail", "skipped", "error"
 WARNING = "warning"
 """Level of a finding that does not fail its check (an ``ERROR`` finding does)."""
@@ -236,6 +240,7 @@ def run(
     report.stages.append(Stage("sweep", [_sweep_check(result, time.monotonic() - sweep_started)]))
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
+    report.stages.append(Stage("consistency", ctx.consistency()))
     report.stages.append(Stage("links", ctx.links()))
     report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
     report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
@@ -421,6 +426,52 @@ class _Context:
         if verdict == SKIPPED:
             summary += ": nothing compared"
         return Check("completeness", target, target, verdict, summary, command, _sorted(findings), counts)
+
+    # -- consistency ----------------------------------------------------------------------------
+
+    def consistency(self) -> list[Check]:
+        checks = [
+            _timed(lambda: self._consistency(CORPUS, lambda: consistency.check([self.out]), _command("consistency", self.out)))
+        ]
+        if self.live:
+            roots = [r for r, _ in self._live_dirs()]
+            command = _command("consistency", *(w for r in roots for w in ("--root", r.path)))
+            checks.append(_timed(lambda: self._consistency(LIVE, lambda: consistency.check_roots(roots), command)))
+        return checks
+
+    def _consistency(self, target: str, check: Callable[[], consistency.Report], command: str) -> Check:
+        try:
+            report = check()
+        except NothingToCheck as exc:
+            return Check("consistency", target, target, SKIPPED, exc.message, command)
+        except AuditError as exc:
+            return Check("consistency", target, target, ERROR, exc.message, command)
+        # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
+        findings = [
+            Finding(
+                ERROR if f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE else WARNING,
+                f.rule,
+                f.message,
+                f.file,
+                f.line,
+            )
+            for r in report.results
+            for f in r.findings
+        ]
+        counts = {
+            "sessions": len(report.results),
+            **report.counts(),
+            "joined": sum(n for r in report.results for n in r.joined.values()),
+            "violations": sum(report.rule_counts(consistency.VIOLATION).values()),
+            "advisories": sum(report.rule_counts(consistency.ADVISORY).values()),
+        }
+        summary = (
+            f"{counts['sessions']} session(s): {counts[consistency.CONSISTENT]} consistent, "
+            f"{counts[consistency.INCONSISTENT]} inconsistent, {counts[consistency.UNREADABLE]} unreadable; "
+            f"{counts['joined']} transcript record(s) joined; {counts['advisories']} advisory(ies)"
+        )
+        verdict = SKIPPED if report.exit_code == 3 else FAIL if any(f.level == ERROR for f in findings) else PASS
+        return Check("consistency", target, target, verdict, summary, command, _sorted(findings), counts)
 
     # -- links ----------------------------------------------------------------------------------
 
