@@ -47,6 +47,7 @@ PASSING_STAGES = [
     "sweep            pass          1       0         0",
     "verify-contract  pass          4       0         0",
     "completeness     pass          2       0         0",
+    "consistency      pass          2       0         0",
     "links            pass          4       0         0",
     "fingerprint      pass          2       0         0",
     "compare          pass          5       0         0",
@@ -123,6 +124,13 @@ def checks(doc: dict) -> dict[tuple[str, str], dict]:
     return {(s["name"], c["name"]): c for s in doc["stages"] for c in s["checks"]}
 
 
+def unreadable(doc: dict, command: str) -> bool:
+    """Whether a check of *command* warns about an unreadable .db or transcript."""
+    return any(
+        f["rule"] == "consistency/unreadable" for c in checks(doc).values() if c["command"] == command for f in c["findings"]
+    )
+
+
 def replay_commands(capsys, doc: dict) -> int:
     """Run every agy-audit command the report names; each exits as its checks' verdicts say.
     Returns how many ran."""
@@ -139,6 +147,8 @@ def replay_commands(capsys, doc: dict) -> int:
         capsys.readouterr()
         if words[1] == "fingerprint":  # it only warns about unreadable inputs (which fail the check)
             expected = {0}
+        elif words[1] == "consistency" and unreadable(doc, command):  # ci leaves unreadable sources to the sweep
+            expected = {2}
         else:
             expected = {1} if FAIL in seen else {0, 3} if set(seen) == {SKIPPED} else {0}
         assert code in expected, (command, seen, code)
@@ -174,6 +184,8 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
         ("verify-contract", "live sidecars"),
         ("completeness", "corpus"),
         ("completeness", "live"),
+        ("consistency", "corpus"),
+        ("consistency", "live"),
         ("links", "corpus cli"),
         ("links", "corpus ide"),
         ("links", "live antigravity"),
@@ -191,7 +203,7 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
     assert found[("compare", "corpus sidecar")]["verdict"] == SKIPPED  # a native corpus: absent lines are no evidence
     assert found[("compare", "corpus sqlite")]["summary"] == "UNCHANGED"
     assert set(doc["fingerprints"]) == {"corpus", "live"} and set(doc["fingerprints"]["live"]) == {"sidecar"}
-    assert replay_commands(capsys, doc) == 14
+    assert replay_commands(capsys, doc) == 16
 
 
 def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):
@@ -201,6 +213,25 @@ def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):
     assert all(c["target"] == "corpus" for c in checks(doc).values())
     code, doc = run_json(capsys, store, tmp_path / "corpus2")
     assert code == 1 and verdicts(doc)["completeness"] == FAIL
+
+
+def test_a_transcript_disagreeing_with_its_db_fails_the_consistency_stage(capsys, store, tmp_path):
+    full = store.cli / "brain" / store.plain.id / ".system_generated" / "logs" / "transcript_full.jsonl"
+    records = [json.loads(line) for line in full.read_text().splitlines()]
+    step = next(r["step_index"] for r in records if r.get("thinking"))
+    records[step]["thinking"] += " (edited)"
+    full.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    code, doc = run_json(capsys, store, tmp_path / "corpus")
+    assert code == 1 and verdicts(doc) == {name: FAIL if name == "consistency" else PASS for name in STAGE_NAMES}
+    found = checks(doc)
+    for target in ("corpus", "live"):
+        check = found[("consistency", target)]
+        assert check["verdict"] == FAIL and check["errors"] == 1 and check["counts"]["inconsistent"] == 1
+        [finding] = check["findings"]
+        assert (finding["level"], finding["rule"], finding["line"]) == (ERROR, "consistency/thinking", step + 1)
+        assert finding["file"].endswith(f"brain/{store.plain.id}/.system_generated/logs/transcript_full.jsonl")
+    assert found[("consistency", "live")]["findings"][0]["file"] == str(full)
+    replay_commands(capsys, doc)
 
 
 # ----------------------------------------------------------------------------- each stage failing alone

@@ -1,0 +1,464 @@
+"""``.db`` <-> brain transcript consistency and the ``.db`` invariants: builder stores, planted
+disagreements, each invariant breach, the tiers' encodings, the command and its formats."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from cli_capture import cli
+
+from audit.checks import consistency as C
+from audit.checks import invariants
+from audit.errors import NothingToCheck
+from audit.safeio import dumps
+from audit.store.layout import resolve_roots
+from audit.testing import StoreBuilder
+from audit.testing import trajectories as T
+from audit.testing.dbwriter import write_conversation_db
+from audit.testing.disagreements import KINDS, Planted
+
+
+@pytest.fixture
+def builder(tmp_path):
+    return StoreBuilder(tmp_path / "home", seed=11)
+
+
+def violations(report: C.Report) -> list[tuple[str, str, int | None, str]]:
+    """(session id, rule, step, transcript file name) of every violation, sorted."""
+    return sorted((r.id, f.rule, f.step, Path(f.file).name if f.file else "") for r in report.results for f in r.violations)
+
+
+def advisories(report: C.Report) -> list[tuple[str, str, int | None]]:
+    return sorted((r.id, f.rule, f.step) for r in report.results for f in r.advisories)
+
+
+def rich_steps(builder: StoreBuilder, turns: int = 8) -> list[dict]:
+    """A conversation long enough for every kind of disagreement, ending in two errors."""
+    steps = T.conversation_steps(builder.rng, builder.clock, turns)
+    steps += [T.error_message(builder.clock, "Model overloaded"), T.error_message(builder.clock, "Quota exceeded")]
+    return steps
+
+
+# ----------------------------------------------------------------------------- consistent sessions
+
+
+def test_consistent_sessions_pass_with_only_the_documented_advisories(builder):
+    root = builder.root("cli")
+    plain = root.conversation(turns=3)
+    windowed = root.conversation(turns=4, transcript_anomalies={"late-start", "truncated", "repeated-step"})
+    running = root.conversation(turns=6, transcript_anomalies={"running"})
+    parent, children = root.family(children=1)
+    report = C.check_roots(resolve_roots(roots=[root.path]))
+    assert report.exit_code == 0 and violations(report) == []
+    assert report.counts() == {C.CONSISTENT: 5, C.INCONSISTENT: 0, C.UNREADABLE: 0}
+    full = (_logs(running) / "transcript_full.jsonl").read_text().splitlines()
+    [lag] = [json.loads(line)["step_index"] for line in full if json.loads(line)["status"] == "RUNNING"]
+    start = json.loads((_logs(windowed) / "transcript.jsonl").read_text().splitlines()[0])["step_index"]
+    found = sorted((r.id, f.rule, f.message) for r in report.results for f in r.advisories)
+    assert found == sorted(
+        [
+            (
+                windowed.id,
+                "consistency/window",
+                f"compact transcript starts at step {start}: .db steps 0-{start - 1} not compared",
+            ),
+            *(
+                (
+                    running.id,
+                    "consistency/status-lag",
+                    f"step {lag} (RUN_COMMAND) status: .db DONE, {tier} transcript RUNNING; content not compared",
+                )
+                for tier in ("compact", "full")
+            ),
+        ]
+    )
+    by_id = {r.id: r for r in report.results}
+    assert by_id[plain.id].joined == {"compact": len(plain.steps), "full": len(plain.steps)}
+    assert {parent.id, children[0].id} <= set(by_id)
+
+
+def test_planted_disagreements_are_reported_exactly(builder):
+    root = builder.root("cli")
+    clean = root.conversation(turns=2)
+    planted = root.conversation(steps=rich_steps(builder), disagreements=set(KINDS))
+    report = C.check([root.path])
+    assert report.exit_code == 1
+    assert {r.id: r.verdict for r in report.results} == {clean.id: C.CONSISTENT, planted.id: C.INCONSISTENT}
+    expected = sorted(
+        (planted.id, p.rule, p.step, name) for p in planted.planted for name in ("transcript.jsonl", "transcript_full.jsonl")
+    )
+    assert violations(report) == expected
+    assert sorted({p.rule for p in planted.planted}) == sorted(f"consistency/{k}" for k in KINDS)
+    assert planted.planted == [
+        Planted(1, "consistency/tool-args"),
+        Planted(2, "consistency/command-line"),
+        Planted(3, "consistency/thinking"),
+        Planted(15, "consistency/tool-name"),
+        Planted(16, "consistency/exit-code"),
+        Planted(19, "consistency/tool-args"),
+        Planted(20, "consistency/source"),
+        Planted(24, "consistency/status"),
+        Planted(26, "consistency/type"),
+        Planted(27, "consistency/created-at"),
+        Planted(30, "consistency/prompt"),
+        Planted(31, "consistency/tool-calls"),
+        Planted(37, "consistency/response"),
+        Planted(40, "consistency/error"),
+        Planted(41, "consistency/error-code"),
+    ]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_planted_kind_alone(builder, kind):
+    root = builder.root("cli")
+    convo = root.conversation(steps=rich_steps(builder), disagreements={kind})
+    report = C.check([root.path])
+    expected = sorted(
+        (convo.id, p.rule, p.step, name) for p in convo.planted for name in ("transcript.jsonl", "transcript_full.jsonl")
+    )
+    assert violations(report) == expected and report.exit_code == 1
+
+
+def test_messages_name_both_values(builder):
+    root = builder.root("cli")
+    convo = root.conversation(steps=rich_steps(builder), disagreements={"exit-code", "status"})
+    [result] = C.check([root.path]).results
+    messages = {(f.rule, Path(f.file).name, f.line): f.message for f in result.violations}
+    exit_step = next(p.step for p in convo.planted if p.rule == "consistency/exit-code")
+    db_code = convo.steps[exit_step]["runCommand"]["exitCode"]
+    assert messages[("consistency/exit-code", "transcript_full.jsonl", exit_step + 1)] == (
+        f"step {exit_step} (RUN_COMMAND) exit code: .db {db_code}, full transcript {db_code + 1}"
+    )
+    status_step = next(p.step for p in convo.planted if p.rule == "consistency/status")
+    kind = convo.steps[status_step]["type"].removeprefix(T.STEP)
+    assert messages[("consistency/status", "transcript.jsonl", status_step + 1)] == (
+        f"step {status_step} ({kind}) status: .db DONE, compact transcript ERROR"
+    )
+
+
+# ----------------------------------------------------------------------------- coverage advisories
+
+
+def test_steps_beyond_a_db_without_its_wal_are_reported_not_failed(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=2, wal_steps=2)
+    os.unlink(convo.paths["db_wal"])  # copied without its -wal; the -shm stays
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    [result] = report.results
+    assert result.db_steps == len(convo.steps) - 2
+    beyond = [f for f in result.advisories if f.rule == "consistency/beyond"]
+    assert [f.message for f in beyond] == [
+        f"{tier} transcript has 2 step(s) beyond the last .db step {len(convo.steps) - 3} (from {len(convo.steps) - 2}); "
+        "the .db has a -shm but no -wal: its newest commits are missing (copied without its -wal?)"
+        for tier in ("compact", "full")
+    ]
+
+
+def test_gaps_are_advisories(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=2)
+    for name in ("transcript.jsonl", "transcript_full.jsonl"):
+        path = convo.paths["brain"] / ".system_generated" / "logs" / name
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(line for line in lines if json.loads(line)["step_index"] not in (2, 3)))
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    [result] = report.results
+    assert [(f.rule, f.message) for f in result.advisories] == [
+        ("consistency/gap", f"{tier} transcript has no record of .db step(s) 2, 3") for tier in ("compact", "full")
+    ]
+
+
+def test_an_enum_number_cortex_proto_does_not_name_is_not_compared(builder, tmp_path):
+    root = builder.root("cli")
+    convo = root.conversation(turns=1)
+    doc = copy.deepcopy(convo.trajectory)
+    doc["steps"][0]["type"] = 250  # no name in the enum: the transcript's USER_INPUT cannot be compared
+    _rewrite_db(convo, doc)
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    unknown = [f.message for r in report.results for f in r.advisories if f.rule == "consistency/unknown-enum"]
+    assert unknown == [".db type 250 has no name in cortex.proto; type not compared"]
+
+
+# ----------------------------------------------------------------------------- tier encodings
+
+
+def _logs(convo) -> Path:
+    return convo.paths["brain"] / ".system_generated" / "logs"
+
+
+def _rewrite(path: Path, change) -> None:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    for record in records:
+        change(record)
+    path.write_text("".join(dumps(r, indent=None) + "\n" for r in records))
+
+
+def test_full_tier_native_values_and_compact_truncated_args_agree(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=3)
+
+    def native(record):
+        for call in record.get("tool_calls", []):
+            call["args"] = {k: json.loads(v) for k, v in call["args"].items()}
+
+    def truncate(record):
+        for call in record.get("tool_calls", []):
+            text = call["args"]["toolSummary"]
+            call["args"]["toolSummary"] = text[:5] + "<truncated 12 bytes>" + text[-2:]
+
+    _rewrite(_logs(convo) / "transcript_full.jsonl", native)
+    _rewrite(_logs(convo) / "transcript.jsonl", truncate)
+    report = C.check([root.path])
+    assert violations(report) == [] and report.exit_code == 0
+
+
+def test_a_truncated_arg_whose_head_differs_disagrees(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=1)
+    planner = next(i for i, s in enumerate(convo.steps) if s.get("plannerResponse", {}).get("toolCalls"))
+
+    def truncate(record):
+        if record["step_index"] == planner:
+            call = record["tool_calls"][0]
+            call["args"]["toolSummary"] = '"other<truncated 12 bytes>'
+
+    _rewrite(_logs(convo) / "transcript.jsonl", truncate)
+    assert violations(C.check([root.path])) == [(convo.id, "consistency/tool-args", planner, "transcript.jsonl")]
+
+
+def test_the_overview_tier_is_compared(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=2)
+    full = (_logs(convo) / "transcript_full.jsonl").read_text().splitlines()
+    overview = [json.loads(line) for line in full if json.loads(line)["type"] in ("USER_INPUT", "PLANNER_RESPONSE")]
+    overview[0]["content"] = overview[0]["content"].replace("</USER_REQUEST>", "and more</USER_REQUEST>")
+    (_logs(convo) / "overview.txt").write_text("".join(dumps(r, indent=None) + "\n" for r in overview))
+    report = C.check([root.path])
+    assert violations(report) == [(convo.id, "consistency/prompt", 0, "overview.txt")]
+    [result] = report.results
+    assert result.joined["overview"] == len(overview)
+    assert [f.rule for f in result.advisories] == ["consistency/gap"]
+
+
+# ----------------------------------------------------------------------------- invariants
+
+
+def _rewrite_db(convo, doc: dict) -> None:
+    for key in ("db", "db_wal", "db_shm"):
+        if key in convo.paths and convo.paths[key].exists():
+            convo.paths[key].unlink()
+    write_conversation_db(convo.paths["db"], doc)
+
+
+def _breach(builder, change) -> tuple[object, list[tuple[str, str]]]:
+    root = builder.root("cli")
+    convo = root.conversation(turns=3, brain=False)
+    doc = copy.deepcopy(convo.trajectory)
+    change(doc)
+    _rewrite_db(convo, doc)
+    report = C.check([convo.paths["db"]])
+    return report, [(f.rule, f.message) for r in report.results for f in r.findings]
+
+
+def test_the_invariants_hold_on_builder_stores(builder):
+    root = builder.root("cli")
+    root.conversation(turns=4, brain=False)
+    root.family(children=2, brain=False)
+    report = C.check([root.path])
+    assert report.exit_code == 0 and [f for r in report.results for f in r.findings] == []
+
+
+def test_token_accounting_breach(builder):
+    def change(doc):
+        usage = doc["generatorMetadata"][1]["chatModel"]["usage"]
+        usage["outputTokens"] = str(int(usage["outputTokens"]) + 7)
+
+    report, found = _breach(builder, change)
+    assert report.exit_code == 1 and [rule for rule, _ in found] == ["invariant/token-accounting"]
+    assert found[0][1].startswith("gen_metadata[idx=1] usage: outputTokens ")
+
+
+def test_token_accounting_without_a_split_is_an_advisory(builder):
+    def change(doc):
+        for key in ("thinkingOutputTokens", "responseOutputTokens"):
+            doc["generatorMetadata"][0]["chatModel"]["usage"].pop(key)
+
+    report, found = _breach(builder, change)
+    assert report.exit_code == 0 and [rule for rule, _ in found] == ["invariant/token-split"]
+    assert found[0][1].startswith("gen_metadata[idx=0] usage has ") and found[0][1].endswith("no thinking/response split")
+
+
+def test_generation_id_not_a_uuid(builder):
+    report, found = _breach(builder, lambda doc: doc["generatorMetadata"][0].update(executionId="exec-1"))
+    assert report.exit_code == 1
+    assert found == [("invariant/generation-id", "gen_metadata[idx=0] execution id 'exec-1' is not a UUID")]
+
+
+def test_generation_id_differs_from_its_first_step(builder):
+    other = "0b5e1c2d-3f40-4a51-8b62-7c8d9e0f1a2b"
+    holder = {}
+
+    def change(doc):
+        gen = doc["generatorMetadata"][0]
+        holder["step"], holder["was"] = gen["stepIndices"][0], gen["executionId"]
+        gen["executionId"] = other
+
+    report, found = _breach(builder, change)
+    step = holder["step"]
+    assert found == [
+        (
+            "invariant/generation-id",
+            f"gen_metadata[idx=0] execution id {other!r} differs from steps[idx={step}].metadata.executionId {holder['was']!r}",
+        )
+    ]
+
+
+def test_a_shared_execution_id_is_no_breach(builder):
+    """Real stores: an execution spans several generations (executor num_generator_invocations)."""
+
+    def change(doc):
+        shared = doc["generatorMetadata"][0]["executionId"]
+        for gen in doc["generatorMetadata"]:
+            gen["executionId"] = shared
+            doc["steps"][gen["stepIndices"][0]]["metadata"]["executionId"] = shared
+
+    report, found = _breach(builder, change)
+    assert report.exit_code == 0 and found == []
+
+
+def test_duplicate_response_id(builder):
+    def change(doc):
+        gens = doc["generatorMetadata"]
+        gens[2]["chatModel"]["usage"]["responseId"] = gens[0]["chatModel"]["usage"]["responseId"]
+
+    report, found = _breach(builder, change)
+    assert report.exit_code == 1 and [rule for rule, _ in found] == ["invariant/response-id"]
+    assert found[0][1].startswith("gen_metadata[idx=0], gen_metadata[idx=2] share responseId ")
+
+
+def _tool_result(doc: dict) -> tuple[int, dict]:
+    return next((i, s) for i, s in enumerate(doc["steps"]) if "toolCall" in s["metadata"])
+
+
+def test_tool_result_naming_no_earlier_call(builder):
+    holder = {}
+
+    def change(doc):
+        i, step = _tool_result(doc)
+        holder["i"] = i
+        step["metadata"]["toolCall"] = dict(step["metadata"]["toolCall"], id="zzzz_unknown")
+
+    report, found = _breach(builder, change)
+    i = holder["i"]
+    assert report.exit_code == 1
+    assert found[0][0] == "invariant/tool-result" and found[0][1].startswith(
+        f"steps[idx={i}].metadata.toolCall id 'zzzz_unknown' ("
+    )
+    assert found[0][1].endswith(") is no call of an earlier planner step")
+
+
+def test_tool_result_answering_a_later_call_breaches(builder):
+    holder = {}
+
+    def change(doc):
+        i, step = _tool_result(doc)
+        later = next(s for s in doc["steps"][i + 1 :] if s.get("plannerResponse", {}).get("toolCalls"))
+        holder["i"] = i
+        step["metadata"]["toolCall"] = later["plannerResponse"]["toolCalls"][0]
+
+    report, found = _breach(builder, change)
+    assert [rule for rule, _ in found] == ["invariant/tool-result"] and found[0][1].startswith(f"steps[idx={holder['i']}]")
+
+
+def test_tool_result_copy_differs_from_the_call(builder):
+    holder = {}
+
+    def change(doc):
+        i, step = _tool_result(doc)
+        holder["i"], holder["id"] = i, step["metadata"]["toolCall"]["id"]
+        step["metadata"]["toolCall"] = dict(step["metadata"]["toolCall"], argumentsJson="{}")
+
+    report, found = _breach(builder, change)
+    i = holder["i"]
+    assert found == [
+        (
+            "invariant/tool-result",
+            f"steps[idx={i}].metadata.toolCall differs in argumentsJson from call {holder['id']!r} of steps[idx={i - 1}]",
+        )
+    ]
+
+
+def test_invariant_rules_are_documented():
+    assert set(invariants.RULES) <= set(C.RULES)
+    assert all(rule.startswith(("consistency/", "invariant/")) for rule in C.RULES)
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def test_command_formats_and_exit_codes(builder, tmp_path):
+    root = builder.root("cli")
+    convo = root.conversation(steps=rich_steps(builder), disagreements={"thinking"})
+    [step] = [p.step for p in convo.planted]
+    code, out, err = cli("consistency", root.path)
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[-1] == "consistency: 1 session(s): 0 consistent, 1 inconsistent, 0 unreadable; 2 violation(s), 0 advisory(ies)"
+    full = _logs(convo) / "transcript_full.jsonl"
+    assert any(
+        line.startswith(f"{full}:{step + 1}: [consistency/thinking] step {step} (PLANNER_RESPONSE) thinking ") for line in lines
+    )
+
+    code, out, _ = cli("consistency", "--format", "json", "--home", builder.home)
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False
+    assert doc["summary"] == {
+        "sessions": 1,
+        "consistent": 0,
+        "inconsistent": 1,
+        "unreadable": 0,
+        "violations": {"consistency/thinking": 2},
+        "advisories": {},
+    }
+    [result] = doc["results"]
+    assert [(v["rule"], v["step"], v["line"]) for v in result["violations"]] == [("consistency/thinking", step, step + 1)] * 2
+
+    code, out, _ = cli("consistency", "--format", "junit", root.path)
+    suite = ET.fromstring(out).find("testsuite")
+    assert code == 1 and suite.get("name") == "consistency" and suite.get("failures") == "1"
+    assert suite.find("testcase/failure").get("message") == "2 violation(s): consistency/thinking"
+
+
+def test_command_exit_2_on_an_unreadable_db_and_3_on_nothing(builder, tmp_path):
+    root = builder.root("cli")
+    convo = root.conversation(turns=1)
+    convo.paths["db"].write_bytes(b"not a database" * 100)
+    code, out, _ = cli("consistency", root.path)
+    assert code == 2 and "[consistency/unreadable]" in out
+    empty = tmp_path / "empty" / ".gemini" / "antigravity-cli"
+    (empty / "conversations").mkdir(parents=True)
+    code, out, err = cli("consistency", empty)
+    assert (code, out) == (3, "") and err == "agy-audit: no conversation .db found\n"
+    with pytest.raises(NothingToCheck):
+        C.check([empty])
+    code, _, err = cli("consistency", root.path, "--home", builder.home)
+    assert code == 2 and "give PATHs or --home/--root, not both" in err
+
+
+def test_a_sweep_corpus_is_checked(builder, tmp_path):
+    from audit.actions.sweep import sweep
+
+    root = builder.root("cli")
+    convo = root.conversation(steps=rich_steps(builder), disagreements={"response"})
+    sweep(resolve_roots(roots=[root.path]), tmp_path / "corpus", source="native")
+    report = C.check([tmp_path / "corpus"])
+    assert [(v[0], v[1], v[2]) for v in violations(report)] == [(convo.id, p.rule, p.step) for p in convo.planted] * 2
+    assert all(str(r.db).startswith(str(tmp_path / "corpus" / "native")) for r in report.results)
