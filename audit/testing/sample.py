@@ -7,7 +7,8 @@ The sample has something for every check to find:
   its last steps); one whose sidecar is missing; one whose last steps live only in the ``-wal``;
   a sidecar with a field the bundled baseline has never seen (shape drift); a legacy ``.pb``;
   an implicit ``.pb``; a brain transcript with every real-world anomaly.
-* IDE root: two ordinary conversations. ACP root: a brain-only session.
+* IDE root: an ordinary conversation and one whose brain transcripts disagree with its ``.db``
+  about a planner's thinking (``consistency``). ACP root: a brain-only session.
 
 The generator sets every mtime (the stale sidecar is an hour older than its ``.db``). Git keeps
 no mtimes: in a fresh clone every file has the checkout time, so ``agy-audit stores`` sees each
@@ -48,7 +49,7 @@ def build(home: Path) -> StoreBuilder:
     cli.implicit()
     ide = b.root("ide")
     ide.conversation(turns=2)
-    ide.conversation(turns=1)
+    ide.conversation(turns=1, disagreements={"thinking"})  # the transcripts tell another story
     acp = b.root("acp")
     acp.conversation(turns=1, db=False, sidecar="missing")
     return b
