@@ -292,7 +292,10 @@ def read_tiers(brain: Path) -> tuple[dict[str, list[tr.Record]], list[tr.Finding
             continue
         records[tier] = []
         for item in tr.iter_transcript(paths):
-            (records[tier] if isinstance(item, tr.Record) else findings).append(item)
+            if isinstance(item, tr.Record):
+                records[tier].append(item)
+            else:
+                findings.append(item)
     return records, findings
 
 
@@ -308,6 +311,8 @@ class _Session:
         self.result.findings.append(Finding(level, rule, message, step, file, line))
 
     def compare(self) -> None:
+        if self.target.brain is None:
+            return
         records, findings = read_tiers(self.target.brain)
         for f in findings:
             if f.kind == "unreadable":
@@ -448,7 +453,7 @@ class _Step:
         responses = [v for v in (payload.get("modifiedResponse"), payload.get("response")) if isinstance(v, str)] or [""]
         if not any(_text_agrees(content, v) for v in responses):
             self.add("consistency/response", f"response {_difference(responses[0], content, self.tier)}")
-        thinking = payload.get("thinking") if isinstance(payload.get("thinking"), str) else ""
+        thinking = payload["thinking"] if isinstance(payload.get("thinking"), str) else ""
         if not _text_agrees(self.record.thinking or "", thinking):
             self.add("consistency/thinking", f"thinking {_difference(thinking, self.record.thinking or '', self.tier)}")
         db_calls = [c for c in payload.get("toolCalls") or [] if isinstance(c, dict)]
@@ -465,8 +470,8 @@ class _Step:
 
     def _arguments(self, k: int, name: str, arguments_json: object, call: tr.ToolCall) -> None:
         try:
-            db_args = loads(arguments_json or "{}")
-        except (JSONError, TypeError):
+            db_args = loads(arguments_json if isinstance(arguments_json, str) and arguments_json else "{}")
+        except JSONError:
             self.add(
                 "consistency/tool-args", f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared", ADVISORY
             )

@@ -58,6 +58,7 @@ from audit.actions.record import record
 from audit.actions.sweep import RootSource, SweepResult, sweep
 from audit.checks import baselines, completeness, consistency, contract, links
 from audit.checks.baselines import Baseline
+from audit.checks.consistency import Report as ConsistencyReport
 from audit.checks.drift import (
     CLASSES,
     FAIL_ON,
@@ -439,7 +440,7 @@ class _Context:
             checks.append(_timed(lambda: self._consistency(LIVE, lambda: consistency.check_roots(roots), command)))
         return checks
 
-    def _consistency(self, target: str, check: Callable[[], consistency.Report], command: str) -> Check:
+    def _consistency(self, target: str, check: Callable[[], ConsistencyReport], command: str) -> Check:
         try:
             report = check()
         except NothingToCheck as exc:

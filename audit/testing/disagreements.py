@@ -97,6 +97,7 @@ def plant(
         elif kind == "command-line":
             r = pick(kind, lambda r: (a := _answered_command(records, r)) is not None and a["step_index"] not in used)
             answer = _answered_command(records, r)
+            assert answer is not None  # pick chose a planner with one
             used.add(answer["step_index"])
             call = next(c for c in r["tool_calls"] if c["name"] == "run_command")
             call["args"]["CommandLine"] = dumps("rm -rf build", indent=None)
