@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import errno
 import gc
 import json
 import os
@@ -43,6 +44,21 @@ import orjson
 from audit.errors import InputError
 
 MAX_DEPTH = 400
+# Open flags that some platforms lack (Windows has no O_NOFOLLOW): 0 there, and ``open_flags``
+# callers check for a symbolic link themselves.
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def open_nofollow(path: str | os.PathLike, flags: int, mode: int = 0o777) -> int:
+    """``os.open`` that refuses a symbolic link at *path* (``O_NOFOLLOW``; where the platform has
+    none, an ``lstat`` check first: best effort there)."""
+    if not O_NOFOLLOW and os.path.islink(path):
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+    return os.open(path, flags | O_NOFOLLOW, mode)
+
+
 """Deepest nesting of arrays/objects accepted by the strict reader."""
 
 _INT_TEXT_LIMIT = 4000  # below CPython's default int/str conversion limit (4300 digits)
@@ -527,7 +543,7 @@ def append(path: str | os.PathLike, data: bytes) -> None:
     runner reads afterwards. A symbolic link at *path* is refused; the data is fsynced."""
     path = _path(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | O_CLOEXEC, 0o600)
     except OSError as exc:
         reason = (
             "is a symbolic link; refusing to write through it"

@@ -13,3 +13,17 @@ _ENVIRONMENT = ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY
 def _clean_environment(monkeypatch):
     for name in _ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def fake_proc(monkeypatch, tmp_path_factory):
+    """Discovery reads a fake, empty ``/proc`` (no test sees the machine's processes); a simulated
+    daemon registers itself there while it runs, as a real agy process would appear."""
+    from audit.store import discovery
+    from audit.testing import daemon
+    from audit.testing.daemon import FakeProc
+
+    proc = FakeProc(tmp_path_factory.mktemp("proc"))
+    monkeypatch.setattr(discovery, "PROC_ROOT", str(proc.root))
+    monkeypatch.setattr(daemon, "FAKE_PROC", proc.root)
+    return proc

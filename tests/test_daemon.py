@@ -25,7 +25,6 @@ from audit.store.daemon import (
     member_bytes,
     trajectory_member,
 )
-from audit.store.layout import Root
 from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
@@ -259,7 +258,9 @@ def test_simulator_writes_port_line_and_stops_by_itself(store):
     cli, _, _ = store
     sim = SimulatedDaemon(cli.path, lifetime=0.3).start()
     port = sim.port
-    assert discovery.port_from_logs(cli.path) == (port, cli.path / "cli.log")
+    log = cli.path / "log" / f"cli-sim-{port}.log"  # cli.log is a relative link to it, as agy makes it
+    assert os.readlink(cli.path / "cli.log") == f"log/cli-sim-{port}.log"
+    assert discovery.port_from_logs(cli.path) == (port, log)
     assert "for HTTPS (gRPC)" in (cli.path / "cli.log").read_text()
     deadline = time.monotonic() + 5
     while DaemonClient(f"http://127.0.0.1:{port}").reachable() and time.monotonic() < deadline:
@@ -430,33 +431,6 @@ def test_process_hints_from_a_fake_proc_tree(tmp_path):
     assert [(h.pid, h.origin) for h in hints] == [(100, "cmdline"), (200, "cmdline"), (300, "environ")]
     assert discovery.process_hints(proc, uid=os.getuid() + 1) == []  # other users' processes are never read
     assert discovery.process_hints(tmp_path / "missing") == []
-
-
-def test_discover_endpoints_pairs_logs_processes_and_roots(tmp_path):
-    proc = _fake_proc(tmp_path)
-    cli = Root(tmp_path / "antigravity-cli", "cli", True)
-    ide = Root(tmp_path / "antigravity", "ide", True)
-    _log(cli.path / "cli.log", 4600, 10**18)
-    found = discovery.discover_endpoints(cli, env={}, proc_root=proc)
-    assert [(e.url, e.token, e.origin) for e in found] == [
-        ("http://127.0.0.1:4600", Secret("env-token-0123456789abcd"), str(cli.path / "cli.log")),  # paired by port
-    ]
-    (cli.path / "cli.log").write_text("listening on random port at 4700 for HTTP\n")
-    found = discovery.discover_endpoints(cli, env={}, proc_root=proc)
-    assert [(e.url, e.token) for e in found] == [
-        ("http://127.0.0.1:4700", Secret(TOKEN)),  # no process on that port: the first matching token
-        ("http://127.0.0.1:4600", Secret("env-token-0123456789abcd")),
-    ]
-    found = discovery.discover_endpoints(ide, env={}, proc_root=proc)
-    assert [(e.url, e.token, e.origin) for e in found] == [
-        ("https://127.0.0.1:4401", Secret("ide-token-0123456789abcd"), "process 200 (cmdline)"),
-    ]
-    override = {"ANTIGRAVITY_DAEMON_URL": "http://127.0.0.1:9", "ANTIGRAVITY_CSRF_TOKEN": "over-token-0123456789ab"}
-    found = discovery.discover_endpoints(ide, env=override, proc_root=proc)
-    assert [(e.url, e.token, e.origin) for e in found] == [
-        ("http://127.0.0.1:9", Secret("over-token-0123456789ab"), "ANTIGRAVITY_DAEMON_URL"),
-    ]
-    assert discovery.discover_endpoints(ide, env={}, proc_root=tmp_path / "none") == []
 
 
 def test_bad_env_token_is_a_usage_error_without_echo(tmp_path):

@@ -74,12 +74,14 @@ def test_healthy(capsys, home):
         "ROOT"
         + " " * (len(str(root)) - 4)
         + "  SURFACE  SESSIONS  FRESH  STALE  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
-        f"{root}  cli             3      3      0        0                 0        0           0  not running",
+        f"{root}  cli             3      3      0        0                 0        0           0  waiting",
         "",
-        "daemon antigravity-cli: not running: no daemon answers (start agy to sweep from it; --source native needs none)",
+        "daemon antigravity-cli: waiting: no daemon answers (start agy to sweep from it; --source native needs none)",
+        "csrf antigravity-cli: unknown (no daemon asked)",
+        "watch antigravity-cli: no agy-reader --watch process covers this root",
         f"agy: unknown (agy --version did not answer); {data_path('COMPATIBILITY.md')} records 1.2.10",
         "",
-        "doctor: healthy",
+        "doctor: healthy (1 root(s) waiting for their daemon)",
     ]
 
 
@@ -111,7 +113,11 @@ def test_pinned_unreachable_daemon_url_needs_action(capsys, home, monkeypatch):
         "state": "unreachable",
         "url": url,
         "origin": "ANTIGRAVITY_DAEMON_URL",
+        "path": "pinned",
         "detail": f"nothing answers at {url} (pinned by ANTIGRAVITY_DAEMON_URL)",
+        "csrf": None,
+        "tokenOrigin": None,
+        "notes": [],
     }
     assert doc["actions"] == [
         {
@@ -135,10 +141,12 @@ def test_daemon_token_accepted_or_rejected_and_never_shown(capsys, home, monkeyp
         code, accepted, _ = run(capsys, "--home", home)
         monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", WRONG)
         rejected_code, rejected, _ = run(capsys, "--home", home, "--format", "json")
-        url = sim.url
+        url, pid, log = sim.url, sim.pid, sim.log_path
         calls = list(sim.calls)
     assert code == 0
-    assert f"daemon antigravity-cli: reachable at {url} (found in {cli_root(home) / 'cli.log'}): token accepted" in accepted
+    found = f"process: process {pid} (agy, its log {log})"
+    assert f"daemon antigravity-cli: reachable at {url} (found by {found}): token accepted" in accepted
+    assert "csrf antigravity-cli: found (ANTIGRAVITY_CSRF_TOKEN)\n" in accepted
     assert rejected_code == 1
     daemon = json.loads(rejected)["roots"][0]["daemon"]
     assert (daemon["state"], daemon["url"]) == ("rejected", url)

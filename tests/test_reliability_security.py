@@ -450,7 +450,7 @@ def test_remote_addresses_found_in_processes_are_skipped_without_traffic(tmp_pat
     (proc / "environ").write_bytes(f"ANTIGRAVITY_LS_ADDRESS=evil.example:443\0ANTIGRAVITY_CSRF_TOKEN={TOKEN}\0".encode())
     result = sweep(resolve_roots(roots=[root.path], env={}), tmp_path / "out", source="auto", env={}, proc_root=tmp_path / "proc")
     assert result.complete and [r.source for r in result.roots] == ["native"]
-    assert [a[0] for a in no_traffic] == [("127.0.0.1", 1)]  # the loopback probe only
+    assert no_traffic == []  # nothing listens there according to /proc: not even a probe
     assert TOKEN not in (tmp_path / "out" / "manifest.json").read_text()
 
 

@@ -197,11 +197,18 @@ def test_each_failure_mode_fails_closed(store, tmp_path, capsys, monkeypatch, mo
     doc = manifest(out)
     check_files(out, doc)
     assert doc["complete"] is False and doc["finished"] is not None
-    assert doc["failures"] == [{"id": failing, "stage": "fetch", "message": FAILURE_TEXT[mode].format(id=failing)}]
+    message = FAILURE_TEXT[mode].format(id=failing)
     swept = [s["id"] for s in doc["sessions"]]
+    if mode == "unauthorized":  # a rejected token stops the sweep of that root, --keep-going or not
+        left = 4 - 1 - order.index(failing)  # of the four daemon sessions of the cli root
+        message += f"; sweep of {store.cli.path} stopped: {left} more session(s) of this root not tried"
+        assert order[-1] == failing
+    assert doc["failures"] == [{"id": failing, "stage": "fetch", "message": message}]
     assert failing not in swept
     assert not any(failing in p.name for p in out.rglob("*"))  # nothing of the failed session, no sidecar fallback
-    if keep_going:
+    if keep_going and mode == "unauthorized":
+        assert len(swept) == 2 + order.index(failing)  # the ide and acp sessions, and the cli ones before it
+    elif keep_going:
         assert len(swept) == doc["selected"] - 1 == 5
     else:
         assert order[-1] == failing and len(swept) == 2 + order.index(failing)  # the ide and acp sessions came first
@@ -220,14 +227,23 @@ def test_keep_going_collects_every_failure(store, tmp_path, capsys, monkeypatch)
     assert len(doc["sessions"]) == 4
 
 
-def test_missing_token_fails_every_daemon_session(store, tmp_path, capsys):
+def test_a_missing_token_stops_the_root_with_one_message(store, tmp_path, capsys):
+    """Every session would get the same 401: one failure for the root, even with --keep-going."""
     out = tmp_path / "corpus"
-    with store.daemon():
-        code, _, stderr = run(capsys, "--home", store.home, "--out", out, "--keep-going")
+    with store.daemon() as sim:
+        code, stdout, stderr = run(capsys, "--home", store.home, "--out", out, "--keep-going")
+        loads = [cid for method, cid in sim.calls if method == "LoadTrajectory"]
     doc = manifest(out)
     assert code == 1
-    assert {f["stage"] for f in doc["failures"]} == {"fetch"} and len(doc["failures"]) == 4
-    assert all(f["message"].startswith("daemon authentication failed: HTTP 401 on LoadTrajectory") for f in doc["failures"])
+    assert loads == []  # the simulator logs only accepted calls: the first was refused
+    [failure] = doc["failures"]
+    assert failure["stage"] == "fetch"
+    assert failure["message"] == (
+        "daemon authentication failed: HTTP 401 on LoadTrajectory (check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN); "
+        f"sweep of {store.cli.path} stopped: 3 more session(s) of this root not tried"
+    )
+    assert sorted(s["surface"] for s in doc["sessions"]) == ["acp", "ide"]  # the other roots were swept
+    assert stdout.count("daemon authentication failed") == 1
 
 
 def test_identity_is_checked(store, tmp_path, capsys, monkeypatch):
@@ -483,6 +499,7 @@ def test_sigterm_finalises_an_incomplete_manifest_and_exits_143(store, tmp_path)
     out = tmp_path / "corpus"
     env = {**os.environ, "ANTIGRAVITY_CSRF_TOKEN": TOKEN, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     with store.daemon(failures={store.dup.id: "timeout"}, hang=30) as sim:
+        env["ANTIGRAVITY_DAEMON_URL"] = sim.url  # another process sees the real /proc, where the simulator is no agy
         proc = subprocess.Popen(
             [sys.executable, "-m", "audit", "sweep", "--root", store.cli.path, "--out", out, "--timeout", "60"],
             stdout=subprocess.PIPE,

@@ -20,8 +20,11 @@ source), and so is every entry the store scan reports as foreign (symbolic links
 not ``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon
 for every root; ``auto`` uses the daemon of a root when one is reachable, else native.
 
-Fail closed: a failing session stops the sweep unless ``keep_going``; either way the manifest
-stays ``complete: false``. Ctrl-C (or SIGTERM) ends the sweep cleanly with an incomplete
+Daemon endpoints come from ``discovery.discover``: a token only goes to a pinned endpoint or to a
+listener verified as the root's daemon; the others are noted in ``RootSource.notes``, never
+contacted. Fail closed: a failing session stops the sweep unless ``keep_going``; either way the
+manifest stays ``complete: false``. A daemon that refuses the token (401/403) stops the sweep of
+its root with one failure, ``keep_going`` or not (every other session would be refused the same). Ctrl-C (or SIGTERM) ends the sweep cleanly with an incomplete
 manifest. Live stores are only read: ``.db`` files are opened read-only in a way that creates no
 file beside them (see ``sqlite_store.open_snapshot``), other files are read as bytes. Nothing is
 printed here.
@@ -59,9 +62,9 @@ from audit.safeio import (
 )
 from audit.store import database
 from audit.store.corpus import MANIFEST
-from audit.store.daemon import DaemonClient
+from audit.store.daemon import AuthError, DaemonClient
 from audit.store.database import open_snapshot, read_database
-from audit.store.discovery import ENV_URL, discover_endpoints
+from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.layout import Root, Session, scan_root
 from audit.store.trajectory import reconstruct
@@ -83,6 +86,7 @@ class RootSource:
     source: str  # "daemon" | "native"
     endpoint: str | None = None  # base URL, never a token
     origin: str | None = None  # where the endpoint was found
+    notes: tuple[str, ...] = ()  # discovered daemons not used (unverified listeners, no /proc)
 
 
 @dataclass(frozen=True)
@@ -156,10 +160,11 @@ class SweepResult:
 
 
 class _Failed(Exception):
-    def __init__(self, stage: str, message: str) -> None:
+    def __init__(self, stage: str, message: str, *, auth: bool = False) -> None:
         super().__init__(message)
         self.stage = stage
         self.message = " ".join(message.split())
+        self.auth = auth  # the daemon refused the token (HTTP 401/403)
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,7 @@ def sweep(
     include_implicit: bool = False,
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike = "/proc",
+    proc_root: str | os.PathLike | None = None,
     progress: Callback | None = None,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
@@ -212,15 +217,23 @@ def sweep(
     make_private_dir(out)
     _write_manifest(result)
     current = None
+    rejected: set[Path] = set()  # roots whose daemon refused the token: the rest of them is not swept
     try:
         for done, item in enumerate(items):
+            if item.origin.root.path in rejected:
+                continue
             current = item.session.id
             if progress is not None:
                 progress(done, len(items), current)
             try:
                 result.sessions.append(_sweep_one(item, out))
             except _Failed as failed:
-                result.failures.append(Failure(current, failed.stage, failed.message))
+                message = failed.message
+                if failed.auth:
+                    rejected.add(item.origin.root.path)
+                    left = sum(1 for later in items[done + 1 :] if later.origin.root.path == item.origin.root.path)
+                    message += f"; sweep of {item.origin.root.path} stopped: {left} more session(s) of this root not tried"
+                result.failures.append(Failure(current, failed.stage, message))
                 if not keep_going:
                     break
         current = None
@@ -261,11 +274,12 @@ def _choose_source(
     timeout: float,
     allow_remote: bool,
     env: Mapping[str, str],
-    proc_root: str | os.PathLike,
+    proc_root: str | os.PathLike | None,
 ) -> tuple[RootSource, DaemonClient | None]:
     if source == "native":
         return RootSource(root, "native"), None
-    for endpoint in discover_endpoints(root, env, proc_root):
+    found = discover(root, env, proc_root)
+    for endpoint in found.endpoints:  # pinned, or listeners verified as this root's daemon
         try:
             client = DaemonClient(endpoint.url, endpoint.token, timeout=timeout, allow_remote=allow_remote)
         except UsageError:
@@ -274,11 +288,11 @@ def _choose_source(
             continue
         if client.reachable():
             return RootSource(root, "daemon", client.url, endpoint.origin), client
+    notes = tuple(found.notes)
     if source == "daemon":
-        raise InputError(
-            f"{root.path}: no reachable daemon (is agy running? or set {ENV_URL}); use --source native to read the .db files"
-        )
-    return RootSource(root, "native"), None
+        why = "; ".join(notes) if notes else f"is agy running? or set {ENV_URL}"
+        raise InputError(f"{root.path}: no reachable daemon ({why}); use --source native to read the .db files")
+    return RootSource(root, "native", notes=notes), None
 
 
 def _select(
@@ -404,6 +418,8 @@ def _transcript_steps(session: Session, out: Path) -> int:
 def _stage(stage: str, function: Callable, *args: object, **kwargs: object):
     try:
         return function(*args, **kwargs)
+    except AuthError as exc:
+        raise _Failed(stage, exc.message, auth=True) from None
     except AuditError as exc:
         raise _Failed(stage, exc.message) from None
     except OSError as exc:

@@ -41,8 +41,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _daemon_text(d: doctor.Daemon) -> str:
-    where = f" at {d.url}" + (f" (found in {d.origin})" if d.origin else "") if d.url else ""
+    found = f"{d.path}: {d.origin}" if d.path and d.origin and d.path != d.origin else d.origin
+    where = f" at {d.url}" + (f" (found by {found})" if found else "") if d.url else ""
     return f"{d.state}{where}: {d.detail}"
+
+
+def _csrf_text(d: doctor.Daemon) -> str:
+    if d.csrf is None:
+        return "unknown (no daemon asked)"
+    return d.csrf + (f" ({d.token_origin})" if d.token_origin else "")
+
+
+def _watch_text(h: doctor.RootHealth) -> str:
+    if h.watch == "covered":
+        return f"covered by agy-reader --watch (pid {h.watcher})"
+    if h.watch == "not covered":
+        return "no agy-reader --watch process covers this root"
+    return "unknown (no /proc on this platform)"
 
 
 def _text(health: doctor.Health) -> str:
@@ -68,14 +83,20 @@ def _text(health: doctor.Health) -> str:
         ),
         "",
     ]
-    out += [f"daemon {h.root.path.name}: {_daemon_text(h.daemon)}" for h in health.roots]
+    for h in health.roots:
+        name = h.root.path.name
+        out.append(f"daemon {name}: {_daemon_text(h.daemon)}")
+        out += [f"  note: {note}" for note in h.daemon.notes]
+        out.append(f"csrf {name}: {_csrf_text(h.daemon)}")
+        out.append(f"watch {name}: {_watch_text(h)}")
     installed = health.installed or "unknown (agy --version did not answer)"
     state = "" if health.version == doctor.UNKNOWN else f" ({health.version})"
     out.append(f"agy: {installed}; {health.compat_file} records {health.recorded or 'no version'}{state}")
     if health.actions:
         out += ["", "action needed:"]
         out += [f"  {a.subject}: {a.problem}\n    run: {a.remedy}" for a in health.actions]
-    out += ["", "doctor: healthy" if health.healthy else f"doctor: action needed ({len(health.actions)})"]
+    waiting = f" ({health.waiting} root(s) waiting for their daemon)" if health.waiting else ""
+    out += ["", f"doctor: healthy{waiting}" if health.healthy else f"doctor: action needed ({len(health.actions)})"]
     return "\n".join(out)
 
 
@@ -90,7 +111,18 @@ def _json(health: doctor.Health) -> dict:
                 "sidecars": h.sidecars,
                 "links": {"diagnostics": h.link_diagnostics, "failing": h.link_failing},
                 "contractViolations": h.violations,
-                "daemon": {"state": h.daemon.state, "url": h.daemon.url, "origin": h.daemon.origin, "detail": h.daemon.detail},
+                "explicit": h.root.explicit,
+                "daemon": {
+                    "state": h.daemon.state,
+                    "url": h.daemon.url,
+                    "origin": h.daemon.origin,
+                    "path": h.daemon.path,
+                    "detail": h.daemon.detail,
+                    "csrf": h.daemon.csrf,
+                    "tokenOrigin": h.daemon.token_origin,
+                    "notes": list(h.daemon.notes),
+                },
+                "watch": {"state": h.watch, "pid": h.watcher},
             }
             for h in health.roots
         ],

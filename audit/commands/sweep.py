@@ -24,8 +24,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "and native/<surface>/brain/<id>/. Live stores are only read; existing sidecars are never used."
         ),
         epilog=(
-            "Daemon discovery: $ANTIGRAVITY_DAEMON_URL, else the root's cli.log / log/cli-*.log, else "
-            "language-server and agy processes; token: $ANTIGRAVITY_CSRF_TOKEN, else the processes. "
+            "Daemon discovery: $ANTIGRAVITY_DAEMON_URL (pinned), else this user's agy / language-server "
+            "processes serving the root (Linux /proc), else the port in the root's cli.log when /proc shows "
+            "that such a process holds it; a token (ANTIGRAVITY_CSRF_TOKEN, else the process's own) only "
+            "goes to a pinned or verified listener. "
             "Exit codes: 0 complete, 1 incomplete (do not record from it), 2 usage or unreadable input, "
             "3 nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
@@ -62,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if reporter is not None:
             reporter.close()
+    for r in result.roots:
+        for note in r.notes:
+            print(f"sweep: {r.root.path}: {note}", file=sys.stderr)
     if args.format == "json":
         print(to_json({"out": str(result.out), "manifest": result.manifest()}), end="")
     else:

@@ -2,11 +2,16 @@
 
 Per root: its surface and sessions; sidecar freshness by mtime (fresh, stale, missing:
 ``stores``); parent-link diagnostics (``links.resolve``) and contract violations
-(``contract.verify_paths``) of the sidecars as they are; and its daemon (``discovery``): reachable
--- then a read-only ``GetAllCascadeTrajectories`` call tells whether the CSRF token is accepted
---, not running (information only), or a problem: a pinned ``ANTIGRAVITY_DAEMON_URL`` that
-nothing answers at, an invalid pin or token, or a token the daemon rejects. Then the installed
-agy version (``agy --version``) against the version ``COMPATIBILITY.md`` records.
+(``contract.verify_paths``) of the sidecars as they are; its daemon (``discovery.discover``) with
+the path that found it (``process``, ``log`` or ``pinned``) and the CSRF state (``found``,
+``missing``, ``rejected``); and whether an ``agy-reader --watch`` process covers the root (Linux,
+best effort). A reachable daemon is asked a read-only ``GetAllCascadeTrajectories`` to learn
+whether the token is accepted. Problems: a pinned ``ANTIGRAVITY_DAEMON_URL`` that nothing answers
+at, an invalid pin or token, a token the daemon rejects, a reachable IDE daemon without a token,
+and the daemon of an explicit root (``--root``, ``ANTIGRAVITY_CLI_ROOT``: a hard requirement)
+not running. A discovered root whose daemon is down is only ``waiting``. Discovered listeners that
+could not be verified are noted, never contacted. Then the installed agy version
+(``agy --version``) against the version ``COMPATIBILITY.md`` records.
 
 Every problem becomes an ``Action`` naming what to run; the stores are healthy when there is
 none. Only failing link diagnostics (``links.FAILING_KINDS``) need action, as in ``links check``.
@@ -27,22 +32,30 @@ from audit.actions.sweep import installed_agy_version
 from audit.checks import contract, links
 from audit.errors import UsageError
 from audit.resources import data_path
+from audit.store import discovery
 from audit.store.daemon import AuthError, DaemonClient, DaemonError
-from audit.store.discovery import ENV_URL, discover_endpoints
+from audit.store.discovery import ENV_TOKEN, ENV_URL, PINNED
 from audit.store.layout import Root, scan_root
 
 PROBE = "GetAllCascadeTrajectories"
 """A read-only daemon call, answered only when the CSRF token is accepted."""
-REACHABLE, NOT_RUNNING, UNREACHABLE, REJECTED, INVALID = "reachable", "not running", "unreachable", "rejected", "invalid"
+REACHABLE, NOT_RUNNING, WAITING = "reachable", "not running", "waiting"
+UNREACHABLE, REJECTED, INVALID = "unreachable", "rejected", "invalid"
+FOUND, MISSING = "found", "missing"  # CSRF states, with REJECTED
 COMPATIBLE, DIFFERENT, UNKNOWN = "compatible", "different", "unknown"
 
 
 @dataclass(frozen=True)
 class Daemon:
-    state: str  # REACHABLE, NOT_RUNNING (information), UNREACHABLE, REJECTED or INVALID (need action)
+    state: str  # REACHABLE, WAITING (information), NOT_RUNNING, UNREACHABLE, REJECTED or INVALID
     detail: str
     url: str | None = None
     origin: str | None = None  # where the endpoint was found
+    path: str | None = None  # discovery path: "process", "log" or "pinned"
+    csrf: str | None = None  # FOUND, MISSING or REJECTED; None when no daemon was asked
+    token_origin: str | None = None  # where the token was found (never the token)
+    notes: tuple[str, ...] = ()  # discovered listeners not used, a platform without /proc
+    action: str | None = None  # the problem that needs action, if any
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,8 @@ class RootHealth:
     link_failing: int
     violations: int  # contract violations and unreadable sidecars
     daemon: Daemon
+    watch: str = UNKNOWN  # "covered", "not covered" or UNKNOWN (no /proc)
+    watcher: int | None = None  # pid of the agy-reader --watch process that covers the root
 
 
 @dataclass
@@ -81,6 +96,11 @@ class Health:
     def healthy(self) -> bool:
         return not self.actions
 
+    @property
+    def waiting(self) -> int:
+        """Discovered roots whose daemon is down (information, not a problem)."""
+        return sum(1 for r in self.roots if r.daemon.state == WAITING)
+
 
 def diagnose(
     roots: list[Root],
@@ -89,7 +109,7 @@ def diagnose(
     timeout: float = 5.0,
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike = "/proc",
+    proc_root: str | os.PathLike | None = None,
 ) -> Health:
     """The health of *roots*; ``compat_file`` defaults to the bundled ``COMPATIBILITY.md``.
 
@@ -99,8 +119,9 @@ def diagnose(
     path = Path(compat_file) if compat_file is not None else data_path("COMPATIBILITY.md")
     recorded = compat.read(path).agy_version
     health = Health([], installed_agy_version(env), recorded, path)
+    watchers = discovery.reader_watchers(proc_root)
     for root in roots:
-        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root))
+        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root, watchers))
     if health.version == DIFFERENT:
         health.actions.append(
             Action(
@@ -119,7 +140,8 @@ def _root(
     timeout: float,
     allow_remote: bool,
     env: Mapping[str, str],
-    proc_root: str | os.PathLike,
+    proc_root: str | os.PathLike | None,
+    watchers: list[discovery.Watcher] | None,
 ) -> RootHealth:
     scan = scan_root(root)
     states = scan.sidecar_states()
@@ -153,41 +175,62 @@ def _root(
             )
         )
     daemon = _daemon(root, timeout, allow_remote, env, proc_root)
-    if daemon.state not in (REACHABLE, NOT_RUNNING):
-        actions.append(Action(str(root.path), f"daemon {daemon.state}: {daemon.detail}", _DAEMON_REMEDY[daemon.state]))
-    return RootHealth(root, len(scan.sessions), states, diagnostics, failing, violations, daemon)
+    if daemon.action is not None:
+        actions.append(Action(str(root.path), daemon.action, _DAEMON_REMEDY[daemon.state]))
+    health = RootHealth(root, len(scan.sessions), states, diagnostics, failing, violations, daemon)
+    if watchers is not None:
+        watcher = discovery.watcher_for(root, watchers)
+        health.watch, health.watcher = ("covered", watcher.pid) if watcher else ("not covered", None)
+    return health
 
 
 _DAEMON_REMEDY = {
     UNREACHABLE: f"fix or unset {ENV_URL}",
-    INVALID: f"fix or unset {ENV_URL} / ANTIGRAVITY_CSRF_TOKEN",
-    REJECTED: "restart agy, or set ANTIGRAVITY_CSRF_TOKEN to the token of the running daemon",
+    INVALID: f"fix or unset {ENV_URL} / {ENV_TOKEN}",
+    REJECTED: f"restart agy, or set {ENV_TOKEN} to the token of the running daemon",
+    REACHABLE: f"set {ENV_TOKEN}, or restart the IDE so that its main.log records the token",
+    NOT_RUNNING: f"start agy for this root, or set {ENV_URL}; `--source native` needs no daemon",
 }
+_DOWN = "no daemon answers (start agy to sweep from it; --source native needs none)"
 
 
-def _daemon(root: Root, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike) -> Daemon:
+def _daemon(
+    root: Root, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike | None
+) -> Daemon:
     try:
-        endpoints = discover_endpoints(root, env, proc_root)
+        found = discovery.discover(root, env, proc_root)
     except UsageError as exc:  # a malformed ANTIGRAVITY_CSRF_TOKEN (never echoed)
-        return Daemon(INVALID, exc.message)
-    for endpoint in endpoints:
+        return Daemon(INVALID, exc.message, action=f"daemon {INVALID}: {exc.message}")
+    notes = tuple(found.notes)
+    for endpoint in found.endpoints:
+        where = {"url": None, "origin": endpoint.origin, "path": endpoint.path, "notes": notes}
         try:
             client = DaemonClient(endpoint.url, endpoint.token, timeout=timeout, allow_remote=allow_remote)
         except UsageError as exc:
-            if endpoint.origin == ENV_URL:
-                return Daemon(INVALID, exc.message, origin=ENV_URL)
+            if endpoint.path == PINNED:
+                return Daemon(INVALID, exc.message, **where, action=f"daemon {INVALID}: {exc.message}")
             continue
+        where["url"] = client.url
         if not client.reachable():
-            if endpoint.origin == ENV_URL:
-                return Daemon(UNREACHABLE, f"nothing answers at {client.url} (pinned by {ENV_URL})", client.url, ENV_URL)
+            if endpoint.path == PINNED:
+                detail = f"nothing answers at {client.url} (pinned by {ENV_URL})"
+                return Daemon(UNREACHABLE, detail, **where, action=f"daemon {UNREACHABLE}: {detail}")
             continue
+        csrf = FOUND if endpoint.token is not None else MISSING
+        token = {"token_origin": endpoint.token_origin}
         try:
             client.call(PROBE, {})
         except AuthError as exc:
-            return Daemon(REJECTED, exc.message, client.url, endpoint.origin)
+            state = REJECTED if endpoint.token is not None else MISSING
+            return Daemon(REJECTED, exc.message, **where, csrf=state, **token, action=f"daemon {REJECTED}: {exc.message}")
         except DaemonError as exc:
-            return Daemon(REACHABLE, f"but the read-only probe failed: {exc.message}", client.url, endpoint.origin)
-        return Daemon(
-            REACHABLE, "token accepted" if endpoint.token is not None else "no token needed", client.url, endpoint.origin
-        )
-    return Daemon(NOT_RUNNING, "no daemon answers (start agy to sweep from it; --source native needs none)")
+            return Daemon(REACHABLE, f"but the read-only probe failed: {exc.message}", **where, csrf=csrf, **token)
+        if csrf == MISSING and root.surface == "ide":
+            detail = "the IDE daemon answers, but no CSRF token was found for it"
+            return Daemon(REACHABLE, detail, **where, csrf=csrf, action=f"daemon {REACHABLE}: {detail}")
+        detail = "token accepted" if csrf == FOUND else "no token needed"
+        return Daemon(REACHABLE, detail, **where, csrf=csrf, **token)
+    if root.explicit:  # an explicit root is a hard requirement
+        action = f"daemon {NOT_RUNNING}: {_DOWN}; this root was named explicitly"
+        return Daemon(NOT_RUNNING, _DOWN, notes=notes, action=action)
+    return Daemon(WAITING, _DOWN, notes=notes)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from audit.clock import is_rfc3339
-from audit.safeio import JSONError, dumps, json_type, loads
+from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
@@ -229,7 +229,7 @@ class _StepOrder:
 
 
 def _open(path: str) -> BinaryIO:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = open_nofollow(path, os.O_RDONLY | O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")

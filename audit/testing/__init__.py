@@ -7,6 +7,6 @@
 """
 
 from audit.testing.builder import Conversation, RootBuilder, StoreBuilder, write_sidecar
-from audit.testing.daemon import SimulatedDaemon
+from audit.testing.daemon import FakeProc, SimulatedDaemon
 
-__all__ = ["Conversation", "RootBuilder", "SimulatedDaemon", "StoreBuilder", "write_sidecar"]
+__all__ = ["Conversation", "FakeProc", "RootBuilder", "SimulatedDaemon", "StoreBuilder", "write_sidecar"]

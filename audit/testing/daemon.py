@@ -20,15 +20,31 @@ error envelope), ``timeout`` (answers only after ``hang`` seconds), ``malformed`
 envelope), ``empty`` (``{}``), ``null`` (``{"trajectory": null}``). The server runs in daemon
 threads and stops by itself after ``lifetime`` seconds.
 
+The log: ``<root>/cli.log`` is appended to; when there is none, the simulator writes
+``log/cli-sim-<port>.log`` and makes ``cli.log`` a relative symbolic link to it, as agy does on Linux
+and macOS (``write_log=False``: no log).
+
+``proc``: a fake ``/proc`` tree (see ``FakeProc``; default ``FAKE_PROC``, which the test suite points
+at a per-test tree) in which the simulator registers itself while it runs, the way discovery sees
+a real daemon: an ``agy`` process (``kind="language_server"``: a language server with
+``--app_data_dir <root name>``) of this user holding the listening socket (its real inode, listed
+in ``net/tcp``) and its open log. ``expose`` says how the process shows its token: ``"flag"``
+(``--csrf_token`` on its command line), ``"tool"`` (``ANTIGRAVITY_LS_ADDRESS`` /
+``ANTIGRAVITY_CSRF_TOKEN`` exported to a child process) or None (not at all: the user sets
+``ANTIGRAVITY_CSRF_TOKEN``). Stopping removes the entries.
+
 ``python -m audit.testing.daemon ROOT [--seconds N]`` runs one in the foreground (token from
-``ANTIGRAVITY_CSRF_TOKEN`` if set) and prints its URL.
+``ANTIGRAVITY_CSRF_TOKEN`` if set) and prints its URL; it is a Python process, so discovery does
+not verify it: pin it with ``ANTIGRAVITY_DAEMON_URL``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -42,6 +58,73 @@ from audit.store.trajectory import read_trajectory
 
 FAILURES = ("unauthorized", "internal", "timeout", "malformed", "empty", "null")
 DEFAULT_TOKEN = "sim-csrf-7f3a9c1e5b2d4f6a8c0e"
+EXPOSE = (None, "flag", "tool")
+FAKE_PROC: str | os.PathLike | None = None
+"""The fake ``/proc`` a simulator registers in when none is given (None: it registers nowhere)."""
+_TCP_HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+
+
+class FakeProc:
+    """A fake Linux ``/proc`` tree for discovery tests: processes, their fds, and TCP listeners."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        (self.root / "net").mkdir(parents=True, exist_ok=True)
+        for name in ("tcp", "tcp6"):
+            if not (self.root / "net" / name).exists():
+                (self.root / "net" / name).write_text(_TCP_HEADER)
+        self._lock = threading.Lock()
+
+    def free_pid(self) -> int:
+        with self._lock:
+            pids = [int(p.name) for p in self.root.iterdir() if p.name.isdigit()]
+            pid = max([4000, *pids]) + 1
+            (self.root / str(pid)).mkdir()
+            return pid
+
+    def process(
+        self,
+        argv: list[str],
+        *,
+        pid: int | None = None,
+        ppid: int = 1,
+        environ: Mapping[str, str] | None = None,
+        files: list[str | os.PathLike] = (),
+        sockets: list[int] = (),
+    ) -> int:
+        """Add a process of this user; *files* and *sockets* (inodes) become its ``fd`` links."""
+        pid = self.free_pid() if pid is None else pid
+        base = self.root / str(pid)
+        (base / "fd").mkdir(parents=True, exist_ok=True)
+        (base / "cmdline").write_bytes(b"".join(a.encode() + b"\0" for a in argv))
+        (base / "environ").write_bytes(b"".join(f"{k}={v}".encode() + b"\0" for k, v in (environ or {}).items()))
+        name = os.path.basename(argv[0])[:15] if argv else "?"
+        (base / "stat").write_text(f"{pid} ({name}) S {ppid} {pid} {pid} 0 -1 4194304\n")
+        targets = [os.path.abspath(f) for f in files] + [f"socket:[{inode}]" for inode in sockets]
+        for fd, target in enumerate(targets, 3):
+            os.symlink(target, base / "fd" / str(fd))
+        return pid
+
+    def listen(self, host: str, port: int, inode: int) -> None:
+        """A LISTEN entry in ``net/tcp`` (IPv4) or ``net/tcp6``."""
+        ip = ipaddress.ip_address(host)
+        if ip.version == 4:
+            name, hexip = "tcp", ip.packed[::-1].hex().upper()
+        else:
+            name, hexip = "tcp6", b"".join(ip.packed[i : i + 4][::-1] for i in range(0, 16, 4)).hex().upper()
+        line = f"   0: {hexip}:{port:04X} {'0' * len(hexip)}:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 {inode} 1 0\n"
+        with self._lock, open(self.root / "net" / name, "a") as fh:
+            fh.write(line)
+
+    def remove(self, pid: int | None = None, inode: int | None = None) -> None:
+        with self._lock:
+            if pid is not None:
+                shutil.rmtree(self.root / str(pid), ignore_errors=True)
+            if inode is not None:
+                for name in ("tcp", "tcp6"):
+                    path = self.root / "net" / name
+                    lines = path.read_text().splitlines(keepends=True)
+                    path.write_text("".join(line for line in lines if line.split()[9:10] != [str(inode)]))
 
 
 class _Server(ThreadingHTTPServer):
@@ -63,8 +146,20 @@ class SimulatedDaemon:
         write_log: bool = True,
         hang: float = 3.0,
         lifetime: float = 300.0,
+        proc: str | os.PathLike | None = None,
+        kind: str = "agy",
+        expose: str | None = None,
     ) -> None:
+        if expose not in EXPOSE:
+            raise ValueError("expose must be None, 'flag' or 'tool'")
         self.root = Path(root)
+        self.proc_root = proc if proc is not None else FAKE_PROC
+        self.kind = kind
+        self.expose = expose
+        self.pid: int | None = None  # in the fake /proc, while running
+        self._tool_pid: int | None = None
+        self._inode: int | None = None
+        self.log_path: Path | None = None
         self.token = token
         self.write_log = write_log
         self.hang = hang
@@ -109,15 +204,52 @@ class SimulatedDaemon:
         self._timer.daemon = True
         self._timer.start()
         if self.write_log:
-            with open(self.root / "cli.log", "a", encoding="utf-8") as log:
+            self.log_path = self._log()
+            with open(self.log_path, "a", encoding="utf-8") as log:
                 log.write(f"I0000 00:00:00.000000 1 server.go:1] listening on random port at {self.port + 1} for HTTPS (gRPC)\n")
                 log.write(f"I0000 00:00:00.000001 1 server.go:1] listening on random port at {self.port} for HTTP\n")
+        if self.proc_root is not None:
+            self._register(FakeProc(self.proc_root))
         return self
+
+    def _log(self) -> Path:
+        link = self.root / "cli.log"
+        if os.path.lexists(link):
+            return link
+        (self.root / "log").mkdir(exist_ok=True)
+        target = self.root / "log" / f"cli-sim-{self.port}.log"
+        target.touch()
+        os.symlink(os.path.join("log", target.name), link)
+        return target
+
+    def _register(self, proc: FakeProc) -> None:
+        self._inode = os.fstat(self._server.socket.fileno()).st_ino
+        if self.kind == "agy":
+            argv = ["/usr/local/bin/agy"]
+        else:
+            argv = ["/opt/antigravity/language_server_linux_x64", "--app_data_dir", self.root.name]
+        if self.expose == "flag" and self.token is not None:
+            argv += ["--csrf_token", self.token]
+        files = [os.path.realpath(self.log_path)] if self.log_path is not None else []
+        self.pid = proc.process(argv, files=files, sockets=[self._inode])
+        proc.listen("127.0.0.1", self.port, self._inode)
+        if self.expose == "tool" and self.token is not None:
+            environ = {"ANTIGRAVITY_LS_ADDRESS": f"127.0.0.1:{self.port}", "ANTIGRAVITY_CSRF_TOKEN": self.token}
+            self._tool_pid = proc.process(["/bin/bash", "-c", "make test"], ppid=self.pid, environ=environ)
+
+    def _unregister(self) -> None:
+        if self.proc_root is None or self.pid is None:
+            return
+        proc = FakeProc(self.proc_root)
+        proc.remove(self._tool_pid)
+        proc.remove(self.pid, self._inode)
+        self.pid = self._tool_pid = None
 
     def stop(self) -> None:
         self._stopped.set()  # releases hanging answers
         if self._timer is not None and self._timer is not threading.current_thread():
             self._timer.cancel()
+        self._unregister()
         server, self._server = self._server, None
         if server is not None:
             server.shutdown()
