@@ -132,8 +132,10 @@ def test_transcript_fixtures():
     assert contract.validate_file(DATA / "codeburn_fixture-current-cli_transcript.jsonl", "transcript").findings == ()
     deja = contract.validate_file(DATA / "deja_registry-antigravity_transcript.jsonl", "transcript")
     assert {(f.line, f.message) for f in deja.violations} == {
-        (line, f"'{key}' is a required property") for line in (1, 2) for key in ("step_index", "type", "status")
+        (line, f"'{key}' is a required property") for line in (1, 2) for key in ("step_index", "type")
     }
+    # proto3 JSON drops zero values: no status is CORTEX_STEP_STATUS_UNSPECIFIED, valid, an advisory
+    assert {(f.line, f.rule) for f in deja.advisories} == {(line, "transcript/status/absent") for line in (1, 2)}
 
 
 def test_sample_home_sidecars_and_transcripts(tmp_path):

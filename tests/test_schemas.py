@@ -57,18 +57,21 @@ def _jsonschema(name: str):
     return cls(schemas.load(name).document, format_checker=cls.FORMAT_CHECKER)
 
 
-def _rules(node, found=None, level=VIOLATION):
-    """x-rule id -> level, walking the schema text."""
+def _rules(node, found=None, level=VIOLATION, evidence="inferred"):
+    """x-rule id -> level, walking the schema text: advisory under ``x-advisory`` or an ``inferred`` rule."""
     found = {} if found is None else found
     if isinstance(node, dict):
+        evidence = node.get("x-evidence", evidence)
+        if evidence == "inferred":
+            level = ADVISORY
         if "x-rule" in node:
             assert found.setdefault(node["x-rule"], level) == level
         for key, value in node.items():
             if key not in ("const", "enum", "required", "x-distinctPointers"):
-                _rules(value, found, ADVISORY if key == "x-advisory" else level)
+                _rules(value, found, ADVISORY if key == "x-advisory" else level, evidence)
     elif isinstance(node, list):
         for value in node:
-            _rules(value, found, level)
+            _rules(value, found, level, evidence)
     return found
 
 
@@ -317,6 +320,7 @@ SIDECAR_ADVISORIES = [
     ("sidecar/source/family", "/source", "CORTEX_TRAJECTORY_SOURCE_X", "cli"),
     ("sidecar/step/type/family", STEP + "/type", "CORTEX_STEP_TYPE_X", "FUTURE_STEP"),
     ("sidecar/step/status/family", STEP + "/status", "CORTEX_STEP_STATUS_X", "STATUS_COMPLETED"),
+    ("sidecar/step/status/absent", STEP + "/status", "CORTEX_STEP_STATUS_DONE", _DELETE, STEP),
     ("sidecar/step/metadata/source/family", STEP + "/metadata/source", "CORTEX_STEP_SOURCE_X", "MODEL"),
     ("sidecar/step/plannerResponse/stopReason/family", STEP + "/plannerResponse/stopReason", "CORTEX_STOP_REASON_X", "stop"),
     (
@@ -342,39 +346,56 @@ SIDECAR_ADVISORIES = [
 
 TRANSCRIPT = {
     "step_index": 3,
-    "source": "MODEL",
-    "type": "PLANNER_RESPONSE",
+    "source": "SYSTEM",
+    "type": "ERROR_MESSAGE",
     "status": "DONE",
     "created_at": "2026-05-24T15:24:21Z",
     "content": "c",
     "thinking": "t",
-    "tool_calls": [{"name": "run_command", "args": {"CommandLine": '"ls"', "Cwd": '"/w"'}}],
+    "tool_calls": [{"name": "run_command", "args": {"CommandLine": '"ls"', "Cwd": "/w", "Wait": 5, "Spec": {"a": [1]}}}],
     "truncated_fields": ["content"],
     "error": "e",
-    "exit_code": 0,
+    "error_code": 429,
 }
+
+
+class On(dict):
+    """A rule case's own base document (instead of the schema's)."""
+
+
+RUN_COMMAND = On(TRANSCRIPT, type="RUN_COMMAND", source="MODEL", exit_code=0)
+PLAIN = On(TRANSCRIPT, type="PLANNER_RESPONSE", source="MODEL")
+for _key in ("error", "error_code"):
+    del RUN_COMMAND[_key], PLAIN[_key]
 TRANSCRIPT_RULES = [
     ("transcript/record", "/step_index", 0, _DELETE),
     ("transcript/record", "/created_at", "2026-05-24T15:24:21Z", _DELETE),
+    ("transcript/record", "/type", "GENERIC", _DELETE, "", PLAIN),
     ("transcript/step_index", "/step_index", 1.0, -1),
     ("transcript/step_index", "/step_index", 7, "7"),
     ("transcript/source", "/source", "USER_EXPLICIT", 2),
-    ("transcript/type", "/type", "GENERIC", None),
+    ("transcript/type", "/type", "GENERIC", None, PLAIN),
     ("transcript/status", "/status", "RUNNING", True),
     ("transcript/created_at", "/created_at", "2026-05-24T15:24:21.5+09:00", "2026-05-24T15:24:21"),
     ("transcript/content", "/content", "", 1),
     ("transcript/thinking", "/thinking", "", {}),
     ("transcript/tool_calls", "/tool_calls", [], {}),
     ("transcript/tool_calls", "/tool_calls/0", {"name": "x"}, {"args": {}}),
-    ("transcript/tool_calls", "/tool_calls/0/args/Count", "5", 5),
+    ("transcript/tool_calls", "/tool_calls/0/args", {}, []),
     ("transcript/truncated_fields", "/truncated_fields/0", "thinking", 1),
     ("transcript/error", "/error", "boom", ["boom"]),
-    ("transcript/exit_code", "/exit_code", -1, "1"),
+    ("transcript/error_code", "/error_code", 503, "503"),
+    ("transcript/error_code", "/error_code", 2, 2.5),
+    ("transcript/exit_code", "/exit_code", -1, "1", RUN_COMMAND),
 ]
 TRANSCRIPT_ADVISORIES = [
     ("transcript/source/family", "/source", "SYSTEM_SDK", "model"),
-    ("transcript/type/family", "/type", "ASK_QUESTION", "CORTEX_STEP_TYPE_GENERIC "),
+    ("transcript/type/family", "/type", "ASK_QUESTION", "planner_response", PLAIN),
     ("transcript/status/family", "/status", "CANCELLED", "done"),
+    ("transcript/status/absent", "/status", "UNSPECIFIED", _DELETE, ""),
+    ("transcript/error/placement", "/error", _DELETE, "e", "/type", RUN_COMMAND),
+    ("transcript/error_code/placement", "/error_code", _DELETE, 500, "/type", RUN_COMMAND),
+    ("transcript/exit_code/placement", "/exit_code", _DELETE, 1, "/type"),
 ]
 
 MANIFEST = {
@@ -508,9 +529,11 @@ def test_every_rule_has_cases(name):
 
 def _cases(level):
     for name, (base, rules, advisories) in CASES.items():
-        for rule, pointer, good, bad, *where in rules if level == VIOLATION else advisories:
+        for rule, pointer, good, bad, *extra in rules if level == VIOLATION else advisories:
             bad_id = "delete" if bad is _DELETE else repr(bad)[:30]
-            yield pytest.param(name, base, rule, pointer, good, bad, where[0] if where else None, id=f"{rule}:{pointer}:{bad_id}")
+            where = next((e for e in extra if isinstance(e, str)), None)
+            own = next((dict(e) for e in extra if isinstance(e, On)), base)
+            yield pytest.param(name, own, rule, pointer, good, bad, where, id=f"{rule}:{pointer}:{bad_id}")
 
 
 @pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(VIOLATION)))
@@ -527,7 +550,7 @@ def test_advisory_rules_both_ways(name, base, rule, pointer, good, bad, where):
     schema = schemas.load(name)
     assert schema.check(_set(base, pointer, good)) == []
     doc = _set(base, pointer, bad)
-    assert [(f.rule, f.level, f.pointer) for f in schema.check(doc)] == [(rule, ADVISORY, pointer)]
+    assert [(f.rule, f.level, f.pointer) for f in schema.check(doc)] == [(rule, ADVISORY, pointer if where is None else where)]
     assert Draft202012Validator(schema.document, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(doc)
 
 
@@ -579,7 +602,7 @@ def _typed_leaves(name):
                 return
             seen = seen | {node["$ref"]}
             node = schemas._resolve(doc, node["$ref"][1:])
-        if path and set(node) - {"x-rule", "description"} == {"type"} and node["type"] in _WRONG:
+        if path and set(node) - {"x-rule", "x-evidence", "description"} == {"type"} and node["type"] in _WRONG:
             yield path, node["type"]
         for prop, sub in node.get("properties", {}).items():
             yield from walk(sub, [*path, prop], seen)
@@ -899,3 +922,91 @@ def test_json_schema_test_suite_counts():
             answered += sum(agrees for _, agrees, _ in detail)
             format_asserted += sum(differs for _, _, differs in detail)
     assert (len(SUITE_GROUPS), refused_groups, answered, format_asserted, refused) == (383, 134, 888, 1, 411)
+
+
+# ----------------------------------------------------------------------------- evidence (x-evidence)
+
+
+ALL_NAMES = (*NAMES, "ci-report")
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_every_rule_carries_its_evidence(name):
+    def walk(node):
+        if isinstance(node, dict):
+            if "x-rule" in node:
+                assert node.get("x-evidence") in schemas.EVIDENCE, node["x-rule"]
+            else:
+                assert "x-evidence" not in node, node
+            for key, value in node.items():
+                if key not in ("const", "enum", "required", "x-distinctPointers"):
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schemas.load(name).document)
+    rules = schemas.catalog(name)
+    assert len({r.rule for r in rules}) == len(rules) > 10 if name != "transcript-record" else len(rules) >= 15
+    assert {r.rule: r.level for r in rules} == _rules(schemas.load(name).document)
+
+
+def _inferred(node):
+    """A copy of a schema in which every rule is ``inferred``."""
+    if isinstance(node, dict):
+        out = {k: (_inferred(v) if k not in ("const", "enum", "required", "x-distinctPointers") else v) for k, v in node.items()}
+        if "x-evidence" in out:
+            out["x-evidence"] = "inferred"
+        return out
+    if isinstance(node, list):
+        return [_inferred(v) for v in node]
+    return node
+
+
+@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(VIOLATION)))
+def test_an_inferred_rule_never_makes_a_violation(name, base, rule, pointer, good, bad, where):
+    """Each violation case again, against the schema with every rule marked ``inferred``: the
+    same failure is found, as an advisory."""
+    schema = schemas.Schema(_inferred(schemas.load(name).document))
+    findings = schema.check(_set(base, pointer, bad))
+    assert [(f.rule, f.level) for f in findings] == [(rule, ADVISORY)]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "DONE", UUID, TS, "12"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["type", "status", "a", "steps"]), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_only_observed_or_documented_rules_make_violations(data):
+    """Random damage to the base documents: every violation found comes from a rule whose
+    evidence is ``observed`` or ``documented``."""
+    name = data.draw(st.sampled_from(NAMES))
+    evidence = {r.rule: r.evidence for r in schemas.catalog(name)}
+    doc = copy.deepcopy(CASES[name][0])
+    node = doc
+    while isinstance(node, dict) and node and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(node)))
+        if isinstance(node[key], (dict, list)) and node[key] and data.draw(st.booleans()):
+            node = node[key] if isinstance(node[key], dict) else node[key][0]
+            continue
+        node[key] = data.draw(_JSON)
+        break
+    for finding in schemas.load(name).check(doc):
+        if finding.level == VIOLATION:
+            assert evidence[finding.rule] in ("observed", "documented"), finding
+
+
+def test_evidence_must_be_one_of_the_three():
+    with pytest.raises(ValueError, match="x-evidence of r must be one of observed, documented, inferred, not 'guessed'"):
+        schemas.Schema({"x-rule": "r", "x-evidence": "guessed", "type": "object"})
+
+
+def test_a_rule_without_evidence_counts_as_inferred():
+    schema = schemas.Schema({"x-rule": "r", "type": "object"})
+    assert [(f.rule, f.level) for f in schema.check([])] == [("r", ADVISORY)]

@@ -1,8 +1,12 @@
 """The bundled JSON Schemas (Draft 2020-12) and the two ways of applying them.
 
 Every rule of a schema is a subschema carrying ``x-rule`` (a stable id) and a ``description``;
-the rule of a failing keyword is the nearest ``x-rule`` enclosing it in the schema text. Two
-keywords of our own, ignored by other validators:
+the rule of a failing keyword is the nearest ``x-rule`` enclosing it in the schema text. Every
+rule also carries ``x-evidence`` (inherited by the subschemas it encloses): ``observed`` (measured
+on real stores), ``documented`` (stated by a public source) or ``inferred`` (our expectation only).
+Keywords of our own, ignored by other validators:
+
+* ``x-evidence``: an annotation; the failures of an ``inferred`` rule are always *advisories*;
 
 * ``x-advisory``: a subschema applied to the same instance whose failures are *advisories*
   (reported, never violations), e.g. a step status outside the ``CORTEX_STEP_STATUS_*`` family;
@@ -44,6 +48,8 @@ except ImportError:  # pragma: no cover - depends on the environment
 SUFFIX = ".schema.json"
 VIOLATION = "violation"
 ADVISORY = "advisory"
+EVIDENCE = ("observed", "documented", "inferred")
+"""Values of ``x-evidence``; only an ``observed`` or ``documented`` rule can make a violation."""
 
 
 @dataclass(frozen=True)
@@ -105,18 +111,29 @@ class Schema:
 
 def _rule_map(document: dict) -> dict[int, tuple[str, str]]:
     """id(subschema) -> (rule, level) for every subschema, by lexical nesting."""
-    out: dict[int, tuple[str, str]] = {}
+    return {key: (rule, level) for key, (rule, _, level) in _rule_walk(document).items()}
 
-    def walk(node: object, rule: str, level: str) -> None:
+
+def _rule_walk(document: dict, on_rule: Callable[[dict, str, str], None] | None = None) -> dict[int, tuple[str, str, str]]:
+    """id(subschema) -> (rule, evidence, level); *on_rule* sees each ``x-rule`` node with its
+    evidence and level. A subschema is advisory under ``x-advisory`` or an ``inferred`` rule."""
+    out: dict[int, tuple[str, str, str]] = {}
+
+    def walk(node: object, rule: str, evidence: str, advisory: bool) -> None:
         if not isinstance(node, dict):
             return
-        rule = node.get("x-rule", rule)
-        out[id(node)] = (rule, level)
+        rule, evidence = node.get("x-rule", rule), node.get("x-evidence", evidence)
+        if evidence not in EVIDENCE:
+            raise ValueError(f"x-evidence of {rule} must be one of {', '.join(EVIDENCE)}, not {evidence!r}")
+        level = ADVISORY if advisory or evidence == "inferred" else VIOLATION
+        out[id(node)] = (rule, evidence, level)
+        if on_rule is not None and "x-rule" in node:
+            on_rule(node, evidence, level)
         for key, value in node.items():
             for sub in _subschemas(key, value):
-                walk(sub, rule, ADVISORY if key == "x-advisory" else level)
+                walk(sub, rule, evidence, advisory or key == "x-advisory")
 
-    walk(document, "schema", VIOLATION)
+    walk(document, "schema", "inferred", False)
     return out
 
 
@@ -135,6 +152,28 @@ _SINGLE_APPLICATORS = (
     "unevaluatedProperties",
     "x-advisory",
 )
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One ``x-rule`` node of a schema: its id, evidence, level and description."""
+
+    rule: str
+    evidence: str
+    level: str
+    description: str
+
+
+def catalog(name: str) -> list[Rule]:
+    """Every rule of the bundled schema *name* in schema order (a rule id used by several nodes
+    is listed once, at its first node)."""
+    found: dict[str, Rule] = {}
+
+    def add(node: dict, evidence: str, level: str) -> None:
+        found.setdefault(node["x-rule"], Rule(node["x-rule"], evidence, level, node.get("description", "")))
+
+    _rule_walk(load(name).document, add)
+    return list(found.values())
 
 
 def _subschemas(keyword: str, value: object) -> list:
