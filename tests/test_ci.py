@@ -350,7 +350,7 @@ def test_no_store_exits_3(capsys, tmp_path):
     [
         (["--report", "r.yaml"], "agy-audit: ci: cannot tell the format of r.yaml from its extension; give --report-format\n"),
         (["--report-format", "json"], "agy-audit: ci: --report-format needs --report FILE\n"),
-        (["--baseline", "agy-0.0.0"], "agy-audit: agy-0.0.0: no such baseline (available: agy-1.2.5, agy-1.2.10)\n"),
+        (["--baseline", "agy-0.0.0"], "agy-audit: agy-0.0.0: no such baseline (available: agy-1.2.5, agy-1.2.10, agy-1.2.11)\n"),
         (
             ["--record", "bad name"],
             "agy-audit: 'bad name': a baseline name is letters, digits, '.', '_' and '-' (e.g. agy-1.2.11)\n",
@@ -448,9 +448,9 @@ def test_a_complete_daemon_sweep_passes_against_the_imported_bundled_baseline(ca
             capsys, "--root", store.cli, "--source", "daemon", "--out", tmp_path / "c", "--format", "markdown"
         )
     assert (code, stderr) == (0, "")
-    assert "| compare | corpus sidecar | skipped | 0 | 0 | NOT COMPARABLE; every observed line matches agy-1.2.10;" in stdout
+    assert "| compare | corpus sidecar | skipped | 0 | 0 | NOT COMPARABLE; every observed line matches agy-1.2.11;" in stdout
     assert (
-        '- **sidecar**: missing lines are only "not observed": agy-1.2.10 was imported from agy-reader\'s published record'
+        '- **sidecar**: missing lines are only "not observed": agy-1.2.11 was imported from agy-reader\'s published record'
         in stdout
     )
     assert "from another corpus than the stores swept here" in stdout and "removed" not in stdout.split("### Drift")[0]

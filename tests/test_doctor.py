@@ -79,7 +79,7 @@ def test_healthy(capsys, home):
         "daemon antigravity-cli: waiting: no daemon answers (start agy to sweep from it; --source native needs none)",
         "csrf antigravity-cli: unknown (no daemon asked)",
         "watch antigravity-cli: no agy-reader --watch process covers this root",
-        f"agy: unknown (agy --version did not answer); {data_path('COMPATIBILITY.md')} records 1.2.10",
+        f"agy: unknown (agy --version did not answer); {data_path('COMPATIBILITY.md')} records 1.2.11",
         "",
         "doctor: healthy (1 root(s) waiting for their daemon)",
     ]
@@ -167,7 +167,7 @@ def test_malformed_token_needs_action_without_echoing_it(capsys, home, monkeypat
 
 
 @pytest.mark.parametrize(
-    ("version", "state", "code"), [("agy 1.2.11 (linux/amd64)", "different", 1), ("agy 1.2.10", "compatible", 0)]
+    ("version", "state", "code"), [("agy 1.2.12 (linux/amd64)", "different", 1), ("agy 1.2.11", "compatible", 0)]
 )
 def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkeypatch, version, state, code):
     fake_agy(tmp_path, monkeypatch, version)
@@ -175,7 +175,7 @@ def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkey
     assert found == code
     assert doc["agy"] == {
         "installed": version,
-        "recorded": "1.2.10",
+        "recorded": "1.2.11",
         "compatFile": str(data_path("COMPATIBILITY.md")),
         "state": state,
     }
@@ -184,7 +184,7 @@ def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkey
             {
                 "subject": "agy",
                 "remedy": "agy-audit ci",
-                "problem": f"installed '{version}' but COMPATIBILITY.md records agy 1.2.10; once ci passes, "
+                "problem": f"installed '{version}' but COMPATIBILITY.md records agy 1.2.11; once ci passes, "
                 "`agy-audit ci --record agy-X.Y.Z` records the new version",
             }
         ]

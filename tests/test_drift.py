@@ -148,13 +148,30 @@ Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missi
 
 def test_bundled_baselines_are_the_published_snapshots():
     found = {b.name: b for b in baselines.available()}
-    assert list(found) == ["agy-1.2.5", "agy-1.2.10"]
-    for name, digest in (("agy-1.2.5", D125), ("agy-1.2.10", D1210)):
+    assert list(found) == ["agy-1.2.5", "agy-1.2.10", "agy-1.2.11"]
+    for name, digest, snapshot in (
+        ("agy-1.2.5", D125, "agy-1.2.5"),
+        ("agy-1.2.10", D1210, "agy-1.2.10"),
+        ("agy-1.2.11", D1210, "agy-1.2.10"),
+    ):
         b = found[name]
-        assert b.bundled and b.complete and b.digests == {"sidecar": digest, "sqlite": SCHEMA}
-        assert (b.path / "sidecar.tsv").read_bytes() == (DATA / f"{name}-sidecar-shape.tsv").read_bytes()
+        assert (
+            b.bundled and b.complete and {s: b.digests[s] for s in ("sidecar", "sqlite")} == {"sidecar": digest, "sqlite": SCHEMA}
+        )
+        assert (b.path / "sidecar.tsv").read_bytes() == (DATA / f"{snapshot}-sidecar-shape.tsv").read_bytes()
         assert b.provenance["sidecar"].startswith("imported from agy-reader's published record")
         assert b.provenance["sqlite"].startswith("imported from agy-reader's published record")
+    # agy 1.2.11: the published record (the same digests as 1.2.10), and the transcript surface of the
+    # store builder's fixture, so that a first compare has a transcript baseline instead of NEW
+    b = found["agy-1.2.11"]
+    assert set(b.digests) == {"sidecar", "sqlite", "transcript"} and b.date == "2026-09-25"
+    assert b.provenance["transcript"].startswith(
+        "imported from agy-audit's store builder fixture (the sample store examples/home"
+    )
+    assert b.lines["transcript"] == observe([REPO / "examples" / "home"], ("transcript",)).fingerprints["transcript"].lines, (
+        "the sample's transcript shape changed: re-record fingerprints/agy-1.2.11/transcript.tsv (and its digest) "
+        "with `agy-audit fingerprint --surface transcript --paths examples/home`"
+    )
 
 
 @pytest.mark.parametrize("observed", ["fingerprints/agy-1.2.10", str(DATA / "agy-1.2.10-sidecar-shape.tsv")])
@@ -189,8 +206,9 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
     text = (REPO / "COMPATIBILITY.md").read_text()
     assert text == compat.render(baselines.available())
     record = compat.parse(text)
-    assert (record.agy_version, record.verified_on, record.scope) == ("1.2.10", "2026-09-24", "explicit-version-scoped")
-    assert record.digests == {"sqlite": SCHEMA, "sidecar": D1210}
+    assert (record.agy_version, record.verified_on, record.scope) == ("1.2.11", "2026-09-25", "explicit-version-scoped")
+    assert {s: record.digests[s] for s in ("sqlite", "sidecar")} == {"sqlite": SCHEMA, "sidecar": D1210}
+    assert set(record.digests) == {"sqlite", "sidecar", "transcript"}
     assert "imported from agy-reader's published record" in text
 
 

@@ -151,6 +151,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
         ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
         ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
+        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 70}),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
@@ -178,7 +179,13 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert compat.read(tmp_path / "C.md").agy_version == "1.2.11"
     assert capsys.readouterr().out == f"imported {own / 'agy-1.2.11'} ({D1210})\n"
     assert main(["baselines", "--baseline-dir", str(own)]) == 0
-    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == ["NAME", "agy-1.2.5", "agy-1.2.10", "agy-1.2.11"]
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
+        "NAME",
+        "agy-1.2.5",
+        "agy-1.2.10",
+        "agy-1.2.11",
+        "agy-1.2.11",
+    ]
 
     mine = ["baselines", "import-shape", str(tsv), "--name", "mine", "--baseline-dir", str(own)]
     assert main(mine) == 2
