@@ -31,6 +31,7 @@ COMMANDS = (
     "baselines",
     "consumers",
     "links",
+    "diff",
 )
 
 

@@ -1,0 +1,608 @@
+"""``agy-audit redact``: a content-free copy of a home, a store root or a sweep corpus that keeps
+the format, and the proof that it does.
+
+What is replaced (``Redactor``):
+
+* text -- every string value of sidecars, transcripts, ``.db`` protobuf string fields, brain
+  artifacts and SQLite text columns: each character by a random one of its class (lower case,
+  upper case, digit; other letters by one of the same UTF-8 length), white space, punctuation and
+  ``<truncated N bytes>`` markers kept, so lengths, line counts and byte sizes stay realistic. The
+  same text always gets the same placeholder within one run;
+* JSON text (``argumentsJson``, transcript tool arguments): redacted *inside* the JSON, so it
+  stays valid JSON of the same shape;
+* UUIDs -- each mapped to one new random UUID everywhere (values, file and directory names), so
+  parent links, cascade ids and ``trajectory_meta`` still agree;
+* timestamps -- RFC 3339 text and protobuf ``Timestamp`` fields shifted by one constant (whole
+  days) per run: order and gaps kept;
+* bytes fields (thinking signatures) -- random bytes of the same length.
+
+What is kept, because it is format, not content: object keys, numbers (token counts, exit codes,
+line numbers), booleans, enum names, tool names and argument names, ``type``/``status``/``source``
+values of transcript records, the SQLite schema. Per-install files that hold identities (logs,
+``history.jsonl``, ``installation_id``, caches, images and encrypted ``.pb`` files) are left out and
+listed.
+
+The proof (``redact``): the copy is fingerprinted on every surface and must give the digests of
+the source; no replaced source string of 6 or more characters may occur in any byte of the copy;
+with deepdiff, every redacted JSON document differs from its source only by string values. A
+length-delimited protobuf field our ``.proto`` does not name and that holds text cannot be
+redacted safely: it is named and the run refuses. On any refusal the copy is removed (exit 1).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import hmac
+import json
+import os
+import re
+import shutil
+import sqlite3
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import DecodeError, Message
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+from audit.actions.sweep import backup_database
+from audit.checks.fingerprint import SURFACES, survey
+from audit.errors import FindingsError, InputError, UsageError
+from audit.safeio import JSONError, atomic_write, loads, make_private_dir, read_bytes
+from audit.store import trajectory as _trajectory
+from audit.store.corpus import MANIFEST, is_corpus
+from audit.store.ids import UUID_PATTERN
+from audit.store.proto import cortex_pb2 as pb
+
+REPORT = "REDACTION.md"
+MIN_SURVIVOR = 6
+"""Replaced source strings at least this long must not occur anywhere in the copy."""
+
+LEFT_OUT_NAMES = frozenset({"history.jsonl", "installation_id", "user_settings.pb", "agyhub_summaries_proto.pb"})
+LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
+LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
+"""Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
+
+_UUID = re.compile(UUID_PATTERN)
+_UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
+_TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
+_TRUNCATED = re.compile(r"<truncated \d+ bytes>")
+_KEPT_VALUES_OF = frozenset({"type", "status", "source"})
+"""Transcript record keys whose values are enum-like names (format), kept."""
+_TOOL_CONTAINERS = frozenset({"toolCall", "toolCalls", "tool_calls", "tool_call"})
+_JSON_TEXT_KEYS = frozenset({"argumentsJson"})
+_SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whole days
+_ENUM_NAMES = frozenset(v.name for e in pb.DESCRIPTOR.enum_types_by_name.values() for v in e.values) | frozenset(
+    v.name for m in pb.DESCRIPTOR.message_types_by_name.values() for e in m.enum_types for v in e.values
+)
+
+
+# ----------------------------------------------------------------------------- the replacements
+
+
+class Redactor:
+    """Deterministic replacements for one run: the same input always maps to the same output.
+
+    *key* seeds every choice (random per run unless given, so placeholders cannot be checked
+    against guesses of the source text)."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._texts: dict[str, str] = {}
+        self._ids: dict[str, str] = {}
+        days = _SHIFT_DAYS[0] + int.from_bytes(self._digest("shift", b"")[:4], "big") % (_SHIFT_DAYS[1] - _SHIFT_DAYS[0])
+        self.shift = _dt.timedelta(days=days)
+        self.replaced: set[str] = set()  # source strings of >= MIN_SURVIVOR characters that were replaced
+        self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0}
+
+    def _digest(self, purpose: str, data: bytes) -> bytes:
+        return hmac.new(self._key, purpose.encode() + b"\0" + data, hashlib.sha256).digest()
+
+    def _stream(self, purpose: str, data: bytes) -> Iterator[int]:
+        counter = 0
+        while True:
+            yield from self._digest(f"{purpose}/{counter}", data)
+            counter += 1
+
+    # -- ids and times
+
+    def uuid(self, text: str) -> str:
+        lower = text.lower()
+        new = self._ids.get(lower)
+        if new is None:
+            raw = bytearray(self._digest("uuid", lower.encode())[:16])
+            raw[6] = (raw[6] & 0x0F) | 0x40
+            raw[8] = (raw[8] & 0x3F) | 0x80
+            h = raw.hex()
+            new = self._ids[lower] = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+            self.counts["ids"] += 1
+            self.replaced.add(lower)
+        return new.upper() if text.isupper() else new
+
+    def uuids_in(self, text: str) -> str:
+        return _UUID.sub(lambda m: self.uuid(m.group(0)), text)
+
+    def timestamp(self, text: str) -> str | None:
+        """*text* shifted, when it is an RFC 3339 timestamp; else None."""
+        m = _TIMESTAMP.match(text)
+        if m is None:
+            return None
+        try:
+            base = _dt.datetime(*(int(g) for g in m.groups()[:6]))
+        except ValueError:
+            return None
+        moved = base + self.shift
+        self.counts["timestamps"] += 1
+        return moved.strftime("%Y-%m-%dT%H:%M:%S") + (m.group(7) or "") + m.group(8)
+
+    # -- text
+
+    def text(self, text: str) -> str:
+        """Same length, same class per character, white space, punctuation and markers kept."""
+        if not text:
+            return text
+        if _UUID_ONLY.match(text):
+            return self.uuid(text)
+        moved = self.timestamp(text)
+        if moved is not None:
+            return moved
+        new = self._texts.get(text)
+        if new is None:
+            new = self._texts[text] = self._placeholder(text)
+            self.counts["text"] += 1
+            if len(text) >= MIN_SURVIVOR and new != text:
+                self.replaced.add(text)
+        return new
+
+    def _placeholder(self, text: str) -> str:
+        kept = {m.start(): m.group(0) for m in _TRUNCATED.finditer(text)}
+        ids = {m.start(): m.group(0) for m in _UUID.finditer(text)}
+        rnd = self._stream("text", text.encode("utf-8", "surrogatepass"))
+        out, i = [], 0
+        while i < len(text):
+            if i in kept:
+                out.append(kept[i])
+                i += len(kept[i])
+                continue
+            if i in ids:
+                out.append(self.uuid(ids[i]))
+                i += len(ids[i])
+                continue
+            out.append(_like(text[i], next(rnd)))
+            i += 1
+        return "".join(out)
+
+    def bytes_(self, data: bytes) -> bytes:
+        if not data:
+            return data
+        self.counts["bytes"] += 1
+        rnd = self._stream("bytes", data)
+        return bytes(next(rnd) for _ in data)
+
+
+def _like(ch: str, r: int) -> str:
+    """A character of *ch*'s class chosen by *r*; white space and ASCII punctuation kept."""
+    if "a" <= ch <= "z":
+        return chr(ord("a") + r % 26)
+    if "A" <= ch <= "Z":
+        return chr(ord("A") + r % 26)
+    if "0" <= ch <= "9":
+        return chr(ord("0") + r % 10)
+    code = ord(ch)
+    if code < 0x80 or ch.isspace() or 0xD800 <= code <= 0xDFFF:
+        return ch
+    if code < 0x800:
+        return chr(0xC0 + r % 0x40)  # Latin-1 letters: two UTF-8 bytes
+    if code < 0x10000:
+        return chr(0x4E00 + r % 0x5000)  # CJK ideographs: three UTF-8 bytes
+    return chr(0x1F600 + r % 0x40)  # emoji: four UTF-8 bytes
+
+
+# ----------------------------------------------------------------------------- JSON documents
+
+
+def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str | None = None) -> Any:
+    """A copy of the parsed JSON *value* with every string value replaced (keys kept)."""
+    if isinstance(value, dict):
+        return {k: redact_json(v, r, key=k, parent=key) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_json(v, r, key=key, parent=parent) for v in value]
+    if not isinstance(value, str):
+        return value
+    if value in _ENUM_NAMES or key in _KEPT_VALUES_OF and parent is None:
+        return value
+    if key == "name" and parent in _TOOL_CONTAINERS:
+        return value
+    if key in _JSON_TEXT_KEYS or parent == "args":
+        inner = _json_text(value, r)
+        if inner is not None:
+            return inner
+    return r.text(value)
+
+
+def _json_text(value: str, r: Redactor) -> str | None:
+    """*value* redacted inside, when it is JSON text (an object, array or string); else None."""
+    stripped = value.lstrip()
+    if not stripped or stripped[0] not in '{["':
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return None
+    r.counts["json-text"] += 1
+    spaced = ", " in value or ": " in value
+    return json.dumps(redact_json(parsed, r), ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
+
+
+def _dump_like(original: str, value: Any) -> str:
+    """*value* as JSON in the layout of *original* (indented, spaced or compact)."""
+    if "\n" in original.strip():
+        indent = len(original.split("\n", 1)[1]) - len(original.split("\n", 1)[1].lstrip(" "))
+        text = json.dumps(value, ensure_ascii=False, indent=indent or 2)
+    elif ", " in original or ": " in original:
+        text = json.dumps(value, ensure_ascii=False)
+    else:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text + ("\n" if original.endswith("\n") else "")
+
+
+# ----------------------------------------------------------------------------- protobuf messages
+
+
+def redact_message(message: Message, r: Redactor, where: str, problems: list[str]) -> None:
+    """Replace, in place, every string and bytes field of *message* (recursively); protobuf
+    Timestamps are shifted. Unknown length-delimited fields holding text are *problems*."""
+    _unknown_text(message, where, problems)
+    descriptor: Descriptor = message.DESCRIPTOR
+    if descriptor.full_name == "google.protobuf.Timestamp":
+        if message.seconds:  # type: ignore[attr-defined]
+            message.seconds += int(r.shift.total_seconds())  # type: ignore[attr-defined]
+            r.counts["timestamps"] += 1
+        return
+    for fd, value in message.ListFields():
+        if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            if fd.message_type.GetOptions().map_entry:
+                _redact_map(message, fd, r, f"{where}.{fd.name}", problems)
+            elif fd.is_repeated:
+                for i, item in enumerate(value):
+                    redact_message(item, r, f"{where}.{fd.name}[{i}]", problems)
+            else:
+                redact_message(value, r, f"{where}.{fd.name}", problems)
+        elif fd.type == FieldDescriptor.TYPE_STRING:
+            if fd.is_repeated:
+                new = [r.text(v) for v in value]
+                del getattr(message, fd.name)[:]
+                getattr(message, fd.name).extend(new)
+            else:
+                setattr(message, fd.name, _string_field(fd, value, r))
+        elif fd.type == FieldDescriptor.TYPE_BYTES:
+            if fd.is_repeated:
+                new = [r.bytes_(v) for v in value]
+                del getattr(message, fd.name)[:]
+                getattr(message, fd.name).extend(new)
+            else:
+                setattr(message, fd.name, r.bytes_(value))
+
+
+def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
+    if fd.name in ("arguments_json",):
+        inner = _json_text(value, r)
+        if inner is not None:
+            return inner
+    if fd.name == "name" and fd.containing_type.name == "ChatToolCall":
+        return value  # the tool's name is format
+    return r.text(value)
+
+
+def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor, where: str, problems: list[str]) -> None:
+    container = getattr(message, fd.name)
+    value_fd = fd.message_type.fields_by_name["value"]
+    items = list(container.items())
+    container.clear()
+    for k, v in items:
+        new_key = r.text(k) if isinstance(k, str) else k
+        if value_fd.type == FieldDescriptor.TYPE_MESSAGE:
+            container[new_key].CopyFrom(v)
+            redact_message(container[new_key], r, f"{where}[{k!r}]", problems)
+        elif value_fd.type == FieldDescriptor.TYPE_STRING:
+            container[new_key] = r.text(v)
+        elif value_fd.type == FieldDescriptor.TYPE_BYTES:
+            container[new_key] = r.bytes_(v)
+        else:
+            container[new_key] = v
+
+
+def _unknown_text(message: Message, where: str, problems: list[str]) -> None:
+    for f in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
+        if f.wire_type == 2 and _looks_like_text(f.data):
+            problems.append(f"{where}: unknown field {f.field_number} holds text cortex.proto does not name")
+
+
+def _looks_like_text(data: bytes) -> bool:
+    """Certainly text: valid UTF-8, at least MIN_SURVIVOR characters, all printable or white space."""
+    if len(data) < MIN_SURVIVOR:
+        return False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(ch.isprintable() or ch in "\n\r\t" for ch in text)
+
+
+# ----------------------------------------------------------------------------- files
+
+
+@dataclass
+class Result:
+    source: Path
+    out: Path
+    files: int = 0  # files written
+    left_out: list[str] = field(default_factory=list)  # relative paths not copied, with the reason
+    digests: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # surface -> (source, copy)
+    counts: dict[str, int] = field(default_factory=dict)
+    shift_days: int = 0
+
+
+def _left_out(rel: Path) -> str | None:
+    if rel.name in LEFT_OUT_NAMES:
+        return "per-install identity or history"
+    if rel.name.endswith(".pb") and rel.parent.name in ("conversations", "implicit"):
+        return "legacy encrypted trajectory: it cannot be redacted"
+    if rel.suffix.lower() in LEFT_OUT_SUFFIXES or any(s.lower().endswith(LEFT_OUT_SUFFIXES) for s in rel.name.split(".")[-1:]):
+        return "log, cache, image or encrypted file"
+    if any(part in LEFT_OUT_DIRS for part in rel.parts[:-1]):
+        return "logs, caches and browser recordings are content the format checks never read"
+    if rel.name.startswith(".") and rel.name.endswith(".tmp"):
+        return "a temporary file"
+    return None
+
+
+def _redact_text_file(data: bytes, r: Redactor) -> bytes:
+    text = data.decode("utf-8", "surrogateescape")
+    return r.text(text).encode("utf-8", "surrogateescape")
+
+
+def _redact_jsonl(data: bytes, r: Redactor, source: str, docs: list[tuple[Any, Any]]) -> bytes:
+    out = []
+    for line in data.decode("utf-8", "surrogateescape").split("\n"):
+        try:
+            value = loads(line, source=source) if line.strip() else None
+        except JSONError:
+            value = None
+        if value is None:
+            out.append(r.text(line))  # torn or blank: replaced as text, its length kept
+            continue
+        new = redact_json(value, r)
+        docs.append((value, new))
+        out.append(_dump_like(line, new))
+    return "\n".join(out).encode("utf-8", "surrogateescape")
+
+
+def _redact_json_file(data: bytes, r: Redactor, source: str, docs: list[tuple[Any, Any]]) -> bytes:
+    value = loads(data, source=source, require_object=False)
+    new = redact_json(value, r)
+    docs.append((value, new))
+    return _dump_like(data.decode("utf-8"), new).encode("utf-8")
+
+
+def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> None:
+    target.write_bytes(backup_database(source))
+    os.chmod(target, 0o600)
+    conn = sqlite3.connect(target)
+    try:
+        for table, column, message_class in _blob_columns():
+            if not _has_column(conn, table, column):
+                continue
+            for row_id, blob in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
+                if not isinstance(blob, bytes) or not blob:
+                    continue
+                where = f"{source.name}:{table}.{column}[{row_id}]"
+                message = message_class()
+                try:
+                    message.ParseFromString(blob)
+                except DecodeError:
+                    if _looks_like_text(blob):
+                        problems.append(f"{where}: not a valid {message_class.DESCRIPTOR.name} and holds text")
+                    continue
+                redact_message(message, r, where, problems)
+                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (message.SerializeToString(), row_id))
+        for table, column in _other_columns(conn):
+            for row_id, value in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
+                if isinstance(value, str) and value:
+                    conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (r.text(value), row_id))
+                elif isinstance(value, bytes) and _looks_like_text(value):
+                    problems.append(f"{source.name}:{table}.{column}[{row_id}]: a blob cortex.proto does not decode holds text")
+        conn.commit()
+        conn.execute("VACUUM")  # no freed page keeps the old content
+    finally:
+        conn.close()
+
+
+def _blob_columns() -> list[tuple[str, str, type[Message]]]:
+    columns = [("steps", "step_payload", pb.Step)]
+    columns += [("steps", column, cls) for column, (_attr, cls) in _trajectory._STEP_COLUMNS.items()]
+    columns += [(table, "data", cls) for table, _key, cls in _trajectory._BLOB_TABLES]
+    columns.append(("trajectory_metadata_blob", "data", pb.CortexTrajectoryMetadata))
+    return columns
+
+
+def _has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(row[1] == column for row in conn.execute(f'PRAGMA table_info("{table}")'))
+
+
+def _other_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Every (table, column) not decoded as a message: text is redacted, blobs are checked."""
+    decoded = {(t, c) for t, c, _ in _blob_columns()}
+    tables = [row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return [(t, row[1]) for t in tables for row in conn.execute(f'PRAGMA table_info("{t}")') if (t, row[1]) not in decoded]
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
+
+
+def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[str], docs: list[tuple[Any, Any]]) -> None:
+    for path in _walk(source):
+        rel = path.relative_to(source)
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            result.left_out.append(f"{rel}: not a regular file")
+            continue
+        reason = _left_out(rel)
+        if reason is None and rel.name.endswith(("-wal", "-shm", "-journal")):
+            reason = "SQLite side file: its content is in the redacted .db"
+        if reason is not None:
+            result.left_out.append(f"{rel}: {reason}")
+            continue
+        target = out / Path(*(r.uuids_in(part) for part in rel.parts))
+        make_private_dir(target.parent, exist_ok=True)
+        name = rel.name
+        if name.endswith(".db"):
+            _redact_db(path, target, r, problems)
+        else:
+            data = read_bytes(path)
+            if name == MANIFEST and rel.parent == Path("."):
+                new = data  # rewritten after every other file (its hashes)
+            elif name.endswith(".jsonl"):
+                new = _redact_jsonl(data, r, str(path), docs)
+            elif name.endswith(".json"):
+                try:
+                    new = _redact_json_file(data, r, str(path), docs)
+                except JSONError:
+                    new = _redact_text_file(data, r)
+            else:
+                new = _redact_text_file(data, r)
+            atomic_write(target, new)
+        result.files += 1
+
+
+def _rewrite_manifest(out: Path, r: Redactor, docs: list[tuple[Any, Any]]) -> None:
+    """A corpus manifest: content redacted, and every file hash recomputed for the copy."""
+    path = out / MANIFEST
+    manifest = loads(read_bytes(path), source=str(path))
+    new = redact_json(manifest, r)
+
+    def rehash(value: Any) -> Any:
+        if isinstance(value, dict):
+            out_value = {}
+            for k, v in value.items():
+                if isinstance(v, str) and re.fullmatch(r"(sha256:)?[0-9a-f]{64}", v) and (out / r.uuids_in(k)).is_file():
+                    digest = hashlib.sha256((out / r.uuids_in(k)).read_bytes()).hexdigest()
+                    out_value[r.uuids_in(k)] = ("sha256:" if v.startswith("sha256:") else "") + digest
+                else:
+                    out_value[k] = rehash(v)
+            return out_value
+        if isinstance(value, list):
+            return [rehash(v) for v in value]
+        return value
+
+    atomic_write(path, (json.dumps(rehash(new), ensure_ascii=False, indent=2) + "\n").encode())
+
+
+# ----------------------------------------------------------------------------- the proof
+
+
+def _survivors(out: Path, replaced: set[str]) -> list[str]:
+    needles = sorted({s.encode("utf-8", "surrogatepass") for s in replaced}, key=len, reverse=True)
+    found = []
+    for path in _walk(out):
+        data = path.read_bytes()
+        for needle in needles:
+            if needle in data:
+                found.append(f"{path.relative_to(out)}: {len(needle)}-byte source string survives")
+                break
+    return found
+
+
+def _not_only_strings(docs: list[tuple[Any, Any]]) -> list[str]:
+    from deepdiff import DeepDiff  # noqa: PLC0415 -- only redact and diff load it
+
+    problems = []
+    for old, new in docs:
+        d = DeepDiff(old, new, view="tree", ignore_order=False)
+        for report in d:
+            for level in d[report]:
+                if report != "values_changed" or not (isinstance(level.t1, str) and isinstance(level.t2, str)):
+                    problems.append(f"{level.path()}: {report} (only string values may change)")
+    return problems
+
+
+def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | None = None) -> Result:
+    """Write the redacted copy of *source* to the new directory *out* and prove it (module doc).
+
+    Raises ``InputError`` when *source* is missing or *out* exists, ``FindingsError`` (after
+    removing *out*) when the proof fails."""
+    source, out = Path(source).expanduser(), Path(out).expanduser()
+    if not source.is_dir():
+        raise InputError(f"{source}: not a directory (a home, a store root or a sweep corpus)")
+    if os.path.lexists(out):
+        raise InputError(f"{out}: already exists; redact writes a new directory")
+    if out.resolve().is_relative_to(source.resolve()):
+        raise UsageError(f"{out}: inside the source {source}; choose a directory outside it")
+    r = Redactor(key if key is not None else os.urandom(32))
+    result = Result(source, out, shift_days=r.shift.days)
+    problems: list[str] = []
+    docs: list[tuple[Any, Any]] = []
+    make_private_dir(out)
+    try:
+        _copy(source, out, r, result, problems, docs)
+        if is_corpus(source):
+            _rewrite_manifest(out, r, docs)
+        before, after = survey([source], SURFACES), survey([out], SURFACES)
+        for surface in SURFACES:
+            a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
+            result.digests[surface] = (a.digest if a else None, b.digest if b else None)
+            if result.digests[surface][0] != result.digests[surface][1]:
+                problems.append(f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}")
+        problems += _survivors(out, r.replaced)
+        problems += _not_only_strings(docs)
+        result.counts = dict(r.counts)
+        if problems:
+            shown = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
+            raise FindingsError(f"{source}: redaction refused, the copy was removed: {shown}")
+        atomic_write(out / REPORT, report_text(result).encode("utf-8"))
+    except BaseException:
+        shutil.rmtree(out, ignore_errors=True)
+        raise
+    return result
+
+
+def report_text(result: Result) -> str:
+    """REDACTION.md: what was replaced, what was kept, the digests that match."""
+    c = result.counts
+    lines = [
+        "# Redacted copy (agy-audit redact)",
+        "",
+        f"Source: a copy of `{result.source.name}` with every piece of content replaced; the format is kept.",
+        "",
+        "## Replaced",
+        "",
+        f"- {c.get('text', 0)} distinct text values (same length and character classes; white space, punctuation and",
+        "  `<truncated N bytes>` markers kept)",
+        f"- {c.get('json-text', 0)} JSON-text values redacted inside their JSON (still valid JSON of the same shape)",
+        f"- {c.get('ids', 0)} UUIDs, each mapped to one new UUID everywhere (values, file and directory names)",
+        f"- {c.get('timestamps', 0)} timestamps, shifted by one constant ({result.shift_days} days): order and gaps kept",
+        f"- {c.get('bytes', 0)} bytes values (signatures) by random bytes of the same length",
+        "",
+        "## Kept (format, not content)",
+        "",
+        "Object keys, numbers (token counts, exit codes, line numbers), booleans, enum names, tool and argument",
+        "names, transcript record types, statuses and sources, the SQLite schema.",
+        "",
+        "## Left out",
+        "",
+    ]
+    lines += [f"- `{item}`" for item in result.left_out] or ["- nothing"]
+    lines += ["", "## Fingerprints (source = copy)", "", "| surface | digest |", "| --- | --- |"]
+    lines += [f"| {s} | `{a or 'absent'}` |" for s, (a, _b) in result.digests.items()]
+    lines += ["", "No replaced source string of 6 or more characters occurs in the copy, and every JSON document",
+              "differs from its source only by string values (checked with deepdiff).", ""]  # fmt: skip
+    return "\n".join(lines)
+

@@ -1,0 +1,235 @@
+"""Value-level differences between two trajectories, computed with deepdiff.
+
+A trajectory is a sidecar, an export or a swept corpus file. A daemon envelope (a root object
+whose only key is ``trajectory``) is unwrapped on both sides, as the shape fingerprint does. Each
+difference is a ``Change`` at a path in our notation: object keys joined by ``.``, array indices
+as ``[N]`` (``steps.[3].plannerResponse.toolCalls.[0].argumentsJson``). Kinds:
+
+* ``changed`` -- the same JSON type, another value;
+* ``type-changed`` -- another JSON type (``1`` and ``true``, ``1`` and ``1.0`` differ in type);
+* ``added`` / ``removed`` -- a key or array item present on one side only (*new* / *old* is the
+  value that is there).
+
+By default the paths the shape fingerprint ignores are left out (``VOLATILE``: the reader-owned
+``agyReader`` block); *ignore* adds more, as paths or prefixes where ``[]`` stands for any index.
+
+deepdiff is imported only here and only when a difference is computed, so commands that never
+explain a difference never load it. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audit.checks.links import MAX_SIDECAR_BYTES
+from audit.errors import InputError, NothingToCheck
+from audit.safeio import loads, read_bytes
+from audit.store.corpus import CORPUS, is_corpus
+from audit.store.ids import canonical_id
+from audit.store.layout import SIDECAR_SUFFIX
+
+CHANGED, TYPE_CHANGED, ADDED, REMOVED = "changed", "type-changed", "added", "removed"
+KINDS = (CHANGED, TYPE_CHANGED, ADDED, REMOVED)
+VOLATILE = ("agyReader",)
+"""Paths left out unless asked for: what the shape fingerprint skips (reader-owned metadata)."""
+ENVELOPE_KEY = "trajectory"
+
+_DEEPDIFF_KIND = {
+    "values_changed": CHANGED,
+    "type_changes": TYPE_CHANGED,
+    "dictionary_item_added": ADDED,
+    "iterable_item_added": ADDED,
+    "dictionary_item_removed": REMOVED,
+    "iterable_item_removed": REMOVED,
+}
+_INDEX = re.compile(r"\[\d+\]")
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # one of KINDS
+    path: str  # our notation; "" is the document itself
+    old: Any = None  # the value on side A (None for ``added``)
+    new: Any = None  # the value on side B (None for ``removed``)
+
+
+@dataclass
+class Difference:
+    """The differences of one pair of trajectories (A, B)."""
+
+    a: str  # what side A is (a file, or "<corpus>: <id>")
+    b: str
+    changes: list[Change] = field(default_factory=list)
+    ignored: tuple[str, ...] = ()  # the paths left out
+
+    @property
+    def same(self) -> bool:
+        return not self.changes
+
+    def counts(self) -> dict[str, int]:
+        return {k: sum(c.kind == k for c in self.changes) for k in KINDS}
+
+
+def path_text(segments: Sequence[object]) -> str:
+    """Our notation for a deepdiff path list: ``['steps', 3, 'x']`` -> ``steps.[3].x``."""
+    return ".".join(f"[{s}]" if isinstance(s, int) else str(s) for s in segments)
+
+
+def matches(path: str, pattern: str) -> bool:
+    """Whether *path* is *pattern* or lies below it; ``[]`` in *pattern* matches any index."""
+    general = _INDEX.sub("[]", path)
+    return any(p == pattern or p.startswith(pattern + ".") for p in (path, general))
+
+
+def unwrap(document: object) -> object:
+    """The trajectory inside a daemon envelope ``{"trajectory": ...}``; anything else as it is."""
+    if isinstance(document, dict) and len(document) == 1 and ENVELOPE_KEY in document:
+        return document[ENVELOPE_KEY]
+    return document
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool) or value is None:
+        return "boolean" if isinstance(value, bool) else "null"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+
+
+def _same_float(a: object, b: object) -> bool:
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
+def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE) -> list[Change]:
+    """Every value-level difference between the JSON values *a* and *b*, in path order."""
+    from deepdiff import DeepDiff  # noqa: PLC0415 -- loaded only when something is to be explained
+
+    patterns = tuple(ignore)
+    tree = DeepDiff(unwrap(a), unwrap(b), view="tree", verbose_level=2, ignore_order=False)
+    found = []
+    for report, kind in _DEEPDIFF_KIND.items():
+        for level in tree.get(report, ()):
+            path = path_text(level.path(output_format="list"))
+            if any(matches(path, p) for p in patterns):
+                continue
+            old = None if kind == ADDED else level.t1
+            new = None if kind == REMOVED else level.t2
+            if kind == CHANGED and _json_type(old) != _json_type(new):
+                kind_here = TYPE_CHANGED  # deepdiff reports int -> float of equal value as a value change
+            elif kind == TYPE_CHANGED and _json_type(old) == _json_type(new):
+                kind_here = CHANGED
+            else:
+                kind_here = kind
+            if kind_here == CHANGED and _same_float(old, new):
+                continue
+            found.append(Change(kind_here, path, old, new))
+    return sorted(found, key=lambda c: (_sort_key(c.path), KINDS.index(c.kind)))
+
+
+def _sort_key(path: str) -> tuple:
+    return tuple((0, int(s[1:-1]), "") if _INDEX.fullmatch(s) else (1, 0, s) for s in path.split(".")) if path else ()
+
+
+def difference(a: object, b: object, *, labels: tuple[str, str], ignore: Iterable[str] = VOLATILE) -> Difference:
+    patterns = tuple(ignore)
+    return Difference(labels[0], labels[1], changes(a, b, ignore=patterns), patterns)
+
+
+def explain(a: object, b: object, *, shown: int = 3, ignore: Iterable[str] = VOLATILE) -> str:
+    """One line naming the first *shown* differences (for failure details of other checks)."""
+    found = changes(a, b, ignore=ignore)
+    if not found:
+        return "no value differs"
+    parts = [f"{c.kind} {c.path or '(the document)'}" for c in found[:shown]]
+    more = f" (+{len(found) - shown} more)" if len(found) > shown else ""
+    return "; ".join(parts) + more
+
+
+# ----------------------------------------------------------------------------- files and corpora
+
+
+@dataclass
+class Report:
+    """``agy-audit diff A B``: every pair compared, and the trajectories only one side has."""
+
+    pairs: list[Difference]
+    only_a: list[str]  # ids (or files) only in A
+    only_b: list[str]
+
+    @property
+    def same(self) -> bool:
+        return all(p.same for p in self.pairs) and not self.only_a and not self.only_b
+
+
+def _trajectories(path: Path) -> dict[str, Path]:
+    """id -> file of the trajectories at *path*: a sweep corpus (``corpus/<surface>/``), a store
+    root (``conversations/``) or a directory of ``<uuid>.trajectory.json`` files."""
+    if is_corpus(path):
+        files = sorted((path / CORPUS).glob(f"*/*{SIDECAR_SUFFIX}"))
+    elif (path / "conversations").is_dir():
+        files = sorted((path / "conversations").glob(f"*{SIDECAR_SUFFIX}"))
+    else:
+        files = sorted(path.glob(f"*{SIDECAR_SUFFIX}"))
+    found: dict[str, Path] = {}
+    for file in files:
+        cid = canonical_id(file.name.removesuffix(SIDECAR_SUFFIX))
+        if cid is not None and file.is_file() and not file.is_symlink():
+            found.setdefault(cid, file)
+    return found
+
+
+def _read(path: Path) -> object:
+    return loads(read_bytes(path, limit=MAX_SIDECAR_BYTES), source=str(path), require_object=False)
+
+
+def compare_paths(
+    a: str | os.PathLike, b: str | os.PathLike, *, only: str | None = None, ignore: Iterable[str] = VOLATILE
+) -> Report:
+    """Compare two files, or the trajectories of two directories by id (*only*: that id alone).
+
+    Raises ``InputError`` for a path that does not exist or cannot be read, ``NothingToCheck``
+    when two directories hold no trajectory to compare."""
+    a, b = Path(a), Path(b)
+    patterns = tuple(ignore)
+    for p in (a, b):
+        if not os.path.lexists(p):
+            raise InputError(f"{p}: no such file or directory")
+    if not a.is_dir() and not b.is_dir():
+        return Report([difference(_read(a), _read(b), labels=(str(a), str(b)), ignore=patterns)], [], [])
+    side_a = _trajectories(a) if a.is_dir() else {_file_id(a): a}
+    side_b = _trajectories(b) if b.is_dir() else {_file_id(b): b}
+    if only is not None:
+        wanted = canonical_id(only) or only.lower()
+        side_a = {k: v for k, v in side_a.items() if k == wanted}
+        side_b = {k: v for k, v in side_b.items() if k == wanted}
+    if not a.is_dir() or not b.is_dir():  # a file against a directory: the file's id only
+        key = next(iter(side_a if not a.is_dir() else side_b))
+        side_a, side_b = {k: v for k, v in side_a.items() if k == key}, {k: v for k, v in side_b.items() if k == key}
+    if not side_a and not side_b:
+        raise NothingToCheck(f"no trajectories (<uuid>{SIDECAR_SUFFIX}) to compare in {a} and {b}")
+    both = sorted(side_a.keys() & side_b.keys())
+    pairs = [
+        difference(_read(side_a[i]), _read(side_b[i]), labels=(str(side_a[i]), str(side_b[i])), ignore=patterns) for i in both
+    ]
+    return Report(
+        pairs,
+        sorted(str(side_a[i]) for i in side_a.keys() - side_b.keys()),
+        sorted(str(side_b[i]) for i in side_b.keys() - side_a.keys()),
+    )
+
+
+def _file_id(path: Path) -> str:
+    """The id a single file stands for: its ``<uuid>`` name, else its ``cascadeId``, else its name."""
+    cid = canonical_id(path.name.removesuffix(SIDECAR_SUFFIX))
+    if cid is None:
+        doc = unwrap(_read(path))
+        cid = canonical_id(doc.get("cascadeId")) if isinstance(doc, dict) else None
+    return cid or path.name
