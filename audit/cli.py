@@ -32,6 +32,7 @@ COMMANDS = (
     "consumers",
     "links",
     "diff",
+    "redact",
 )
 
 

@@ -135,9 +135,9 @@ def test_verify_accepts_a_repaired_store_and_reports_changed_files(store, tmp_pa
 @pytest.mark.parametrize(
     "target, old, new, problem",
     [
-        (C1, '"flag": false', '"flag": 0', "payload changed"),  # type change false -> 0
+        (C1, '"flag": false', '"flag": 0', "payload changed outside agyReader.parentCascadeId (type-changed flag)"),
         (P, "345678901234567890", "345678901234567891", "payload changed"),  # big int +1
-        (BOGUS, '"other": 1', '"other": 2', "payload changed"),  # another reader key
+        (BOGUS, '"other": 1', '"other": 2', "payload changed outside agyReader.parentCascadeId (changed agyReader.other)"),
         (C2, '"parentCascadeId": "', '"parentCascadeId": "x', "invalid agyReader.parentCascadeId"),
         (C1, f'"cascadeId": "{C1}"', f'"cascadeId": "{P.upper()}"', "duplicate cascadeId"),
         (C1, f'"cascadeId": "{C1}"', '"cascadeId": "c1"', "invalid cascadeId"),

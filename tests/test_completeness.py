@@ -562,6 +562,7 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
             "source",
             "verdict",
             "detail",
+            "differences",
             "sidecarSteps",
             "sourceSteps",
             "evidence",

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.actions.stamp import store_busy
+from audit.checks import diff
 from audit.checks.links import (
     MAX_SIDECAR_BYTES,
     SIDECAR_NAME,
@@ -226,7 +227,10 @@ def verify(backup_dir: str | os.PathLike, *, unchanged: bool = False) -> Verific
             if unchanged:
                 problems.append(f"{name}: bytes changed")
             elif doc is None or old is None or not json_equal(strip_reader_key(doc, PARENT_KEY), old):
-                problems.append(f"{name}: payload changed outside {READER_BLOCK}.{PARENT_KEY}")
+                what = (
+                    "" if doc is None or old is None else f" ({diff.explain(old, strip_reader_key(doc, PARENT_KEY), ignore=())})"
+                )
+                problems.append(f"{name}: payload changed outside {READER_BLOCK}.{PARENT_KEY}{what}")
         if doc is not None:
             _graph_entry(name, doc, parents, owners, problems)
     cycles = find_cycles(parents)

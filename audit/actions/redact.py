@@ -71,8 +71,8 @@ _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
 _TRUNCATED = re.compile(r"<truncated \d+ bytes>")
-_KEPT_VALUES_OF = frozenset({"type", "status", "source"})
-"""Transcript record keys whose values are enum-like names (format), kept."""
+_KEPT_VALUES_OF = frozenset({"type", "status", "source", "truncated_fields"})
+"""Transcript record keys whose values are names (step types, statuses, field names): format, kept."""
 _TOOL_CONTAINERS = frozenset({"toolCall", "toolCalls", "tool_calls", "tool_call"})
 _JSON_TEXT_KEYS = frozenset({"argumentsJson"})
 _SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whole days
@@ -97,6 +97,7 @@ class Redactor:
         days = _SHIFT_DAYS[0] + int.from_bytes(self._digest("shift", b"")[:4], "big") % (_SHIFT_DAYS[1] - _SHIFT_DAYS[0])
         self.shift = _dt.timedelta(days=days)
         self.replaced: set[str] = set()  # source strings of >= MIN_SURVIVOR characters that were replaced
+        self.kept: set[str] = set()  # keys and names left as they are (a replaced string inside one is no leak)
         self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0}
 
     def _digest(self, purpose: str, data: bytes) -> bytes:
@@ -122,6 +123,10 @@ class Redactor:
             self.counts["ids"] += 1
             self.replaced.add(lower)
         return new.upper() if text.isupper() else new
+
+    def key(self, key: str) -> str:
+        """An object key: kept (keys are format), but a UUID key is mapped like every UUID."""
+        return self.uuid(key) if _UUID_ONLY.match(key) else key
 
     def uuids_in(self, text: str) -> str:
         return _UUID.sub(lambda m: self.uuid(m.group(0)), text)
@@ -208,14 +213,14 @@ def _like(ch: str, r: int) -> str:
 def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str | None = None) -> Any:
     """A copy of the parsed JSON *value* with every string value replaced (keys kept)."""
     if isinstance(value, dict):
-        return {k: redact_json(v, r, key=k, parent=key) for k, v in value.items()}
+        r.kept.update(value)
+        return {r.key(k): redact_json(v, r, key=k, parent=key) for k, v in value.items()}
     if isinstance(value, list):
         return [redact_json(v, r, key=key, parent=parent) for v in value]
     if not isinstance(value, str):
         return value
-    if value in _ENUM_NAMES or key in _KEPT_VALUES_OF and parent is None:
-        return value
-    if key == "name" and parent in _TOOL_CONTAINERS:
+    if value in _ENUM_NAMES or key in _KEPT_VALUES_OF and parent is None or key == "name" and parent in _TOOL_CONTAINERS:
+        r.kept.add(value)
         return value
     if key in _JSON_TEXT_KEYS or parent == "args":
         inner = _json_text(value, r)
@@ -294,6 +299,7 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
         if inner is not None:
             return inner
     if fd.name == "name" and fd.containing_type.name == "ChatToolCall":
+        r.kept.add(value)
         return value  # the tool's name is format
     return r.text(value)
 
@@ -413,13 +419,21 @@ def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> 
         for table, column in _other_columns(conn):
             for row_id, value in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
                 if isinstance(value, str) and value:
-                    conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (r.text(value), row_id))
+                    new = r.uuids_in(value) if (table, column) in _ID_COLUMNS else r.text(value)
+                    conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, row_id))
                 elif isinstance(value, bytes) and _looks_like_text(value):
                     problems.append(f"{source.name}:{table}.{column}[{row_id}]: a blob cortex.proto does not decode holds text")
         conn.commit()
         conn.execute("VACUUM")  # no freed page keeps the old content
     finally:
         conn.close()
+
+
+_ID_COLUMNS = frozenset(
+    {("trajectory_meta", "trajectory_id"), ("trajectory_meta", "cascade_id"), ("trajectory_metadata_blob", "id")}
+)
+"""Text columns of the known schema that hold ids (UUIDs are mapped, ``main`` is kept); any other
+text column is content and redacted as text."""
 
 
 def _blob_columns() -> list[tuple[str, str, type[Message]]]:
@@ -453,13 +467,13 @@ def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[s
         rel = path.relative_to(source)
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode):
-            result.left_out.append(f"{rel}: not a regular file")
+            result.left_out.append(f"{r.uuids_in(str(rel))}: not a regular file")
             continue
         reason = _left_out(rel)
         if reason is None and rel.name.endswith(("-wal", "-shm", "-journal")):
             reason = "SQLite side file: its content is in the redacted .db"
         if reason is not None:
-            result.left_out.append(f"{rel}: {reason}")
+            result.left_out.append(f"{r.uuids_in(str(rel))}: {reason}")
             continue
         target = out / Path(*(r.uuids_in(part) for part in rel.parts))
         make_private_dir(target.parent, exist_ok=True)
@@ -509,24 +523,37 @@ def _rewrite_manifest(out: Path, r: Redactor, docs: list[tuple[Any, Any]]) -> No
 # ----------------------------------------------------------------------------- the proof
 
 
-def _survivors(out: Path, replaced: set[str]) -> list[str]:
-    needles = sorted({s.encode("utf-8", "surrogatepass") for s in replaced}, key=len, reverse=True)
+def _survivors(out: Path, r: Redactor) -> list[str]:
+    """Replaced source strings found in the copy, except those that are (part of) a kept key or name."""
+    kept = "\0".join(sorted(r.kept))
+    needles = sorted({s.encode("utf-8", "surrogatepass") for s in r.replaced if s not in kept}, key=len, reverse=True)
+    ids = [n for n in needles if _UUID_ONLY.match(n.decode("utf-8", "surrogatepass"))]
     found = []
     for path in _walk(out):
         data = path.read_bytes()
-        for needle in needles:
+        # Our own report is template text: only the ids in the paths it lists could leak.
+        for needle in ids if path == out / REPORT else needles:
             if needle in data:
                 found.append(f"{path.relative_to(out)}: {len(needle)}-byte source string survives")
                 break
     return found
 
 
-def _not_only_strings(docs: list[tuple[Any, Any]]) -> list[str]:
+def _uuid_keys(value: Any, r: Redactor) -> Any:
+    if isinstance(value, dict):
+        return {r.key(k): _uuid_keys(v, r) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_uuid_keys(v, r) for v in value]
+    return value
+
+
+def _not_only_strings(docs: list[tuple[Any, Any]], r: Redactor) -> list[str]:
+    """deepdiff of each source document (its UUID keys mapped) with its copy: string values only."""
     from deepdiff import DeepDiff  # noqa: PLC0415 -- only redact and diff load it
 
     problems = []
     for old, new in docs:
-        d = DeepDiff(old, new, view="tree", ignore_order=False)
+        d = DeepDiff(_uuid_keys(old, r), new, view="tree", ignore_order=False)
         for report in d:
             for level in d[report]:
                 if report != "values_changed" or not (isinstance(level.t1, str) and isinstance(level.t2, str)):
@@ -560,14 +587,16 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
             result.digests[surface] = (a.digest if a else None, b.digest if b else None)
             if result.digests[surface][0] != result.digests[surface][1]:
-                problems.append(f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}")
-        problems += _survivors(out, r.replaced)
-        problems += _not_only_strings(docs)
+                problems.append(
+                    f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}"
+                )
         result.counts = dict(r.counts)
+        atomic_write(out / REPORT, report_text(result).encode("utf-8"))  # scanned with the rest
+        problems += _survivors(out, r)
+        problems += _not_only_strings(docs, r)
         if problems:
             shown = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
             raise FindingsError(f"{source}: redaction refused, the copy was removed: {shown}")
-        atomic_write(out / REPORT, report_text(result).encode("utf-8"))
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
@@ -605,4 +634,3 @@ def report_text(result: Result) -> str:
     lines += ["", "No replaced source string of 6 or more characters occurs in the copy, and every JSON document",
               "differs from its source only by string values (checked with deepdiff).", ""]  # fmt: skip
     return "\n".join(lines)
-

@@ -51,6 +51,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.checks import diff
 from audit.checks.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.errors import (
     EXIT_FINDINGS,
@@ -133,6 +134,7 @@ class Result:
     sidecar_steps: int | None = None
     source_steps: int | None = None
     evidence: Evidence | None = None  # complete only
+    differences: str | None = None  # incomplete only: every projected difference, by path (audit.checks.diff)
     attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
     attestation_error: str | None = None
     _state: FileState | None = field(default=None, repr=False)
@@ -245,6 +247,15 @@ def _step(step: object) -> object:
         _or(_get(command, "proposedCommandLine"), ""),
         _or(_get(command, "exitCode"), 0),
     ]
+
+
+def explain_projection(sidecar: list, native: list) -> str:
+    """Every difference between two projected step lists, as paths (``steps.[3].plannerResponse.response``)."""
+
+    def named(steps: list) -> dict:
+        return {"steps": [dict(zip(STEP_FIELDS, s, strict=False)) if isinstance(s, list) else s for s in steps]}
+
+    return diff.explain(named(sidecar), named(native), shown=5, ignore=())
 
 
 def _difference(sidecar: list, native: list) -> str | None:
@@ -389,6 +400,7 @@ def _check(target: _Target) -> Result:
             result.detail += f"; also incomplete: {difference}"
     elif difference:
         result.verdict, result.detail = INCOMPLETE, difference
+        result.differences = explain_projection(side, source)
     else:
         result.verdict = COMPLETE
         result.evidence = Evidence(PROFILE, digest, projection_sha256(native.trajectory), len(source))

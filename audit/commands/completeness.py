@@ -91,6 +91,7 @@ def _json(report: completeness.Report, attested: bool) -> dict:
                 "source": None if r.source is None else str(r.source),
                 "verdict": r.verdict,
                 "detail": r.detail,
+                "differences": r.differences,
                 "sidecarSteps": r.sidecar_steps,
                 "sourceSteps": r.source_steps,
                 "evidence": None

@@ -226,3 +226,18 @@ class RootBuilder:
         path = self.path / "cli.log"
         path.write_text("\n".join(lines) + "\n")
         return path
+
+
+def load_redacted(source: str | os.PathLike, home: str | os.PathLike) -> Path:
+    """Copy a store made by ``agy-audit redact`` (it holds ``REDACTION.md``) to *home*, as a test
+    fixture: the way a user's store reaches a regression test without its content. Refuses a tree
+    that was not redacted, so a real store never becomes a fixture by mistake."""
+    import shutil
+
+    from audit.actions.redact import REPORT
+
+    source, home = Path(source), Path(home)
+    if not (source / REPORT).is_file():
+        raise ValueError(f"{source}: no {REPORT}; only a copy made by 'agy-audit redact' can be a fixture")
+    shutil.copytree(source, home, symlinks=True, ignore=shutil.ignore_patterns(REPORT))
+    return home

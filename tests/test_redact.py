@@ -1,0 +1,130 @@
+"""``agy-audit redact``: every surface's fingerprint kept, no content kept, only string values
+changed -- and a refusal, with the copy removed, when something cannot be redacted."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from deepdiff import DeepDiff
+
+from audit.actions.redact import REPORT, Redactor, redact
+from audit.checks.fingerprint import SURFACES, survey
+from audit.cli import main
+from audit.errors import FindingsError
+from audit.testing.sample import build
+
+KEY = b"k" * 32
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    home = tmp_path_factory.mktemp("redact") / "home"
+    build(home)
+    return home
+
+
+@pytest.fixture(scope="module")
+def redacted(sample, tmp_path_factory):
+    out = tmp_path_factory.mktemp("redacted") / "copy"
+    return redact(sample, out, key=KEY)
+
+
+def test_every_fingerprint_of_the_copy_equals_the_source(sample, redacted):
+    assert set(redacted.digests) == set(SURFACES)
+    before, after = survey([sample], SURFACES), survey([redacted.out], SURFACES)
+    for surface in SURFACES:
+        assert before.fingerprints[surface].digest == after.fingerprints[surface].digest, surface
+        assert redacted.digests[surface] == (before.fingerprints[surface].digest,) * 2
+
+
+def test_no_prompt_response_or_path_survives(sample, redacted):
+    sidecars = sorted(sample.glob(".gemini/*/conversations/*.trajectory.json"))
+    texts = set()
+    for path in sidecars:
+        for step in json.loads(path.read_text())["steps"]:
+            for key in ("userResponse", "response", "thinking"):
+                for part in (step.get("userInput", {}), step.get("plannerResponse", {})):
+                    if len(part.get(key, "")) >= 6:
+                        texts.add(part[key])
+    assert len(texts) > 10
+    copy_bytes = b"".join(p.read_bytes() for p in redacted.out.rglob("*") if p.is_file())
+    assert [t for t in texts if t.encode() in copy_bytes] == []
+    ids = {p.name.split(".")[0] for p in sidecars}
+    assert [i for i in ids if i.encode() in copy_bytes] == []  # every UUID mapped, file names too
+
+
+def test_json_documents_differ_only_by_string_values_and_ids_stay_consistent(sample, redacted):
+    r = Redactor(KEY)
+    for path in sorted(sample.glob(".gemini/*/conversations/*.trajectory.json")):
+        old = json.loads(path.read_text())
+        new_path = redacted.out / path.relative_to(sample).parent / f"{r.uuid(path.name.split('.')[0])}.trajectory.json"
+        new = json.loads(new_path.read_text())
+        d = DeepDiff(old, new, view="tree")
+        assert set(d) <= {"values_changed"}
+        assert all(isinstance(level.t1, str) and isinstance(level.t2, str) for level in d.get("values_changed", ()))
+        assert new["cascadeId"] == r.uuid(old["cascadeId"])
+        assert [s["type"] for s in new["steps"]] == [s["type"] for s in old["steps"]]
+        for a, b in zip(old["steps"], new["steps"]):
+            for call_a, call_b in zip(
+                a.get("plannerResponse", {}).get("toolCalls", []), b.get("plannerResponse", {}).get("toolCalls", [])
+            ):
+                assert call_b["name"] == call_a["name"]
+                assert json.loads(call_b["argumentsJson"]).keys() == json.loads(call_a["argumentsJson"]).keys()
+
+
+def test_the_copy_passes_ci_as_the_source_does_and_says_what_it_did(redacted, capsys):
+    report = (redacted.out / REPORT).read_text()
+    assert "## Fingerprints (source = copy)" in report and "legacy encrypted trajectory" in report
+    assert main(["ci", "--home", str(redacted.out), "--source", "native", "--no-live", "-q"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("ci: PASS; exit 0")
+
+
+def test_placeholders_keep_length_classes_and_markers():
+    r = Redactor(KEY)
+    text = "Read /home/ana/Notes.md <truncated 120 bytes> naïve 東京 ok\n2nd line"
+    new = r.text(text)
+    assert len(new) == len(text) and len(new.encode()) == len(text.encode())
+    assert new.count("\n") == 1 and "<truncated 120 bytes>" in new and "/" in new
+    assert new != text and r.text(text) == new
+    assert [c.isupper() for c in new] == [c.isupper() for c in text]
+    assert r.text("2026-09-01T09:00:00.123Z") == (
+        "2026-09-01T09:00:00.123Z".replace("2026-09-01", (r.shift + __import__("datetime").date(2026, 9, 1)).isoformat())
+    )
+
+
+def test_an_unknown_text_field_is_refused_by_name_and_the_copy_removed(tmp_path):
+    home = tmp_path / "home"
+    build(home)
+    db = next(home.glob(".gemini/antigravity-cli/conversations/*.db"))
+    conn = sqlite3.connect(db)
+    idx, blob = conn.execute("SELECT idx, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
+    secret = b"a private note agy-audit cannot see"
+    field = bytes([(1999 << 3 | 2) & 0x7F | 0x80, (1999 << 3 | 2) >> 7]) + bytes([len(secret)]) + secret
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (blob + field, idx))
+    conn.commit()
+    conn.close()
+    out = tmp_path / "copy"
+    with pytest.raises(FindingsError, match=rf"{db.name}:steps.step_payload\[\d+\]: unknown field 1999 holds text"):
+        redact(home, out, key=KEY)
+    assert not out.exists()
+
+
+def test_redact_refuses_an_existing_or_nested_output(sample, tmp_path, capsys):
+    assert main(["redact", str(sample), "--out", str(sample / "inside")]) == 2
+    existing = tmp_path / "exists"
+    existing.mkdir()
+    assert main(["redact", str(sample), "--out", str(existing)]) == 2
+    err = capsys.readouterr().err
+    assert "inside the source" in err and "already exists" in err
+
+
+def test_a_redacted_store_is_a_fixture_source_and_a_real_one_is_not(sample, redacted, tmp_path):
+    from audit.testing.builder import load_redacted
+
+    home = load_redacted(redacted.out, tmp_path / "fixture")
+    assert not (home / REPORT).exists()
+    assert survey([home], SURFACES).fingerprints["wire"].digest == redacted.digests["wire"][0]
+    with pytest.raises(ValueError, match="only a copy made by 'agy-audit redact' can be a fixture"):
+        load_redacted(sample, tmp_path / "real")
