@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit import safeio
 from audit.cli import main
@@ -283,7 +286,9 @@ def test_cli_log_is_followed_read_only_only_into_the_root(cli, tmp_path):
 # ----------------------------------------------------------------------------- the real /proc (Linux)
 
 
-needs_proc = pytest.mark.skipif(not discovery.proc_available("/proc"), reason="no Linux /proc here")
+needs_proc = pytest.mark.skipif(
+    not discovery.proc_available("/proc") or shutil.which("bash") is None, reason="no Linux /proc (or bash) here"
+)
 
 
 @needs_proc
@@ -462,3 +467,57 @@ def test_doctor_agy_reader_watcher_coverage(cli, fake_proc, capsys, tmp_path):
 )
 def test_reader_watch_roots_parse_like_go_flags(argv, roots):
     assert discovery.reader_watch_roots(argv) == roots
+
+
+def test_ci_reports_an_unverified_daemon_as_a_warning_of_the_sweep(cli, recorder, fake_proc, tmp_path, capsys, monkeypatch):
+    cli.cli_log(recorder.port)
+    fake_proc.listen("127.0.0.1", recorder.port, recorder.inode)
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    _, stdout, _ = _run(capsys, "ci", "--root", cli.path, "--out", tmp_path / "c", "--format", "json")
+    [sweep] = [c for s in json.loads(stdout)["stages"] if s["name"] == "sweep" for c in s["checks"]]
+    [finding] = [f for f in sweep["findings"] if f["rule"] == "sweep/daemon-not-used"]
+    assert finding["level"] == "warning" and finding["file"] == str(cli.path)
+    assert finding["message"].startswith(f"http://127.0.0.1:{recorder.port} (found in {cli.path / 'cli.log'}) {NOTE_HEAD}")
+    assert sweep["verdict"] == "pass" and recorder.received == [] and TOKEN not in stdout
+
+
+def test_an_ide_language_server_is_found_by_its_app_data_dir_and_flag_ports(tmp_path, fake_proc):
+    ide = tmp_path / "home" / ".gemini" / "antigravity"
+    ide.mkdir(parents=True)
+    argv = ["/opt/ag/language_server_linux_x64", "--https_server_port", "4801", "--extension_server_port", "4802"]
+    argv += ["--csrf_token", T1, "--extension_server_csrf_token", T2, "--app_data_dir", "antigravity"]
+    ls = fake_proc.process(argv, sockets=[81, 82])
+    fake_proc.listen("127.0.0.1", 4802, 82)  # only the extension server port listens
+    [endpoint] = discovery.discover(_root(ide), env={}).endpoints
+    assert (endpoint.url, endpoint.token, endpoint.token_origin) == (
+        "http://127.0.0.1:4802",
+        Secret(T2),
+        f"--extension_server_csrf_token of process {ls}",
+    )
+    fake_proc.listen("::1", 4801, 81)
+    [endpoint] = discovery.discover(_root(ide), env={}).endpoints  # one endpoint per process: the first that listens
+    assert endpoint.url == "http://127.0.0.1:4802"
+    assert discovery.discover(_root(tmp_path / "home" / ".gemini" / "antigravity-cli"), env={}).endpoints == ()
+
+
+def test_proc_net_tcp_addresses():
+    assert discovery._address("0100007F:1F90") == ("127.0.0.1", 8080)
+    assert discovery._address("00000000000000000000000001000000:0050") == ("::1", 80)
+    assert discovery._address("0000000000000000FFFF00000100007F:0050") == ("127.0.0.1", 80)  # v4-mapped
+    assert discovery._address("zz:1") is None and discovery._address("0100:1") is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=600))
+def test_proc_parsers_never_raise_on_garbage(tmp_path_factory, blob):
+    proc = tmp_path_factory.mktemp("garbage")
+    (proc / "net").mkdir()
+    (proc / "net" / "tcp").write_bytes(b"header\n" + blob)
+    (proc / "net" / "tcp6").write_bytes(blob)
+    (proc / "7" / "fd").mkdir(parents=True)
+    for name in ("cmdline", "environ", "stat"):
+        (proc / "7" / name).write_bytes(blob)
+    discovery.listening_sockets(proc)
+    discovery.scan_processes(proc)
+    discovery.reader_watchers(proc)
+    discovery.reader_watch_roots(discovery.parse_argv(blob))

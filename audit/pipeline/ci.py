@@ -276,6 +276,7 @@ def _timed(make: Callable[[], Check]) -> Check:
 def _sweep_check(result: SweepResult, seconds: float) -> Check:
     findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
     findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
+    findings += [Finding(WARNING, "sweep/daemon-not-used", note, str(r.root.path)) for r in result.roots for note in r.notes]
     summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
     counts = {
         "selected": result.selected,

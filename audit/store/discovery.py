@@ -379,7 +379,7 @@ class Process:
 
     pid: int
     ppid: int | None
-    argv: tuple[str, ...]
+    argv: tuple[str, ...] = field(repr=False)  # may hold a --csrf_token
     kind: str | None  # "agy", "language_server" or None
     flags: Mapping[str, str] = field(repr=False)
     files: tuple[str, ...]  # targets of its fd links that are paths
