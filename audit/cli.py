@@ -67,8 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     previous = _on_sigterm(_terminate)
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a full disk shows here, not as an ignored error at exit
+        return code
     except AuditError as exc:
         print(f"agy-audit: {exc.message}", file=sys.stderr)
         return exc.exit_code
@@ -76,9 +80,60 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
         return interrupt_exit_code(exc)
     except BrokenPipeError:
+        _silence(stdout)
         return 0
     finally:
+        sys.stdout = stdout
         _on_sigterm(previous)
+
+
+class OutputError(AuditError):
+    """Standard output cannot be written (a full disk, /dev/full, an I/O error): exit 2."""
+
+
+class _Output:
+    """``sys.stdout`` while a command runs: a write or flush that fails is an ``OutputError``
+    (one line, exit 2) instead of a traceback; a closed pipe stays ``BrokenPipeError`` (exit 0,
+    as ``head`` expects)."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    def _guard(self, action, *args):
+        try:
+            return action(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"standard output: cannot write ({exc.strerror or exc})") from None
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def writelines(self, lines) -> None:
+        self._guard(self._stream.writelines, lines)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def _silence(stream: object) -> None:
+    """After a broken pipe: point the real stdout at /dev/null so the interpreter's final flush
+    cannot print an ignored-exception message."""
+    import os
+
+    fileno = getattr(stream, "fileno", None)
+    try:
+        fd = fileno() if fileno else None
+    except (OSError, ValueError):
+        fd = None
+    if fd is not None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
 
 
 def _terminate(signum: int, frame: object) -> None:

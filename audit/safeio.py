@@ -268,6 +268,48 @@ def _path(path: str | os.PathLike) -> Path:
     return Path(text)
 
 
+# ----------------------------------------------------------------------------- what is at a path
+
+FILE, DIRECTORY, LINK, OTHER = "file", "directory", "link", "other"
+
+
+def path_kind(path: str | os.PathLike, *, follow_symlinks: bool = True) -> str | None:
+    """What is at *path*: ``"file"``, ``"directory"``, ``"other"`` (a FIFO, device, socket) or,
+    without *follow_symlinks*, ``"link"``; None when nothing is (a missing entry, a parent that is
+    not a directory, a dangling or looping link). Every other ``OSError`` -- permission denied, a
+    name too long -- is an ``InputError`` naming the path and the reason (``Path.is_dir()`` and
+    friends raise them on Python 3.11). The one helper every "is it there" question goes through."""
+    path = _path(path)
+    try:
+        st = os.stat(path) if follow_symlinks else os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if follow_symlinks and exc.errno == errno.ELOOP:
+            return None
+        raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(st.st_mode):
+        return LINK
+    if stat.S_ISDIR(st.st_mode):
+        return DIRECTORY
+    return FILE if stat.S_ISREG(st.st_mode) else OTHER
+
+
+def is_dir(path: str | os.PathLike) -> bool:
+    """``path_kind(path) == "directory"`` (links followed)."""
+    return path_kind(path) == DIRECTORY
+
+
+def is_file(path: str | os.PathLike) -> bool:
+    """``path_kind(path) == "file"`` (a regular file; links followed)."""
+    return path_kind(path) == FILE
+
+
+def exists(path: str | os.PathLike) -> bool:
+    """Whether anything is at *path* (links followed)."""
+    return path_kind(path) is not None
+
+
 def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> Any:
     """Read and strictly parse a JSON file; unreadable files raise ``InputError`` naming it."""
     return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
@@ -464,7 +506,7 @@ def _refuse_symlink(path: Path) -> None:
 def _check_target(path: Path) -> None:
     _refuse_symlink(path)
     _refuse_symlink(path.parent)
-    if path.exists() and not path.is_file():
+    if path_kind(path) not in (None, FILE):
         raise InputError(f"{path}: exists and is not a regular file")
 
 
@@ -564,7 +606,7 @@ def make_private_dir(path: str | os.PathLike, *, exist_ok: bool = False) -> Path
     """Create *path* (and missing parents) with mode 0700. A symlink counts as existing."""
     path = _path(path)
     if os.path.lexists(path):
-        if exist_ok and path.is_dir() and not path.is_symlink():
+        if exist_ok and path_kind(path, follow_symlinks=False) == DIRECTORY:
             return path
         raise InputError(f"{path}: already exists")
     missing: list[Path] = []

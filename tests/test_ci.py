@@ -341,7 +341,9 @@ def test_no_store_exits_3(capsys, tmp_path):
     (tmp_path / "empty").mkdir()
     code, stdout, stderr = run(capsys, "--home", tmp_path / "empty", "--out", tmp_path / "corpus")
     assert (code, stdout) == (3, "")
-    assert stderr == "agy-audit: no Antigravity store found (looked for ~/.gemini/antigravity*; use --home or --root)\n"
+    assert stderr == (
+        f"agy-audit: no Antigravity store found (looked for {tmp_path / 'empty' / '.gemini'}/antigravity*; use --home or --root)\n"
+    )
     assert not (tmp_path / "corpus").exists()
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cli_capture import cli
+from test_reliability_faults import give_away, shared, unprivileged  # noqa: F401 - fixtures
 
 from audit.store.daemon import DaemonClient, DaemonTimeout
 from audit.testing import StoreBuilder
@@ -270,3 +271,94 @@ def test_read_only_commands_never_touch_an_empty_side_file(tmp_path, suffix):
         code, out, err = cli(*argv)
         assert "Traceback" not in err, (argv, err)
         assert metadata(root.path) == before, argv  # modes and ctimes included
+
+
+# ----------------------------------------------------------------------------- items 10, 14, 15: clear errors
+
+
+@pytest.fixture
+def user_store(shared):  # noqa: F811 - the fixture imported above
+    """A store owned by uid 65534 in a directory that user can reach."""
+    root = StoreBuilder(shared / "home", seed=8).root("cli")
+    root.conversation(turns=1)
+    give_away(shared)
+    return root
+
+
+def test_a_store_path_that_cannot_be_stated_is_named_not_a_traceback(user_store):
+    # item 10: `chmod 000 $S; agy-audit stores` as a user: Path.is_dir() raised PermissionError
+    root = user_store
+    root.path.chmod(0)
+    home = root.path.parent.parent
+    code, out, err = unprivileged(cli, "stores", "--home", home)
+    assert (code, out) == (2, "")
+    assert err == f"agy-audit: {root.path / 'conversations'}: cannot stat (Permission denied)\n"
+
+
+@pytest.mark.parametrize("command", ["stores", "fingerprint", "verify-contract", "completeness", "inspect"])
+def test_a_name_too_long_is_named_not_a_traceback(tmp_path, command):
+    # item 10: a 300-character name raised ENAMETOOLONG from Path.is_dir()
+    long = tmp_path / ("x" * 300)
+    argv = ("stores", "--root", long) if command == "stores" else (command, long)
+    code, out, err = cli(*argv)
+    assert code == 2 and err.count("\n") <= 1 and "Traceback" not in err, (code, out, err)
+    assert any(
+        line.startswith((f"{long}: ", f"agy-audit: {long}: ")) and "File name too long" in line
+        for line in (err + out).splitlines()
+    )
+
+
+def test_an_unreadable_gemini_directory_is_exit_2_naming_it(user_store):
+    # item 14: an unreadable ~/.gemini said "no Antigravity store found" (exit 3) naming ~/.gemini
+    root = user_store
+    gemini = root.path.parent
+    gemini.chmod(0)
+    code, out, err = unprivileged(cli, "stores", "--home", gemini.parent)
+    assert (code, out) == (2, "")
+    assert err == f"agy-audit: {gemini}: cannot list (Permission denied); no store could be discovered there\n"
+
+
+def test_discovery_names_the_directory_it_tried(tmp_path):
+    # item 14: the message always named ~/.gemini, even when --home named another directory
+    code, _, err = cli("stores", "--home", tmp_path)
+    assert (code, err) == (
+        3,
+        f"agy-audit: no Antigravity store found (looked for {tmp_path / '.gemini'}/antigravity*; use --home or --root)\n",
+    )
+    far = tmp_path / "/".join(["d" * 200] * 25)  # past PATH_MAX
+    code, _, err = cli("stores", "--home", far)
+    assert (
+        code == 2
+        and err == f"agy-audit: {far / '.gemini'}: cannot list (File name too long); no store could be discovered there\n"
+    )
+
+
+def test_an_unwritable_standard_output_is_one_line_exit_2():
+    # item 15: `agy-audit stores > /dev/full` gave an OSError traceback
+    sample = REPO / "examples" / "home"
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "audit", "stores", "--home", str(sample)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=60,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (2, b"agy-audit: standard output: cannot write (No space left on device)\n")
+
+
+@pytest.mark.parametrize("value", ["1e12", "86401", "inf", "0", "-1", "nan"])
+def test_a_timeout_beyond_one_day_is_a_usage_error(value, tmp_path):
+    # item 15: `--timeout 1e12` gave an OverflowError traceback
+    for command in ("sweep", "ci", "doctor"):
+        argv = [command, "--timeout", value, "--root", tmp_path] + (["--out", tmp_path / "o"] if command != "doctor" else [])
+        done = subprocess.run(
+            [sys.executable, "-m", "audit", *map(str, argv)],
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2 and b"Traceback" not in done.stderr
+        assert done.stderr.endswith(b"is not a number of seconds above 0 and at most 86400 (one day)\n"), done.stderr

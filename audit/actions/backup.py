@@ -34,6 +34,9 @@ from audit.safeio import (
     atomic_write,
     create_new_file,
     dumps,
+    exists,
+    is_dir,
+    is_file,
     loads,
     make_private_dir,
     read_bytes,
@@ -153,9 +156,9 @@ def load(backup_dir: str | os.PathLike) -> Backup:
     """
     backup = Path(backup_dir).absolute()
     manifest_path = backup / MANIFEST
-    if not backup.is_dir():
+    if not is_dir(backup):
         raise InputError(f"{backup}: no such backup directory")
-    if not manifest_path.is_file():
+    if not is_file(manifest_path):
         raise InputError(f"{backup}: incomplete backup (no {MANIFEST}); it was interrupted and cannot be used")
     doc = read_json(manifest_path)
     root, entries = doc.get("root"), doc.get("files")
@@ -263,7 +266,7 @@ def rollback(backup_dir: str | os.PathLike) -> Rollback:
     Refuses an incomplete or tampered backup, and a target that is now a symlink or not a file.
     """
     bk = load(backup_dir)
-    if not bk.root.is_dir():
+    if not is_dir(bk.root):
         raise InputError(f"{bk.root}: the backed-up directory no longer exists")
     for name in bk.files:
         try:
@@ -278,7 +281,7 @@ def rollback(backup_dir: str | os.PathLike) -> Rollback:
         data = read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES)
         if sha256_hex(data) != state.sha256:
             raise FindingsError(f"{bk.path / FILES_DIR / name}: backup content changed; rollback stopped")
-        if target.exists():
+        if exists(target):
             st = os.lstat(target)
             if st.st_mtime_ns == state.mtime_ns and st.st_size == state.size and read_bytes(target) == data:
                 same += 1

@@ -61,7 +61,7 @@ from audit.errors import (
     InputError,
     NothingToCheck,
 )
-from audit.safeio import dumps, json_key, loads, open_regular, read_bytes
+from audit.safeio import dumps, is_dir, json_key, loads, open_regular, read_bytes
 from audit.store.corpus import is_corpus
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
@@ -456,7 +456,7 @@ def _targets(directory: Path, only: str | None = None) -> list[_Target]:
 
 
 def _targets_of(path: Path) -> list[_Target]:
-    if not path.is_dir():
+    if not is_dir(path):
         if not os.path.lexists(path):
             raise InputError(f"{path}: no such file or directory")
         return _targets(path.parent, path.name)

@@ -43,7 +43,7 @@ from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, 
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
-from audit.safeio import read_json
+from audit.safeio import is_dir, read_json
 from audit.store import layout
 
 SCHEMA = "consumer-profile"
@@ -393,9 +393,9 @@ def store_roots(paths: Iterable[str | os.PathLike]) -> list[Path]:
     roots: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir() and layout.is_store(path):
+        if is_dir(path) and layout.is_store(path):
             roots.append(path)
-        elif (path / ".gemini").is_dir():
+        elif is_dir(path / ".gemini"):
             roots.extend(r.path for r in layout.resolve_roots(home=path, env={}))
     return list(dict.fromkeys(roots))
 

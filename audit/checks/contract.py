@@ -22,9 +22,9 @@ from pathlib import Path
 
 from audit.checks import schemas
 from audit.checks.schemas import ADVISORY, VIOLATION
-from audit.errors import AuditError, NothingToCheck
+from audit.errors import AuditError, InputError, NothingToCheck
 from audit.progress import Callback
-from audit.safeio import JSONError, gc_paused, loads, read_bytes
+from audit.safeio import DIRECTORY, FILE, LINK, JSONError, gc_paused, loads, path_kind, read_bytes
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
 """Kind of file -> name of the bundled schema checking it."""
@@ -182,7 +182,12 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
 
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
+        try:
+            what = path_kind(path)
+        except InputError as exc:
+            missing.append((path, exc.message.removeprefix(f"{path}: ")))
+            continue
+        if what == DIRECTORY:
             for dirpath, dirnames, filenames in os.walk(
                 path, onerror=lambda exc: missing.append((Path(exc.filename), _os_reason(exc)))
             ):
@@ -194,13 +199,18 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
                     child = Path(dirpath, name)
                     if not _matches(name, kind):
                         continue
-                    if child.is_symlink():
+                    try:
+                        child_kind = path_kind(child, follow_symlinks=False)
+                    except InputError as exc:
+                        missing.append((child, exc.message.removeprefix(f"{child}: ")))
+                        continue
+                    if child_kind == LINK:
                         skipped.append(Skipped(str(child), "symbolic link"))
-                    elif not child.is_file():
+                    elif child_kind != FILE:
                         skipped.append(Skipped(str(child), "not a regular file"))
                     else:
                         add(child)
-        elif path.is_file():
+        elif what == FILE:
             add(path)
         else:
             missing.append((path, "not a regular file" if os.path.lexists(path) else "no such file or directory"))

@@ -38,7 +38,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from audit.checks.shape import SidecarShape, TranscriptShape, digest_lines
 from audit.errors import InputError
 from audit.progress import Callback
-from audit.safeio import gc_paused, read_bytes, read_json
+from audit.safeio import exists, gc_paused, is_dir, read_bytes, read_json
 from audit.store import layout
 from audit.store.database import (
     NativeConversation,
@@ -288,13 +288,13 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
             _file(path, inputs)
         elif not stat.S_ISDIR(st.st_mode):
             raise InputError(f"{path}: not a file or directory")
-        elif (path / "manifest.json").exists():
+        elif exists(path / "manifest.json"):
             kinds.add("sweep")
             _sweep(path, inputs, result)
         elif layout.is_store(path):
             kinds.add("store")
             _store(layout.Root(path.absolute(), layout.surface_of(path), explicit=True), inputs, result)
-        elif (path / ".gemini").is_dir():
+        elif is_dir(path / ".gemini"):
             kinds.add("store")
             for root in layout.resolve_roots(home=path, env={}):
                 _store(root, inputs, result)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError
+from audit.safeio import is_dir, is_file
 from audit.store import transcript
 from audit.store.database import read_database
 from audit.store.ids import canonical_id
@@ -68,11 +69,11 @@ def inspect_session(session: Session) -> Inspection:
 
 def inspect_path(path: Path) -> Inspection:
     """Inspect a ``.db`` file, a brain directory or a transcript file given by path."""
-    if path.is_dir():
+    if is_dir(path):
         return Inspection(canonical_id(path.name), transcripts=inspect_brain(path))
     if path.name.endswith(".jsonl"):
         return Inspection(None, transcripts=_inspect_transcript_file(path))
-    if path.is_file():
+    if is_file(path):
         stem = path.name.split(".", 1)[0]
         return Inspection(canonical_id(stem), database=inspect_database(path))
     raise InputError(f"{path}: {'not a regular file' if os.path.lexists(path) else 'no such file or directory'}")

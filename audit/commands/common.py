@@ -39,12 +39,16 @@ def roots_from(args: argparse.Namespace) -> list[layout.Root]:
     return layout.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
 
 
+MAX_SECONDS = 86400.0
+"""The longest timeout accepted (one day): beyond it socket and clock arithmetic overflows."""
+
+
 def seconds(text: str) -> float:
-    """argparse type: a positive, finite number of seconds."""
+    """argparse type: a positive number of seconds, at most ``MAX_SECONDS``."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    if not (0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {MAX_SECONDS:g} (one day)")
     return value

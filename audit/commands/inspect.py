@@ -8,6 +8,7 @@ from pathlib import Path
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
 from audit.commands.common import add_format, roots_from
 from audit.report.text import table, to_json
+from audit.safeio import exists
 from audit.store import layout
 
 
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 def run(args: argparse.Namespace) -> int:
     path = Path(args.target)
-    if path.exists() or "/" in args.target or args.target.endswith((".db", ".jsonl")):
+    if exists(path) or "/" in args.target or args.target.endswith((".db", ".jsonl")):
         result = inspect_path(path)
     else:
         scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)

@@ -73,6 +73,7 @@ from audit.checks.fingerprint import SURFACES
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
+from audit.safeio import is_dir
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
 
@@ -341,7 +342,7 @@ class _Context:
             bar.close()
 
     def _live_dirs(self) -> list[tuple[Root, Path]]:
-        return [(r, r.path / "conversations") for r in self.roots if (r.path / "conversations").is_dir()]
+        return [(r, r.path / "conversations") for r in self.roots if is_dir(r.path / "conversations")]
 
     # -- verify-contract ------------------------------------------------------------------------
 
@@ -481,7 +482,7 @@ class _Context:
         corpus = self.out / "corpus"
         found = (
             [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()]
-            if corpus.is_dir()
+            if is_dir(corpus)
             else []
         )
         if self.live:

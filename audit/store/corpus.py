@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from audit.safeio import is_dir, is_file
+
 MANIFEST = "manifest.json"
 CORPUS = "corpus"
 """``corpus/<surface>/<id>.trajectory.json``: the swept trajectories."""
@@ -16,4 +18,4 @@ NATIVE = "native"
 
 def is_corpus(path: Path) -> bool:
     """Whether *path* is a sweep corpus (its manifest and its ``corpus/`` directory)."""
-    return (path / MANIFEST).is_file() and (path / CORPUS).is_dir()
+    return is_file(path / MANIFEST) and is_dir(path / CORPUS)

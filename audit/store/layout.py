@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError, NothingToCheck, UsageError
+from audit.safeio import DIRECTORY, exists, is_dir, path_kind
 from audit.store.ids import UUID_PATTERN, canonical_id
 
 ROOT_SURFACES = {
@@ -148,15 +149,15 @@ def surface_of(path: Path) -> str:
     surface = ROOT_SURFACES.get(path.name)
     if surface is not None:
         return surface
-    if (path / "cli.log").exists() or (path / "jetski_state.pbtxt").exists():
+    if exists(path / "cli.log") or exists(path / "jetski_state.pbtxt"):
         return "cli"
-    if (path / "antigravity_state.pbtxt").exists():
+    if exists(path / "antigravity_state.pbtxt"):
         return "ide"
     return "unknown"
 
 
 def is_store(path: Path) -> bool:
-    return any((path / name).is_dir() for name in STORE_DIRS)
+    return any(is_dir(path / name) for name in STORE_DIRS)
 
 
 def resolve_roots(
@@ -176,8 +177,9 @@ def resolve_roots(
     if explicit:
         resolved: list[Root] = []
         for path in explicit:
-            if not path.is_dir():
-                what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+            kind = path_kind(path)
+            if kind != DIRECTORY:
+                what = "does not exist" if kind is None and not os.path.lexists(path) else "is not a directory"
                 raise InputError(f"{path}: store root {what}")
             path = path.absolute()
             if any(r.path == path for r in resolved):
@@ -186,14 +188,16 @@ def resolve_roots(
         return resolved
     base = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
     gemini = base / ".gemini"
+    found = Roots(looked_in=gemini)
     try:
         names = sorted(entry.name for entry in os.scandir(gemini) if entry.name.startswith("antigravity"))
-    except OSError:
-        return []
-    found = []
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    except OSError as exc:  # unreadable, a name too long: not "no store", a directory we could not look in
+        raise InputError(f"{gemini}: cannot list ({exc.strerror or exc}); no store could be discovered there") from None
     for name in names:
         path = (gemini / name).absolute()
-        if name in NON_STORES or not path.is_dir() or not is_store(path):
+        if name in NON_STORES or not is_dir(path) or not is_store(path):
             continue
         found.append(Root(path, surface_of(path), explicit=False))
     return found
@@ -381,7 +385,17 @@ def find_session(scans: Iterable[RootScan], query: str) -> Session:
     return locate_session(scans, query).session
 
 
+class Roots(list):
+    """Discovered roots, and the directory discovery looked in (for "nothing found" messages)."""
+
+    def __init__(self, roots: Iterable[Root] = (), *, looked_in: Path | None = None) -> None:
+        super().__init__(roots)
+        self.looked_in = looked_in
+
+
 def require_roots(roots: list[Root]) -> list[Root]:
     if not roots:
-        raise NothingToCheck("no Antigravity store found (looked for ~/.gemini/antigravity*; use --home or --root)")
+        looked_in = getattr(roots, "looked_in", None)
+        where = f"{looked_in}/antigravity*" if looked_in is not None else "~/.gemini/antigravity*"
+        raise NothingToCheck(f"no Antigravity store found (looked for {where}; use --home or --root)")
     return roots
