@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from audit.cli import main
 from audit.errors import InputError, NothingToCheck
 from audit.safeio import RawFloat, loads
 from audit.store.layout import resolve_roots
+from audit.store.proto import cortex_pb2 as pb
 from audit.store.stamps import set_reader_key
 from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
@@ -491,8 +493,9 @@ def test_projection_digest_ignores_key_order_and_formatting(seed, indent, ascii_
 def test_projection_shape():
     step = {
         "type": 15,
-        "metadata": {"createdAt": "2026-09-01T09:00:00Z", "toolCall": {"name": "n"}},
+        "metadata": {"createdAt": "2026-09-01T09:00:00Z", "startedAt": "2026-09-01T09:00:01.5Z", "toolCall": {"name": "n"}},
         "runCommand": {"commandLine": "ls"},
+        "askQuestion": {"questions": [{"question": "q?", "selectedOptionIds": ["a"]}, "odd"]},
     }
     assert C.projection({"steps": [step, "junk"]}) == [
         C.PROFILE,
@@ -501,6 +504,9 @@ def test_projection_shape():
                 "CORTEX_STEP_TYPE_PLANNER_RESPONSE",
                 "CORTEX_STEP_STATUS_UNSPECIFIED",
                 "2026-09-01T09:00:00.000000000Z",
+                "2026-09-01T09:00:01.500000000Z",
+                "",
+                "",
                 "",
                 "",
                 [],
@@ -508,19 +514,42 @@ def test_projection_shape():
                 "",
                 "",
                 [],
-                ["n", ""],
-                ["", ""],
+                ["", "n", ""],
+                ["", "", ""],
                 "ls",
                 "",
                 0,
+                [["q?", ["a"], "", False], "odd"],
             ],
             "junk",
         ],
     ]
     assert len(C.STEP_FIELDS) == len(C.projection({"steps": [{}]})[1][0])
+    assert [name for name, _ in C.READS] == list(C.STEP_FIELDS)
     assert (
-        C.canonical_json(C.projection({})) == C.canonical_json(C.projection({"steps": None})) == b'["agy-audit-projection/1",[]]'
+        C.canonical_json(C.projection({})) == C.canonical_json(C.projection({"steps": None})) == b'["agy-audit-projection/2",[]]'
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "inside"),
+    [
+        ("steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.7.50:len", True),  # beside a tool call's id/name/args
+        ("steps.step_payload/250: 1:enum=250", True),  # a step type we cannot name
+        ("steps.step_payload/CORTEX_STEP_TYPE_DUMMY: 999:varint", True),  # a payload field of the Step itself
+        ("steps.metadata/CORTEX_STEP_TYPE_RUN_COMMAND: 34:varint", True),  # the metadata column is Step field 5
+        ("steps.step_payload/CORTEX_STEP_TYPE_RUN_COMMAND: 5.1.3:i64", True),  # inside createdAt
+        ("steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.12:enum=30", False),  # stopReason is not projected
+        ("steps.step_payload/CORTEX_STEP_TYPE_VIEW_FILE: 14.20:varint", False),
+        ("steps.metadata/CORTEX_STEP_TYPE_RUN_COMMAND: 13.2:varint", False),  # inside requestedModel
+        ("steps.render_info/CORTEX_STEP_TYPE_GENERIC: 5:len", False),
+        ("steps.permissions/CORTEX_STEP_TYPE_RUN_COMMAND: 2.5:len", False),
+        ("gen_metadata.data: 1.99:len", False),
+        ("trajectory_metadata_blob.data: 18:len", False),
+    ],
+)
+def test_unknowns_are_inside_the_projection_only_where_it_reads(key, inside):
+    assert C.in_projection(key) is inside
 
 
 # ----------------------------------------------------------------------------- command line
@@ -584,3 +613,33 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
     complete.paths["sidecar"].unlink()
     assert main(["completeness", str(cli.path)]) == 3
     assert main(["completeness", str(cli.path / "absent")]) == 2
+
+
+def test_unknowns_outside_the_projection_are_listed_and_leave_the_verdict_complete(cli):
+    convo = cli.conversation(turns=1)
+    db = convo.paths["db"]
+    with sqlite3.connect(db) as conn:  # field 99 (varint 1) appended to a generation row: not projected
+        conn.execute("UPDATE gen_metadata SET data = data || x'980601' WHERE idx = 0")
+        conn.execute("INSERT INTO battle_mode_infos VALUES (0, x'08')")
+    conn.close()
+    r = only(C.check([cli.path]))
+    assert r.verdict == C.COMPLETE, r.detail
+    assert r.outside[0] == "gen_metadata.data: 99:varint x1"
+    assert r.outside[1].endswith("battle_mode_infos: 1 rows not decoded (message unknown)")
+    assert len(r.outside) == 2
+
+
+def test_an_unknown_field_beside_a_projected_value_is_unsupported(cli):
+    convo = cli.conversation(turns=1)
+    with sqlite3.connect(convo.paths["db"]) as conn:  # field 99 inside the user input payload (Step 19)
+        row = conn.execute("SELECT step_payload FROM steps WHERE idx = 0").fetchone()[0]
+        step = pb.Step.FromString(row)
+        step.user_input.MergeFromString(b"\x98\x06\x01")
+        conn.execute("UPDATE steps SET step_payload = ? WHERE idx = 0", (step.SerializeToString(),))
+    conn.close()
+    r = only(C.check([cli.path]))
+    assert r.verdict == C.UNSUPPORTED
+    assert r.detail == (
+        "the source holds content cortex.proto does not decode: steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 19.99:varint x1"
+    )
+    assert r.outside == []

@@ -6,6 +6,7 @@ import stat
 import pytest
 
 from audit.cli import main
+from audit.store.proto import cortex_pb2 as pb
 from audit.testing import StoreBuilder
 from audit.testing.sample import build
 
@@ -142,3 +143,31 @@ def test_inspect_documents_findings_and_notes_as_it_exits(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["inspect", "--help"])
     assert "exit 0 with notes only" in " ".join(capsys.readouterr().out.split())
+
+
+def test_export_writes_unknown_enum_values_as_numbers_and_notes_what_it_left_out(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=8)
+    convo = b.root("cli").conversation(turns=1, brain=False)
+    with sqlite3.connect(convo.paths["db"]) as conn:
+        row = conn.execute("SELECT step_payload FROM steps WHERE idx = 1").fetchone()[0]
+        planner = pb.Step.FromString(row)
+        planner.planner_response.stop_reason = 30  # values no enum of ours names
+        planner.metadata.generator_model = 1500
+        conn.execute(
+            "UPDATE steps SET step_payload = ?, metadata = ? WHERE idx = 1",
+            (planner.SerializeToString(), planner.metadata.SerializeToString()),
+        )
+        conn.execute("UPDATE gen_metadata SET data = data || x'980601' WHERE idx = 0")  # unknown, not projected
+        conn.execute("INSERT INTO battle_mode_infos VALUES (0, x'08')")  # a table we do not decode
+    conn.close()
+    out = tmp_path / "export.json"
+    assert main(["export", convo.id, "--home", str(tmp_path), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "export: note: " in err and "battle_mode_infos: 1 rows not decoded" in err
+    assert "2 enum value(s) unknown to agy-audit written as numbers (first /steps/1/metadata/generatorModel)" in err
+    doc = json.loads(out.read_text())
+    assert doc["steps"][1]["plannerResponse"]["stopReason"] == 30
+    assert doc["steps"][1]["metadata"]["generatorModel"] == 1500
+    assert main(["verify-contract", str(out), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["violations"] == {} and report["summary"]["advisories"] == {"sidecar/enum-number": 2}

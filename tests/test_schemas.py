@@ -250,7 +250,7 @@ SIDECAR_RULES = [
     ("sidecar/cascadeId", "/cascadeId", UUID3, _DELETE),
     ("sidecar/cascadeId", "/cascadeId", UUID3, UUID + "\n"),
     ("sidecar/trajectoryId", "/trajectoryId", _DELETE, "traj-id"),
-    ("sidecar/trajectoryType", "/trajectoryType", "CORTEX_TRAJECTORY_TYPE_FUTURE", 3),
+    ("sidecar/trajectoryType", "/trajectoryType", "CORTEX_TRAJECTORY_TYPE_FUTURE", 3.5),
     ("sidecar/source", "/source", "CORTEX_TRAJECTORY_SOURCE_SDK", None),
     ("sidecar/steps", "/steps", [], {}),
     (
@@ -265,17 +265,17 @@ SIDECAR_RULES = [
         {"type": "CORTEX_STEP_TYPE_X", "status": "CORTEX_STEP_STATUS_X", "metadata": {"createdAt": TS}},
         "step",
     ),
-    ("sidecar/step/type", STEP + "/type", "CORTEX_STEP_TYPE_FUTURE_STEP", 15),
+    ("sidecar/step/type", STEP + "/type", "CORTEX_STEP_TYPE_FUTURE_STEP", True),
     ("sidecar/step/status", STEP + "/status", "CORTEX_STEP_STATUS_CANCELED", ["DONE"]),
     ("sidecar/step/metadata", STEP + "/metadata", {"createdAt": TS, "futureKey": 1}, {"source": "CORTEX_STEP_SOURCE_MODEL"}),
     ("sidecar/step/metadata", STEP + "/metadata/stepGenerationVersion", 2, "2"),
-    ("sidecar/step/metadata/source", STEP + "/metadata/source", "CORTEX_STEP_SOURCE_SYSTEM", 2),
+    ("sidecar/step/metadata/source", STEP + "/metadata/source", "CORTEX_STEP_SOURCE_SYSTEM", [2]),
     ("sidecar/step/invokeSubagent/conversationId", STEP + "/invokeSubagent/results/0/conversationId", UUID, "child"),
     ("sidecar/metadata", "/metadata", {}, []),
     ("sidecar/metadata", "/metadata/workspaceUris", ["file:///w"], "file:///w"),
     ("sidecar/metadata/parentConversationId", "/metadata/parentConversationId", UUID, ""),
     ("sidecar/generatorMetadata", "/generatorMetadata/0", {"futureKey": 1}, 1),
-    ("sidecar/executorMetadatas", "/executorMetadatas/0/terminationReason", "EXECUTOR_TERMINATION_REASON_X", 1),
+    ("sidecar/executorMetadatas", "/executorMetadatas/0/terminationReason", "EXECUTOR_TERMINATION_REASON_X", 1.5),
     ("sidecar/agyReader", "/agyReader", {}, None),
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, ""),
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, "antigravity-cli:" + UUID2),
@@ -300,7 +300,7 @@ SIDECAR_RULES = [
     ("sidecar/int64", STEP + "/runCommand/waitMsBeforeAsync", "5000", "-0"),
     ("sidecar/duration", STEP + "/plannerResponse/thinkingDuration", "0.000000001s", "1.5"),
     ("sidecar/modelUsage", STEP + "/metadata/modelUsage", {"responseHeader": {"sessionID": "s"}}, "usage"),
-    ("sidecar/modelUsage", STEP + "/metadata/modelUsage/model", "m2", 1),
+    ("sidecar/modelUsage", STEP + "/metadata/modelUsage/model", "m2", False),
     ("sidecar/toolCall", STEP + "/plannerResponse/toolCalls/0", {"futureKey": 1}, ["run_command"]),
     ("sidecar/toolCall", STEP + "/plannerResponse/toolCalls/0/argumentsJson", '{"a":1}', {"a": 1}),
     ("sidecar/plannerConfig", "/metadata/staticConfig/cascadeConfig/plannerConfig", {}, "config"),
@@ -316,13 +316,18 @@ SIDECAR_ADVISORIES = [
     ("sidecar/uuid/lowerCase", "/metadata/parentConversationId", UUID3, UUID2.upper()),
     ("sidecar/uuid/lowerCase", "/agyReader/parentCascadeId", UUID3, UUID2.upper()),
     ("sidecar/uuid/lowerCase", STEP + "/invokeSubagent/results/0/conversationId", UUID3, UUID2.upper()),
+    # The enum-number rule: a value agy-audit cannot name is written (and accepted) as its number.
+    ("sidecar/enum-number", STEP + "/type", "CORTEX_STEP_TYPE_GENERIC", 250),
+    ("sidecar/enum-number", STEP + "/plannerResponse/stopReason", "STOP_REASON_STOP_PATTERN", 18),
+    ("sidecar/enum-number", STEP + "/metadata/modelUsage/model", "MODEL_PLACEHOLDER_M298", 1500),
+    ("sidecar/enum-number", "/executorMetadatas/0/terminationReason", "EXECUTOR_TERMINATION_REASON_ERROR", 11),
     ("sidecar/trajectoryType/family", "/trajectoryType", "CORTEX_TRAJECTORY_TYPE_X", "CASCADE"),
     ("sidecar/source/family", "/source", "CORTEX_TRAJECTORY_SOURCE_X", "cli"),
     ("sidecar/step/type/family", STEP + "/type", "CORTEX_STEP_TYPE_X", "FUTURE_STEP"),
     ("sidecar/step/status/family", STEP + "/status", "CORTEX_STEP_STATUS_X", "STATUS_COMPLETED"),
     ("sidecar/step/status/absent", STEP + "/status", "CORTEX_STEP_STATUS_DONE", _DELETE, STEP),
     ("sidecar/step/metadata/source/family", STEP + "/metadata/source", "CORTEX_STEP_SOURCE_X", "MODEL"),
-    ("sidecar/step/plannerResponse/stopReason/family", STEP + "/plannerResponse/stopReason", "CORTEX_STOP_REASON_X", "stop"),
+    ("sidecar/step/plannerResponse/stopReason/family", STEP + "/plannerResponse/stopReason", "STOP_REASON_X", "stop"),
     (
         "sidecar/step/statusTransition/family",
         STEP + "/metadata/internalMetadata/statusTransitions/0/updatedStatus",
@@ -634,7 +639,7 @@ _WRONG = {"string": 1, "number": "1", "boolean": 0, "array": {}, "object": []}
 _RIGHT = {"string": "s", "number": 1.5, "boolean": False, "array": [], "object": {}}
 
 
-@pytest.mark.parametrize(("name", "minimum"), [("sidecar", 390), ("transcript-record", 5), ("manifest", 1)])
+@pytest.mark.parametrize(("name", "minimum"), [("sidecar", 380), ("transcript-record", 5), ("manifest", 1)])
 def test_every_plainly_typed_property_rejects_another_type(name, minimum):
     base, schema, checked = CASES[name][0], schemas.load(name), 0
     for path, kind in _typed_leaves(name):
@@ -1010,3 +1015,12 @@ def test_evidence_must_be_one_of_the_three():
 def test_a_rule_without_evidence_counts_as_inferred():
     schema = schemas.Schema({"x-rule": "r", "type": "object"})
     assert [(f.rule, f.level) for f in schema.check([])] == [("r", ADVISORY)]
+
+
+def test_an_enum_number_is_one_advisory_saying_so():
+    doc = _set(_set(SIDECAR, STEP + "/type", 250), STEP + "/status", 13)
+    findings = schemas.load("sidecar").check(doc)
+    assert [(f.pointer, f.rule, f.level, f.message) for f in findings] == [
+        (STEP + "/status", "sidecar/enum-number", ADVISORY, "is the number 13: an enum value unknown to agy-audit"),
+        (STEP + "/type", "sidecar/enum-number", ADVISORY, "is the number 250: an enum value unknown to agy-audit"),
+    ]

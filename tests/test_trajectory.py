@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from google.protobuf import duration_pb2
+from google.protobuf import duration_pb2, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -372,25 +372,26 @@ def test_damaged_rows_are_findings_and_columns_fill_gaps(tmp_path):
         conn.execute("UPDATE steps SET step_payload = ?, metadata = NULL WHERE idx = 5", (bad_timestamp.SerializeToString(),))
     conn.close()
     result = read_trajectory(path)
-    expected = [  # (code, message start): protobuf's own error texts vary by version
-        ("trajectory-meta", "trajectory_meta has 2 rows (expected 1)"),
-        ("step-index", "steps.idx is not 0..6 (row 6 has idx 7)"),
-        ("undecoded-column", "steps.render_info: 1 values not decoded"),
-        ("null-blob", "steps[idx=0].step_payload is NULL; the step is rebuilt from its columns"),
-        ("column-mismatch", "steps[idx=1].step_type = 99 but the payload says 101"),
-        ("undecodable", "steps[idx=2].step_payload is not a valid Step ("),
-        ("column-mismatch", "steps[idx=3].metadata differs from the payload's metadata"),
-        ("step-format", "steps[idx=4].step_format = 2 (only 0 is known)"),
-        ("unrenderable", "steps[idx=5] cannot be rendered as JSON ("),
-        ("null-blob", "gen_metadata[idx=1].data is NULL"),
-        ("not-a-blob", "gen_metadata[idx=2].data holds str, not a blob"),
-        ("undecoded-row", "trajectory_metadata_blob[id='other'].data: only id 'main' is known"),
-        ("undecoded-table", "battle_mode_infos: 1 rows not decoded (message unknown)"),
-        ("undecoded-table", "table extra is not part of the known schema"),
+    expected = [  # (code, message start, projected?): protobuf's own error texts vary by version
+        ("trajectory-meta", "trajectory_meta has 2 rows (expected 1)", False),
+        ("step-index", "steps.idx is not 0..6 (row 6 has idx 7)", True),
+        ("null-blob", "steps[idx=0].step_payload is NULL; the step is rebuilt from its columns", True),
+        ("column-mismatch", "steps[idx=1].step_type = 99 but the payload says 101", True),
+        ("undecodable", "steps[idx=2].step_payload is not a valid Step (", True),
+        ("column-mismatch", "steps[idx=3].metadata differs from the payload's metadata", True),
+        ("step-format", "steps[idx=4].step_format = 2 (only 0 is known)", True),
+        ("undecodable", "steps[idx=4].render_info is not a valid StepRenderInfo (", False),
+        ("unrenderable", "steps[idx=5] cannot be rendered as JSON (", True),
+        ("null-blob", "gen_metadata[idx=1].data is NULL", False),
+        ("not-a-blob", "gen_metadata[idx=2].data holds str, not a blob", False),
+        ("undecoded-row", "trajectory_metadata_blob[id='other'].data: only id 'main' is known", False),
+        ("undecoded-table", "battle_mode_infos: 1 rows not decoded (message unknown)", False),
+        ("undecoded-table", "table extra is not part of the known schema", False),
     ]
-    assert [f.code for f in result.findings] == [code for code, _ in expected]
-    for finding, (_, start) in zip(result.findings, expected):
+    assert [(f.code, f.projected) for f in result.findings] == [(code, projected) for code, _, projected in expected]
+    for finding, (_, start, _) in zip(result.findings, expected):
         assert finding.message.startswith(f"{path}: {start}"), finding.message
+    assert result.projection_findings == [f for f in result.findings if f.projected]
     steps = result.trajectory["steps"]
     assert len(steps) == 7
     assert steps[0] == {  # from the step_type / status / metadata columns
@@ -506,3 +507,29 @@ def test_every_builder_key_is_carried_with_its_sidecar_type():
     expected = [tuple(entry.split(" ")) for entry in BUILDER_KEYS.replace("\n", "|").split("|") if entry]
     assert [(path, paths.get(path)) for path, _ in expected] == expected
     assert [path for path in SIDECAR_ONLY if path in paths] == []
+
+
+def test_the_render_info_column_is_a_generic_steps_render_info(tmp_path):
+    info = {"title": "Listed permissions", "markdown": "- command: ls"}
+    generic = {"type": "CORTEX_STEP_TYPE_GENERIC", "status": "CORTEX_STEP_STATUS_DONE", "generic": {"args": {"a": "1"}}}
+    doc = {"steps": [generic, copy.deepcopy(generic), copy.deepcopy(generic), _steps(1)["steps"][0]]}
+    doc["steps"][1]["generic"]["result"] = {"result": "r", "stepRenderInfo": info}
+    doc["steps"][2]["generic"]["result"] = {"stepRenderInfo": {"title": "other"}}
+    path = tmp_path / "r.db"
+    write_conversation_db(path, doc)
+    column = json_format.ParseDict(info, pb.StepRenderInfo()).SerializeToString()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE steps SET render_info = ?", (column,))
+    conn.close()
+    result = read_trajectory(path)
+    steps = result.trajectory["steps"]
+    assert steps[0]["generic"] == {"args": {"a": "1"}, "result": {"stepRenderInfo": info}}  # filled from the column
+    assert steps[1]["generic"]["result"] == {"result": "r", "stepRenderInfo": info}  # the same bytes
+    assert [(f.code, f.projected, f.message.split(": ", 1)[1]) for f in result.findings] == [
+        ("column-mismatch", False, "steps[idx=2].render_info differs from the payload's generic.result.stepRenderInfo"),
+        (
+            "undecoded-column",
+            False,
+            "steps[idx=3].render_info: only GENERIC steps are known to carry it (CORTEX_STEP_TYPE_SYSTEM_MESSAGE)",
+        ),
+    ]

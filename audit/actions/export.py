@@ -33,13 +33,23 @@ class Export:
     path: Path
     trajectory: dict
     findings: list[str] = field(default_factory=list)  # one line each, naming the file
+    blocking: list[str] = field(default_factory=list)
+    """The findings that mean the steps could not be decoded as stored (a subset of ``findings``):
+    the export is refused for these only; the others concern content outside the steps."""
 
 
 def export_session(session: Session) -> Export:
     """The offline trajectory of *session*; ``InputError`` when it has no readable native source."""
     if session.db is not None:
         native = read_trajectory(session.db)
-        return Export(session.id, "db", session.db, native.trajectory, [f.message for f in native.findings])
+        return Export(
+            session.id,
+            "db",
+            session.db,
+            native.trajectory,
+            [f.message for f in native.findings],
+            [f.message for f in native.projection_findings],
+        )
     if session.brain is not None:
         files = transcript.locate(session.brain)
         stream = files.full or files.compact

@@ -6,19 +6,25 @@ for ``corpus/<surface>/<id>.trajectory.json`` in a sweep corpus -- is compared w
 snapshot of that source, committed ``-wal`` content included (``audit.store.database``), decoded
 offline (``audit.store.trajectory``). Nothing here prints.
 
-The projection (profile ``agy-audit-projection/1``) is what both sides carry, compared per step:
+The projection (profile ``agy-audit-projection/2``) is what both sides carry, compared per step:
 the array ``[PROFILE, [step, ...]]`` where each step is the array of ``STEP_FIELDS`` values:
 
 * ``type``, ``status``: the enum name; a number the schema names becomes its name; absent or
   ``null`` is the zero name (``CORTEX_STEP_TYPE_UNSPECIFIED``); a number it does not name stays
   a number;
-* ``metadata.createdAt``: RFC 3339 text with the fraction padded to nine digits (protobuf and
-  Go print 0, 3, 6 or 9); absent is ``""``;
+* ``metadata.createdAt``, ``metadata.startedAt``: RFC 3339 text with the fraction padded to nine
+  digits (protobuf and Go print 0, 3, 6 or 9); absent is ``""``;
+* ``metadata.toolSummary``, ``metadata.toolAction`` (the tool call's own summary of itself);
 * user prompt text: ``userInput.userResponse``, ``userInput.query``, ``userInput.items[].text``;
 * planner text: ``plannerResponse.response``, ``.modifiedResponse``, ``.thinking``;
-* tool calls as ``[name, argumentsJson]``: every ``plannerResponse.toolCalls[]``, the step's
+* tool calls as ``[id, name, argumentsJson]``: every ``plannerResponse.toolCalls[]``, the step's
   ``metadata.toolCall`` and ``mcpTool.toolCall``;
-* commands: ``runCommand.commandLine``, ``.proposedCommandLine``, ``.exitCode``.
+* commands: ``runCommand.commandLine``, ``.proposedCommandLine``, ``.exitCode``;
+* questions asked (step type ASK_QUESTION) as ``[question, selectedOptionIds, writeInResponse,
+  skipped]`` per ``askQuestion.questions[]``.
+
+(Profile ``/1`` had no ``startedAt``, ``toolSummary``, ``toolAction``, tool-call ids or
+questions; a recorded ``/1`` attestation is read, no longer matches and is rewritten.)
 
 Absent and ``null`` values are the proto3 defaults (``""``, ``0``, ``[]``, a call ``["", ""]``) on
 both sides: proto3 JSON omits defaults, so an absent ``exitCode`` equals ``0``; sidecar-only keys
@@ -32,8 +38,12 @@ timestamps alone never pass: every field of every step must be equal.
 snapshot are taken between two identical stats of ``.db`` and ``-wal`` (retried otherwise).
 
 Verdicts: ``complete``; ``incomplete`` (steps missing, extra or different, or a sidecar of
-another conversation: the first difference is named); ``unsupported`` (the source holds
-protobuf fields, enum numbers or rows ``cortex.proto`` does not decode: fail closed);
+another conversation: the first difference is named); ``unsupported`` (where the projection
+reads, the source holds something ``cortex.proto`` does not decode: an unknown protobuf field in
+a message a projected value is read from -- it could be that value's new home --, a step type or
+status number the enum does not name, or a step row that cannot be decoded; fail closed).
+Unknown fields and findings elsewhere (``READS`` decides; e.g. inside generator metadata, a
+render info or a permission) are listed in ``Result.outside`` and never change the verdict;
 ``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
 is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
 or kept changing through five attempts over about half a second: a conversation in progress). ``audit.actions.attest`` records ``agyReader.completeness``
@@ -63,13 +73,14 @@ from audit.errors import (
 )
 from audit.safeio import dumps, is_dir, json_key, loads, open_regular, read_bytes
 from audit.store.corpus import is_corpus
+from audit.store.database import READ_FAILURES, affects_projection
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.stamps import READER_BLOCK
 from audit.store.trajectory import NativeTrajectory, read_trajectory
 
-PROFILE = "agy-audit-projection/1"
+PROFILE = "agy-audit-projection/2"
 READER_KEY = "completeness"
 """The sidecar key ``agyReader.completeness`` (schemas/sidecar.schema.json)."""
 
@@ -84,6 +95,9 @@ STEP_FIELDS = (
     "type",
     "status",
     "metadata.createdAt",
+    "metadata.startedAt",
+    "metadata.toolSummary",
+    "metadata.toolAction",
     "userInput.userResponse",
     "userInput.query",
     "userInput.items[].text",
@@ -96,11 +110,69 @@ STEP_FIELDS = (
     "runCommand.commandLine",
     "runCommand.proposedCommandLine",
     "runCommand.exitCode",
+    "askQuestion.questions[]",
 )
 """Names of the values of one projected step, in order."""
 
-_FATAL_FINDINGS = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
-"""``sqlite_store`` finding codes that mean the source could not be read (other findings: unsupported)."""
+READS = (
+    # (STEP_FIELDS name, the Step field-number paths of the scalars it is made of)
+    ("type", ("1",)),
+    ("status", ("4",)),
+    ("metadata.createdAt", ("5.1.1", "5.1.2")),
+    ("metadata.startedAt", ("5.32.1", "5.32.2")),
+    ("metadata.toolSummary", ("5.30",)),
+    ("metadata.toolAction", ("5.31",)),
+    ("userInput.userResponse", ("19.2",)),
+    ("userInput.query", ("19.1",)),
+    ("userInput.items[].text", ("19.3.1",)),
+    ("plannerResponse.response", ("20.1",)),
+    ("plannerResponse.modifiedResponse", ("20.8",)),
+    ("plannerResponse.thinking", ("20.3",)),
+    ("plannerResponse.toolCalls[]", ("20.7.1", "20.7.2", "20.7.3")),
+    ("metadata.toolCall", ("5.4.1", "5.4.2", "5.4.3")),
+    ("mcpTool.toolCall", ("47.2.1", "47.2.2", "47.2.3")),
+    ("runCommand.commandLine", ("28.23",)),
+    ("runCommand.proposedCommandLine", ("28.25",)),
+    ("runCommand.exitCode", ("28.6",)),
+    ("askQuestion.questions[]", ("154.1.1", "154.1.4", "154.1.5", "154.1.6")),
+)
+"""Where in a stored ``Step`` each projected value is read (cortex.proto field numbers)."""
+
+_READ_MESSAGES = frozenset(
+    ".".join(path.split(".")[:depth]) for _, paths in READS for path in paths for depth in range(len(path.split(".")))
+)
+"""Messages the projection reads from ("" = the Step): an unknown field directly in one of them
+could hold a projected value."""
+_PROJECTED_ENUMS = frozenset(path for name, paths in READS if name in ("type", "status") for path in paths)
+_COLUMN_BASE = {
+    "step_payload": "",
+    "metadata": "5",
+    "error_details": "31",
+    "permissions": "133",
+    "task_details": "148",
+    "render_info": "140.2.3",
+}
+"""``steps`` column -> the Step field its blob is (``trajectory`` counts unknowns per column)."""
+
+
+def in_projection(unknown: str) -> bool:
+    """Whether an unknown-field key of ``NativeTrajectory.unknown_fields``
+    (``steps.step_payload/<type>: 20.7.50:len``, ``steps.metadata/<type>: 34:varint``,
+    ``gen_metadata.data: 1.99:len``) sits where the projection reads: an unknown field directly in
+    a message a projected value is read from, or an enum number the projection keeps as a number."""
+    table, _, rest = unknown.partition("/")
+    if not table.startswith("steps."):
+        return False
+    base = _COLUMN_BASE.get(table.removeprefix("steps."))
+    if base is None or ": " not in rest:
+        return False
+    numbers, _, kind = rest.split(": ", 1)[1].partition(":")
+    path = f"{base}.{numbers}" if base else numbers
+    if kind.startswith("enum="):
+        return path in _PROJECTED_ENUMS
+    return path.rpartition(".")[0] in _READ_MESSAGES
+
+
 _READ_PAUSES = (0.0, 0.02, 0.05, 0.1, 0.25)
 """Seconds to wait before each attempt at one consistent read of a source that keeps changing."""
 _SHOWN = 3  # unknown fields / findings named in a detail
@@ -135,6 +207,9 @@ class Result:
     source_steps: int | None = None
     evidence: Evidence | None = None  # complete only
     differences: str | None = None  # incomplete only: every projected difference, by path (audit.checks.diff)
+    outside: list[str] = field(default_factory=list)
+    """Unknown fields (``key xN``) and findings of the source outside the projection: listed, never
+    deciding the verdict."""
     attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
     attestation_error: str | None = None
     _state: FileState | None = field(default=None, repr=False)
@@ -214,10 +289,21 @@ def _timestamp(value: object) -> object:
 
 def _call(value: object) -> object:
     if value is None:
-        return ["", ""]
+        return ["", "", ""]
     if not isinstance(value, dict):
         return value
-    return [_or(value.get("name"), ""), _or(value.get("argumentsJson"), "")]
+    return [_or(value.get("id"), ""), _or(value.get("name"), ""), _or(value.get("argumentsJson"), "")]
+
+
+def _question(value: object) -> object:
+    if not isinstance(value, dict):
+        return value
+    return [
+        _or(value.get("question"), ""),
+        _each(value.get("selectedOptionIds"), lambda item: item),
+        _or(value.get("writeInResponse"), ""),
+        _or(value.get("skipped"), False),
+    ]
 
 
 def _each(value: object, function) -> object:
@@ -234,6 +320,9 @@ def _step(step: object) -> object:
         _enum(step.get("type"), pb.CortexStepType),
         _enum(step.get("status"), pb.CortexStepStatus),
         _timestamp(_get(step, "metadata", "createdAt")),
+        _timestamp(_get(step, "metadata", "startedAt")),
+        _or(_get(step, "metadata", "toolSummary"), ""),
+        _or(_get(step, "metadata", "toolAction"), ""),
         _or(_get(user, "userResponse"), ""),
         _or(_get(user, "query"), ""),
         _each(_get(user, "items"), lambda item: _or(_get(item, "text"), "") if isinstance(item, dict) else item),
@@ -246,6 +335,7 @@ def _step(step: object) -> object:
         _or(_get(command, "commandLine"), ""),
         _or(_get(command, "proposedCommandLine"), ""),
         _or(_get(command, "exitCode"), 0),
+        _each(_get(step, "askQuestion", "questions"), _question),
     ]
 
 
@@ -382,15 +472,17 @@ def _check(target: _Target) -> Result:
     except InputError as exc:
         result.detail = exc.message
         return result
-    fatal = [f.message for f in native.findings if f.code in _FATAL_FINDINGS]
+    fatal = [f.message for f in native.findings if f.code in READ_FAILURES]
     if fatal:
         result.detail = _listed(fatal[:_SHOWN], len(fatal) - _SHOWN)
         return result
     source = projection(native.trajectory)[1]
     result.source_steps = len(source)
     difference = _identity(doc, target, native) or _difference(side, source)
-    problems = [f"{key} x{n}" for key, n in sorted(native.unknown_fields.items())]
-    problems += [f.message for f in native.findings]
+    problems = [f"{key} x{n}" for key, n in sorted(native.unknown_fields.items()) if in_projection(key)]
+    problems += [f.message for f in native.projection_findings]
+    result.outside = [f"{key} x{n}" for key, n in sorted(native.unknown_fields.items()) if not in_projection(key)]
+    result.outside += [f.message for f in native.findings if not affects_projection(f)]
     if problems:
         result.verdict = UNSUPPORTED
         result.detail = "the source holds content cortex.proto does not decode: " + _listed(

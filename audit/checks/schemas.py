@@ -209,6 +209,8 @@ def _message(error) -> str:
         return f"{_short(instance)} is not a valid {value}"
     if kind in ("required", "x-distinctPointers"):
         return error.message
+    if kind == "not" and value == {"type": "integer"}:
+        return f"is the number {_short(instance)}: an enum value unknown to agy-audit"
     message = error.message
     return message if len(message) <= 300 else message[:297] + "..."
 

@@ -58,6 +58,8 @@ def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
     rows = []
     for r in report.results:
         detail = r.detail
+        if r.outside:
+            detail = "; ".join(filter(None, (detail, f"{len(r.outside)} unknown(s) outside the projection (see --format json)")))
         if r.attestation_error:
             detail = "; ".join(filter(None, (detail, r.attestation_error)))
         rows.append(
@@ -102,6 +104,7 @@ def _json(report: completeness.Report, attested: bool) -> dict:
                     "projectionSha256": r.evidence.projection_sha256,
                     "steps": r.evidence.steps,
                 },
+                "outsideProjection": r.outside,
                 "attestation": r.attestation,
                 "attestationError": r.attestation_error,
             }

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         description=(
             "Rebuild one session's trajectory without the daemon: from its .db (read-only snapshot, "
             "WAL included), else from its brain transcript. The result is checked against the sidecar "
-            "schema before anything is written."
+            "schema before anything is written. It is refused only when the steps themselves cannot be "
+            "decoded; other problems (and enum values written as numbers) are noted on stderr."
         ),
     )
     p.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
@@ -38,14 +39,23 @@ def run(args: argparse.Namespace) -> int:
     for note in located.notes():
         print(f"note: {note}", file=sys.stderr)
     result = export_session(session)
-    if result.findings:
-        shown = "; ".join(result.findings[:3])
-        more = f" (+{len(result.findings) - 3} more; see agy-audit inspect {session.id})" if len(result.findings) > 3 else ""
+    if result.blocking:  # the steps themselves could not be decoded: nothing trustworthy to write
+        shown = "; ".join(result.blocking[:3])
+        more = f" (+{len(result.blocking) - 3} more; see agy-audit inspect {session.id})" if len(result.blocking) > 3 else ""
         raise FindingsError(f"{result.path}: not exported, the source has problems: {shown}{more}")
     check = contract.validate_document(result.trajectory, "sidecar", file=f"export of {session.id}")
     if check.violations:
         first = check.violations[0]
         raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
+    if not args.quiet:  # content outside the steps that was left out, and enum values written as numbers
+        for line in [f for f in result.findings if f not in result.blocking]:
+            print(f"export: note: {line}", file=sys.stderr)
+        numbers = [f for f in check.advisories if f.rule == "sidecar/enum-number"]
+        if numbers:
+            print(
+                f"export: note: {len(numbers)} enum value(s) unknown to agy-audit written as numbers (first {numbers[0].pointer})",
+                file=sys.stderr,
+            )
     if args.format == "md":
         text = trajectory_markdown(result.trajectory)
     else:

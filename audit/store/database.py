@@ -66,10 +66,23 @@ _COPY_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class Finding:
-    """A problem found in one store file; ``code`` is stable, ``message`` names the file."""
+    """A problem found in one store file; ``code`` is stable, ``message`` names the file.
+    ``projected``: the problem touches what a projection of the steps reads (their type, status,
+    metadata or payload), so nothing built from those steps can be trusted; every other finding
+    concerns content outside it (see ``affects_projection``)."""
 
     code: str
     message: str
+    projected: bool = False
+
+
+READ_FAILURES = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
+"""Finding codes meaning the file could not be read (as a whole) at all."""
+
+
+def affects_projection(finding: Finding) -> bool:
+    """True when *finding* means the steps could not be decoded as they are stored."""
+    return finding.projected or finding.code in READ_FAILURES
 
 
 @dataclass(frozen=True)
@@ -128,7 +141,7 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
     except InputError as exc:
         conv.findings.append(Finding("unreadable", str(exc)))
     conv.findings.extend(
-        Finding("missing-table", f"{conv.path}: table {name} is missing")
+        Finding("missing-table", f"{conv.path}: table {name} is missing", projected=name == "steps")
         for name in TABLES
         if conv.access and name not in conv.tables
     )

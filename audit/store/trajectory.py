@@ -3,16 +3,20 @@
 The rows of ``audit.store.database`` are decoded with ``audit/store/proto/cortex.proto`` and reassembled
 into the daemon's ``Trajectory``: ``trajectory_meta`` gives ``trajectoryId`` / ``cascadeId`` /
 ``trajectoryType`` / ``source``, ``steps.step_payload`` the steps (the ``step_type`` / ``status``
-/ ``metadata`` / ``error_details`` / ``permissions`` / ``task_details`` columns fill what a
-payload lacks and are checked against it), ``gen_metadata`` ``generatorMetadata``,
+/ ``metadata`` / ``error_details`` / ``permissions`` / ``task_details`` columns, and
+``render_info`` as ``generic.result.stepRenderInfo`` of a GENERIC step, fill what a payload lacks
+and are checked against it; in real stores every one is a byte-identical copy), ``gen_metadata`` ``generatorMetadata``,
 ``executor_metadata`` ``executorMetadatas``, ``parent_references`` ``parentReferences`` and
 ``trajectory_metadata_blob`` (id ``main``) ``metadata``. The result is proto3 JSON as sidecars
-write it: camelCase keys, enum names (numbers the schema does not name stay numbers), int64 as
-strings, timestamps with nine fractional digits.
+write it: camelCase keys, enum names (the enum-number rule: a number the schema does not name
+is written as that number), int64 as strings, timestamps with nine fractional digits.
 
 Nothing is dropped silently: unknown protobuf fields are counted per table, column and step type
-(``steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.12:enum=3``), and every row, blob or
-column that cannot be used becomes a finding.
+(``steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.99:varint``), and every row, blob or
+column that cannot be used becomes a finding. A finding whose problem touches the steps' type,
+status, metadata or payload is marked ``projected`` (``database.affects_projection``): the rest
+(generator, executor and trajectory metadata, error/permission/task/render columns, unknown
+tables) leave every step as stored.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
-from audit.store.database import TABLES, Finding, NativeConversation, read_database
+from audit.store.database import TABLES, Finding, NativeConversation, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
 
@@ -42,12 +46,15 @@ _KEY_ORDER = (
     "parentReferences",
     "metadata",
 )
-_STEP_COLUMNS = {  # steps column -> (Step field, message); the mapping is inferred from the names
+_STEP_COLUMNS = {  # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
     "metadata": ("metadata", pb.CortexStepMetadata),
     "error_details": ("error", pb.CortexErrorDetails),
     "permissions": ("permissions", pb.TrajectoryPermissions),
     "task_details": ("task_details", pb.TaskDetails),
 }
+_PROJECTED_COLUMNS = frozenset({"step_payload", "metadata"})
+"""Step columns whose content the steps' projection reads (a problem there is ``projected``)."""
+_GENERIC = pb.CORTEX_STEP_TYPE_GENERIC
 _BLOB_TABLES = (  # table -> JSON key, message
     ("gen_metadata", "generatorMetadata", pb.CortexStepGeneratorMetadata),
     ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
@@ -67,6 +74,13 @@ class NativeTrajectory:
     trajectory: dict
     unknown_fields: Counter[str] = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)
+    unknown_rows: Counter[str] = field(default_factory=Counter)
+    """Per ``unknown_fields`` key: how many rows (steps, blobs) carry it at least once."""
+
+    @property
+    def projection_findings(self) -> list[Finding]:
+        """The findings that mean the steps could not be decoded as stored (``affects_projection``)."""
+        return [f for f in self.findings if affects_projection(f)]
 
 
 def read_trajectory(path: str | os.PathLike) -> NativeTrajectory:
@@ -84,42 +98,47 @@ def reconstruct(conv: NativeConversation) -> NativeTrajectory:
     parts["metadata"] = decoder.metadata()
     decoder.undecoded_tables()
     trajectory = {key: parts[key] for key in _KEY_ORDER if parts.get(key) not in (None, [])}
-    return NativeTrajectory(conv.path.stem, conv.internal_cascade_id, trajectory, decoder.unknown, decoder.findings)
+    return NativeTrajectory(
+        conv.path.stem, conv.internal_cascade_id, trajectory, decoder.unknown, decoder.findings, decoder.unknown_rows
+    )
 
 
 class _Decoder:
     def __init__(self, conv: NativeConversation) -> None:
         self.conv = conv
         self.unknown: Counter[str] = Counter()
+        self.unknown_rows: Counter[str] = Counter()
         self.findings: list[Finding] = list(conv.findings)
 
-    def _finding(self, code: str, message: str) -> None:
-        self.findings.append(Finding(code, f"{self.conv.path}: {message}"))
+    def _finding(self, code: str, message: str, *, projected: bool = False) -> None:
+        self.findings.append(Finding(code, f"{self.conv.path}: {message}", projected))
 
-    def _decode(self, message_class: type[Message], value: object, where: str) -> Message | None:
+    def _decode(self, message_class: type[Message], value: object, where: str, *, projected: bool = False) -> Message | None:
         """The message in a blob cell, or None (with a finding unless the cell is NULL)."""
         if value is None:
             return None
         if not isinstance(value, bytes):
-            self._finding("not-a-blob", f"{where} holds {type(value).__name__}, not a blob")
+            self._finding("not-a-blob", f"{where} holds {type(value).__name__}, not a blob", projected=projected)
             return None
         message = message_class()
         try:
             message.ParseFromString(value)
         except DecodeError as exc:
-            self._finding("undecodable", f"{where} is not a valid {message_class.DESCRIPTOR.name} ({exc})")
+            self._finding("undecodable", f"{where} is not a valid {message_class.DESCRIPTOR.name} ({exc})", projected=projected)
             return None
         return message
 
     def _count_unknown(self, message: Message, key: str) -> None:
-        for path, count in unknown_fields(message).items():
+        found = unknown_fields(message)
+        for path, count in found.items():
             self.unknown[f"{key}: {path}"] += count
+            self.unknown_rows[f"{key}: {path}"] += 1
 
-    def _json(self, message: Message, where: str) -> dict | None:
+    def _json(self, message: Message, where: str, *, projected: bool = False) -> dict | None:
         try:
             doc = json_format.MessageToDict(message)
         except json_format.Error as exc:  # e.g. a Timestamp outside years 1..9999
-            self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})")
+            self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})", projected=projected)
             return None
         _nine_digit_timestamps(doc, message.DESCRIPTOR)
         return doc
@@ -143,17 +162,18 @@ class _Decoder:
         rows = self.conv.steps
         gap = next((i for i, row in enumerate(rows) if row.get("idx") != i), None)
         if gap is not None:  # sidecar steps are positional: step i is idx i
-            self._finding("step-index", f"steps.idx is not 0..{len(rows) - 1} (row {gap} has idx {rows[gap].get('idx')!r})")
-        undecoded_render_info = sum(row.get("render_info") is not None for row in rows)
-        if undecoded_render_info:
-            self._finding("undecoded-column", f"steps.render_info: {undecoded_render_info} values not decoded")
+            self._finding(
+                "step-index",
+                f"steps.idx is not 0..{len(rows) - 1} (row {gap} has idx {rows[gap].get('idx')!r})",
+                projected=True,
+            )
         return [self._step(row) for row in rows]
 
     def _step(self, row: dict[str, object]) -> dict:
         where = f"steps[idx={row.get('idx')!r}]"
-        payload = self._decode(pb.Step, row.get("step_payload"), f"{where}.step_payload")
+        payload = self._decode(pb.Step, row.get("step_payload"), f"{where}.step_payload", projected=True)
         if payload is None and row.get("step_payload") is None:
-            self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns")
+            self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns", projected=True)
         step = payload or pb.Step()
         for column, attr in (("step_type", "type"), ("status", "status")):
             value, stored = row.get(column), getattr(step, attr)
@@ -161,24 +181,42 @@ class _Decoder:
                 try:
                     setattr(step, attr, value)
                 except ValueError:
-                    self._finding("bad-value", f"{where}.{column} = {value} does not fit the schema")
+                    self._finding("bad-value", f"{where}.{column} = {value} does not fit the schema", projected=True)
             elif value != stored:
-                self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}")
+                self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}", projected=True)
         if row.get("step_format") not in (0, None):
-            self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)")
+            self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)", projected=True)
         kind = pb.CortexStepType.Name(step.type) if step.type in _STEP_TYPES else str(step.type)
         if payload is not None:
             self._count_unknown(payload, f"steps.step_payload/{kind}")
         for column, (attr, message_class) in _STEP_COLUMNS.items():
-            part = self._decode(message_class, row.get(column), f"{where}.{column}")
+            projected = column in _PROJECTED_COLUMNS
+            part = self._decode(message_class, row.get(column), f"{where}.{column}", projected=projected)
             if part is None:
                 continue
             self._count_unknown(part, f"steps.{column}/{kind}")
             if not step.HasField(attr):
                 getattr(step, attr).CopyFrom(part)
             elif getattr(step, attr) != part:
-                self._finding("column-mismatch", f"{where}.{column} differs from the payload's {attr}")
-        return self._json(step, where) or self._json(pb.Step(type=step.type, status=step.status), where)
+                self._finding("column-mismatch", f"{where}.{column} differs from the payload's {attr}", projected=projected)
+        self._render_info(step, row.get("render_info"), where, kind)
+        return self._json(step, where, projected=True) or self._json(pb.Step(type=step.type, status=step.status), where)
+
+    def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> None:
+        """The ``render_info`` column: a copy of a GENERIC step's ``generic.result.step_render_info``
+        (38/38 real rows); on any other step it has no known place and is reported."""
+        info = self._decode(pb.StepRenderInfo, value, f"{where}.render_info")
+        if info is None:
+            return
+        self._count_unknown(info, f"steps.render_info/{kind}")
+        if step.type != _GENERIC or step.WhichOneof("step") not in (None, "generic"):
+            self._finding("undecoded-column", f"{where}.render_info: only GENERIC steps are known to carry it ({kind})")
+            return
+        result = step.generic.result
+        if not result.HasField("step_render_info"):
+            result.step_render_info.CopyFrom(info)
+        elif result.step_render_info != info:
+            self._finding("column-mismatch", f"{where}.render_info differs from the payload's generic.result.stepRenderInfo")
 
     def blob_rows(self, table: str, message_class: type[Message]) -> list[dict]:
         docs = []

@@ -164,7 +164,7 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].requestedInteraction.permission: resource{}
     steps[].requestedInteraction.permission.resource: action, target
     steps[].runCommand: blocking, combinedOutput{}, combinedOutputSnapshot{}, commandLine,
-        cwd, exitCode, proposedCommandLine, requestedTerminalId, sandboxOverride,
+        cwd, exitCode, proposedCommandLine, requestedTerminalId, sandboxOverride, shellName,
         terminalId, waitMsBeforeAsync
     steps[].runCommand.combinedOutput: full, numLinesAbove, truncated
     steps[].runCommand.combinedOutputSnapshot: full, numLinesAbove, truncated

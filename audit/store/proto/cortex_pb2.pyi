@@ -2093,7 +2093,7 @@ class CortexStepErrorMessage(_message.Message):
     def __init__(self, error: _Optional[_Union[CortexErrorDetails, _Mapping]] = ..., should_show_model: _Optional[bool] = ..., should_show_user: _Optional[bool] = ...) -> None: ...
 
 class CortexStepRunCommand(_message.Message):
-    __slots__ = ("cwd", "exit_code", "blocking", "wait_ms_before_async", "requested_terminal_id", "terminal_id", "combined_output", "command_line", "proposed_command_line", "combined_output_snapshot", "sandbox_override")
+    __slots__ = ("cwd", "exit_code", "blocking", "wait_ms_before_async", "requested_terminal_id", "terminal_id", "combined_output", "command_line", "proposed_command_line", "combined_output_snapshot", "sandbox_override", "shell_name")
     CWD_FIELD_NUMBER: _ClassVar[int]
     EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
     BLOCKING_FIELD_NUMBER: _ClassVar[int]
@@ -2105,6 +2105,7 @@ class CortexStepRunCommand(_message.Message):
     PROPOSED_COMMAND_LINE_FIELD_NUMBER: _ClassVar[int]
     COMBINED_OUTPUT_SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     SANDBOX_OVERRIDE_FIELD_NUMBER: _ClassVar[int]
+    SHELL_NAME_FIELD_NUMBER: _ClassVar[int]
     cwd: str
     exit_code: int
     blocking: bool
@@ -2116,7 +2117,8 @@ class CortexStepRunCommand(_message.Message):
     proposed_command_line: str
     combined_output_snapshot: RunCommandOutput
     sandbox_override: bool
-    def __init__(self, cwd: _Optional[str] = ..., exit_code: _Optional[int] = ..., blocking: _Optional[bool] = ..., wait_ms_before_async: _Optional[int] = ..., requested_terminal_id: _Optional[str] = ..., terminal_id: _Optional[str] = ..., combined_output: _Optional[_Union[RunCommandOutput, _Mapping]] = ..., command_line: _Optional[str] = ..., proposed_command_line: _Optional[str] = ..., combined_output_snapshot: _Optional[_Union[RunCommandOutput, _Mapping]] = ..., sandbox_override: _Optional[bool] = ...) -> None: ...
+    shell_name: str
+    def __init__(self, cwd: _Optional[str] = ..., exit_code: _Optional[int] = ..., blocking: _Optional[bool] = ..., wait_ms_before_async: _Optional[int] = ..., requested_terminal_id: _Optional[str] = ..., terminal_id: _Optional[str] = ..., combined_output: _Optional[_Union[RunCommandOutput, _Mapping]] = ..., command_line: _Optional[str] = ..., proposed_command_line: _Optional[str] = ..., combined_output_snapshot: _Optional[_Union[RunCommandOutput, _Mapping]] = ..., sandbox_override: _Optional[bool] = ..., shell_name: _Optional[str] = ...) -> None: ...
 
 class RunCommandOutput(_message.Message):
     __slots__ = ("full", "truncated", "num_lines_above")
