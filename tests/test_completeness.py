@@ -595,6 +595,7 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
             "sidecarSteps",
             "sourceSteps",
             "evidence",
+            "outsideProjection",
             "attestation",
             "attestationError",
         ]
