@@ -74,11 +74,16 @@ def test_json_documents_differ_only_by_string_values_and_ids_stay_consistent(sam
                 assert json.loads(call_b["argumentsJson"]).keys() == json.loads(call_a["argumentsJson"]).keys()
 
 
-def test_the_copy_passes_ci_as_the_source_does_and_says_what_it_did(redacted, capsys):
+def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_done(sample, redacted, capsys):
     report = (redacted.out / REPORT).read_text()
     assert "## Fingerprints (source = copy)" in report and "legacy encrypted trajectory" in report
-    assert main(["ci", "--home", str(redacted.out), "--source", "native", "--no-live", "-q"]) == 0
-    assert capsys.readouterr().out.rstrip().endswith("ci: PASS; exit 0")
+
+    def verdicts(home):
+        code = main(["ci", "--home", str(home), "--source", "native", "--no-live", "--format", "json", "-q"])
+        doc = json.loads(capsys.readouterr().out)
+        return code, [(s["name"], s["verdict"], [(c["name"], c["verdict"]) for c in s["checks"]]) for s in doc["stages"]]
+
+    assert verdicts(redacted.out) == verdicts(sample)
 
 
 def test_placeholders_keep_length_classes_and_markers():
