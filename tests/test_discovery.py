@@ -521,3 +521,38 @@ def test_proc_parsers_never_raise_on_garbage(tmp_path_factory, blob):
     discovery.scan_processes(proc)
     discovery.reader_watchers(proc)
     discovery.reader_watch_roots(discovery.parse_argv(blob))
+
+
+def test_main_log_token_is_the_last_csrf_token_flag_of_the_newest_main_log(tmp_path):
+    older, newer = tmp_path / "a" / "main.log", tmp_path / "b" / "main.log"
+    for path in (older, newer):
+        path.parent.mkdir()
+    older.write_text(f"spawn language_server --csrf_token {T1}\n")
+    newer.write_text(f"spawn --csrf_token={T2}\nspawn --csrf_token '{T3}' --extension_server_csrf_token {T4}\nother\n")
+    assert discovery.token_from_main_log([newer, older]) == (Secret(T3), newer)
+    newer.write_text(f"spawn --extension_server_csrf_token {T4}\nspawn --csrf_token short\n")  # neither is one
+    assert discovery.token_from_main_log([newer, older]) == (Secret(T1), older)
+    assert discovery.token_from_main_log([tmp_path / "missing.log"]) is None
+
+
+def test_one_rejection_message_per_root_with_keep_going(tmp_path, capsys, monkeypatch):
+    b = StoreBuilder(tmp_path / "home", seed=44)
+    cli, ide = b.root("cli"), b.root("ide")
+    for root in (cli, ide):
+        root.conversation(turns=1)
+        root.conversation(turns=1)
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", T1)  # neither daemon's token
+    with (
+        SimulatedDaemon(cli.path, token=T2) as one,
+        SimulatedDaemon(ide.path, token=T3, kind="language_server", write_log=False) as two,
+    ):
+        _log(tmp_path / "home" / ".config" / "Antigravity" / "logs" / "language_server.log", two.port)
+        code, stdout, stderr = _run(capsys, "sweep", "--home", tmp_path / "home", "--out", tmp_path / "c", "--keep-going")
+        assert one.calls == two.calls == []  # refused calls are not logged: one refusal each
+    doc = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert code == 1 and doc["sessions"] == []
+    assert [f["message"].split("; ", 1)[1] for f in doc["failures"]] == [
+        f"sweep of {root.path} stopped: 1 more session(s) of this root not tried"
+        for root in sorted((cli, ide), key=lambda r: r.path.name)
+    ]
+    assert stdout.count("\nfailed: ") == 2 and T1 not in stdout + stderr

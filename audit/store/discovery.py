@@ -22,7 +22,7 @@ For one root (``discover``), in this order:
 Tokens: ``ANTIGRAVITY_CSRF_TOKEN`` of our own environment, else the process's own
 ``--csrf_token``, else ``ANTIGRAVITY_CSRF_TOKEN`` exported to one of its tools (a descendant whose
 ``ANTIGRAVITY_LS_ADDRESS`` names that same port), else (IDE) the ``--csrf_token`` of the newest
-language-server spawn line of the IDE's ``main.log``. A token is only ever attached to a pinned
+daemon spawn line (the last line carrying one) of the IDE's newest ``main.log``. A token is only ever attached to a pinned
 endpoint or to a listener verified as above; a discovered listener that cannot be verified is
 ``withheld``: reported with the reason, never contacted. Without ``/proc`` (macOS, Windows)
 nothing can be verified: discovery says so and asks for ``ANTIGRAVITY_DAEMON_URL``.
@@ -246,13 +246,14 @@ def _ide_logs(logs: Path | None, name: str) -> list[Path]:
 
 
 def token_from_main_log(paths: Iterable[Path]) -> tuple[Secret, Path] | None:
-    """The ``--csrf_token`` of the newest language-server spawn line of the newest ``main.log``."""
+    """The ``--csrf_token`` of the last line carrying one (the newest daemon spawn) of the newest
+    ``main.log`` that has one; ``--extension_server_csrf_token`` is not it."""
     for path in paths:
         token = None
         try:
             with open(path, "rb") as fh:
                 for line in _lines(fh):
-                    if b"language_server" in line and (match := _SPAWN_TOKEN.search(line)):
+                    if match := _SPAWN_TOKEN.search(line):
                         token = match[1].decode()
         except OSError:
             continue
