@@ -112,19 +112,20 @@ def _string(node: object, key: str, root: dict, rng: random.Random, clock: T.Clo
     node = _deref(node, root)
     node = node if isinstance(node, dict) else {}
     advisory = _deref(node.get("x-advisory"), root) or {}
-    patterns = [p for p in (node.get("pattern"), advisory.get("pattern")) if p]
+    advisories = [advisory, *(_deref(a, root) or {} for a in advisory.get("allOf", ()))]
+    patterns = [p for p in (node.get("pattern"), *(a.get("pattern") for a in advisories)) if p]
     if node.get("format") == "uuid":
         return T.new_id(rng)
     if not patterns:
         return clock.tick() if key.endswith(("At", "Time")) else T.sentence(rng, 4)
-    family = re.match(r"\^([A-Z][A-Z0-9_]*_)\[", patterns[0])
+    family = re.match(r"\^(?:\(([A-Z0-9_]+)\)\?)?([A-Z][A-Z0-9_]*_)\[", patterns[0])
     candidates = (
         T.new_id(rng),
         clock.tick(),
         str(rng.randrange(1, 10**6)),
         f"{rng.randrange(1, 90)}.5s",
         hashlib.sha256(rng.randbytes(8)).hexdigest(),
-        family[1] + "UNSPECIFIED" if family else "",
+        (family[1] or "") + family[2] + "UNSPECIFIED" if family else "",
     )
     for value in candidates:
         if all(re.search(p, value) for p in patterns):
