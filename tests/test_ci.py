@@ -242,7 +242,7 @@ def _break_sweep(store, monkeypatch):
 
 
 def _break_contract(store, monkeypatch):
-    edit(sidecar(store, store.plain), lambda d: d.setdefault("agyReader", {}).update(completeness="bogus"))
+    edit(sidecar(store, store.plain), lambda d: d.setdefault("agyReader", {}).update(agyAudit={"completeness": "bogus"}))
 
 
 def _break_completeness(store, monkeypatch):
@@ -271,7 +271,7 @@ def _break_compare(store, monkeypatch):
 
 BREAKS = {
     "sweep": (_break_sweep, ("corpus", "sweep/copy")),
-    "verify-contract": (_break_contract, ("live sidecars", "sidecar/agyReader/completeness")),
+    "verify-contract": (_break_contract, ("live sidecars", "sidecar/agyReader/agyAudit/completeness")),
     "completeness": (_break_completeness, ("live", "incomplete")),
     "links": (_break_links, ("live antigravity-cli", "parent-cycle")),
     "fingerprint": (_break_fingerprint, ("live", "unreadable")),

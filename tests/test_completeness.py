@@ -21,6 +21,7 @@ from audit.checks.contract import validate_bytes
 from audit.cli import main
 from audit.errors import InputError, NothingToCheck
 from audit.safeio import RawFloat, loads
+from audit.store.database import read_database
 from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.stamps import set_reader_key
@@ -81,7 +82,7 @@ def test_complete(cli):
     assert r.sidecar_steps == r.source_steps == len(convo.steps)
     assert r.evidence == C.Evidence(
         C.PROFILE,
-        sha(convo.paths["db"].read_bytes()),
+        read_database(convo.paths["db"]).content_sha256(),
         C.projection_sha256(sidecar_doc(convo)),
         len(convo.steps),
     )
@@ -250,10 +251,10 @@ def test_wal_only_steps(cli):
     assert results[stale.id].detail == f"sidecar lacks 2 step(s) from step {n - 2} ({stale.steps[-2]['type']}); source has {n}"
     r = results[fresh.id]
     assert (r.verdict, r.source_steps) == (C.COMPLETE, len(fresh.steps))
-    wal = fresh.paths["db_wal"]
-    assert (
-        r.evidence.source_sha256 == sha(fresh.paths["db"].read_bytes() + wal.read_bytes()) == C.source_sha256(fresh.paths["db"])
-    )
+    assert r.evidence.content_sha256 == read_database(fresh.paths["db"]).content_sha256() == C.content_sha256(fresh.paths["db"])
+    without_wal = read_database(fresh.paths["db"])
+    without_wal.tables["steps"] = without_wal.tables["steps"][:-2]  # the rows the -wal holds enter the digest
+    assert without_wal.content_sha256() != r.evidence.content_sha256
     assert files(cli.path) == before  # -wal and -shm untouched
 
 
@@ -383,22 +384,24 @@ def test_attestation_round_trip(cli):
     assert (r.verdict, r.attestation, r.attestation_error) == (C.COMPLETE, C.WRITTEN, None)
     data = path.read_bytes()
     assert path.stat().st_mtime_ns == MTIME
-    assert set_reader_key(data, C.READER_KEY, None) == original  # only the block was spliced in
+    assert set_reader_key(data, C.READER_KEY, None) == original  # only our key was spliced in
     doc = loads(data, exact=True)
     assert doc["futureTopLevel"]["big"] == 1234567890123456789012345678901234567890
     assert doc["steps"][0]["metadata"]["futureNumber"] == RawFloat("1.50")
     assert doc["agyReader"] == {
         "parentCascadeId": PARENT,
         "futureReaderKey": [True],
-        "completeness": {
-            "profile": C.PROFILE,
-            "sourceSha256": r.evidence.source_sha256,
-            "projectionSha256": r.evidence.projection_sha256,
-            "steps": len(convo.steps),
-            "checkedAt": CHECKED_AT,
+        "agyAudit": {
+            "completeness": {
+                "profile": C.PROFILE,
+                "contentSha256": r.evidence.content_sha256,
+                "projectionSha256": r.evidence.projection_sha256,
+                "steps": len(convo.steps),
+                "checkedAt": CHECKED_AT,
+            }
         },
     }
-    assert validate_bytes(data).findings == ()  # schemas/sidecar.schema.json agyReader.completeness
+    assert validate_bytes(data).findings == ()  # schemas/sidecar.schema.json agyReader.agyAudit.completeness
     # Re-check with unchanged source and sidecar: a no-op, the file is not even rewritten.
     inode = path.stat().st_ino
     again = C.check([cli.path])
@@ -414,8 +417,9 @@ def test_attestation_follows_the_evidence(cli):
     attest(C.check([cli.path]), checked_at=CHECKED_AT)
     attested = path.read_bytes()
     # An attestation of other evidence (another source state) is replaced in place.
-    block = loads(attested)["agyReader"][C.READER_KEY]
-    path.write_bytes(set_reader_key(attested, C.READER_KEY, json.dumps({**block, "sourceSha256": "0" * 64})))
+    block = loads(attested)["agyReader"][C.READER_KEY][C.ATTESTATION_KEY]
+    other = {C.ATTESTATION_KEY: {**block, "contentSha256": "0" * 64}}
+    path.write_bytes(set_reader_key(attested, C.READER_KEY, json.dumps(other, separators=(",", ":"))))
     report = C.check([cli.path])
     attest(report, checked_at=CHECKED_AT)
     assert only(report).attestation == C.WRITTEN
@@ -596,11 +600,12 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
             "sourceSteps",
             "evidence",
             "outsideProjection",
+            "recordedIn",
             "attestation",
             "attestationError",
         ]
     )
-    assert sorted(first["evidence"]) == ["profile", "projectionSha256", "sourceSha256", "steps"]
+    assert sorted(first["evidence"]) == ["contentSha256", "profile", "projectionSha256", "steps"]
     assert first["attestation"] == "written"
 
     stale.paths["sidecar"].unlink()
@@ -644,3 +649,133 @@ def test_an_unknown_field_beside_a_projected_value_is_unsupported(cli):
         "the source holds content cortex.proto does not decode: steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 19.99:varint x1"
     )
     assert r.outside == []
+
+
+# ----------------------------------------------------------------------------- our own key (issue 20.5)
+
+AGY_READER_BLOCK = {"verdict": "complete", "evidence": [{"source": "native", "n": 12345678901234567890}], "checkedAt": "later"}
+LEGACY = {
+    "profile": "agy-audit-projection/1",
+    "sourceSha256": "0" * 64,
+    "projectionSha256": "1" * 64,
+    "steps": 3,
+    "checkedAt": CHECKED_AT,
+}
+
+
+def test_our_attestation_lives_under_our_own_key_and_agy_readers_is_never_touched(cli, capsys):
+    convo = cli.conversation(turns=2)
+    path = convo.paths["sidecar"]
+    doc = sidecar_doc(convo)
+    doc["agyReader"] = {"parentCascadeId": PARENT, "completeness": AGY_READER_BLOCK}
+    rewrite(convo, doc)
+    before = path.read_bytes()
+    assert validate_bytes(before).findings == ()  # agy-reader's own block is no violation
+    assert main(["verify-contract", str(path)]) == 0
+    report = C.check([cli.path])
+    attest(report, checked_at=CHECKED_AT)
+    r = only(report)
+    assert (r.verdict, r.attestation) == (C.COMPLETE, C.WRITTEN)
+    after = loads(path.read_bytes(), exact=True)
+    assert after["agyReader"]["completeness"] == AGY_READER_BLOCK  # kept, byte for byte below
+    assert after["agyReader"][C.READER_KEY] == {
+        C.ATTESTATION_KEY: {
+            "profile": C.PROFILE,
+            "contentSha256": r.evidence.content_sha256,
+            "projectionSha256": r.evidence.projection_sha256,
+            "steps": len(convo.steps),
+            "checkedAt": CHECKED_AT,
+        }
+    }
+    assert set_reader_key(path.read_bytes(), C.READER_KEY, None) == before
+    assert validate_bytes(path.read_bytes()).findings == () and path.stat().st_mtime_ns == MTIME
+    again = C.check([cli.path])
+    attest(again, checked_at="2027-01-01T00:00:00Z")
+    assert only(again).attestation == C.KEPT
+    # a failing verdict removes ours and still leaves agy-reader's block alone
+    doc = loads(path.read_bytes(), exact=True)
+    doc["steps"].pop()
+    rewrite(convo, doc)
+    failing = C.check([cli.path])
+    attest(failing, checked_at=CHECKED_AT)
+    assert (only(failing).verdict, only(failing).attestation) == (C.INCOMPLETE, C.REMOVED)
+    assert loads(path.read_bytes())["agyReader"] == {"parentCascadeId": PARENT, "completeness": AGY_READER_BLOCK}
+
+
+def test_an_old_attestation_is_read_and_moved_to_our_key(cli):
+    convo = cli.conversation(turns=1)
+    path = convo.paths["sidecar"]
+    doc = sidecar_doc(convo)
+    doc["agyReader"] = {"completeness": LEGACY}
+    rewrite(convo, doc)
+    report = C.check([cli.path])
+    assert only(report).recorded_in == "agyReader.completeness (an attestation of agy-audit 0.1, read for one release)"
+    attest(report, checked_at=CHECKED_AT)
+    assert only(report).attestation == C.WRITTEN
+    reader = loads(path.read_bytes())["agyReader"]
+    assert list(reader) == [C.READER_KEY] and reader[C.READER_KEY][C.ATTESTATION_KEY]["checkedAt"] == CHECKED_AT
+    # on a failing verdict an old attestation of ours is removed too
+    doc = sidecar_doc(convo)
+    doc["agyReader"] = {"completeness": LEGACY}
+    doc["steps"].pop()
+    rewrite(convo, doc)
+    failing = C.check([cli.path])
+    attest(failing, checked_at=CHECKED_AT)
+    assert only(failing).attestation == C.REMOVED and "agyReader" not in loads(path.read_bytes())
+
+
+# ----------------------------------------------------------------------------- what is attested (issue 20.6)
+
+
+def test_the_content_digest_is_of_the_rows_not_the_bytes(cli, tmp_path):
+    import sqlite3
+
+    convo = cli.conversation(turns=2, wal_steps=2)
+    db = convo.paths["db"]
+    assert Path(str(db) + "-wal").stat().st_size > 0
+    first = only(C.check([cli.path]))
+    assert first.verdict == C.COMPLETE
+    copy = tmp_path / "vacuumed.db"
+    with sqlite3.connect(db) as conn:  # other bytes, other page order, the same rows
+        conn.execute("VACUUM INTO ?", (str(copy),))
+    conn.close()
+    assert copy.read_bytes() != db.read_bytes()
+    assert C.content_sha256(copy) == first.evidence.content_sha256 == C.content_sha256(db)
+
+
+def test_a_checkpoint_with_unchanged_content_does_not_rewrite_the_attestation(cli):
+    import sqlite3
+
+    convo = cli.conversation(turns=2, wal_steps=2)
+    path, db = convo.paths["sidecar"], convo.paths["db"]
+    os.utime(path, ns=(MTIME, MTIME))
+    report = C.check([cli.path])
+    attest(report, checked_at=CHECKED_AT)
+    assert only(report).attestation == C.WRITTEN
+    attested, inode = path.read_bytes(), path.stat().st_ino
+    before = db.read_bytes()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the -wal frames move into the .db
+    conn.close()
+    assert db.read_bytes() != before
+    again = C.check([cli.path])
+    attest(again, checked_at="2027-01-01T00:00:00Z")
+    assert (only(again).verdict, only(again).attestation) == (C.COMPLETE, C.KEPT)
+    assert (path.read_bytes(), path.stat().st_ino) == (attested, inode)
+
+
+def test_no_attestation_when_the_wal_index_header_changed_during_the_read(cli, monkeypatch):
+    from audit.store import database
+
+    convo = cli.conversation(turns=2, wal_steps=2)
+    assert Path(str(convo.paths["db"]) + "-shm").exists()
+    headers = iter(bytes([n]) * 136 for n in range(100))  # a new header at every look: commits all along
+    monkeypatch.setattr(database, "_wal_index_header", lambda path: next(headers))
+    report = C.check([cli.path])
+    attest(report, checked_at=CHECKED_AT)
+    r = only(report)
+    assert r.verdict == C.COMPLETE and r.attestation == C.REFUSED
+    assert r.attestation_error == (
+        f"{convo.paths['db']}: the WAL index (-shm header) changed during each read: a commit in progress; not attested"
+    )
+    assert b"agyAudit" not in convo.paths["sidecar"].read_bytes() and report.exit_code == 1

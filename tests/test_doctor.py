@@ -204,7 +204,7 @@ def test_link_and_contract_problems_are_counted(capsys, home):
     ids = [p.name.split(".")[0] for p in (a, b)]
     for path, parent in ((a, ids[1]), (b, ids[0])):  # a two-member cycle of stamps
         doc = json.loads(path.read_text())
-        doc["agyReader"] = {"parentCascadeId": parent, "completeness": "bogus"}
+        doc["agyReader"] = {"parentCascadeId": parent, "agyAudit": {"completeness": "bogus"}}
         write_sidecar(path, doc, mtime_ns=path.stat().st_mtime_ns)
     code, doc = doctor_json(capsys, home)
     assert code == 1

@@ -205,12 +205,16 @@ SIDECAR = {
     "agyReader": {
         "parentCascadeId": UUID2,
         "futureKey": [1],
-        "completeness": {
-            "profile": "native/1",
-            "sourceSha256": SHA,
-            "projectionSha256": SHA,
-            "steps": 1,
-            "checkedAt": "2026-01-01T00:00:00Z",
+        "completeness": {"anything": ["agy-reader's own evidence"], "steps": "x"},
+        "agyAudit": {
+            "futureKey": 1,
+            "completeness": {
+                "profile": "native/1",
+                "contentSha256": SHA,
+                "projectionSha256": SHA,
+                "steps": 1,
+                "checkedAt": "2026-01-01T00:00:00Z",
+            },
         },
     },
 }
@@ -280,13 +284,20 @@ SIDECAR_RULES = [
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, ""),
     ("sidecar/agyReader/parentCascadeId", "/agyReader/parentCascadeId", UUID3, "antigravity-cli:" + UUID2),
     ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId", UUID3, UUID),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/steps", 0, -1),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/steps", 2.0, "1"),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/sourceSha256", "0" * 64, "sha256:" + SHA),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/projectionSha256", SHA, SHA.upper()),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/checkedAt", "2026-02-03T04:05:06.5Z", TS.replace("Z", "+00:00")),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/profile", "p", ""),
-    ("sidecar/agyReader/completeness", "/agyReader/completeness/profile", "p", _DELETE),
+    ("sidecar/agyReader/agyAudit", "/agyReader/agyAudit", {}, "ours"),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/steps", 0, -1),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/steps", 2.0, "1"),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/contentSha256", "0" * 64, "sha256:" + SHA),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/contentSha256", SHA, _DELETE),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/projectionSha256", SHA, SHA.upper()),
+    (
+        "sidecar/agyReader/agyAudit/completeness",
+        "/agyReader/agyAudit/completeness/checkedAt",
+        "2026-02-03T04:05:06.5Z",
+        TS.replace("Z", "+00:00"),
+    ),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/profile", "p", ""),
+    ("sidecar/agyReader/agyAudit/completeness", "/agyReader/agyAudit/completeness/profile", "p", _DELETE),
     ("sidecar/timestamp", "/metadata/createdAt", "2026-05-20T22:40:00+09:00", "2026-05-20 22:40:00Z"),
     ("sidecar/timestamp", STEP + "/metadata/createdAt", "2026-05-20T22:40:00Z", "2026-05-20T22:40:00.1234567890Z"),
     ("sidecar/timestamp", STEP + "/systemMessage/agentMessage/timestamp", TS, "1716000000"),
@@ -311,6 +322,7 @@ SIDECAR_RULES = [
 ] + [(f"sidecar/step/{key}", f"{STEP}/{key}", {"futureKey": 1}, "payload") for key in PAYLOADS]
 
 SIDECAR_ADVISORIES = [
+    ("sidecar/agyReader/completeness/object", "/agyReader/completeness", {"any": "object"}, "bogus"),
     ("sidecar/uuid/lowerCase", "/cascadeId", UUID3, UUID.upper()),
     ("sidecar/uuid/lowerCase", "/trajectoryId", UUID3, UUID2.upper()),
     ("sidecar/uuid/lowerCase", "/metadata/parentConversationId", UUID3, UUID2.upper()),

@@ -12,9 +12,11 @@ import stat
 
 from audit.checks.completeness import (
     ABSENT,
+    ATTESTATION_KEY,
     COMPLETE,
     FAILING,
     KEPT,
+    LEGACY_KEY,
     READER_KEY,
     REFUSED,
     REMOVED,
@@ -35,12 +37,18 @@ _CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 def attest(report: Report, *, checked_at: str | None = None) -> None:
     """Record the evidence in the sidecars; sets each result's ``attestation``.
 
-    * ``complete``: ``agyReader.completeness`` = {profile, sourceSha256, projectionSha256, steps,
-      checkedAt} (*checked_at* or now, RFC 3339 UTC). When the recorded block already has the
-      same profile, hashes and steps (and a valid ``checkedAt``) the file is left untouched:
-      ``kept``. Otherwise ``written``.
-    * ``incomplete`` / ``unsupported``: an existing ``agyReader.completeness`` no longer holds
-      and is removed (``removed``); nothing is ever attested for them.
+    Our attestation lives under our own key, ``agyReader.agyAudit.completeness``; agy-reader's
+    ``agyReader.completeness`` is never written (an attestation agy-audit 0.1 left there, in its
+    exact five-key layout, is moved or removed).
+
+    * ``complete``: ``agyReader.agyAudit.completeness`` = {profile, contentSha256,
+      projectionSha256, steps, checkedAt} (*checked_at* or now, RFC 3339 UTC). When the recorded
+      block already has the same profile, digests and steps (and a valid ``checkedAt``) the file
+      is left untouched: ``kept``. Otherwise ``written``. A result whose source's WAL index moved
+      during the read (``Result.stable`` False) is ``refused``: the snapshot may not be the state
+      the files now hold.
+    * ``incomplete`` / ``unsupported``: an existing attestation of ours no longer holds and is
+      removed (``removed``); nothing is ever attested for them.
     * ``unknown`` / ``unreadable``: left alone (nothing can be judged).
 
     Writes splice only the ``agyReader`` block (``stamps.set_reader_key``: every other byte
@@ -51,28 +59,34 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
     """
     checked_at = checked_at or now_rfc3339()
     for r in report.results:
+        legacy = [(LEGACY_KEY, None)] if r._legacy else []
         if r.verdict == COMPLETE:
-            if _same(r._recorded, r.evidence):
+            if _same(r._recorded, r.evidence) and not legacy:
                 r.attestation = KEPT
+                continue
+            if not r.stable:
+                r.attestation, r.attestation_error = REFUSED, f"{r.detail}; not attested"
                 continue
             ev = r.evidence
             block = {
                 "profile": ev.profile,
-                "sourceSha256": ev.source_sha256,
+                "contentSha256": ev.content_sha256,
                 "projectionSha256": ev.projection_sha256,
                 "steps": ev.steps,
                 "checkedAt": checked_at,
             }
-            _write(r, dumps(block, indent=None), WRITTEN)
-        elif r.verdict in FAILING and r._recorded is not ABSENT:
-            _write(r, None, REMOVED)
+            _write(r, [(READER_KEY, dumps({**r._namespace, ATTESTATION_KEY: block}, indent=None)), *legacy], WRITTEN)
+        elif r.verdict in FAILING and (r._recorded is not ABSENT or legacy):
+            rest = {k: v for k, v in r._namespace.items() if k != ATTESTATION_KEY}
+            _write(r, [(READER_KEY, dumps(rest, indent=None) if rest else None), *legacy], REMOVED)
 
 
-def _same(recorded: object, evidence: Evidence) -> bool:
+def _same(recorded: object, evidence: Evidence | None) -> bool:
     return (
-        isinstance(recorded, dict)
+        evidence is not None
+        and isinstance(recorded, dict)
         and recorded.get("profile") == evidence.profile
-        and recorded.get("sourceSha256") == evidence.source_sha256
+        and recorded.get("contentSha256") == evidence.content_sha256
         and recorded.get("projectionSha256") == evidence.projection_sha256
         and type(recorded.get("steps")) is int
         and recorded["steps"] == evidence.steps
@@ -81,7 +95,8 @@ def _same(recorded: object, evidence: Evidence) -> bool:
     )
 
 
-def _write(result: Result, value_json: str | None, action: str) -> None:
+def _write(result: Result, edits: list[tuple[str, str | None]], action: str) -> None:
+    """Apply *edits* (``agyReader.<key>`` = JSON text, or removed when None) in one atomic write."""
     path, state = result.sidecar, result._state
     try:
         if result._corpus:
@@ -90,7 +105,9 @@ def _write(result: Result, value_json: str | None, action: str) -> None:
         data = read_bytes(path, limit=MAX_SIDECAR_BYTES) if stat.S_ISREG(st.st_mode) else b""
         if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns != state.mtime_ns or sha256_hex(data) != state.sha256:
             raise InputError(f"{path}: changed during the run; not written")
-        atomic_write(path, set_reader_key(data, READER_KEY, value_json, source=str(path)), mtime_ns=st.st_mtime_ns)
+        for key, value_json in edits:
+            data = set_reader_key(data, key, value_json, source=str(path))
+        atomic_write(path, data, mtime_ns=st.st_mtime_ns)
     except InputError as exc:
         result.attestation, result.attestation_error = REFUSED, exc.message
     except OSError as exc:

@@ -33,9 +33,13 @@ are, so they never equal the source. ``projectionSha256`` is the SHA-256 of the 
 compact JSON (keys sorted, no whitespace, UTF-8, non-ASCII unescaped). Equal step counts and
 timestamps alone never pass: every field of every step must be equal.
 
-``sourceSha256`` is the SHA-256 of the ``.db`` bytes immediately followed by the bytes of its
-``-wal`` (nothing when there is none); ``-shm`` and ``-journal`` are not part of it. Hash and
-snapshot are taken between two identical stats of ``.db`` and ``-wal`` (retried otherwise).
+``contentSha256`` is what was compared: the SHA-256 of the snapshot's logical content (every row
+of every table read, the schema and ``user_version``; ``NativeConversation.content_sha256``), taken
+from the very rows that were projected -- never of the file bytes, so a checkpoint or ``VACUUM``
+that keeps the rows keeps the digest, and uncommitted ``-wal`` frames never enter it. The read is
+taken between two identical stats of ``.db`` and ``-wal`` (retried otherwise); when the ``-shm``
+WAL-index header changed during every read (a commit in progress), the verdict stands but
+``Result.stable`` is False and ``attest`` refuses to record it.
 
 Verdicts: ``complete``; ``incomplete`` (steps missing, extra or different, or a sidecar of
 another conversation: the first difference is named); ``unsupported`` (where the projection
@@ -46,13 +50,12 @@ Unknown fields and findings elsewhere (``READS`` decides; e.g. inside generator 
 render info or a permission) are listed in ``Result.outside`` and never change the verdict;
 ``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
 is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
-or kept changing through five attempts over about half a second: a conversation in progress). ``audit.actions.attest`` records ``agyReader.completeness``
+or kept changing through five attempts over about half a second: a conversation in progress). ``audit.actions.attest`` records ``agyReader.agyAudit.completeness``
 in complete sidecars and removes it from incomplete and unsupported ones; see there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -71,18 +74,25 @@ from audit.errors import (
     InputError,
     NothingToCheck,
 )
-from audit.safeio import dumps, is_dir, json_key, loads, open_regular, read_bytes
+from audit.safeio import dumps, is_dir, json_key, loads, read_bytes
 from audit.store.corpus import is_corpus
-from audit.store.database import READ_FAILURES, affects_projection
+from audit.store.database import READ_FAILURES, affects_projection, read_database
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.stamps import READER_BLOCK
-from audit.store.trajectory import NativeTrajectory, read_trajectory
+from audit.store.trajectory import NativeTrajectory, reconstruct
 
 PROFILE = "agy-audit-projection/2"
-READER_KEY = "completeness"
-"""The sidecar key ``agyReader.completeness`` (schemas/sidecar.schema.json)."""
+READER_KEY = "agyAudit"
+"""Our own key inside the reader block: ``agyReader.agyAudit`` (schemas/sidecar.schema.json)."""
+ATTESTATION_KEY = "completeness"
+"""Our attestation: ``agyReader.agyAudit.completeness``."""
+LEGACY_KEY = "completeness"
+"""``agyReader.completeness``: agy-reader's key for its own evidence, any object tolerated and never
+written. agy-audit 0.1 wrote its attestation there; one in exactly that layout (``_legacy``) is
+still read as ours for one release, and moved (or removed) by ``attest``."""
+_LEGACY_FIELDS = frozenset({"profile", "sourceSha256", "projectionSha256", "steps", "checkedAt"})
 
 COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE = "complete", "incomplete", "unsupported", "unknown", "unreadable"
 VERDICTS = (COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE)
@@ -189,7 +199,7 @@ class Evidence:
     """What a ``complete`` verdict rests on (``agyReader.completeness`` without ``checkedAt``)."""
 
     profile: str
-    source_sha256: str
+    content_sha256: str
     projection_sha256: str
     steps: int
 
@@ -213,8 +223,20 @@ class Result:
     attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
     attestation_error: str | None = None
     _state: FileState | None = field(default=None, repr=False)
-    _recorded: object = field(default=ABSENT, repr=False)  # agyReader.completeness as read
+    stable: bool = True  # the source's WAL index did not move during the read (else: not attested)
+    _recorded: object = field(default=ABSENT, repr=False)  # agyReader.agyAudit.completeness as read
+    _namespace: dict = field(default_factory=dict, repr=False)  # agyReader.agyAudit as read (an object)
+    _legacy: bool = field(default=False, repr=False)  # an agy-audit 0.1 attestation at agyReader.completeness
     _corpus: bool = field(default=False, repr=False)  # in a sweep corpus (manifest.json hashes it)
+
+    @property
+    def recorded_in(self) -> str | None:
+        """Where the sidecar holds an attestation of ours, if anywhere."""
+        if self._recorded is not ABSENT:
+            return f"{READER_BLOCK}.{READER_KEY}.{ATTESTATION_KEY}"
+        if self._legacy:
+            return f"{READER_BLOCK}.{LEGACY_KEY} (an attestation of agy-audit 0.1, read for one release)"
+        return None
 
 
 @dataclass
@@ -369,21 +391,12 @@ def _difference(sidecar: list, native: list) -> str | None:
 # ----------------------------------------------------------------------------- the source
 
 
-def source_sha256(db: str | os.PathLike) -> str:
-    """SHA-256 of the ``.db`` bytes followed by its ``-wal`` bytes (when present)."""
-    db = Path(db)
-    digest = hashlib.sha256()
-    for path in (db, _wal(db)):
-        try:
-            with open_regular(path) as fh:  # a FIFO or device is refused, never waited on
-                while chunk := fh.read(1 << 20):
-                    digest.update(chunk)
-        except FileNotFoundError:
-            if path == db:
-                raise InputError(f"{db}: no such file") from None
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return digest.hexdigest()
+def content_sha256(db: str | os.PathLike) -> str:
+    """``contentSha256`` of the database at *db*: the digest of one read-only snapshot's rows."""
+    conv = read_database(db)
+    if not conv.access:
+        raise InputError("; ".join(f.message for f in conv.findings) or f"{db}: cannot read")
+    return conv.content_sha256()
 
 
 def _wal(db: Path) -> Path:
@@ -404,15 +417,22 @@ def _stats(db: Path) -> tuple:
     return tuple(out)
 
 
-def _read_source(db: Path) -> tuple[str, NativeTrajectory]:
-    """(sourceSha256, decoded snapshot), both of the same file state."""
+def _read_source(db: Path) -> tuple[str, NativeTrajectory, bool]:
+    """(contentSha256, decoded snapshot, stable) of one snapshot read between identical stats;
+    *stable* is False when the WAL index moved during every such read."""
+    moving = None
     for pause in _READ_PAUSES:
         time.sleep(pause)
         before = _stats(db)
-        digest = source_sha256(db)
-        native = read_trajectory(db)
-        if _stats(db) == before:
-            return digest, native
+        conv = read_database(db)
+        if _stats(db) != before:
+            continue
+        found = (conv.content_sha256(), reconstruct(conv), not conv.wal_index_changed)
+        if found[2]:
+            return found
+        moving = found
+    if moving is not None:
+        return moving
     raise InputError(
         f"{db}: kept changing while being read ({len(_READ_PAUSES)} attempts); "
         "a conversation in progress? check again when it is idle"
@@ -452,7 +472,20 @@ def _check(target: _Target) -> Result:
         return result
     result._state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
     reader = doc.get(READER_BLOCK)
-    result._recorded = reader.get(READER_KEY, ABSENT) if isinstance(reader, dict) else ABSENT
+    if isinstance(reader, dict):
+        namespace = reader.get(READER_KEY)
+        if isinstance(namespace, dict):
+            result._namespace = namespace
+            result._recorded = namespace.get(ATTESTATION_KEY, ABSENT)
+        elif namespace is not None:
+            result._recorded = namespace  # not an object: ours, and replaced by attest
+        legacy = reader.get(LEGACY_KEY)
+        result._legacy = (
+            isinstance(legacy, dict)
+            and legacy.keys() == _LEGACY_FIELDS
+            and isinstance(legacy.get("profile"), str)
+            and legacy["profile"].startswith("agy-audit-projection/")
+        )
     side = projection(doc)[1]
     if not isinstance(side, list):
         result.detail = f"{target.sidecar}: steps is not an array"
@@ -468,7 +501,7 @@ def _check(target: _Target) -> Result:
             result.detail = "no native source (.db) for this sidecar"
         return result
     try:
-        digest, native = _read_source(target.db)
+        digest, native, result.stable = _read_source(target.db)
     except InputError as exc:
         result.detail = exc.message
         return result
@@ -496,6 +529,8 @@ def _check(target: _Target) -> Result:
     else:
         result.verdict = COMPLETE
         result.evidence = Evidence(PROFILE, digest, projection_sha256(native.trajectory), len(source))
+    if not result.stable:
+        result.detail = f"{target.db}: the WAL index (-shm header) changed during each read: a commit in progress"
     return result
 
 

@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument(
         "--attest",
         action="store_true",
-        help="record agyReader.completeness in complete sidecars and remove it from incomplete/unsupported ones "
+        help="record agyReader.agyAudit.completeness in complete sidecars and remove it from incomplete/unsupported ones "
         "(only that block changes; file mtime kept; unchanged evidence is not rewritten)",
     )
     add_format(p)
@@ -100,11 +100,12 @@ def _json(report: completeness.Report, attested: bool) -> dict:
                 if r.evidence is None
                 else {
                     "profile": r.evidence.profile,
-                    "sourceSha256": r.evidence.source_sha256,
+                    "contentSha256": r.evidence.content_sha256,
                     "projectionSha256": r.evidence.projection_sha256,
                     "steps": r.evidence.steps,
                 },
                 "outsideProjection": r.outside,
+                "recordedIn": r.recorded_in,
                 "attestation": r.attestation,
                 "attestationError": r.attestation_error,
             }

@@ -107,6 +107,31 @@ class NativeConversation:
     schema: list[SchemaObject] = field(default_factory=list)
     tables: dict[str, list[dict[str, object]]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    wal_index_changed: bool = False
+    """The ``-shm`` WAL-index header differed before and after the read transaction: a writer
+    committed (or checkpointed) meanwhile, so the snapshot may already be older than the files."""
+
+    def content_sha256(self) -> str:
+        """SHA-256 (hex) of the snapshot's logical content: ``user_version``, every schema row and
+        every row of every table read, in key order, each value tagged by its SQLite type and
+        length-prefixed. Equal for two files holding the same rows whatever their bytes, pages or
+        ``-wal`` (a checkpoint or ``VACUUM`` does not change it); never the raw file bytes."""
+        digest = hashlib.sha256(b"agy-audit-rows/1\n")
+        update = digest.update
+        _value(update, self.user_version)
+        for obj in self.schema:
+            for part in (obj.type, obj.name, obj.tbl_name, obj.sql):
+                _value(update, part)
+        for name in sorted(self.tables):
+            rows = self.tables[name]
+            _value(update, name)
+            _value(update, len(rows))
+            for row in rows:
+                _value(update, len(row))
+                for column, value in row.items():
+                    _value(update, column)
+                    _value(update, value)
+        return digest.hexdigest()
 
     @property
     def steps(self) -> list[dict[str, object]]:
@@ -131,9 +156,10 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
     if problem is not None:
         conv.findings.append(problem)
         return conv
+    header = _wal_index_header(conv.path)  # before the snapshot is taken
     try:
         with open_snapshot(conv.path, wal_mode=wal_mode) as (conn, access):
-            _read(conv, conn, access)
+            _read(conv, conn, access, header)
     except sqlite3.Error as exc:
         conv.findings.append(_error_finding(conv.path, exc))
     except UnicodeDecodeError:  # sqlite3 decodes schema text and column names strictly
@@ -318,14 +344,48 @@ def _text(raw: bytes) -> str | bytes:
         return raw
 
 
-def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str) -> None:
+def _value(update, value: object) -> None:
+    """Feed one SQLite value to a digest, unambiguously (type tag, length, bytes)."""
+    if value is None:
+        update(b"n")
+        return
+    if type(value) is int:
+        raw, tag = str(value).encode(), b"i"
+    elif type(value) is float:
+        raw, tag = repr(value).encode(), b"f"
+    elif type(value) is str:
+        raw, tag = value.encode("utf-8", "surrogatepass"), b"s"
+    else:
+        raw, tag = bytes(value), b"b"  # type: ignore[call-overload]  # a blob (or text that is not UTF-8)
+    update(tag + len(raw).to_bytes(8, "big") + raw)
+
+
+WAL_INDEX_HEADER = 136
+"""Bytes at the start of a ``-shm``: two copies of the 48-byte WAL-index header and the 40-byte
+checkpoint information (SQLite file format, "WAL-index format"); every commit and checkpoint
+changes them."""
+
+
+def _wal_index_header(path: Path) -> bytes | None:
+    """The WAL-index header of *path*'s ``-shm`` (read like any file: nothing is written), or None."""
+    try:
+        with open_regular(_side(path, "-shm"), follow_symlinks=False) as fh:  # a FIFO is never waited on
+            return fh.read(WAL_INDEX_HEADER)
+    except (OSError, InputError):
+        return None
+
+
+def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str, header: bytes | None) -> None:
+    """Read the snapshot; *header* is the ``-shm`` WAL-index header as it was before it was taken."""
     # open_snapshot began one read transaction: every SELECT below sees the same snapshot
+    watch = access == "ro"  # a copy or an immutable open reads no -shm that a writer could move
     schema = schema_rows(conn)
     user_version = conn.execute("PRAGMA user_version").fetchone()[0]
     check = [row[0] for row in conn.execute("PRAGMA quick_check")]
     conn.text_factory = _text  # row values only; a non-UTF-8 schema is an unreadable file
     tables = {obj.name: _select_rows(conn, obj) for obj in schema if obj.type == "table" and not obj.name.startswith("sqlite_")}
     conn.execute("COMMIT")
+    conv.wal_index_changed = watch and _wal_index_header(conv.path) != header
     conv.access, conv.schema, conv.user_version, conv.tables = access, schema, user_version, tables
     if check != ["ok"]:
         conv.findings.append(Finding("corrupt", f"{conv.path}: quick_check: {'; '.join(map(str, check[:3]))}"))
