@@ -462,3 +462,92 @@ def test_a_sweep_corpus_is_checked(builder, tmp_path):
     report = C.check([tmp_path / "corpus"])
     assert [(v[0], v[1], v[2]) for v in violations(report)] == [(convo.id, p.rule, p.step) for p in convo.planted] * 2
     assert all(str(r.db).startswith(str(tmp_path / "corpus" / "native")) for r in report.results)
+
+
+# ----------------------------------------------------------------------------- status lag, spelling, coverage
+
+
+def _transcripts(convo) -> list[Path]:
+    return [_logs(convo) / name for name in ("transcript.jsonl", "transcript_full.jsonl")]
+
+
+def test_a_db_lagging_its_transcript_is_an_advisory_in_either_direction(builder):
+    root = builder.root("cli")
+    steps = T.conversation_steps(builder.rng, builder.clock, 2)
+    last = len(steps) - 1
+    steps[last]["status"] = T.STATUS + "PENDING"  # the .db has not seen the step finish
+    convo = root.conversation(steps=steps)
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.update(status="DONE") if r["step_index"] == last else None)
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    assert [f.message for r in report.results for f in r.advisories] == [
+        f"step {last} (PLANNER_RESPONSE) status: .db PENDING, {tier} transcript DONE; content not compared"
+        for tier in ("compact", "full")
+    ]
+
+
+def test_cancelled_is_the_transcripts_spelling_of_canceled(builder):
+    root = builder.root("cli")
+    steps = T.conversation_steps(builder.rng, builder.clock, 1)
+    steps[-1]["status"] = T.STATUS + "CANCELED"
+    convo = root.conversation(steps=steps)
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.update(status="CANCELLED") if r["step_index"] == len(steps) - 1 else None)
+    report = C.check([root.path])
+    assert report.exit_code == 0 and [f for r in report.results for f in r.findings] == []
+
+
+def test_two_final_statuses_disagree(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=1)
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.update(status="CANCELLED") if r["step_index"] == 0 else None)
+    assert violations(C.check([root.path])) == [
+        (convo.id, "consistency/status", 0, name) for name in ("transcript.jsonl", "transcript_full.jsonl")
+    ]
+
+
+def test_steps_beyond_a_db_with_its_wal_say_the_db_lags(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=2)
+    doc = copy.deepcopy(convo.trajectory)
+    del doc["steps"][-1]
+    _rewrite_db(convo, doc)
+    [result] = C.check([root.path]).results
+    assert result.verdict == C.CONSISTENT
+    n = len(convo.steps)
+    assert [f.message for f in result.advisories if f.rule == "consistency/beyond"] == [
+        f"{tier} transcript has 1 step(s) beyond the last .db step {n - 2} (from {n - 1}); "
+        "the .db lags its transcript (a session in progress, or a copy taken before the last commit)"
+        for tier in ("compact", "full")
+    ]
+
+
+def test_an_unreadable_transcript_is_exit_2(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=1)
+    full = _logs(convo) / "transcript_full.jsonl"
+    elsewhere = full.with_name("elsewhere.jsonl")
+    full.rename(elsewhere)
+    full.symlink_to(elsewhere)
+    report = C.check([root.path])
+    [result] = report.results
+    assert report.exit_code == 2 and result.verdict == C.UNREADABLE
+    assert [(f.rule, f.file) for f in result.violations] == [("consistency/unreadable", str(full))]
+    assert result.joined == {"compact": len(convo.steps), "full": 0}
+
+
+def test_the_overview_carries_no_thinking_and_may_omit_tool_calls(builder):
+    root = builder.root("cli")
+    convo = root.conversation(turns=2)
+    full = [json.loads(line) for line in (_logs(convo) / "transcript_full.jsonl").read_text().splitlines()]
+    overview = [
+        {k: v for k, v in r.items() if k not in ("thinking", "tool_calls")}
+        for r in full
+        if r["type"] in ("USER_INPUT", "PLANNER_RESPONSE")
+    ]
+    (_logs(convo) / "overview.txt").write_text("".join(dumps(r, indent=None) + "\n" for r in overview))
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    assert report.results[0].joined["overview"] == len(overview)

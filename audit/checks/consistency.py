@@ -24,6 +24,9 @@ transcript record is joined to the ``.db`` step of the same index (``steps.idx``
 * ``error`` vs one of the ``.db`` error texts (model error message, short error, user error
   message, full error) and ``error_code`` vs ``errorCode``.
 
+The overview tier carries no ``thinking`` (real-stores.md A.2): it is not compared there, nor are
+tool calls where an overview record has none.
+
 Tool-call arguments are compared as values after undoing each tier's encoding: in the compact
 tier and the overview each value is JSON text, in the full tier a native JSON value (a plain
 string is the string itself). Text cut by a ``<truncated N bytes|lines>`` marker is compared
@@ -278,25 +281,36 @@ def tier_of(path: str | os.PathLike) -> str:
     return COMPACT
 
 
-def read_tiers(brain: Path) -> tuple[dict[str, list[tr.Record]], list[tr.Finding]]:
-    """The records of each tier of *brain* in file order, and the reading findings."""
+@dataclass
+class TierRecords:
+    """One tier of a brain: how many records were read, and the last record of each step index."""
+
+    records: int = 0
+    latest: dict[int, tr.Record] = field(default_factory=dict)
+
+
+def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Finding]]:
+    """The tiers of *brain* that have files, and the reading findings. Records are streamed; only
+    the last record of each step index is kept (a repeated index supersedes earlier ones)."""
     files = tr.locate(brain)
     streams: dict[str, list] = {COMPACT: list(files.compact), FULL: list(files.full), OVERVIEW: []}
     overview = brain / ".system_generated" / "logs" / "overview.txt"
     if os.path.lexists(overview):
         streams[OVERVIEW].append(overview)
-    records: dict[str, list[tr.Record]] = {}
+    tiers: dict[str, TierRecords] = {}
     findings: list[tr.Finding] = []
     for tier, paths in streams.items():
         if not paths:
             continue
-        records[tier] = []
+        found = tiers[tier] = TierRecords()
         for item in tr.iter_transcript(paths):
-            if isinstance(item, tr.Record):
-                records[tier].append(item)
-            else:
+            if isinstance(item, tr.Finding):
                 findings.append(item)
-    return records, findings
+                continue
+            found.records += 1
+            if item.step_index is not None:
+                found.latest[item.step_index] = item
+    return tiers, findings
 
 
 class _Session:
@@ -305,6 +319,12 @@ class _Session:
         self.target = target
         self.steps = steps
         self.unknown: set[tuple[str, object]] = set()
+        self.calls: dict[str, tuple[int, int, int]] = {}  # call id -> (planner step, position, calls of the planner)
+        for i, step in sorted(steps.items()):
+            planned = (step.get("plannerResponse") or {}).get("toolCalls") or []
+            for k, call in enumerate(planned):
+                if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
+                    self.calls.setdefault(call["id"], (i, k, len(planned)))
 
     def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
         file, line = (record.file, record.line) if record is not None else (None, None)
@@ -318,15 +338,13 @@ class _Session:
             if f.kind == "unreadable":
                 self.result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, None, f.file, f.line or None))
         last_db = max(self.steps, default=-1)
-        for tier, tier_records in records.items():
-            self.result.records[tier] = len(tier_records)
-            latest = {r.step_index: r for r in tier_records if r.step_index is not None}
-            joined = [(i, r) for i, r in sorted(latest.items()) if i in self.steps]
+        for tier, found in records.items():
+            self.result.records[tier] = found.records
+            joined = [(i, r) for i, r in sorted(found.latest.items()) if i in self.steps]
             self.result.joined[tier] = len(joined)
-            self._coverage(tier, latest, last_db)
-            planner_records = dict(joined)
+            self._coverage(tier, found.latest, last_db)
             for i, record in joined:
-                _Step(self, tier, i, self.steps[i], record, planner_records).compare()
+                _Step(self, tier, i, self.steps[i], record, found.latest).compare()
 
     def _coverage(self, tier: str, latest: dict[int, tr.Record], last_db: int) -> None:
         if not latest:
@@ -382,7 +400,7 @@ class _Step:
         self.index = index
         self.step = step
         self.record = record
-        self.planners = planners  # step index -> record of this tier
+        self.planners = planners  # step index -> record of this tier (the last one of a repeated index)
 
     def add(self, rule: str, message: str, level: str = VIOLATION) -> None:
         kind = self._name("type", self.step.get("type")) or "?"
@@ -454,10 +472,12 @@ class _Step:
         if not any(_text_agrees(content, v) for v in responses):
             self.add("consistency/response", f"response {_difference(responses[0], content, self.tier)}")
         thinking = payload["thinking"] if isinstance(payload.get("thinking"), str) else ""
-        if not _text_agrees(self.record.thinking or "", thinking):
+        if self.tier != OVERVIEW and not _text_agrees(self.record.thinking or "", thinking):
             self.add("consistency/thinking", f"thinking {_difference(thinking, self.record.thinking or '', self.tier)}")
         db_calls = [c for c in payload.get("toolCalls") or [] if isinstance(c, dict)]
         tr_calls = self.record.tool_calls
+        if self.tier == OVERVIEW and "tool_calls" not in self.record.raw:
+            return  # the overview need not carry tool calls
         if len(db_calls) != len(tr_calls):
             self.add("consistency/tool-calls", f"tool calls: .db {len(db_calls)}, {self.tier} transcript {len(tr_calls)}")
             return
@@ -506,17 +526,14 @@ class _Step:
             self.add("consistency/command-line", f"command line {_difference(command, _shown(given), self.tier)}")
 
     def _called_command(self) -> tr.Arg | None:
-        """The CommandLine argument the transcript's planner call gives for this step."""
+        """The CommandLine argument the transcript's planner call gives for this step (the call
+        is found by the id of the step's copied call among the ``.db``'s earlier planner calls)."""
         call_id = ((self.step.get("metadata") or {}).get("toolCall") or {}).get("id")
-        if not call_id:
+        planner, k, count = self.session.calls.get(call_id, (None, 0, 0)) if isinstance(call_id, str) else (None, 0, 0)
+        if planner is None or planner >= self.index or planner not in self.planners:
             return None
-        for j in sorted((j for j in self.planners if j < self.index), reverse=True):
-            db_calls = ((self.session.steps[j].get("plannerResponse") or {}).get("toolCalls")) or []
-            for k, db_call in enumerate(db_calls):
-                if isinstance(db_call, dict) and db_call.get("id") == call_id:
-                    calls = self.planners[j].tool_calls
-                    return calls[k].args.get("CommandLine") if k < len(calls) and len(calls) == len(db_calls) else None
-        return None
+        calls = self.planners[planner].tool_calls
+        return calls[k].args.get("CommandLine") if len(calls) == count else None
 
     # -- errors -----------------------------------------------------------------------------------
 
