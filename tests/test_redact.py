@@ -81,9 +81,16 @@ def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_d
     def verdicts(home):
         code = main(["ci", "--home", str(home), "--source", "native", "--no-live", "--format", "json", "-q"])
         doc = json.loads(capsys.readouterr().out)
-        return code, [(s["name"], s["verdict"], [(c["name"], c["verdict"]) for c in s["checks"]]) for s in doc["stages"]]
+        return code, [
+            (s["name"], s["verdict"], [(c["name"], c["verdict"], c["errors"]) for c in s["checks"]]) for s in doc["stages"]
+        ]
 
     assert verdicts(redacted.out) == verdicts(sample)
+    # The sample's one .db/transcript disagreement (a planted thinking) survives redaction, nothing
+    # else disagrees: truncated transcript values still agree with the .db values they were cut from.
+    assert main(["consistency", "--home", str(redacted.out), "-q"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("[consistency/thinking]") == 2 and "[consistency/" not in out.replace("[consistency/thinking]", "")
 
 
 def test_placeholders_keep_length_classes_and_markers():

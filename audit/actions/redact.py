@@ -7,7 +7,8 @@ What is replaced (``Redactor``):
   artifacts and SQLite text columns: each character by a random one of its class (lower case,
   upper case, digit; other letters by one of the same UTF-8 length), white space, punctuation and
   ``<truncated N bytes>`` markers kept, so lengths, line counts and byte sizes stay realistic. The
-  same text always gets the same placeholder within one run;
+  same text always gets the same placeholder within one run, and texts sharing a prefix share
+  its placeholder (a truncated transcript value still agrees with the ``.db`` value it was cut from);
 * JSON text (``argumentsJson``, transcript tool arguments): redacted *inside* the JSON, so it
   stays valid JSON of the same shape;
 * UUIDs -- each mapped to one new random UUID everywhere (values, file and directory names), so
@@ -164,20 +165,26 @@ class Redactor:
         return new
 
     def _placeholder(self, text: str) -> str:
+        """Each character is chosen by a keyed hash of the text up to and including it, so texts
+        that share a prefix share its placeholder: a transcript value cut at a ``<truncated ...>``
+        marker keeps agreeing with the ``.db`` value it was cut from (``agy-audit consistency``)."""
         kept = {m.start(): m.group(0) for m in _TRUNCATED.finditer(text)}
         ids = {m.start(): m.group(0) for m in _UUID.finditer(text)}
-        rnd = self._stream("text", text.encode("utf-8", "surrogatepass"))
+        chain = hashlib.blake2b(key=hashlib.sha256(self._key).digest(), digest_size=8, person=b"text")
         out, i = [], 0
         while i < len(text):
             if i in kept:
                 out.append(kept[i])
+                chain.update(kept[i].encode())
                 i += len(kept[i])
                 continue
             if i in ids:
                 out.append(self.uuid(ids[i]))
+                chain.update(ids[i].encode())
                 i += len(ids[i])
                 continue
-            out.append(_like(text[i], next(rnd)))
+            chain.update(text[i].encode("utf-8", "surrogatepass"))
+            out.append(_like(text[i], chain.copy().digest()[0]))
             i += 1
         return "".join(out)
 
