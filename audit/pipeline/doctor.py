@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audit.actions import compat
@@ -203,33 +203,31 @@ def _daemon(
         return Daemon(INVALID, exc.message, action=f"daemon {INVALID}: {exc.message}")
     notes = tuple(found.notes)
     for endpoint in found.endpoints:
-        where = {"url": None, "origin": endpoint.origin, "path": endpoint.path, "notes": notes}
+        base = Daemon("", "", origin=endpoint.origin, path=endpoint.path, notes=notes)
         try:
             client = DaemonClient(endpoint.url, endpoint.token, timeout=timeout, allow_remote=allow_remote)
         except UsageError as exc:
             if endpoint.path == PINNED:
-                return Daemon(INVALID, exc.message, **where, action=f"daemon {INVALID}: {exc.message}")
+                return replace(base, state=INVALID, detail=exc.message, action=f"daemon {INVALID}: {exc.message}")
             continue
-        where["url"] = client.url
+        base = replace(base, url=client.url)
         if not client.reachable():
             if endpoint.path == PINNED:
                 detail = f"nothing answers at {client.url} (pinned by {ENV_URL})"
-                return Daemon(UNREACHABLE, detail, **where, action=f"daemon {UNREACHABLE}: {detail}")
+                return replace(base, state=UNREACHABLE, detail=detail, action=f"daemon {UNREACHABLE}: {detail}")
             continue
-        csrf = FOUND if endpoint.token is not None else MISSING
-        token = {"token_origin": endpoint.token_origin}
+        asked = replace(base, csrf=FOUND if endpoint.token is not None else MISSING, token_origin=endpoint.token_origin)
         try:
             client.call(PROBE, {})
         except AuthError as exc:
-            state = REJECTED if endpoint.token is not None else MISSING
-            return Daemon(REJECTED, exc.message, **where, csrf=state, **token, action=f"daemon {REJECTED}: {exc.message}")
+            csrf = REJECTED if endpoint.token is not None else MISSING
+            return replace(asked, state=REJECTED, detail=exc.message, csrf=csrf, action=f"daemon {REJECTED}: {exc.message}")
         except DaemonError as exc:
-            return Daemon(REACHABLE, f"but the read-only probe failed: {exc.message}", **where, csrf=csrf, **token)
-        if csrf == MISSING and root.surface == "ide":
+            return replace(asked, state=REACHABLE, detail=f"but the read-only probe failed: {exc.message}")
+        if asked.csrf == MISSING and root.surface == "ide":
             detail = "the IDE daemon answers, but no CSRF token was found for it"
-            return Daemon(REACHABLE, detail, **where, csrf=csrf, action=f"daemon {REACHABLE}: {detail}")
-        detail = "token accepted" if csrf == FOUND else "no token needed"
-        return Daemon(REACHABLE, detail, **where, csrf=csrf, **token)
+            return replace(asked, state=REACHABLE, detail=detail, action=f"daemon {REACHABLE}: {detail}")
+        return replace(asked, state=REACHABLE, detail="token accepted" if asked.csrf == FOUND else "no token needed")
     if root.explicit:  # an explicit root is a hard requirement
         action = f"daemon {NOT_RUNNING}: {_DOWN}; this root was named explicitly"
         return Daemon(NOT_RUNNING, _DOWN, notes=notes, action=action)

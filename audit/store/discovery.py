@@ -528,7 +528,7 @@ def serves(p: Process, root: Root) -> bool:
     if _open_logs(p, root):
         return True
     value = p.flags.get("app_data_dir")
-    return bool(value) and _app_dir_matches(value, root)
+    return value is not None and value != "" and _app_dir_matches(value, root)
 
 
 def serves_other(p: Process, root: Root) -> bool:
@@ -778,7 +778,7 @@ def reader_watchers(proc_root: str | os.PathLike | None = None, uid: int | None 
         return None
     uid = current_uid() if uid is None else uid
     try:
-        entries = [e for e in os.scandir(proc_root) if e.name.isdigit()]
+        entries = [e for e in os.scandir(os.fspath(proc_root)) if e.name.isdigit()]
     except OSError:
         return None
     found = []

@@ -48,7 +48,7 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -89,8 +89,8 @@ class FakeProc:
         pid: int | None = None,
         ppid: int = 1,
         environ: Mapping[str, str] | None = None,
-        files: list[str | os.PathLike] = (),
-        sockets: list[int] = (),
+        files: Sequence[str | os.PathLike] = (),
+        sockets: Sequence[int] = (),
     ) -> int:
         """Add a process of this user; *files* and *sockets* (inodes) become its ``fd`` links."""
         pid = self.free_pid() if pid is None else pid
@@ -223,6 +223,7 @@ class SimulatedDaemon:
         return target
 
     def _register(self, proc: FakeProc) -> None:
+        assert self._server is not None
         self._inode = os.fstat(self._server.socket.fileno()).st_ino
         if self.kind == "agy":
             argv = ["/usr/local/bin/agy"]
