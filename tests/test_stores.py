@@ -271,3 +271,111 @@ def test_cli_exit_codes(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         main(["stores", "--format", "xml"])
     assert info.value.code == 2
+
+
+def _real_layout_home(tmp_path):
+    """A home with the layout of real installs: an ``antigravity-ide`` live store whose session has
+    the IDE's brain files and a ``brain_backup/`` copy, and per-install files in both roots."""
+    from audit.testing.builder import StoreBuilder
+
+    b = StoreBuilder(tmp_path / "home", seed=3)
+    cli = b.root("cli")
+    c1 = cli.conversation(turns=2)
+    cli.install_files([c1], cli=True)
+    ide = b.root("ide", name="antigravity-ide")
+    c2 = ide.conversation(turns=2)
+    ide.ide_brain(c2)
+    ide.backup(c2)
+    ide.install_files([c2])
+    return b.home, c1, c2
+
+
+def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
+    home, c1, c2 = _real_layout_home(tmp_path)
+    roots = layout.resolve_roots(home=home, env={})
+    assert [(r.path.name, r.surface) for r in roots] == [("antigravity-cli", "cli"), ("antigravity-ide", "ide")]
+    cli_scan, ide_scan = layout.scan(roots)
+    assert cli_scan.foreign == [] and ide_scan.foreign == []
+    assert cli_scan.install_counts() == {
+        "annotation": 1,
+        "cache": 5,
+        "cli_log": 1,
+        "history": 1,
+        "hub_index": 1,
+        "log": 1,
+        "state": 1,
+    }
+    [link] = [f for f in cli_scan.install_files if f.kind == "cli_log"]
+    assert (link.path.is_symlink(), link.link) == (True, "log/cli-20260901_090000.log")
+    assert ide_scan.install_counts() == {"annotation": 1, "history": 1, "hub_index": 1, "state": 1}
+    assert [(s.id, s.surface) for s in ide_scan.sessions] == [(c2.id, "ide")]  # the backup is no second session
+    assert [(b.id, b.path.parent.name) for b in ide_scan.backups] == [(c2.id, "brain_backup")]
+    [session] = ide_scan.sessions
+    brain = session.brain
+    assert {
+        k: sorted(str(p.relative_to(brain)) for p in v)
+        for k, v in session.brain_files.items()
+        if k not in ("transcript", "transcript_full", "message", "artifact", "artifact_metadata")
+    } == {
+        "agent": [".agents/agents/reviewer/agent.json"],
+        "artifact_revision": ["task.md.resolved", "task.md.resolved.0"],
+        "browser": [next(str(p.relative_to(brain)) for p in (brain / "browser").iterdir())],
+        "message_undelivered": [
+            next(str(p.relative_to(brain)) for p in (brain / ".system_generated/messages/undelivered").iterdir())
+        ],
+        "step_content": sorted(str(p.relative_to(brain)) for p in brain.glob(".system_generated/steps/*/content.md")),
+        "task": [next(str(p.relative_to(brain)) for p in (brain / "task-1/.system_generated/messages").iterdir())],
+    }
+    assert session.brain_files["step_content"]  # content.md where the CLI has output.txt
+    assert main(["stores", "--home", str(home), "show", c2.id, "--format", "json"]) == 0
+    kinds = [p["kind"] for p in json.loads(capsys.readouterr().out)["paths"]]
+    assert kinds[-1] == "backup" and "brain/step_content" in kinds and "brain/artifact_revision" in kinds
+    assert main(["stores", "--home", str(home), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ide_json = doc["roots"][1]
+    assert ide_json["backups"] == [{"id": c2.id, "path": str(home / ".gemini" / "antigravity-ide" / "brain_backup" / c2.id)}]
+    assert {f["kind"] for f in doc["roots"][0]["installFiles"]} == {
+        "annotation",
+        "cache",
+        "cli_log",
+        "history",
+        "hub_index",
+        "log",
+        "state",
+    }
+    assert main(["stores", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert f"backups: {home / '.gemini' / 'antigravity-ide'}: 1 copy(ies) in brain_backup/ (listed, never swept)\n" in out
+    assert "foreign:" not in out
+
+
+def test_an_id_only_in_brain_backup_is_named_but_not_a_session(tmp_path):
+    home, _, c2 = _real_layout_home(tmp_path)
+    brain = home / ".gemini" / "antigravity-ide" / "brain"
+    import shutil
+
+    shutil.rmtree(brain / c2.id)
+    for path in (brain.parent / "conversations").iterdir():
+        path.unlink()
+    scans = layout.scan(layout.resolve_roots(home=home, env={}))
+    with pytest.raises(InputError, match=r"no session matches this id \(only a backup copy: .*brain_backup/" + c2.id):
+        layout.find_session(scans, c2.id)
+
+
+def test_real_layout_is_swept_once_and_passes_ci(tmp_path, capsys):
+    from audit.actions.sweep import SKIP_BACKUP
+
+    home, c1, c2 = _real_layout_home(tmp_path)
+    out = tmp_path / "out"
+    assert main(["ci", "--home", str(home), "--source", "native", "--out", str(out), "--format", "json"]) == 0
+    capsys.readouterr()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(s["id"] for s in manifest["sessions"]) == sorted([c1.id, c2.id])
+    assert [s["reason"] for s in manifest["skipped"]] == [SKIP_BACKUP]
+    copied = out / "native" / "ide" / "brain" / c2.id
+    steps = list(copied.glob(".system_generated/steps/*"))
+    assert steps and sorted(p.name for p in copied.glob(".system_generated/steps/*/*")) == ["content.md"] * len(steps)
+    assert (copied / "task.md.resolved.0").is_file() and (copied / ".agents/agents/reviewer/agent.json").is_file()
+    assert not (out / "native" / "ide" / "brain_backup").exists()
+    for root in ("antigravity-cli", "antigravity-ide"):  # history.jsonl is per-install data, not a transcript
+        assert main(["verify-contract", "--kind", "transcript", str(home / ".gemini" / root)]) == 0

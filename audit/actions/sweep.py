@@ -78,6 +78,7 @@ SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the so
 SKIP_IMPLICIT = "implicit trajectory: the daemon cannot load it and it is encrypted"
 SKIP_NO_SOURCE = "no .db, .pb or brain transcript for this id: nothing to sweep (a sidecar alone is never a source)"
 SKIP_REFUSED_SOURCE = "this id's conversation file was not read (listed as skipped); its other files are not swept alone"
+SKIP_BACKUP = "brain_backup/ copy of a session: a copy, not a store; swept only from brain/"
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,7 @@ def _select(
         scan = scan_root(origin.root, include_implicit=include_implicit)
         skipped.extend(Skipped(f.path.absolute(), f.reason) for f in scan.foreign)  # symbolic links, strangers
         refused = {canonical_id(f.path.name.partition(".")[0]) for f in scan.foreign}  # e.g. a .db that is a link
+        skipped.extend(Skipped(backup.path, SKIP_BACKUP) for backup in scan.backups)
         for session in scan.sessions:
             if session.implicit_pb is not None:
                 skipped.append(Skipped(session.implicit_pb, SKIP_IMPLICIT))

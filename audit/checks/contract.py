@@ -25,6 +25,7 @@ from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, InputError, NothingToCheck
 from audit.progress import Callback
 from audit.safeio import DIRECTORY, FILE, LINK, JSONError, gc_paused, loads, path_kind, read_bytes
+from audit.store.layout import INSTALL_FILES
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
 """Kind of file -> name of the bundled schema checking it."""
@@ -159,8 +160,8 @@ _PATTERN_TEXT = {
 def _matches(name: str, kind: str) -> bool:
     if kind == "sidecar":
         return name.endswith(".trajectory.json")
-    if kind == "transcript":
-        return name.endswith(".jsonl")
+    if kind == "transcript":  # a root's history.jsonl is per-install data, not a transcript (real-stores.md A.1)
+        return name.endswith(".jsonl") and name not in INSTALL_FILES
     if kind == "profile":
         return name.endswith(".json")
     return name == "manifest.json"

@@ -75,6 +75,11 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     for sc in scans:
+        if sc.install_files and not args.quiet:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in sc.install_counts().items())
+            print(f"per-install: {sc.root.path}: {kinds}")
+        if sc.backups and not args.quiet:
+            print(f"backups: {sc.root.path}: {len(sc.backups)} copy(ies) in {layout.BACKUP_DIR}/ (listed, never swept)")
         for f in sc.foreign:
             if not args.quiet:
                 print(f"foreign: {f.path}: {f.reason}")
@@ -120,4 +125,8 @@ def _root_json(sc: layout.RootScan) -> dict:
         "counts": sc.counts(),
         "sidecars": sc.sidecar_states(),
         "foreign": [{"path": str(f.path), "reason": f.reason} for f in sc.foreign],
+        "installFiles": [
+            {"kind": f.kind, "path": str(f.path), **({"link": f.link} if f.link is not None else {})} for f in sc.install_files
+        ],
+        "backups": [{"id": b.id, "path": str(b.path)} for b in sc.backups],
     }

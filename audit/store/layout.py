@@ -1,7 +1,13 @@
 """Where sessions are: store roots under ``~/.gemini/antigravity*`` and the artifacts of each session.
 
 Discovery only lists and stats files; it never opens a store file for writing and never follows a
-symbolic link inside a store (links are reported as foreign entries).
+symbolic link inside a store (links are reported as foreign entries). The layout is the one real
+installs have (real-stores.md A.1/A.2): besides the store directories a root holds per-install
+files (``antigravity_state.pbtxt``, ``agyhub_summaries_proto.pb``, ``history.jsonl``,
+``annotations/<uuid>.pbtxt``, the CLI's ``cache/``, ``log/cli-*.log`` and ``cli.log``, a symbolic
+link to the current log on Linux and macOS), listed as ``InstallFile``s and never part of a
+session; ``brain_backup/<uuid>/`` holds copies of sessions, listed as ``Backup``s, never as
+sessions (so never swept twice and never a duplicate id).
 """
 
 from __future__ import annotations
@@ -25,6 +31,17 @@ ROOT_SURFACES = {
 }
 NON_STORES = frozenset({"antigravity-backup", "antigravity-browser-profile"})
 STORE_DIRS = ("conversations", "implicit", "brain")
+BACKUP_DIR = "brain_backup"
+INSTALL_FILES = {
+    "antigravity_state.pbtxt": "state",
+    "jetski_state.pbtxt": "state",
+    "agyhub_summaries_proto.pb": "hub_index",
+    "history.jsonl": "history",
+    "cli.log": "cli_log",
+}
+"""Per-install files at the top of a root (name -> kind), never per session."""
+INSTALL_DIRS = {"annotations": "annotation", "cache": "cache", "log": "log"}
+"""Per-install directories at the top of a root (name -> kind of the files in them)."""
 ENV_ROOT = "ANTIGRAVITY_CLI_ROOT"
 
 SIDECAR_SUFFIX = ".trajectory.json"
@@ -58,6 +75,27 @@ class Foreign:
     reason: str
 
 
+@dataclass(frozen=True)
+class InstallFile:
+    """A per-install file of a root (``kind`` from ``INSTALL_FILES`` / ``INSTALL_DIRS``).
+
+    ``link`` is the target of a symbolic link as written (``cli.log`` -> ``log/cli-*.log``): read
+    with ``os.readlink``, never followed here."""
+
+    path: Path
+    kind: str
+    link: str | None = None
+
+
+@dataclass(frozen=True)
+class Backup:
+    """A copy of a session's brain directory under ``brain_backup/`` (not a session)."""
+
+    id: str
+    path: Path
+    mtime_ns: int
+
+
 @dataclass
 class Session:
     """Every artifact of one conversation id in one root."""
@@ -76,6 +114,7 @@ class Session:
     brain_files: dict[str, list[Path]] = field(default_factory=dict)
     mtimes_ns: dict[str, int] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
+    backup: Path | None = None  # brain_backup/<id>/ of the same root (a copy: listed, never read as the session)
 
     @property
     def source(self) -> Path | None:
@@ -116,6 +155,8 @@ class Session:
         out: list[tuple[str, Path]] = [(k, getattr(self, k)) for k in self.artifacts]
         for kind in sorted(self.brain_files):
             out.extend((f"brain/{kind}", p) for p in self.brain_files[kind])
+        if self.backup is not None:
+            out.append(("backup", self.backup))
         return out
 
 
@@ -124,6 +165,14 @@ class RootScan:
     root: Root
     sessions: list[Session]
     foreign: list[Foreign]
+    install_files: list[InstallFile] = field(default_factory=list)
+    backups: list[Backup] = field(default_factory=list)
+
+    def install_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for item in self.install_files:
+            counts[item.kind] = counts.get(item.kind, 0) + 1
+        return dict(sorted(counts.items()))
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(ARTIFACT_KINDS, 0)
@@ -149,7 +198,7 @@ def surface_of(path: Path) -> str:
     surface = ROOT_SURFACES.get(path.name)
     if surface is not None:
         return surface
-    if exists(path / "cli.log") or exists(path / "jetski_state.pbtxt"):
+    if path_kind(path / "cli.log", follow_symlinks=False) is not None or exists(path / "jetski_state.pbtxt"):
         return "cli"
     if exists(path / "antigravity_state.pbtxt"):
         return "ide"
@@ -284,11 +333,78 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
             s.brain_files, newest = _brain_files(Path(entry.path), foreign)
             s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
 
+    install_files = _install_files(root.path, foreign)
+    backups = _backups(root.path / BACKUP_DIR, foreign)
+    for backup in backups:
+        if backup.id in sessions and sessions[backup.id].backup is None:
+            sessions[backup.id].backup = backup.path
     ordered = sorted(sessions.values(), key=lambda s: (-s.newest_mtime_ns, s.id))
-    return RootScan(root, ordered, foreign)
+    return RootScan(root, ordered, foreign, install_files, backups)
 
 
-def _brain_kind(rel: tuple[str, ...]) -> str:
+def _install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
+    """The per-install files of *root*: ``INSTALL_FILES`` at the top (``cli.log`` may be a
+    symbolic link: listed with its target, not followed) and the files in ``INSTALL_DIRS``."""
+    found: list[InstallFile] = []
+    for name, kind in INSTALL_FILES.items():
+        st = _lstat(root / name)
+        if st is None:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            if kind != "cli_log":
+                foreign.append(Foreign(root / name, "symbolic link (not followed)"))
+                continue
+            try:
+                target: str | None = os.readlink(root / name)
+            except OSError:
+                continue
+            found.append(InstallFile(root / name, kind, target))
+        elif stat.S_ISREG(st.st_mode):
+            found.append(InstallFile(root / name, kind))
+    for name, kind in INSTALL_DIRS.items():
+        st = _lstat(root / name)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            continue
+        for entry in list_dir(root / name):
+            est = _lstat(Path(entry.path))
+            if est is None:
+                continue
+            if stat.S_ISLNK(est.st_mode):
+                foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+            elif stat.S_ISREG(est.st_mode):
+                found.append(InstallFile(Path(entry.path), kind))
+    return sorted(found, key=lambda f: (f.kind, str(f.path)))
+
+
+def _backups(directory: Path, foreign: list[Foreign]) -> list[Backup]:
+    """``brain_backup/<uuid>/`` copies (newest file as their time); other entries are foreign."""
+    st = _lstat(directory)
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        return []
+    found: list[Backup] = []
+    for entry in list_dir(directory):
+        est = _lstat(Path(entry.path))
+        if est is None:
+            continue
+        cid = canonical_id(entry.name)
+        if stat.S_ISLNK(est.st_mode):
+            foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
+        elif cid is None or not stat.S_ISDIR(est.st_mode):
+            foreign.append(Foreign(Path(entry.path), "not a brain_backup/<uuid>/ directory"))
+        elif not any(b.id == cid for b in found):
+            _, newest = _brain_files(Path(entry.path), foreign)
+            found.append(Backup(cid, Path(entry.path), newest or est.st_mtime_ns))
+    return found
+
+
+_TASK_DIR = re.compile(r"task-[0-9]+")
+_REVISION = re.compile(r".+\.md\.resolved(\.[0-9]+)?")
+
+
+def _brain_kind(rel: tuple[str, ...]) -> str:  # noqa: C901 - one branch per kind of file
+    """The kind of a brain file from its path below ``brain/<uuid>/`` (real-stores.md A.2)."""
+    if len(rel) >= 3 and _TASK_DIR.fullmatch(rel[0]) and rel[1] == ".system_generated":
+        return "task"  # a subagent task's own files (nested messages/, ...), never the session's transcript
     if rel[:2] == (".system_generated", "logs"):
         if rel[2:] == ("transcript.jsonl",):
             return "transcript"
@@ -298,8 +414,18 @@ def _brain_kind(rel: tuple[str, ...]) -> str:
             return "chunk"
     if rel[:2] == (".system_generated", "steps") and len(rel) == 4 and rel[3] == "output.txt":
         return "step_output"
+    if rel[:2] == (".system_generated", "steps") and len(rel) == 4 and rel[3] == "content.md":
+        return "step_content"  # IDE sessions: where CLI sessions have output.txt
     if rel[:2] == (".system_generated", "messages") and len(rel) == 3 and rel[2].endswith(".json"):
         return "message"
+    if rel[:3] == (".system_generated", "messages", "undelivered") and len(rel) == 4:
+        return "message_undelivered"
+    if rel[:2] == (".agents", "agents") and len(rel) == 4 and rel[3] == "agent.json":
+        return "agent"
+    if rel[0] == "browser" and len(rel) == 2:
+        return "browser"
+    if len(rel) == 1 and _REVISION.fullmatch(rel[0]):
+        return "artifact_revision"
     if len(rel) == 1 and rel[0].endswith(".md.metadata.json"):
         return "artifact_metadata"
     if len(rel) == 1 and rel[0].endswith(".md"):
@@ -369,9 +495,12 @@ def locate_session(scans: Iterable[RootScan], query: str) -> Located:
     prefix = query.strip().lower()
     if len(prefix) < 8 or not re.fullmatch(r"[0-9a-f-]+", prefix):
         raise UsageError(f"{query!r}: give at least 8 characters of a conversation id (hex and '-')")
+    scans = list(scans)
     matches = [s for scan_ in scans for s in scan_.sessions if s.id.startswith(prefix)]
     if not matches:
-        raise InputError(f"{query}: no session matches this id")
+        copies = [b for scan_ in scans for b in scan_.backups if b.id.startswith(prefix)]
+        held = f" (only a backup copy: {', '.join(str(b.path) for b in copies)})" if copies else ""
+        raise InputError(f"{query}: no session matches this id{held}")
     ids = sorted({s.id for s in matches})
     if len(ids) > 1:
         listed = ", ".join(f"{s.id} ({s.root})" for s in sorted(matches, key=lambda s: (s.id, str(s.root))))

@@ -227,6 +227,109 @@ class RootBuilder:
         path.write_text("\n".join(lines) + "\n")
         return path
 
+    # -- the layout of real installs (real-stores.md A.1, A.2) ----------------------------------
+
+    def ide_brain(self, convo: Conversation) -> list[Path]:
+        """Give *convo*'s brain directory the IDE's files: ``steps/N/content.md`` where the CLI has
+        ``output.txt``, resolved artifact revisions, a browser scratchpad, a subagent definition,
+        a nested ``task-N/.system_generated/messages/`` and an undelivered (empty) message."""
+        brain = convo.paths["brain"]
+        system = brain / ".system_generated"
+        written: list[Path] = []
+        steps = system / "steps"
+        for output in sorted(steps.glob("*/output.txt")) if steps.is_dir() else []:
+            content = output.with_name("content.md")
+            output.rename(content)
+            written.append(content)
+        task = brain / "task.md"
+        text = task.read_text(encoding="utf-8") if task.exists() else "# Task\n"
+        message_id = T.new_id(self.rng)
+        files = {
+            brain / "task.md.resolved": text,
+            brain / "task.md.resolved.0": text.replace("- [x]", "- [ ]"),
+            brain / "browser" / f"scratchpad_{self.rng.getrandbits(32):08x}.md": "# Scratchpad\n\nNothing yet.\n",
+            brain / ".agents" / "agents" / "reviewer" / "agent.json": json.dumps(
+                {"name": "reviewer", "description": T.sentence(self.rng)}, indent=2
+            )
+            + "\n",
+            brain / "task-1" / ".system_generated" / "messages" / f"{message_id}.json": json.dumps(
+                {
+                    "id": message_id,
+                    "content": "Subtask finished.",
+                    "priority": "MESSAGE_PRIORITY_LOW",
+                    "recipient": convo.id,
+                    "sender": "task-1",
+                    "timestamp": "2026-09-01T09:00:00.000000001Z",
+                    "hideFromUser": True,
+                }
+            )
+            + "\n",
+            system / "messages" / "undelivered" / T.new_id(self.rng): "",
+        }
+        for path, body in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(body, encoding="utf-8")
+            written.append(path)
+        for path in written:
+            os.utime(path, ns=(convo.end_ns, convo.end_ns))
+        return written
+
+    def backup(self, convo: Conversation) -> Path:
+        """A copy of *convo*'s brain directory in ``brain_backup/<id>/`` (mtimes kept)."""
+        import shutil
+
+        target = self.path / "brain_backup" / convo.id
+        shutil.copytree(convo.paths["brain"], target)
+        return target
+
+    def install_files(self, conversations: list[Conversation], *, cli: bool = False) -> list[Path]:
+        """The per-install files real roots hold: the state text proto, the hub's conversation
+        index, ``history.jsonl``, one ``annotations/<uuid>.pbtxt`` per conversation and, with
+        *cli*, the CLI's ``cache/``, ``log/cli-YYYYMMDD_HHMMSS.log`` and ``cli.log``, a symbolic
+        link to that log (no daemon port in it)."""
+        ids = [c.id for c in conversations]
+        files: dict[Path, bytes] = {
+            self.path / "antigravity_state.pbtxt": (
+                f'installation_uuid: "{T.new_id(self.rng)}"\npost_onboarding: true\nagent_onboarding_completed: true\n'
+            ).encode(),
+            self.path / "agyhub_summaries_proto.pb": b"".join(b"\x0a\x24" + cid.encode() for cid in ids),
+            self.path / "history.jsonl": "".join(
+                json.dumps(
+                    {
+                        "conversationId": cid,
+                        "display": T.sentence(self.rng, 4),
+                        "timestamp": 1788253200000 + n,
+                        "workspace": "/w",
+                        "type": "chat",
+                    }
+                )
+                + "\n"
+                for n, cid in enumerate(ids)
+            ).encode(),
+        }
+        for cid in ids:
+            files[self.path / "annotations" / f"{cid}.pbtxt"] = (
+                b"last_user_view_time {\n  seconds: 1788253200\n}\narchived: false\n"
+            )
+        log_name = "cli-20260901_090000.log"
+        if cli:
+            cache = self.path / "cache"
+            files[cache / "onboarding.json"] = b'{"completed": true}\n'
+            files[cache / "projects.json"] = b"[]\n"
+            files[cache / "default_project_id.txt"] = T.new_id(self.rng).encode() + b"\n"
+            files[cache / "last_conversations.json"] = json.dumps({"/w": ids[-1]} if ids else {}).encode() + b"\n"
+            files[cache / "settings.json"] = b"{}\n"
+            files[self.path / "log" / log_name] = b"I0901 09:00:00.000000 1 main.go:1] agy started\n"
+        for path, body in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(body)
+        written = list(files)
+        link = self.path / "cli.log"
+        if cli and not os.path.lexists(link):
+            link.symlink_to(Path("log") / log_name)
+            written.append(link)
+        return written
+
 
 def load_redacted(source: str | os.PathLike, home: str | os.PathLike) -> Path:
     """Copy a store made by ``agy-audit redact`` (it holds ``REDACTION.md``) to *home*, as a test

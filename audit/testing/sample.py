@@ -7,8 +7,12 @@ The sample has something for every check to find:
   its last steps); one whose sidecar is missing; one whose last steps live only in the ``-wal``;
   a sidecar with a field the bundled baseline has never seen (shape drift); a legacy ``.pb``;
   an implicit ``.pb``; a brain transcript with every real-world anomaly.
-* IDE root: an ordinary conversation and one whose brain transcripts disagree with its ``.db``
-  about a planner's thinking (``consistency``). ACP root: a brain-only session.
+* IDE root: an ordinary conversation, one whose brain transcripts disagree with its ``.db``
+  about a planner's thinking (``consistency``), and one with the IDE's brain files
+  (``content.md``, resolved revisions, browser scratchpad, subagent definition, nested task
+  messages, an undelivered message) and a ``brain_backup/`` copy. ACP root: a brain-only
+  session. ``antigravity-ide``: a second live IDE store. Per-install files in the CLI and IDE
+  roots (``cli.log`` is a symbolic link to ``log/cli-*.log``).
 
 The generator sets every mtime (the stale sidecar is an hour older than its ``.db``). Git keeps
 no mtimes: in a fresh clone every file has the checkout time, so ``agy-audit stores`` sees each
@@ -52,6 +56,16 @@ def build(home: Path) -> StoreBuilder:
     ide.conversation(turns=1, disagreements={"thinking"})  # the transcripts tell another story
     acp = b.root("acp")
     acp.conversation(turns=1, db=False, sidecar="missing")
+    # The layout of real installs: per-install files (cli.log a link to log/cli-*.log), an IDE
+    # session with the IDE's brain files and a brain_backup/ copy, an antigravity-ide live store.
+    cli.install_files([parent, *children], cli=True)
+    shown = ide.conversation(turns=2)
+    ide.ide_brain(shown)
+    ide.backup(shown)
+    ide.install_files([shown])
+    live = b.root("ide", name="antigravity-ide")
+    ide_live = live.conversation(turns=1)
+    live.ide_brain(ide_live)
     return b
 
 
