@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
@@ -138,7 +138,8 @@ class Redactor:
         if m is None:
             return None
         try:
-            base = _dt.datetime(*(int(g) for g in m.groups()[:6]))
+            year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+            base = _dt.datetime(year, month, day, hour, minute, second)
         except ValueError:
             return None
         moved = base + self.shift
@@ -269,14 +270,14 @@ def redact_message(message: Message, r: Redactor, where: str, problems: list[str
     """Replace, in place, every string and bytes field of *message* (recursively); protobuf
     Timestamps are shifted. Unknown length-delimited fields holding text are *problems*."""
     _unknown_text(message, where, problems)
-    descriptor: Descriptor = message.DESCRIPTOR
-    if descriptor.full_name == "google.protobuf.Timestamp":
+    if message.DESCRIPTOR.full_name == "google.protobuf.Timestamp":
         if message.seconds:  # type: ignore[attr-defined]
             message.seconds += int(r.shift.total_seconds())  # type: ignore[attr-defined]
             r.counts["timestamps"] += 1
         return
     for fd, value in message.ListFields():
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            assert fd.message_type is not None  # a message field has its message type
             if fd.message_type.GetOptions().map_entry:
                 _redact_map(message, fd, r, f"{where}.{fd.name}", problems)
             elif fd.is_repeated:
@@ -286,16 +287,16 @@ def redact_message(message: Message, r: Redactor, where: str, problems: list[str
                 redact_message(value, r, f"{where}.{fd.name}", problems)
         elif fd.type == FieldDescriptor.TYPE_STRING:
             if fd.is_repeated:
-                new = [r.text(v) for v in value]
+                texts = [r.text(v) for v in value]
                 del getattr(message, fd.name)[:]
-                getattr(message, fd.name).extend(new)
+                getattr(message, fd.name).extend(texts)
             else:
                 setattr(message, fd.name, _string_field(fd, value, r))
         elif fd.type == FieldDescriptor.TYPE_BYTES:
             if fd.is_repeated:
-                new = [r.bytes_(v) for v in value]
+                blobs = [r.bytes_(v) for v in value]
                 del getattr(message, fd.name)[:]
-                getattr(message, fd.name).extend(new)
+                getattr(message, fd.name).extend(blobs)
             else:
                 setattr(message, fd.name, r.bytes_(value))
 
@@ -305,7 +306,7 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
         inner = _json_text(value, r)
         if inner is not None:
             return inner
-    if fd.name == "name" and fd.containing_type.name == "ChatToolCall":
+    if fd.name == "name" and fd.containing_type is not None and fd.containing_type.name == "ChatToolCall":
         r.kept.add(value)
         return value  # the tool's name is format
     return r.text(value)
@@ -313,6 +314,7 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
 
 def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor, where: str, problems: list[str]) -> None:
     container = getattr(message, fd.name)
+    assert fd.message_type is not None  # a map field has its entry type
     value_fd = fd.message_type.fields_by_name["value"]
     items = list(container.items())
     container.clear()
@@ -444,7 +446,7 @@ text column is content and redacted as text."""
 
 
 def _blob_columns() -> list[tuple[str, str, type[Message]]]:
-    columns = [("steps", "step_payload", pb.Step)]
+    columns: list[tuple[str, str, type[Message]]] = [("steps", "step_payload", pb.Step)]
     columns += [("steps", column, cls) for column, (_attr, cls) in _trajectory._STEP_COLUMNS.items()]
     columns += [(table, "data", cls) for table, _key, cls in _trajectory._BLOB_TABLES]
     columns.append(("trajectory_metadata_blob", "data", pb.CortexTrajectoryMetadata))
