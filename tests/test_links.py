@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from audit.actions import stamp
 from audit.checks import links
+from audit.cli import main
 from audit.errors import InputError
 from audit.safeio import RawFloat, loads
 from audit.store.stamps import json_equal, set_reader_key, strip_reader_key
@@ -656,3 +657,37 @@ def test_property_splice_changes_only_the_reader_key(payload, reader, indent, re
         assert out.startswith(raw.rstrip()[:-1].rstrip())
     else:  # spliced inside the block: every byte before the block is kept
         assert out.startswith(raw[: raw.index(b'"agyReader"')])
+
+
+# ----------------------------------------------------------------------------- partial copies (issue 20.4)
+
+
+def test_a_partial_copy_keeps_a_correct_stamp_whose_parent_is_absent(tmp_path, capsys):
+    full, partial = tmp_path / "full", tmp_path / "copy" / "conversations"
+    write(full, doc(ROOT, steps=[user("go"), invoke(KID)]))  # the only evidence lives in the parent
+    write(full, doc(KID))
+    assert backfill(full).counts()["stamped"] == 1 and stamp_on_disk(full, KID) == ROOT
+    write(partial, (full / f"{KID}.trajectory.json").read_bytes(), name=f"{KID}.trajectory.json")  # without the parent
+    before = snapshot(partial)
+    res = repair(partial)
+    assert snapshot(partial) == before and stamp_on_disk(partial, KID) == ROOT  # never cleared without evidence against it
+    assert [(link.id, link.action, link.parent) for link in res.links] == [(KID, "keep", ROOT)]
+    assert [(d.id, d.kind, d.message) for d in res.diagnostics] == [
+        (
+            KID,
+            "missing-parent",
+            f"parent {ROOT} has no sidecar in this directory; the stamp is kept (nothing here speaks against it)",
+        )
+    ]
+    assert res.absent_parents == (ROOT,)
+    # the command says that the directory looks partial
+    assert main(["links", "repair", "--root", str(partial.parent), "--backup", str(tmp_path / "bk")]) == 0
+    out = capsys.readouterr()
+    assert (
+        f"links repair: {partial}: looks partial: 1 parent(s) named by stamps or evidence have no sidecar here "
+        f"({ROOT}); their stamps are kept" in out.out + out.err
+    )
+    assert stamp_on_disk(partial, KID) == ROOT
+    # the parent present and silent about the child is evidence against the stamp: cleared
+    write(partial, doc(ROOT, steps=[user("go")]))
+    assert repair(partial).counts()["cleared"] == 1 and stamp_on_disk(partial, KID) is None

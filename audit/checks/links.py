@@ -123,6 +123,9 @@ class Resolution:
     diagnostics: tuple[Diagnostic, ...]  # sorted by (id, kind, message)
     files: Mapping[str, FileState]  # every regular sidecar read, by file name
     tree: Tree
+    absent_parents: tuple[str, ...] = ()
+    """Parents named by a stamp or by evidence that have no sidecar in the directory (sorted):
+    when there are any, the directory looks partial (a copy of part of ``conversations/``?)."""
 
     @property
     def changes(self) -> tuple[Link, ...]:
@@ -379,17 +382,26 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
 
     Default (backfill) mode: a valid stamp is the parent (``stale-stamp`` when the evidence does
     not say exactly that); unstamped children take their single candidate. ``repair``: stamps are
-    ignored and every parent is recomputed from the evidence.
+    ignored and every parent is recomputed from the evidence -- except that a stamp no evidence
+    speaks for or against, whose parent has no sidecar in the directory, is kept (``missing-parent``):
+    the evidence that supported it may be in that absent sidecar (a partial copy), and a stamp is
+    never cleared without evidence against it.
     """
     directory = Path(directory)
     scanned, files, facts, diagnostics = _read(directory)
     evidence = _evidence(facts)
+    ids = {f.id for f in facts}
+    kept_unseen: set[str] = set()  # repair: stamps kept because their parent's sidecar is absent
     chosen: dict[str, str | None] = {}
     for f in facts:
         candidates = sorted({e.parent for e in evidence[f.id]})
         if len(candidates) > 1:
             diagnostics.append(Diagnostic(f.id, CONFLICTING_EVIDENCE, "candidate parents " + _describe(evidence[f.id])))
         unique = candidates[0] if len(candidates) == 1 else None
+        if repair and not candidates and f.stamp is not None and f.stamp not in ids:
+            chosen[f.id] = f.stamp
+            kept_unseen.add(f.id)
+            continue
         if repair or f.stamp is None:
             chosen[f.id] = unique
             continue
@@ -411,7 +423,6 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
                 how = "not stamped"
             diagnostics.append(Diagnostic(member, PARENT_CYCLE, f"parent {chosen[member]} closes the cycle {text}; {how}"))
             chosen[member] = None
-    ids = {f.id for f in facts}
     links = []
     for f in facts:
         parent = chosen[f.id]
@@ -425,13 +436,14 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
         else:
             action = "none" if parent is None or f.block_locked else "stamp"
         if parent is not None and parent not in ids and action in ("stamp", "keep"):
-            diagnostics.append(
-                Diagnostic(f.id, MISSING_PARENT, f"parent {parent} has no sidecar in this directory; linked anyway")
-            )
+            how = "the stamp is kept (nothing here speaks against it)" if f.id in kept_unseen else "linked anyway"
+            diagnostics.append(Diagnostic(f.id, MISSING_PARENT, f"parent {parent} has no sidecar in this directory; {how}"))
         links.append(Link(f.id, f.path, f.stamp, evidence[f.id], parent, action, f.created))
     links.sort(key=lambda link: link.id)
     diagnostics.sort(key=lambda d: (d.id, d.kind, d.message))
-    return Resolution(directory, repair, scanned, tuple(links), tuple(diagnostics), files, _tree(links, ids))
+    named = {f.stamp for f in facts if f.stamp is not None} | {e.parent for found in evidence.values() for e in found}
+    absent = tuple(sorted(named - ids))
+    return Resolution(directory, repair, scanned, tuple(links), tuple(diagnostics), files, _tree(links, ids), absent)
 
 
 def _tree(links: list[Link], ids: set[str]) -> Tree:

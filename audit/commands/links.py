@@ -258,6 +258,7 @@ def run_repair(args: argparse.Namespace) -> int:
             res = result.resolution
         if args.format == "json":
             doc = _write_json(root, res, args.dry_run)
+            doc["absentParents"] = list(res.absent_parents)
             doc["backup"] = str(result.backup) if result else None
             doc["verification"] = _verification_json(result.verification) if result else None
             docs.append(doc)
@@ -268,12 +269,22 @@ def run_repair(args: argparse.Namespace) -> int:
                 v = result.verification
                 print(f"  backup: {result.backup}")
                 print(f"  verified: {v.verified} sidecar(s), {len(v.changed)} changed, payloads and mtimes preserved, no cycle")
+            if res.absent_parents:
+                print(_partial(res))
             print(_summary("repair" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
         if args.dry_run:
             repair.refuse(res)
     if args.format == "json":
         print(to_json({"roots": docs}), end="")
     return 0
+
+
+def _partial(res: links.Resolution) -> str:
+    shown = ", ".join(res.absent_parents[:3]) + (f", +{len(res.absent_parents) - 3} more" if len(res.absent_parents) > 3 else "")
+    return (
+        f"links repair: {res.directory}: looks partial: {len(res.absent_parents)} parent(s) named by stamps or evidence "
+        f"have no sidecar here ({shown}); their stamps are kept"
+    )
 
 
 # ----------------------------------------------------------------------------- verify / rollback
