@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from cli_capture import cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from audit.checks import consistency as C
 from audit.checks import invariants
@@ -551,3 +553,25 @@ def test_the_overview_carries_no_thinking_and_may_omit_tool_calls(builder):
     report = C.check([root.path])
     assert report.exit_code == 0 and violations(report) == []
     assert report.results[0].joined["overview"] == len(overview)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.sets(st.sampled_from(KINDS)), seed=st.integers(0, 2**16))
+def test_any_set_of_planted_disagreements_is_reported_exactly(tmp_path_factory, kinds, seed):
+    builder = StoreBuilder(tmp_path_factory.mktemp("planted") / "home", seed=seed)
+    root = builder.root("cli")
+    convo = root.conversation(
+        steps=rich_steps(builder, turns=10),
+        disagreements=kinds,
+        transcript_anomalies={"truncated"} if seed % 2 else frozenset(),
+    )
+    report = C.check([root.path])
+    found = violations(report)
+    planted = sorted((convo.id, p.rule, p.step) for p in convo.planted)
+    assert [v[:3] for v in found if v[3] == "transcript_full.jsonl"] == planted
+    compact = [v[:3] for v in found if v[3] == "transcript.jsonl"]
+    if seed % 2:  # compact values cut at 64 characters may hide what was planted behind the marker
+        assert set(compact) <= set(planted)
+    else:
+        assert compact == planted
+    assert report.exit_code == (1 if kinds else 0)
