@@ -575,3 +575,25 @@ def test_any_set_of_planted_disagreements_is_reported_exactly(tmp_path_factory, 
     else:
         assert compact == planted
     assert report.exit_code == (1 if kinds else 0)
+
+
+def test_an_absent_status_is_unspecified_on_both_sides(builder):
+    root = builder.root("cli")
+    steps = T.conversation_steps(builder.rng, builder.clock, 1)
+    del steps[0]["status"]  # proto3 JSON drops UNSPECIFIED
+    convo = root.conversation(steps=steps, disagreements={"prompt"})
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.pop("status") if r["step_index"] == 0 else None)
+    report = C.check([root.path])
+    assert violations(report) == [
+        (convo.id, "consistency/prompt", 0, name) for name in ("transcript.jsonl", "transcript_full.jsonl")
+    ]
+    steps = T.conversation_steps(builder.rng, builder.clock, 1)
+    convo = root.conversation(steps=steps)
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.pop("status") if r["step_index"] == 0 else None)
+    lagging = [f.message for r in C.check([root.path]).results if r.id == convo.id for f in r.advisories]
+    assert lagging == [
+        f"step 0 (USER_INPUT) status: .db DONE, {tier} transcript UNSPECIFIED; content not compared"
+        for tier in ("compact", "full")
+    ]

@@ -13,8 +13,8 @@ transcript record is joined to the ``.db`` step of the same index (``steps.idx``
 * ``status``: equal, or a *lag* (an advisory): one side is still in a state the other has left
   (PENDING, GENERATING, WAITING, QUEUED, RUNNING vs a later or final one; real transcripts keep
   RUNNING for finished background commands, a ``.db`` copied without its ``-wal`` keeps PENDING).
-  Two different final states (DONE vs ERROR) disagree. Content is compared only where the
-  statuses are equal;
+  Two different final states (DONE vs ERROR) disagree; an absent status is UNSPECIFIED (proto3
+  JSON drops it). Content is compared only where the statuses are equal;
 * USER_INPUT: the ``<USER_REQUEST>`` text vs ``userInput.userResponse`` (or its items), stripped;
 * PLANNER_RESPONSE: ``content`` vs ``modifiedResponse`` or ``response``, ``thinking``, the tool
   calls in order (count, names, argument keys and values);
@@ -426,10 +426,12 @@ class _Step:
         created = _second(meta.get("createdAt"))
         if created is not None and r.created_at is not None and created != _second(r.created_at):
             self.add("consistency/created-at", f"createdAt: .db {meta.get('createdAt')}, {self.tier} transcript {r.created_at}")
-        db_status = self._name("status", self.step.get("status"))
-        tr_status = _SPELLING.get(r.status, r.status) if r.status is not None else None
-        if db_status is None or tr_status is None:
-            return
+        # proto3 JSON drops a zero status on both sides: absent is UNSPECIFIED (a state a step leaves)
+        raw = self.step.get("status")
+        db_status = "UNSPECIFIED" if raw is None else self._name("status", raw)
+        tr_status = "UNSPECIFIED" if r.status is None else _SPELLING.get(r.status, r.status)
+        if db_status is None:
+            return  # a number cortex.proto does not name: neither status nor content can be judged
         if db_status != tr_status:
             if db_status in _OPEN or tr_status in _OPEN:
                 self.add(
