@@ -51,6 +51,7 @@ PASSING_STAGES = [
     "links            pass          4       0         0",
     "fingerprint      pass          2       0         0",
     "compare          pass          5       0         0",
+    "consumers        pass          6       0         0",
 ]
 
 
@@ -197,13 +198,19 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
         ("compare", "corpus wire"),
         ("compare", "corpus transcript"),
         ("compare", "live sidecar"),
+        ("consumers", "corpus agentsview"),
+        ("consumers", "corpus agy-reader"),
+        ("consumers", "corpus codeburn"),
+        ("consumers", "corpus deja-vu"),
+        ("consumers", "live agentsview"),
+        ("consumers", "live agy-reader"),
     ]
     assert found[("sweep", "corpus")]["summary"] == "6 of 6 session(s) swept; 0 failed, 0 skipped"
     assert found[("links", "live antigravity-cli")]["summary"] == "5 sidecar(s), 2 linked; 0 diagnostic(s), 0 failing"
     assert found[("compare", "corpus sidecar")]["verdict"] == SKIPPED  # a native corpus: absent lines are no evidence
     assert found[("compare", "corpus sqlite")]["summary"] == "UNCHANGED"
     assert set(doc["fingerprints"]) == {"corpus", "live"} and set(doc["fingerprints"]["live"]) == {"sidecar"}
-    assert replay_commands(capsys, doc) == 16
+    assert replay_commands(capsys, doc) == 22
 
 
 def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):

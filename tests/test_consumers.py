@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES, Fingerprint
 from audit.checks.schemas import load as load_schema
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
+from audit.testing.builder import StoreBuilder
 from tests.cli_capture import cli
 
 REPO = Path(__file__).resolve().parents[1]
@@ -466,3 +469,145 @@ def test_every_bundled_wire_path_is_one_the_proto_can_name():
                 fd = message.fields_by_name.get(segment)
                 assert fd is not None, f"{profile.name}: {entry.path}: {message.name} has no field {segment}"
                 message = fd.message_type
+
+
+# ----------------------------------------------------------------------------- ci
+
+
+def _fake_agy(directory: Path, monkeypatch, version: str) -> None:
+    directory.mkdir(exist_ok=True)
+    agy = directory / "agy"
+    agy.write_text(f"#!/bin/sh\necho '{version}'\n")
+    agy.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{directory}{os.pathsep}/bin{os.pathsep}/usr/bin")
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    b = StoreBuilder(tmp_path / "home", seed=7)
+    cli_root = b.root("cli")
+    cli_root.family(children=1)
+    cli_root.conversation(turns=2)
+    return tmp_path / "home"
+
+
+def _recorded(tmp_path: Path, home: Path, monkeypatch, version: str = "agy 1.2.11") -> Path:
+    """A baseline recorded from a native sweep of *home* (agy-1.2.11 in tmp_path/fp)."""
+    _fake_agy(tmp_path / "bin", monkeypatch, version)
+    assert cli("sweep", "--home", home, "--source", "native", "--out", tmp_path / "first")[0] == 0
+    code, _, err = cli(
+        "record",
+        tmp_path / "first",
+        "--name",
+        "agy-1.2.11",
+        "--baseline-dir",
+        tmp_path / "fp",
+        "--compat-file",
+        tmp_path / "C.md",
+    )
+    assert code == 0, err
+    return tmp_path / "fp" / "agy-1.2.11"
+
+
+def _ci_json(*argv: object) -> tuple[int, dict]:
+    code, out, err = cli("ci", "--source", "native", "--no-live", "--format", "json", *argv)
+    assert err == "" or code == 2, err
+    return code, json.loads(out) if out else {}
+
+
+def test_ci_judges_each_consumer_and_fails_on_the_named_one(tmp_path, home, monkeypatch):
+    base = _recorded(tmp_path, home, monkeypatch)
+    # the baseline knew a usage field this corpus no longer has, and a user's tool requires it
+    wire = base / "wire.tsv"
+    extra = "gen_metadata.data.chat_model.usage.cache_write_tokens\tvarint"
+    lines = tuple(sorted(wire.read_text().splitlines() + [extra]))
+    wire.write_text("".join(line + "\n" for line in lines))
+    doc = json.loads((base / "baseline.json").read_text())
+    doc["digests"]["wire"] = Fingerprint.of("wire", lines).digest
+    (base / "baseline.json").write_text(json.dumps(doc))
+    mine = tmp_path / "mine.json"
+    entry = {
+        "surface": "wire",
+        "path": extra.split("\t")[0],
+        "mode": "requires",
+        "cite": "me/mine:main.go@abcdef0",
+        "why": "cache writes",
+    }
+    mine.write_text(
+        json.dumps({"profile": 1, "name": "mine", "repository": "me/mine", "version": "v2", "describes": "d", "entries": [entry]})
+    )
+
+    code, doc = _ci_json(
+        "--home", home, "--baseline", base, "--consumer", mine, "--consumer", "codeburn", "--fail-on", "consumer:mine"
+    )
+    stages = {s["name"]: s["verdict"] for s in doc["stages"]}
+    assert code == 1 and stages["compare"] == "pass" and stages["consumers"] == "fail"
+    assert doc["failOn"] == "consumer:mine"
+    checks = {c["name"]: c for s in doc["stages"] if s["name"] == "consumers" for c in s["checks"]}
+    assert {n: c["verdict"] for n, c in checks.items()} == {"corpus mine": "fail", "corpus codeburn": "pass"}
+    assert checks["corpus mine"]["summary"] == "breaks (1 deciding line(s)); 1 of 1 entries judged; mine v2"
+    assert checks["corpus mine"]["findings"][0]["message"] == (
+        "wire gen_metadata.data.chat_model.usage.cache_write_tokens: varint (requires: removed; me/mine:main.go@abcdef0)"
+    )
+    assert f"compare --baseline {base} --consumer {mine} --fail-on consumer:mine " in checks["corpus mine"]["command"]
+    assert "--consumer codeburn --fail-on never " in checks["corpus codeburn"]["command"]
+    assert [(c["target"], c["consumer"], c["verdict"], c["fails"]) for c in doc["consumers"]] == [
+        ("corpus", "mine", BREAKS, True),
+        ("corpus", "codeburn", OK, False),
+    ]
+    assert load_schema("ci-report").check(doc) == []
+    # the check's own command agrees with it
+    assert cli(*shlex.split(checks["corpus mine"]["command"])[1:])[0] == 1
+    assert cli(*shlex.split(checks["corpus codeburn"]["command"])[1:])[0] == 0
+
+    # only codeburn may fail the run: mine breaking is a warning
+    code, doc = _ci_json(
+        "--home", home, "--baseline", base, "--consumer", mine, "--consumer", "codeburn", "--fail-on", "consumer:codeburn"
+    )
+    assert code == 0 and doc["consumers"][0]["verdict"] == BREAKS and doc["consumers"][0]["fails"] is False
+    code, out, _ = cli(
+        "ci", "--source", "native", "--no-live", "--home", home, "--baseline", base, "--consumer", mine, "--format", "markdown"
+    )
+    assert code == 1 and "### Consumers" in out and "| corpus | mine | breaks | 1 | 0 | 0 | 0 | v2 |" in out
+    code, _, err = cli("ci", "--home", home, "--consumer", mine, "--fail-on", "consumer:codeburn", "--out", tmp_path / "x")
+    assert code == 2 and "--fail-on consumer:codeburn: not among the consumers compared (mine)" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_ci_record_names_an_unchanged_newer_version_and_records_it_compatible(tmp_path, home, monkeypatch):
+    _recorded(tmp_path, home, monkeypatch)
+    _fake_agy(tmp_path / "bin", monkeypatch, "agy 1.2.12 (linux/amd64)")
+    compat = tmp_path / "C.md"
+    code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", compat)
+    assert code == 0 and doc["baseline"]["name"] == "agy-1.2.11"
+    assert all(c["summary"] == "UNCHANGED" for s in doc["stages"] if s["name"] == "compare" for c in s["checks"])
+    (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
+    assert record["name"] == "agy-1.2.12" and record["verdict"] == "pass"
+    assert record["summary"] == (
+        f"recorded {tmp_path / 'fp' / 'agy-1.2.12'} as compatible with agy-1.2.11 (no surface drifted or is new); regenerated {compat}"
+    )
+    assert doc["recorded"] == str(tmp_path / "fp" / "agy-1.2.12") and doc["compatible"] == "agy-1.2.11"
+    assert "agy version:** 1.2.12" in compat.read_text()
+    assert load_schema("ci-report").check(doc) == []
+    # the version is recorded now: a second run names it again and refuses
+    code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", compat)
+    (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
+    assert code == 1 and record["verdict"] == "fail" and "agy 1.2.12 is recorded" in record["summary"]
+
+
+def test_ci_record_says_what_to_review_when_something_is_new(tmp_path, home, monkeypatch):
+    base = _recorded(tmp_path, home, monkeypatch)
+    (base / "wire.tsv").unlink()
+    doc = json.loads((base / "baseline.json").read_text())
+    del doc["digests"]["wire"], doc["provenance"]["wire"]
+    (base / "baseline.json").write_text(json.dumps(doc))
+    _fake_agy(tmp_path / "bin", monkeypatch, "agy 1.2.12")
+    code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", tmp_path / "C.md")
+    (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
+    assert code == 0 and doc["compatible"] is None
+    assert record["summary"].endswith("; against agy-1.2.11, review: wire NEW")
+    # without an agy that answers, --record alone cannot name the version
+    monkeypatch.setenv("PATH", "/nonexistent")
+    code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", tmp_path / "C.md")
+    (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
+    assert code == 1 and record["verdict"] == "fail" and "give --record agy-X.Y.Z" in record["summary"]

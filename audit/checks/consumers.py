@@ -162,11 +162,12 @@ class FailOn:
         parts = [] if self.consumers and self.drift == "never" else [self.drift]
         return ", ".join(parts + [CONSUMER_PREFIX + n for n in self.consumers])
 
+    def can_fail(self, name: str) -> bool:
+        """Whether consumer *name* breaking fails the run: under ``drift`` and ``breaking``, and when named."""
+        return name in self.consumers or self.drift in ("drift", "breaking")
+
     def consumer_fails(self, result: ConsumerResult) -> bool:
-        """A consumer that breaks fails the run under ``drift`` and ``breaking``, and when named."""
-        if result.verdict != BREAKS:
-            return False
-        return result.profile.name in self.consumers or self.drift in ("drift", "breaking")
+        return result.verdict == BREAKS and self.can_fail(result.profile.name)
 
 
 def parse_fail_on(values: str | Sequence[str] | None) -> FailOn:

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from audit.actions.sweep import SOURCES
-from audit.checks.drift import FAIL_ON
 from audit.commands.common import roots_from, seconds
+from audit.commands.compare import add_consumer_flags
 from audit.errors import UsageError
 from audit.pipeline import ci
 from audit.progress import Progress, wanted
@@ -31,12 +31,14 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         help="sweep and check every store against the baseline, in one report",
         description=(
             "Sweep every store into a private corpus, then verify-contract (corpus manifest, sidecars and "
-            "transcripts), completeness, links, fingerprint and compare against the baseline; the live sidecars "
+            "transcripts), completeness, consistency, links, fingerprint, compare against the baseline and the "
+            "verdict of each consumer profile on that drift; the live sidecars "
             "(what consumers read) are checked too unless --no-live. One report: a verdict per stage and check, "
             "the first findings of each check and the command that lists all of them."
         ),
         epilog=(
-            "Exit codes: 0 every check passed (or was skipped), 1 findings (drift per --fail-on), 2 usage or "
+            "Exit codes: 0 every check passed (or was skipped), 1 findings (drift or a consumer that breaks, per "
+            "--fail-on), 2 usage or "
             "environment errors (a check could not run), 3 no store or nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
     )
@@ -63,14 +65,14 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument(
         "--baseline-dir", metavar="DIR", help="your own baselines (searched first; --record writes here, default ./fingerprints)"
     )
+    add_consumer_flags(p)
     p.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default="drift",
-        help="fail on any drift (default), only on breaking changes (removed, type-changed, widened), or never",
-    )
-    p.add_argument(
-        "--record", metavar="agy-X.Y.Z", help="record the corpus as this baseline when, and only when, every check passed"
+        "--record",
+        nargs="?",
+        const=ci.AUTO,
+        metavar="agy-X.Y.Z",
+        help="record the corpus as this baseline (alone: agy-<installed version>) when, and only when, every "
+        "check passed; with no drift and nothing new against the baseline it is recorded as compatible",
     )
     p.add_argument(
         "--compat-file",
@@ -145,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
         include_implicit=args.include_implicit,
         baseline=args.baseline,
         baseline_dir=args.baseline_dir,
-        fail_on=args.fail_on,
+        fail_on=args.fail_on or "drift",
+        profiles=args.consumer,
         record_as=args.record,
         compat_file=args.compat_file,
         live=args.live,

@@ -44,6 +44,14 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.set_defaults(run=run)
 
 
+class FailOnChoices(tuple):
+    """``--fail-on`` choices: the drift rules, and any ``consumer:NAME``."""
+
+    def __contains__(self, value: object) -> bool:
+        prefix = consumers.CONSUMER_PREFIX
+        return value in FAIL_ON or (isinstance(value, str) and value.startswith(prefix) and len(value) > len(prefix))
+
+
 def add_consumer_flags(p: argparse.ArgumentParser) -> None:
     """``--consumer`` and the repeatable ``--fail-on`` (shared with ``ci``)."""
     p.add_argument(
@@ -56,6 +64,7 @@ def add_consumer_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-on",
         action="append",
+        choices=FailOnChoices(FAIL_ON),
         metavar="|".join(FAIL_ON) + "|consumer:NAME",
         help="exit 1 on any drift (default), only on breaking changes (removed, type-changed, widened), or never; "
         "consumer:NAME (repeatable) fails only when that consumer breaks. Under drift and breaking a consumer "

@@ -17,8 +17,13 @@ Stages, in order; each is a list of checks, and each check's verdict is ``pass``
 6. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
    (``audit.checks.drift.observe``);
 7. ``compare`` -- each fingerprint against the baseline (``audit.checks.drift``), failing per ``fail_on``;
-8. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.actions.record``)
-   when every check of stages 1-7 passed or was skipped, and never otherwise.
+8. ``consumers`` -- each comparison read through each consumer profile (``audit.checks.consumers``):
+   ok, at risk or breaks with the deciding lines; a consumer that breaks fails per ``fail_on``;
+9. ``record`` -- only when asked: the baseline is recorded from the corpus (``audit.actions.record``)
+   when every check of stages 1-8 passed or was skipped, and never otherwise. Its name is
+   ``agy-<installed version>`` when none is given (``AUTO``); when no corpus surface drifted and
+   none is new against the baseline, the record says the version is compatible with it
+   (``Report.compatible``) and asks for nothing to review.
 
 Corpus and live: the corpus is what agy produces now (from its daemon, or reconstructed offline
 from the ``.db`` files); the live sidecars are what consumers read now. A natively swept corpus
@@ -46,22 +51,25 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.actions.record import record
 from audit.actions.sweep import RootSource, SweepResult, sweep
-from audit.checks import baselines, completeness, consistency, contract, links
+from audit.checks import baselines, completeness, consistency, consumers, contract, links
 from audit.checks.baselines import Baseline
 from audit.checks.consistency import Report as ConsistencyReport
+from audit.checks.consumers import ConsumerResult, FailOn, Profile
 from audit.checks.drift import (
     CLASSES,
-    FAIL_ON,
+    DRIFT,
+    NEW,
     NOT_COMPARABLE,
     Comparison,
     Observed,
@@ -73,12 +81,12 @@ from audit.checks.fingerprint import SURFACES
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
-from audit.safeio import is_dir
+from audit.safeio import is_dir, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
 
 TOOL = "agy-audit"
-STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "record")
+STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
 PASS, FAIL, SKIPPED, ERROR = "pass", "fail", "skipped", "error"
 WARNING = "warning"
 """Level of a finding that does not fail its check (an ``ERROR`` finding does)."""
@@ -155,8 +163,11 @@ class Report:
     stages: list[Stage] = field(default_factory=list)
     observed: dict[str, Observed] = field(default_factory=dict)  # target -> fingerprints
     comparisons: dict[str, Comparison] = field(default_factory=dict)  # target -> comparison
+    consumers: dict[str, list[ConsumerResult]] = field(default_factory=dict)  # target -> verdict per consumer
     recorded: Path | None = None
+    compatible: str | None = None  # the baseline the recorded version is compatible with (nothing to review)
     finished_ns: int | None = None
+    failing: FailOn = field(default_factory=FailOn)  # fail_on, parsed
 
     @property
     def verdict(self) -> str:
@@ -194,7 +205,8 @@ def run(
     include_implicit: bool = False,
     baseline: str | None = None,
     baseline_dir: str | os.PathLike | None = None,
-    fail_on: str = "drift",
+    fail_on: str | Sequence[str] = "drift",
+    profiles: Sequence[str] | None = None,
     record_as: str | None = None,
     compat_file: str | os.PathLike = "COMPATIBILITY.md",
     live: bool = True,
@@ -203,21 +215,24 @@ def run(
 ) -> Report:
     """Run every stage on *roots* (see the module docstring) and return the report.
 
-    Raises before sweeping: ``UsageError`` for an unknown baseline, a bad ``fail_on``, a bad
-    or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
+    *fail_on* is one ``--fail-on`` value or several (``consumer:NAME`` among them, see
+    ``audit.checks.consumers.parse_fail_on``); *profiles* the consumer profiles (names or files,
+    default every bundled one). Raises before sweeping: ``UsageError`` for an unknown baseline, a
+    bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
     interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it leaves.
     """
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"fail-on must be one of {', '.join(FAIL_ON)}")
+    failing = consumers.parse_fail_on(fail_on)
+    chosen_profiles = consumers.resolve(profiles)
+    consumers.check_fail_on(failing, chosen_profiles)
     chosen = baselines.resolve(baseline, baseline_dir) if baseline else newest_baseline(baseline_dir)
     record_dir = Path(baseline_dir or "fingerprints")
-    if record_as is not None and os.path.lexists(record_dir / baselines.check_name(record_as)):
+    if record_as not in (None, AUTO) and os.path.lexists(record_dir / baselines.check_name(record_as)):
         raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
     started = time.time_ns()
     workdir = None if out is not None else Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
     corpus = Path(out).absolute() if out is not None else workdir / "sweep"
-    ctx = _Context(roots, corpus, chosen, fail_on, live, progress)
+    ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles)
     try:
         sweep_started = time.monotonic()
         with ctx.bar("sweep", "sessions") as bar:
@@ -238,7 +253,7 @@ def run(
         raise
     if result.interrupted:
         raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
-    report = Report(started, corpus, True, result.roots, chosen, fail_on, live)
+    report = Report(started, corpus, True, result.roots, chosen, failing.text, live, failing=failing)
     report.stages.append(Stage("sweep", [_sweep_check(result, time.monotonic() - sweep_started)]))
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
@@ -246,6 +261,7 @@ def run(
     report.stages.append(Stage("links", ctx.links()))
     report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
     report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
+    report.stages.append(Stage("consumers", ctx.consumers(report)))
     if record_as is not None:
         report.stages.append(Stage("record", [_timed(lambda: _record(report, record_as, record_dir, compat_file))]))
     if report.verdict == PASS and workdir is not None and not keep:
@@ -298,7 +314,42 @@ def _sweep_check(result: SweepResult, seconds: float) -> Check:
     )
 
 
+AUTO = ""
+"""``record_as`` for "name the baseline after the installed agy version" (``ci --record`` alone)."""
+_VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+")
+
+
+def _record_name(report: Report, baseline_dir: Path) -> tuple[str | None, str | None]:
+    """(``agy-<installed version>``, None), or (None, why not)."""
+    try:
+        installed = read_json(report.out / MANIFEST).get("installedAgyVersion")
+    except AuditError as exc:
+        return None, exc.message
+    found = _VERSION.search(installed) if isinstance(installed, str) else None
+    if found is None:
+        return None, "the sweep does not know the installed agy version (agy --version did not answer); give --record agy-X.Y.Z"
+    name = f"agy-{found[0]}"
+    if os.path.lexists(baseline_dir / name):
+        return None, f"{baseline_dir / name}: already exists (agy {found[0]} is recorded); give another --record name"
+    return name, None
+
+
+def _to_review(report: Report) -> list[str]:
+    """What a reviewer would look at before calling the new version compatible: every corpus
+    surface that drifted or is new against the baseline (empty: nothing to review)."""
+    corpus = report.comparisons.get(CORPUS)
+    if corpus is None:
+        return ["nothing was compared"]
+    return [f"{r.surface} {r.status}" for r in corpus.surfaces if r.status in (DRIFT, NEW)]
+
+
 def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike) -> Check:
+    if name == AUTO and not report.not_passed:
+        found, why = _record_name(report, baseline_dir)
+        if found is None:
+            return Check("record", "agy-<installed version>", CORPUS, FAIL, f"not recorded: {why}")
+        name = found
+
     def check(verdict: str, summary: str) -> Check:
         return Check(
             "record",
@@ -311,6 +362,7 @@ def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os
 
     if report.not_passed:
         return check(SKIPPED, f"not recorded: {', '.join(report.not_passed)} did not pass")
+    review = _to_review(report)
     try:
         recorded, _ = record(report.out, name, baseline_dir=baseline_dir, compat_file=compat_file)
     except FindingsError as exc:
@@ -318,7 +370,13 @@ def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os
     except AuditError as exc:
         return check(ERROR, exc.message)
     report.recorded = recorded.path
-    return check(PASS, f"recorded {recorded.path}; regenerated {compat_file}")
+    b = report.baseline.name
+    if review:
+        return check(PASS, f"recorded {recorded.path}; regenerated {compat_file}; against {b}, review: {', '.join(review)}")
+    report.compatible = b
+    return check(
+        PASS, f"recorded {recorded.path} as compatible with {b} (no surface drifted or is new); regenerated {compat_file}"
+    )
 
 
 @dataclass
@@ -326,9 +384,10 @@ class _Context:
     roots: list[Root]
     out: Path
     baseline: Baseline
-    fail_on: str
+    fail_on: FailOn
     live: bool
     progress: ProgressFactory | None
+    profiles: list[Profile] = field(default_factory=list)
 
     @contextlib.contextmanager
     def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
@@ -546,7 +605,7 @@ class _Context:
     def compare(self, observed: dict[str, Observed], comparisons: dict[str, Comparison]) -> list[Check]:
         b = self.baseline
         spec = ("--baseline", b.name) if b.bundled else ("--baseline", b.path)
-        fail_on = ("--fail-on", self.fail_on) if self.fail_on != "drift" else ()
+        fail_on = self._fail_on_flags()
         checks = []
         for target, paths, surfaces in self._fingerprint_inputs():
             surface_flags = ("--surface", "sidecar") if target == LIVE else ()
@@ -559,7 +618,7 @@ class _Context:
         return checks
 
     def _surface(self, target: str, comparison: Comparison, result: SurfaceResult, command: str) -> Check:
-        fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on)
+        fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on.drift)
         level = ERROR if fails else WARNING
         findings = [
             Finding(level, c.kind, f"{c.path}: {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}")
@@ -573,3 +632,64 @@ class _Context:
         summary = result.status + (f": {changed}" if changed else "") + (f"; {result.reason}" if result.reason else "")
         verdict = FAIL if fails else SKIPPED if result.status == NOT_COMPARABLE else PASS
         return Check("compare", f"{target} {result.surface}", target, verdict, summary, command, findings, counts)
+
+    def _fail_on_flags(self) -> tuple[str, ...]:
+        fo = self.fail_on
+        if fo == FailOn():
+            return ()
+        values = ([] if fo.consumers and fo.drift == "never" else [fo.drift]) + [f"consumer:{n}" for n in fo.consumers]
+        return tuple(w for v in values for w in ("--fail-on", v))
+
+    # -- consumers ------------------------------------------------------------------------------
+
+    def consumers(self, report: Report) -> list[Check]:
+        checks = []
+        b = self.baseline
+        spec = ("--baseline", b.name) if b.bundled else ("--baseline", b.path)
+        for target, paths, _ in self._fingerprint_inputs():
+            comparison = report.comparisons.get(target)
+            if comparison is None:
+                continue
+            started = time.monotonic()
+            results = consumers.judge_all(self.profiles, comparison, b, report.observed[target])
+            report.consumers[target] = results
+            seconds = (time.monotonic() - started) / max(len(results), 1)
+            surface_flags = ("--surface", "sidecar") if target == LIVE else ()
+            covered = {r.surface for r in comparison.surfaces}
+            for r in results:
+                if not any(e.surface in covered for e in r.profile.entries):
+                    continue  # nothing of this consumer was compared here (the live sidecars for a .db reader)
+                which = r.profile.name if r.profile.bundled else r.profile.path
+                # the command fails exactly when this check does: on this consumer breaking, if that fails here
+                fail_on = f"consumer:{r.profile.name}" if self.fail_on.can_fail(r.profile.name) else "never"
+                command = _command("compare", *spec, "--consumer", which, "--fail-on", fail_on, *surface_flags, *paths)
+                check = self._consumer(target, r, command)
+                check.seconds = seconds
+                checks.append(check)
+        return checks or [Check("consumers", CORPUS, CORPUS, SKIPPED, "nothing was compared")]
+
+    def _consumer(self, target: str, result: ConsumerResult, command: str) -> Check:
+        fails = self.fail_on.consumer_fails(result)
+        level = ERROR if fails else WARNING
+        findings = []
+        for d in result.deciding:
+            c = d.change
+            value = "" if c is None else f": {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}"
+            rule = "consumer/" + d.effect.replace(" ", "-")
+            findings.append(
+                Finding(level, rule, f"{d.entry.surface} {d.path}{value} ({d.entry.mode}: {d.reason}; {d.entry.cite})")
+            )
+        effects = result.counts()
+        counts = {
+            "breaks": effects[consumers.BREAKS],
+            "atRisk": effects[consumers.AT_RISK],
+            "ok": effects[consumers.OK],
+            "unknown": effects[consumers.UNKNOWN],
+        }
+        judged = len(result.profile.entries) - counts["unknown"]
+        summary = f"{result.verdict}"
+        if result.deciding:
+            summary += f" ({len(result.deciding)} deciding line(s))"
+        summary += f"; {judged} of {len(result.profile.entries)} entries judged; {result.profile.name} {result.profile.version}"
+        verdict = FAIL if fails else SKIPPED if result.verdict == consumers.NOT_COMPARABLE_VERDICT else PASS
+        return Check("consumers", f"{target} {result.profile.name}", target, verdict, summary, command, findings, counts)

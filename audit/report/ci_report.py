@@ -8,6 +8,7 @@ all of them. The JSON document is described by ``schemas/ci-report.schema.json``
 from __future__ import annotations
 
 from audit import __version__
+from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN
 from audit.pipeline.ci import (
     ERROR,
     FAIL,
@@ -19,6 +20,7 @@ from audit.pipeline.ci import (
     Report,
 )
 from audit.report import junit
+from audit.report.consumers_report import result_json
 from audit.report.drift_report import comparison_markdown
 from audit.report.text import rfc3339, table
 
@@ -154,7 +156,11 @@ def to_json(report: Report) -> dict:
             target: {s: {"digest": fp.digest, "lines": len(fp.lines)} for s, fp in observed.fingerprints.items()}
             for target, observed in report.observed.items()
         },
+        "consumers": [
+            {"target": target} | result_json(r, report.failing) for target, results in report.consumers.items() for r in results
+        ],
         "recorded": None if report.recorded is None else str(report.recorded),
+        "compatible": report.compatible,
     }
 
 
@@ -226,6 +232,16 @@ def markdown(report: Report) -> str:
             out.append(f"- ... and {more} more")
         if c.command:
             out += ["", f"All: `{c.command}`"]
+    if report.consumers:
+        out += ["", "### Consumers", "", "| target | consumer | verdict | breaks | at risk | ok | unknown | version |"]
+        out.append("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
+        for target, results in report.consumers.items():
+            for r in results:
+                n = r.counts()
+                out.append(
+                    f"| {target} | {r.profile.name} | {r.verdict} | {n[BREAKS]} | {n[AT_RISK]} | {n[OK]} | {n[UNKNOWN]} "
+                    f"| {_md(r.profile.version)} |"
+                )
     for target, comparison in report.comparisons.items():
         drift = comparison_markdown(comparison, report.observed[target], not_observed=False)
         out += ["", f"### Drift: {target}", ""]
