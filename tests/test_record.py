@@ -93,6 +93,97 @@ def _no_transcripts(ws: Path) -> None:
     shutil.rmtree(ws / "corpus" / "native" / "cli" / "brain")
 
 
+def _nothing_held(ws: Path) -> None:
+    shutil.rmtree(ws / "corpus" / "native")
+    shutil.rmtree(ws / "corpus" / "corpus")
+
+
+def _compare_json(ws: Path, corpus: Path, capsys) -> tuple[int, dict]:
+    code = main(
+        [
+            "compare",
+            "--baseline",
+            "agy-9.9.9",
+            "--baseline-dir",
+            str(ws / "fp"),
+            "--format",
+            "json",
+            "--fail-on",
+            "drift",
+            str(corpus),
+        ]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    return code, {r["surface"]: (r["status"], r["reason"]) for r in doc["surfaces"]}
+
+
+def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_comparable(workspace, tmp_path, capsys):
+    full = tmp_path / "full"
+    shutil.copytree(workspace / "corpus", full)
+    _no_transcripts(workspace)
+    assert _record(workspace) == 0  # refused before: "transcript fingerprint not computed"
+    capsys.readouterr()
+    target = workspace / "fp" / "agy-9.9.9"
+    doc = json.loads((target / "baseline.json").read_text())
+    assert doc["absent"] == {"transcript": "no brain transcript record"} and "transcript" not in doc["digests"]
+    assert sorted(p.name for p in target.iterdir()) == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "wire.tsv"]
+    assert load(target).absent == {"transcript": "no brain transcript record"}
+    text = (workspace / "COMPAT.md").read_text()
+    assert "- **Transcript fingerprint:** absent from the recorded corpus (no brain transcript record)" in text
+    assert "| `agy-9.9.9` | 9.9.9 |" in text and text.split("| `agy-9.9.9` |")[1].split("\n")[0].endswith("| absent |")
+
+    code, same = _compare_json(workspace, workspace / "corpus", capsys)  # absent on both sides
+    assert code == 0
+    assert same["transcript"] == (
+        "NOT COMPARABLE",
+        "not computed: no brain transcript record; agy-9.9.9 recorded it as absent too (no brain transcript record)",
+    )
+    assert {s: v[0] for s, v in same.items() if s != "transcript"} == {
+        "sidecar": "UNCHANGED",
+        "sqlite": "UNCHANGED",
+        "wire": "UNCHANGED",
+    }
+    code, now = _compare_json(workspace, full, capsys)  # present now, absent in the baseline
+    assert code == 0
+    assert now["transcript"] == ("NEW", "agy-9.9.9 recorded it as absent (no brain transcript record)")
+
+
+def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
+    root = StoreBuilder(tmp_path / "home", seed=5).root("acp")
+    root.conversation(turns=2, db=False, sidecar="missing")
+    root.conversation(turns=1, db=False, sidecar="missing")
+    corpus = tmp_path / "corpus"
+    assert sweep([Root(root.path, "acp", True)], corpus, source="native", env={}).complete
+    (tmp_path / "COMPAT.md").write_text("previous record\n")
+    assert _record(tmp_path, corpus="corpus") == 0
+    capsys.readouterr()
+    doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
+    assert list(doc["digests"]) == ["transcript"]
+    assert doc["absent"] == {
+        "sidecar": "no readable *.trajectory.json sidecar",
+        "sqlite": "no readable conversation .db",
+        "wire": "no readable conversation .db",
+    }
+    code, same = _compare_json(tmp_path, corpus, capsys)
+    assert code == 0 and same["transcript"] == ("UNCHANGED", None)
+    assert {s: v[0] for s, v in same.items()} == {
+        "sidecar": "NOT COMPARABLE",
+        "sqlite": "NOT COMPARABLE",
+        "wire": "NOT COMPARABLE",
+        "transcript": "UNCHANGED",
+    }
+    assert main(["baselines", "--baseline-dir", str(tmp_path / "fp")]) == 0
+    assert "sidecar(absent),sqlite(absent),wire(absent),transcript" in capsys.readouterr().out
+
+
+def test_a_corpus_carrying_only_advisories_is_recordable(workspace, capsys):
+    sidecar = next((workspace / "corpus" / "corpus" / "cli").iterdir())
+    doc = json.loads(sidecar.read_text())
+    sidecar.write_text(json.dumps(doc | {"cascadeId": doc["cascadeId"].upper()}))  # advisory sidecar/uuid/lowerCase
+    assert main(["verify-contract", str(sidecar)]) == 0
+    assert _record(workspace) == 0
+
+
 def _violation(ws: Path) -> None:
     sidecar = next((ws / "corpus" / "corpus" / "cli").iterdir())
     sidecar.write_text(json.dumps(json.loads(sidecar.read_text()) | {"cascadeId": "not-a-uuid"}))
@@ -120,7 +211,7 @@ def _existing(ws: Path) -> None:
     [
         (_no_manifest, "no manifest.json"),
         (_incomplete, "the sweep is not complete"),
-        (_no_transcripts, "transcript fingerprint not computed: no brain transcript record"),
+        (_nothing_held, "nothing to record: the corpus holds no surface (sidecar: no readable *.trajectory.json sidecar; "),
         (_violation, "1 contract violation(s): "),
         (_corrupt, "unreadable input file(s): "),
         (_version_mismatch, "the sweep ran with agy '1.2.11' but --name says 9.9.9"),

@@ -27,7 +27,8 @@ from audit.safeio import atomic_write, dumps, make_private_dir, read_bytes
 
 
 def from_survey(name: str, survey: Survey, date: str) -> Baseline:
-    """A baseline recording every fingerprint of *survey* (a complete sweep)."""
+    """A baseline recording every fingerprint of *survey* (a complete sweep); each surface it
+    could not compute is marked absent, with the reason."""
     sources = ", ".join(f"{n} {s}" for s, n in sorted(survey.sources.items())) or "sources not stated"
     computed = f"computed from a swept corpus ({sources}) by agy-audit {__version__}"
     return Baseline(
@@ -40,6 +41,7 @@ def from_survey(name: str, survey: Survey, date: str) -> Baseline:
         provenance={s: computed for s in survey.fingerprints},
         counts=survey.counts.to_json(),
         lines={s: fp.lines for s, fp in survey.fingerprints.items()},
+        absent={s: why for s, why in survey.not_computed.items() if s not in survey.fingerprints},
     )
 
 

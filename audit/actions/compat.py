@@ -106,7 +106,9 @@ def render(baselines: list[Baseline]) -> str:
     ]
     for surface in ("sqlite", "sidecar", "wire", "transcript"):  # schema first: agy-reader's parse rule
         digest = newest.digests.get(surface)
-        if digest is None:
+        if digest is None and surface in newest.absent:
+            out.append(f"- **{LABELS[surface]}:** absent from the recorded corpus ({newest.absent[surface]})")
+        elif digest is None:
             out.append(f"- **{LABELS[surface]}:** not recorded")
         else:
             out.append(f"- **{LABELS[surface]}:** `{digest}` -- {newest.provenance.get(surface, 'provenance not recorded')}")
@@ -120,7 +122,8 @@ def render(baselines: list[Baseline]) -> str:
     for surface in ("sidecar", "sqlite", "wire", "transcript"):
         digest = newest.digests.get(surface)
         if digest is None:
-            out.append(f"- {surface}, {_WHAT[surface]}: not verified for this version.")
+            held = f" (absent from the recorded corpus: {newest.absent[surface]})" if surface in newest.absent else ""
+            out.append(f"- {surface}, {_WHAT[surface]}: not verified for this version{held}.")
             continue
         how = newest.provenance.get(surface, "provenance not recorded")
         kept = newest.lines.get(surface)
@@ -150,7 +153,7 @@ def render(baselines: list[Baseline]) -> str:
         for surface in ("sidecar", "sqlite", "wire", "transcript"):
             digest = b.digests.get(surface)
             if digest is None:
-                cells.append("-")
+                cells.append("absent" if surface in b.absent else "-")
             else:
                 origin = "imported" if b.provenance.get(surface, "").startswith("imported") else "computed"
                 cells.append(f"`{digest[7:19]}` {origin}")

@@ -1,9 +1,11 @@
 """Record a baseline from a complete sweep corpus and regenerate ``COMPATIBILITY.md``.
 
 A record is refused -- nothing written, every file left byte-identical -- when the corpus has no
-sweep manifest or its manifest is not ``complete: true``, when a surface cannot be computed or
-an input file cannot be read, when the corpus breaks the format contract, or when the baseline
-directory already exists. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
+sweep manifest or its manifest is not ``complete: true``, when it holds no surface at all, when
+an input file cannot be read, when the corpus breaks the format contract (advisories do not
+count), or when the baseline directory already exists. A surface the corpus does not hold (a
+brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
+reason. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
 and the compatibility record is replaced atomically; if that fails the new baseline is removed.
 """
 
@@ -67,7 +69,9 @@ def record(
     version = baselines.version_of(name)
     if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
         refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")
-    refusals += [f"{surface} fingerprint not computed: {why}" for surface, why in result.not_computed.items()]
+    if result.manifests and not result.fingerprints:
+        absent = "; ".join(f"{surface}: {why}" for surface, why in result.not_computed.items())
+        refusals.append(f"nothing to record: the corpus holds no surface ({absent})")
     if result.problems:
         refusals.append(_listed("unreadable input file(s)", result.problems))
     if not refusals:

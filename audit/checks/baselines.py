@@ -4,8 +4,14 @@ Layout of ``<baseline dir>/<name>/`` (bundled ones live in the repository's ``fi
 packaged as ``audit/_data/fingerprints``)::
 
     baseline.json     {name, agyVersion, date, toolVersion, corpusScope, digests{surface},
-                       provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...}}
+                       provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...},
+                       absent{surface: reason}}
     <surface>.tsv     the canonical lines, each followed by "\\n" (present when recorded)
+
+``absent`` (only when non-empty) names each surface the recorded corpus did not hold -- a
+brain-only corpus has no sidecar, sqlite or wire surface -- with the reason; a surface is either in
+``digests`` or in ``absent``, never both. ``compare`` reports a surface absent from the baseline
+as NEW when it is present now, and as NOT COMPARABLE when it is absent on both sides.
 
 A surface may be recorded by its digest alone (imported from a published record that kept no
 lines; ``compare`` then reports any other digest as DRIFT whose classes are unknown);
@@ -51,6 +57,7 @@ class Baseline:
     lines: dict[str, tuple[str, ...]] = field(default_factory=dict)  # surfaces recorded with lines
     path: Path | None = None
     bundled: bool = False
+    absent: dict[str, str] = field(default_factory=dict)  # surface -> why the recorded corpus did not hold it
 
     @property
     def complete(self) -> bool:
@@ -73,7 +80,7 @@ class Baseline:
             "digests": {s: self.digests[s] for s in SURFACES if s in self.digests},
             "provenance": {s: self.provenance[s] for s in SURFACES if s in self.provenance},
             "counts": self.counts,
-        }
+        } | ({"absent": {s: self.absent[s] for s in SURFACES if s in self.absent}} if self.absent else {})
 
 
 # Published agy-reader records (mjacobs/agy-reader, MIT): what import-shape may check against.
@@ -202,6 +209,13 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
         path=path,
         bundled=bundled,
     )
+    absent = doc.get("absent") or {}
+    if not isinstance(absent, dict) or not all(isinstance(v, str) for v in absent.values()):
+        raise InputError(f"{path / BASELINE_FILE}: 'absent' is not an object of reasons")
+    both = sorted(set(absent) & set(baseline.digests))
+    if both:
+        raise InputError(f"{path / BASELINE_FILE}: {', '.join(both)} both recorded and absent")
+    baseline.absent = {s: r for s, r in absent.items() if s in SURFACES}
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not tsv.exists():

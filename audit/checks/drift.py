@@ -239,10 +239,17 @@ def compare_surface(
     observable: Callable[[str], bool] | None = None,
 ) -> SurfaceResult:
     recorded = baseline.digests.get(surface)
+    absent = baseline.absent.get(surface)
     if current is None:
-        return SurfaceResult(surface, NOT_COMPARABLE, f"not computed: {reason or 'no input'}", recorded)
+        also = f"; {baseline.name} recorded it as absent too ({absent})" if absent is not None else ""
+        return SurfaceResult(surface, NOT_COMPARABLE, f"not computed: {reason or 'no input'}{also}", recorded)
     if recorded is None:
-        return SurfaceResult(surface, NEW, f"{baseline.name} does not record this surface", None, current.digest)
+        why = (
+            f"{baseline.name} recorded it as absent ({absent})"
+            if absent is not None
+            else f"{baseline.name} does not record this surface"
+        )
+        return SurfaceResult(surface, NEW, why, None, current.digest)
     if recorded == current.digest:
         return SurfaceResult(surface, UNCHANGED, None, recorded, current.digest)
     unknown = "the changed lines and their classes are unknown"
@@ -276,7 +283,7 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
     for surface in SURFACES:
         if surface not in observed.offered or (surfaces is not None and surface not in surfaces):
             continue
-        if surfaces is None and surface not in current and surface not in baseline.digests:
+        if surfaces is None and surface not in current and surface not in baseline.digests and surface not in baseline.absent:
             continue
         why = observed.partial.get(surface)
         # per line: in a complete sweep, a path this corpus can show is observable wherever it was

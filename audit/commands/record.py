@@ -14,10 +14,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "record",
         help="record a baseline from a complete sweep corpus and regenerate COMPATIBILITY.md",
         description=(
-            "Fingerprint every surface of the sweep corpus PATH, write BASELINE_DIR/NAME/ (one <surface>.tsv per "
-            "surface and baseline.json) and regenerate the compatibility record wholesale. Refused, with nothing "
-            "written, when the manifest is missing or not complete, a surface cannot be computed, a file cannot be "
-            "read, the corpus violates the format contract, or the baseline exists."
+            "Fingerprint every surface the sweep corpus PATH holds, write BASELINE_DIR/NAME/ (one <surface>.tsv per "
+            "surface and baseline.json, which marks the surfaces the corpus does not hold 'absent' with the reason) "
+            "and regenerate the compatibility record wholesale. Refused, with nothing written, when the manifest is "
+            "missing or not complete, the corpus holds no surface, a file cannot be read, the corpus violates the "
+            "format contract (advisories do not count), or the baseline exists."
         ),
         epilog="Exit codes: 0 recorded, 1 refused, 2 usage or unreadable input.",
     )

@@ -153,6 +153,10 @@ def baselines_json(found: list[Baseline]) -> dict:
 def baselines_text(found: list[Baseline]) -> str:
     rows = []
     for b in found:
-        recorded = ",".join(s + ("" if s in b.lines else "(digest)") for s in SURFACES if s in b.digests)
+        recorded = ",".join(
+            s + ("" if s in b.lines else "(digest)") if s in b.digests else s + "(absent)"
+            for s in SURFACES
+            if s in b.digests or s in b.absent
+        )
         rows.append((b.name, b.agy_version, b.date, b.scope, recorded, "bundled" if b.bundled else str(b.path)))
     return table(("NAME", "AGY", "DATE", "SCOPE", "SURFACES", "WHERE"), rows)
