@@ -21,16 +21,13 @@ tables) leave every step as stored.
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
+from audit.store import proto_json
 from audit.store.database import TABLES, Finding, NativeConversation, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
@@ -61,8 +58,6 @@ _BLOB_TABLES = (  # table -> JSON key, message
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
 _STEP_TYPES = frozenset(pb.CortexStepType.values())
-_TIMESTAMP = re.compile(r"(.+T\d\d:\d\d:\d\d)(?:\.(\d+))?Z")
-_TIMESTAMP_TYPE = "google.protobuf.Timestamp"
 
 
 @dataclass
@@ -136,11 +131,10 @@ class _Decoder:
 
     def _json(self, message: Message, where: str, *, projected: bool = False) -> dict | None:
         try:
-            doc = json_format.MessageToDict(message)
-        except json_format.Error as exc:  # e.g. a Timestamp outside years 1..9999
+            doc = proto_json.render(message)
+        except proto_json.RenderError as exc:  # a Timestamp outside years 1..9999
             self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})", projected=projected)
             return None
-        _nine_digit_timestamps(doc, message.DESCRIPTOR)
         return doc
 
     def header(self) -> dict:
@@ -253,45 +247,3 @@ class _Decoder:
         for name in self.conv.tables:
             if name not in TABLES:
                 self._finding("undecoded-table", f"table {name} is not part of the known schema")
-
-
-def _nine_digit_timestamps(doc: dict, descriptor: Descriptor) -> None:
-    """``MessageToDict`` prints 0, 3, 6 or 9 fractional digits; sidecars always carry nine."""
-    fields = _timestamp_fields(descriptor)
-    for name, value in doc.items():
-        spec = fields.get(name)
-        if spec is None:
-            continue
-        message, repeated = spec
-        if message is None:  # a google.protobuf.Timestamp
-            doc[name] = [_nine_digits(text) for text in value] if repeated else _nine_digits(value)
-        else:
-            for item in value if repeated else (value,):
-                if isinstance(item, dict):  # other well-known types (Duration) render as strings
-                    _nine_digit_timestamps(item, message)
-
-
-@functools.cache
-def _timestamp_fields(descriptor: Descriptor) -> dict[str, tuple[Descriptor | None, bool]]:
-    """JSON name -> (message to descend into, or None for a Timestamp; repeated?) for the fields of
-    *descriptor* whose values can hold a Timestamp (maps are left out: ours hold strings only)."""
-    return {
-        fd.json_name: (None if fd.message_type.full_name == _TIMESTAMP_TYPE else fd.message_type, fd.is_repeated)
-        for fd in descriptor.fields
-        if fd.message_type is not None
-        and not fd.message_type.GetOptions().map_entry
-        and _holds_timestamp(fd.message_type, frozenset())
-    }
-
-
-def _holds_timestamp(message: Descriptor, seen: frozenset[str]) -> bool:
-    """True when *message* is a Timestamp or may contain one (a recursive message counts as may)."""
-    if message.full_name == _TIMESTAMP_TYPE or message.full_name in seen:
-        return True
-    seen |= {message.full_name}
-    return any(fd.message_type is not None and _holds_timestamp(fd.message_type, seen) for fd in message.fields)
-
-
-def _nine_digits(text: str) -> str:
-    match = _TIMESTAMP.fullmatch(text)
-    return f"{match[1]}.{(match[2] or '').ljust(9, '0')}Z" if match else text
