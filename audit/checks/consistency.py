@@ -271,16 +271,6 @@ def check_session(target: Target) -> SessionResult:
     return result
 
 
-def tier_of(path: str | os.PathLike) -> str:
-    """The tier a transcript file belongs to, from its name (and its chunk directory)."""
-    p = Path(path)
-    if p.name == "overview.txt":
-        return OVERVIEW
-    if p.name == "transcript_full.jsonl" or p.parent.name == "transcript_full":
-        return FULL
-    return COMPACT
-
-
 @dataclass
 class TierRecords:
     """One tier of a brain: how many records were read, and the last record of each step index."""
