@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -362,3 +363,98 @@ def test_a_timeout_beyond_one_day_is_a_usage_error(value, tmp_path):
         )
         assert done.returncode == 2 and b"Traceback" not in done.stderr
         assert done.stderr.endswith(b"is not a number of seconds above 0 and at most 86400 (one day)\n"), done.stderr
+
+
+# ----------------------------------------------------------------------------- item 4: the token in daemon answers
+
+ECHO_TOKEN = "tok_9c4e1f7a2b6d8e0f_0123456789abcdef_echo"  # a Python identifier: passes as a Connect code too
+
+
+class TokenEcho(BaseHTTPRequestHandler):
+    """A daemon that puts the CSRF token into every field it answers: ``answers`` maps a run's
+    GetCascadeTrajectory to (status, reason, body); LoadTrajectory and Heartbeat get the same."""
+
+    protocol_version = "HTTP/1.1"
+    answer: tuple[int, str, str] = (200, "OK", "{}")
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        self.rfile.read(int(self.headers["Content-Length"]))
+        method = self.path.rsplit("/", 1)[-1]
+        status, reason, body = (200, "OK", "{}") if method == "LoadTrajectory" and self.answer[0] == 200 else self.answer
+        data = body.encode()
+        self.send_response(status, reason)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("X-Echo", ECHO_TOKEN)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _token_answers(cid: str) -> dict[str, tuple[int, str, str]]:
+    t = ECHO_TOKEN
+    return {
+        "identity": (200, "OK", json.dumps({"trajectory": {"cascadeId": f"{cid}-{t}", "trajectoryId": t, "steps": []}})),
+        "identity-cut": (200, "OK", json.dumps({"trajectory": {"cascadeId": "x" * 60 + t}})),
+        "error": (500, t, json.dumps({"code": t, "message": "m" * 280 + " " + t, "details": [{"debug": t}]})),
+        "auth": (403, t, json.dumps({"code": t, "message": t})),
+        "envelope": (200, "OK", '{"trajectory": {}, "%s": 1, "%s": 2}' % (t, t)),
+        "not-json": (200, "OK", t),
+        "type": (200, "OK", json.dumps({"trajectory": t})),
+    }
+
+
+def test_the_token_is_scrubbed_from_every_message_built_from_daemon_bytes(tmp_path, monkeypatch):
+    # item 4: the identity-check message quoted a trajectory id holding the token, into manifest.json
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), TokenEcho)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", ECHO_TOKEN)
+    monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    seen: list[tuple[str, bytes]] = []
+    try:
+        for name, answer in _token_answers(convo.id).items():
+            TokenEcho.answer = answer
+            for fmt in ("text", "json"):
+                out = tmp_path / f"out-{name}-{fmt}"
+                code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", out, "--format", fmt)
+                assert code == 1, (name, stderr)
+                seen += [(f"{name} stdout", stdout.encode()), (f"{name} stderr", stderr.encode())]
+                seen += [(str(p), p.read_bytes()) for p in sorted(out.rglob("*")) if p.is_file()]
+            code, stdout, stderr = cli("doctor", "--root", root.path, "--format", "json")
+            seen += [(f"{name} doctor", (stdout + stderr).encode())]
+    finally:
+        server.shutdown()
+        server.server_close()
+    token = ECHO_TOKEN.encode()
+    assert [where for where, data in seen if token in data or token[:8] in data] == []
+    assert any(b"<redacted>" in data for _, data in seen)
+
+
+def test_daemon_content_is_stored_unchanged_even_when_it_holds_the_token(tmp_path, monkeypatch):
+    # item 4, the honest part: a trajectory whose *content* holds the token is stored byte for byte
+    # (the corpus is the daemon's answer); everything agy-audit writes about it is free of it
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1)
+    doc = dict(convo.trajectory, steps=[dict(convo.steps[0], note=f"the model printed {ECHO_TOKEN}")])
+    TokenEcho.answer = (200, "OK", json.dumps({"trajectory": doc}))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), TokenEcho)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", ECHO_TOKEN)
+    monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", tmp_path / "out")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 0, stderr
+    holding = sorted(
+        str(p.relative_to(tmp_path / "out"))
+        for p in (tmp_path / "out").rglob("*")
+        if p.is_file() and ECHO_TOKEN.encode() in p.read_bytes()
+    )
+    assert holding == [f"corpus/cli/{convo.id}.trajectory.json"]
+    assert ECHO_TOKEN not in stdout + stderr

@@ -229,7 +229,7 @@ def sweep(
             try:
                 result.sessions.append(_sweep_one(item, out))
             except _Failed as failed:
-                message = failed.message
+                message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
                     rejected.add(item.origin.root.path)
                     left = sum(1 for later in items[done + 1 :] if later.origin.root.path == item.origin.root.path)
@@ -383,13 +383,21 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     if cascade_id is None or cascade_id not in {session.id, internal or cascade_id}:
         raise _Failed(
             "identity",
-            f"{session.id}: trajectory cascadeId {str(trajectory.get('cascadeId'))[:80]!r} "
+            f"{session.id}: trajectory cascadeId {_shown(item, trajectory.get('cascadeId'))!r} "
             f"is neither the file id nor the internal cascade id {internal}",
         )
     _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
     _copy_brain(session, out, files)
     steps = trajectory.get("steps")
     return SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+
+
+def _shown(item: _Item, value: object) -> str:
+    """A value from the trajectory as message text (80 characters): from a daemon, scrubbed of
+    its token before the cut."""
+    if item.client is not None:
+        return item.client.shown(value, 80)
+    return " ".join(str(value).split())[:80]
 
 
 def _brain_dir(session: Session) -> str:

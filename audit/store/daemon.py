@@ -154,7 +154,7 @@ class DaemonClient:
             raise DaemonError(f"{method}: cannot connect to the daemon at {self.url} (is agy running?)") from None
         except (OSError, http.client.HTTPException) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-            raise DaemonError(self._scrub(f"{method}: call to {self.url} failed: {reason}")) from None
+            raise DaemonError(f"{method}: call to {self.url} failed: {self.shown(reason)}") from None
         finally:
             conn.close()
         if response.status in (401, 403):
@@ -163,7 +163,9 @@ class DaemonClient:
                 "(check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)"
             )
         if response.status != 200:
-            raise DaemonError(self._scrub(f"daemon error HTTP {response.status} on {method}: {_connect_message(data)}"))
+            raise DaemonError(
+                self._scrub(f"daemon error HTTP {response.status} on {method}: {_connect_message(data, self._token)}")
+            )
         return data
 
     def fetch_trajectory(self, file_id: str, internal_id: str | None = None) -> Fetched:
@@ -187,7 +189,7 @@ class DaemonClient:
         try:
             raw, value = trajectory_member(body)
         except JSONError as exc:
-            raise DaemonError(self._scrub(f"{method}: malformed response envelope: {exc.reason}")) from None
+            raise DaemonError(f"{method}: malformed response envelope: {self.shown(exc.reason)}") from None
         return Fetched(raw, value, cascade_id)
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -233,9 +235,12 @@ class DaemonClient:
         return b"".join(chunks)
 
     def _scrub(self, message: str) -> str:
-        if self._token is not None:
-            message = message.replace(self._token.reveal(), "<redacted>")
-        return message
+        return scrub(message, self._token)
+
+    def shown(self, value: object, limit: int = _MESSAGE_LIMIT) -> str:
+        """Daemon bytes made into message text: the token scrubbed *first*, then whitespace
+        collapsed and the text cut to *limit* characters (a cut can never leave part of it)."""
+        return shown(value, self._token, limit)
 
 
 def _remaining(deadline: float) -> float:
@@ -298,15 +303,41 @@ class _DeadlineReader(io.RawIOBase):
         super().close()
 
 
-def _connect_message(body: bytes) -> str:
-    """The ``message`` (and ``code``) of a Connect error envelope, one line; never the raw body."""
+REDACTED = "<redacted>"
+_MIN_PARTIAL = 8  # a token prefix this long at the end of a text is redacted too
+
+
+def scrub(text: str, token: Secret | None) -> str:
+    """*text* with every occurrence of *token* replaced by ``<redacted>`` -- and a prefix of it
+    (8+ characters) that ends the text, which a cut elsewhere could have left. The one scrubber
+    for every message built from daemon bytes."""
+    if token is None:
+        return text
+    value = token.reveal()
+    text = text.replace(value, REDACTED)
+    for size in range(min(len(value) - 1, len(text)), _MIN_PARTIAL - 1, -1):
+        if text.endswith(value[:size]):
+            return text[:-size] + REDACTED
+    return text
+
+
+def shown(value: object, token: Secret | None, limit: int = _MESSAGE_LIMIT) -> str:
+    """*value* (daemon bytes) as one line of message text: scrubbed, whitespace collapsed, cut."""
+    return scrub(" ".join(str(value).split()), token)[:limit]
+
+
+def _connect_message(body: bytes, token: Secret | None = None) -> str:
+    """The ``message`` (and ``code``) of a Connect error envelope, one line, scrubbed of *token*
+    before it is cut; never the raw body."""
     try:
         doc = loads(body, source="error body")
     except JSONError:
         return "no Connect error message"
     message, code = doc.get("message"), doc.get("code")
-    text = " ".join(message.split())[:_MESSAGE_LIMIT] if isinstance(message, str) and message.strip() else "no message"
-    return f"{text} ({code})" if isinstance(code, str) and code.isidentifier() else text
+    text = shown(message, token) if isinstance(message, str) and message.strip() else "no message"
+    if isinstance(code, str) and code.isidentifier() and scrub(code, token) == code and len(code) <= 64:
+        return f"{text} ({code})"
+    return text
 
 
 # ----------------------------------------------------------------------------- envelope
