@@ -66,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from audit import safeio
+
+    safeio.start_run()
     previous = _on_sigterm(_terminate)
     stdout = sys.stdout
     sys.stdout = _Output(stdout)
@@ -85,6 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         sys.stdout = stdout
         _on_sigterm(previous)
+        _report_removed_temps()
+
+
+def _report_removed_temps() -> None:
+    """Say which stale temp files of an earlier, interrupted run this run removed."""
+    from audit import safeio
+
+    for path in safeio.REMOVED_TEMPS:
+        print(f"agy-audit: removed a stale temp file an interrupted run left: {path}", file=sys.stderr)
+    safeio.REMOVED_TEMPS.clear()
 
 
 class OutputError(AuditError):

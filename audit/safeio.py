@@ -32,8 +32,11 @@ import errno
 import gc
 import json
 import os
+import re
+import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -518,35 +521,107 @@ def fsync_dir(directory: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def _write_temp(path: Path, data: bytes, mtime_ns: int | None) -> str:
-    """Write *data* to a fresh private temp file beside *path*; returns its name."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+TEMP_PATTERN = re.compile(r"\.(?P<name>.+)\.agy(?P<pid>[0-9]+)-[A-Za-z0-9_]{8}\.tmp")
+"""Our temp files: ``.<target name>.agy<pid>-<8 random>.tmp``, beside the target."""
+
+REMOVED_TEMPS: list[Path] = []
+"""Stale temp files removed by this process (the CLI reports them)."""
+
+_CLEANED: set[str] = set()
+
+
+def start_run() -> None:
+    """Forget which directories were cleaned of stale temp files (the CLI calls it per command)."""
+    _CLEANED.clear()
+    REMOVED_TEMPS.clear()
+
+
+def _pid_alive(pid: int) -> bool:
     try:
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mtime_ns is not None:
-            os.utime(tmp, ns=(mtime_ns, mtime_ns))
-    except BaseException:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temps(directory: str | os.PathLike) -> list[Path]:
+    """Remove our own temp files in *directory* whose writer is gone: names matching
+    ``TEMP_PATTERN`` whose pid is not a running process (a SIGKILLed or crashed run). Nothing else
+    is touched -- not another name, not a link, not a live writer's temp. Once per directory and
+    process; what is removed is returned and added to ``REMOVED_TEMPS``."""
+    key = os.path.abspath(directory)
+    if key in _CLEANED:
+        return []
+    _CLEANED.add(key)
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    for entry in entries:
+        match = TEMP_PATTERN.fullmatch(entry.name)
+        if match is None or int(match["pid"]) == os.getpid() or _pid_alive(int(match["pid"])):
+            continue
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    REMOVED_TEMPS.extend(removed)
+    return removed
+
+
+def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600) -> str:
+    """Write *data* to a fresh temp file (*mode*, 0600 by default) beside *path*; returns its name.
+
+    Ctrl-C and SIGTERM are held (in the main thread) from the temp file's creation until the
+    ``try`` that removes it on failure, so no interruption can leave it behind."""
+    remove_stale_temps(path.parent)
+    held = {signal.SIGINT, signal.SIGTERM}
+    masked = threading.current_thread() is threading.main_thread()
+    if masked:
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.agy{os.getpid()}-", suffix=".tmp")
+        try:
+            if masked:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+                masked = False
+            with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), mode)
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if mtime_ns is not None:
+                os.utime(tmp, ns=(mtime_ns, mtime_ns))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
     return tmp
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, *, mtime_ns: int | None = None) -> None:
-    """Replace (or create) *path* with *data* atomically; mode 0600.
+def atomic_write(
+    path: str | os.PathLike, data: bytes, *, mtime_ns: int | None = None, mode: int | None = None, keep_mode: bool = False
+) -> None:
+    """Replace (or create) *path* with *data* atomically; mode 0600 unless *mode* is given.
 
+    With *keep_mode* an existing file keeps its permission bits, and a write-protected one
+    (no owner write bit) is refused: the rename would otherwise replace it regardless.
     ``mtime_ns`` is applied to the temp file before the rename, so the visible file never
     carries another timestamp. On failure the old file is untouched and no temp file remains.
     """
     path = _path(path)
     _check_target(path)
+    if keep_mode:
+        mode = _kept_mode(path, mode)
     tmp = None
     try:
-        tmp = _write_temp(path, data, mtime_ns)
+        tmp = _write_temp(path, data, mtime_ns, 0o600 if mode is None else mode)
         _refuse_symlink(path)  # re-check right before the rename
         os.replace(tmp, path)
         tmp = None
@@ -557,6 +632,19 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, mtime_ns: int | None =
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _kept_mode(path: Path, default: int | None) -> int | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return default
+    except OSError as exc:
+        raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+    bits = stat.S_IMODE(st.st_mode) & 0o777
+    if not bits & stat.S_IWUSR:
+        raise InputError(f"{path}: write-protected (mode {bits:04o}); not changed (make it writable to allow it)")
+    return bits
 
 
 def create_new_file(path: str | os.PathLike, data: bytes) -> None:

@@ -75,6 +75,7 @@ def test_backup_copies_bytes_and_mtimes_privately_with_the_manifest_last(store, 
         "sha256": links.sha256_hex((store / name(P)).read_bytes()),
         "mtimeNs": MTIME,
         "size": (store / name(P)).stat().st_size,
+        "mode": stat.S_IMODE((store / name(P)).stat().st_mode),  # restored by a rollback
     }
     assert sorted(manifest["files"]) == sorted(made.files)
     assert stat.S_IMODE((tmp_path / "bk" / "manifest.json").stat().st_mode) == 0o600
@@ -221,7 +222,9 @@ def test_rollback_restores_bytes_and_mtimes_and_leaves_new_files(store, tmp_path
     (store / name(C2)).unlink()
     extra = str(uuid.UUID(int=0xFB))
     write(store, extra, "{}")
-    r = backup.rollback(tmp_path / "bk")
+    with pytest.raises(FindingsError, match="changed after the repair"):  # P's payload changed since
+        backup.rollback(tmp_path / "bk")
+    r = backup.rollback(tmp_path / "bk", force=True)
     assert r.restored == (name(P), name(C1), name(C2), name(BOGUS))
     assert (r.unchanged, r.extra) == (0, (name(extra),))
     after = snapshot(store)
@@ -292,9 +295,9 @@ def test_repair_refuses_unusable_sidecars_before_any_backup(store, tmp_path):
 def test_repair_refuses_a_writer_between_resolution_and_backup(store, tmp_path, monkeypatch):
     real_create = backup.create
 
-    def racing_create(directory, backup_dir, *, expect=None):
+    def racing_create(directory, backup_dir, *, expect=None, **kwargs):
         edit(store / name(P), "345678901234567890", "1")  # a watcher refreshes a sidecar
-        return real_create(directory, backup_dir, expect=expect)
+        return real_create(directory, backup_dir, expect=expect, **kwargs)
 
     monkeypatch.setattr(backup, "create", racing_create)
     with pytest.raises(FindingsError, match="a writer holds the store. Stop every agy-reader watcher"):
@@ -305,8 +308,8 @@ def test_repair_refuses_a_writer_between_resolution_and_backup(store, tmp_path, 
 def test_repair_stops_when_a_writer_appears_during_the_writes(store, tmp_path, monkeypatch):
     real_create = backup.create
 
-    def create_then_race(directory, backup_dir, *, expect=None):
-        made = real_create(directory, backup_dir, expect=expect)
+    def create_then_race(directory, backup_dir, *, expect=None, **kwargs):
+        made = real_create(directory, backup_dir, expect=expect, **kwargs)
         edit(store / name(BOGUS), '"other": 1', '"other": 3')
         return made
 

@@ -469,10 +469,11 @@ def test_writes_keep_mtime_mode_and_every_other_byte(tmp_path):
         ' "metadata": {"parentConversationId": "%s"}, "agyReader": {"z": [1, {"k": null}]}, "tail": "\\u00e9"}'
     ) % (KID, ROOT)
     path = write(tmp_path, raw.encode(), name=f"{KID}.trajectory.json")
+    path.chmod(0o640)
     res = backfill(tmp_path)
     new = path.read_bytes().decode()
     assert new == raw.replace('{"z": [1, {"k": null}]}', '{"z": [1, {"k": null}], "parentCascadeId": "%s"}' % ROOT)
-    assert path.stat().st_mtime_ns == MTIME and (path.stat().st_mode & 0o777) == 0o600
+    assert path.stat().st_mtime_ns == MTIME and (path.stat().st_mode & 0o777) == 0o640  # the mode is kept
     assert res.counts()["stamped"] == 1
 
 

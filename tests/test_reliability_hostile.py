@@ -458,3 +458,146 @@ def test_daemon_content_is_stored_unchanged_even_when_it_holds_the_token(tmp_pat
     )
     assert holding == [f"corpus/cli/{convo.id}.trajectory.json"]
     assert ECHO_TOKEN not in stdout + stderr
+
+
+# ----------------------------------------------------------------------------- items 5, 6, 8: repair, backup, rollback
+
+
+def _stamp_needed(tmp_path):
+    """A family whose children need a parent stamp (nothing stamped yet), sidecars 0644."""
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    parent, kids = root.family(children=2)
+    for p in (root.path / "conversations").glob("*.trajectory.json"):
+        p.chmod(0o644)
+    return root, parent, kids
+
+
+def test_rollback_refuses_a_sidecar_changed_after_the_repair(tmp_path):
+    # item 5: a writer appended a step to a stamped sidecar; rollback restored the old copy, exit 0
+    root, parent, kids = _stamp_needed(tmp_path)
+    assert cli("links", "repair", "--root", root.path, "--backup", tmp_path / "bk")[0] == 0
+    sidecar = kids[0].paths["sidecar"]
+    doc = json.loads(sidecar.read_bytes())
+    doc["steps"].append(dict(doc["steps"][-1]))
+    sidecar.write_text(json.dumps(doc))
+    after = sidecar.read_bytes()
+    code, out, err = cli("links", "rollback", "--backup", tmp_path / "bk")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"agy-audit: {sidecar}: changed after the repair (neither the backed-up nor the repaired bytes); nothing "
+        "rolled back, since that would discard those changes. Pass --force to roll back anyway\n"
+    )
+    assert sidecar.read_bytes() == after
+    assert "agyReader" in kids[1].paths["sidecar"].read_text()  # nothing rolled back
+    code, out, err = cli("links", "rollback", "--backup", tmp_path / "bk", "--force")
+    assert code == 0 and "agyReader" not in sidecar.read_text() and "agyReader" not in kids[1].paths["sidecar"].read_text()
+
+
+def test_rollback_of_repaired_bytes_needs_no_force(tmp_path):
+    # item 5: what the repair wrote is rolled back as before
+    root, parent, kids = _stamp_needed(tmp_path)
+    before = {p: p.read_bytes() for p in (root.path / "conversations").glob("*.trajectory.json")}
+    assert cli("links", "repair", "--root", root.path, "--backup", tmp_path / "bk")[0] == 0
+    code, out, err = cli("links", "rollback", "--backup", tmp_path / "bk")
+    assert code == 0 and err == ""
+    assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("command", ["backfill", "repair"])
+def test_stamping_keeps_permission_bits(tmp_path, command):
+    # item 6: stamped 0644 sidecars became 0600
+    root, parent, kids = _stamp_needed(tmp_path)
+    kids[1].paths["sidecar"].chmod(0o640)
+    argv = ["links", command, "--root", root.path] + (["--backup", tmp_path / "bk"] if command == "repair" else [])
+    assert cli(*argv)[0] == 0
+    assert "agyReader" in kids[0].paths["sidecar"].read_text()
+    assert [oct(k.paths["sidecar"].stat().st_mode & 0o777) for k in kids] == ["0o644", "0o640"]
+
+
+@pytest.mark.parametrize("command", ["backfill", "repair"])
+def test_a_write_protected_sidecar_is_not_stamped(tmp_path, command):
+    # item 6: a 0444 sidecar was replaced by the stamp's rename
+    root, parent, kids = _stamp_needed(tmp_path)
+    protected = kids[1].paths["sidecar"]
+    protected.chmod(0o444)
+    before = {p: (p.read_bytes(), p.stat().st_mode) for p in (root.path / "conversations").iterdir()}
+    argv = ["links", command, "--root", root.path] + (["--backup", tmp_path / "bk"] if command == "repair" else [])
+    code, out, err = cli(*argv)
+    assert (
+        code == 2 and err == f"agy-audit: {protected}: write-protected (mode 0444); not changed (make it writable to allow it)\n"
+    )
+    assert {p: (p.read_bytes(), p.stat().st_mode) for p in (root.path / "conversations").iterdir()} == before
+    assert not (tmp_path / "bk").exists()
+
+
+def test_backup_and_rollback_carry_modes(tmp_path):
+    # item 6: rollback did not restore modes
+    root, parent, kids = _stamp_needed(tmp_path)
+    assert cli("links", "repair", "--root", root.path, "--backup", tmp_path / "bk")[0] == 0
+    manifest = json.loads((tmp_path / "bk" / "manifest.json").read_bytes())
+    assert {entry["mode"] for entry in manifest["files"].values()} == {0o644}
+    kids[0].paths["sidecar"].chmod(0o600)
+    code, out, _ = cli("links", "verify", "--backup", tmp_path / "bk")
+    assert code == 1 and f"  problem: {kids[0].paths['sidecar'].name}: mode changed (0644 -> 0600)" in out.splitlines()
+    assert cli("links", "rollback", "--backup", tmp_path / "bk")[0] == 0
+    assert {oct(p.stat().st_mode & 0o777) for p in (root.path / "conversations").glob("*.trajectory.json")} == {"0o644"}
+
+
+@pytest.mark.parametrize("inside", ["conversations/bk", "bk", "brain/x/bk"])
+def test_a_repair_backup_inside_the_live_store_is_refused(tmp_path, inside):
+    # item 8: `links repair --backup` accepted a directory inside the store (`sweep --out` refuses it)
+    root, parent, kids = _stamp_needed(tmp_path)
+    before = metadata(root.path)
+    target = root.path / inside
+    code, out, err = cli("links", "repair", "--root", root.path, "--backup", target)
+    assert (code, out) == (2, "")
+    assert err == f"agy-audit: {target}: inside the store root {root.path}; write the backup elsewhere\n"
+    assert metadata(root.path) == before
+
+
+# ----------------------------------------------------------------------------- item 16: stale temp files
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_stale_temp_files_of_an_interrupted_run_are_removed_and_reported(tmp_path):
+    # item 16: a SIGKILLed repair left a temp file in conversations/ for good
+    root, parent, kids = _stamp_needed(tmp_path)
+    conversations = root.path / "conversations"
+    name = kids[0].paths["sidecar"].name
+    stale = conversations / f".{name}.agy{_dead_pid()}-abcd1234.tmp"
+    alive = conversations / f".{name}.agy{os.getpid()}-abcd1234.tmp"  # a running writer's: kept
+    strangers = [conversations / f".{name}.abcd1234.tmp", conversations / ".notes.tmp", conversations / "x.agy1-abcd1234.tmp"]
+    for p in [stale, alive, *strangers]:
+        p.write_bytes(b"{}")
+    code, out, err = cli("links", "backfill", "--root", root.path)
+    assert code == 0
+    assert err == f"agy-audit: removed a stale temp file an interrupted run left: {stale}\n"
+    assert not stale.exists() and alive.exists() and all(p.exists() for p in strangers)
+
+
+def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_path, monkeypatch):
+    # item 16: the temp file was created before the `try` that removes it
+    import signal
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def mkstemp(*args, **kwargs):
+        made = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands right after the file exists
+        return made
+
+    target = tmp_path / "out" / "file.json"
+    target.parent.mkdir()
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    from audit.safeio import atomic_write
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, b"{}")
+    monkeypatch.undo()
+    assert sorted(p.name for p in target.parent.iterdir()) == []

@@ -199,6 +199,7 @@ def test_everything_written_is_private_whatever_the_umask(tmp_path, monkeypatch)
         return real_connect(uri)
 
     monkeypatch.setattr(sqlite_store, "_connect", connect)
+    kid_mode = stat.S_IMODE(kid.paths["sidecar"].stat().st_mode)
     old = os.umask(0)
     try:
         assert cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "sweep")[0] == 0
@@ -211,7 +212,7 @@ def test_everything_written_is_private_whatever_the_umask(tmp_path, monkeypatch)
     assert _modes(tmp_path / "sweep") == {("dir", 0o700), ("file", 0o600)}
     assert _modes(tmp_path / "backup") == {("dir", 0o700), ("file", 0o600)}
     assert stat.S_IMODE((tmp_path / "export.json").stat().st_mode) == 0o600
-    assert stat.S_IMODE(kid.paths["sidecar"].stat().st_mode) == 0o600  # the stamped sidecar
+    assert stat.S_IMODE(kid.paths["sidecar"].stat().st_mode) == kid_mode  # the stamped sidecar keeps its mode
 
 
 # ----------------------------------------------------------------------------- hostile ids

@@ -107,7 +107,7 @@ def _write(result: Result, edits: list[tuple[str, str | None]], action: str) -> 
             raise InputError(f"{path}: changed during the run; not written")
         for key, value_json in edits:
             data = set_reader_key(data, key, value_json, source=str(path))
-        atomic_write(path, data, mtime_ns=st.st_mtime_ns)
+        atomic_write(path, data, mtime_ns=st.st_mtime_ns, keep_mode=True)
     except InputError as exc:
         result.attestation, result.attestation_error = REFUSED, exc.message
     except OSError as exc:

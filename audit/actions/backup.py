@@ -6,8 +6,11 @@ Layout of a backup directory (0700, must not exist beforehand)::
     <backup>/manifest.json                     written last (exclusive create, 0600)
 
 ``manifest.json``: ``{"version": 1, "root": "<absolute sidecar directory>", "files": {"<name>":
-{"sha256": "<hex>", "mtimeNs": <int>, "size": <int>}}}``. A backup without a manifest was
-interrupted and is unusable; one whose copies no longer match their hashes was tampered with.
+{"sha256": "<hex>", "mtimeNs": <int>, "size": <int>, "mode": <int>, "repairedSha256": "<hex>"}}}``.
+``mode`` (the permission bits, restored by a rollback) and ``repairedSha256`` (the bytes the
+repair writes: what a rollback may replace besides the backup's own bytes) are absent from
+backups made before they were recorded. A backup without a manifest was interrupted and is
+unusable; one whose copies no longer match their hashes was tampered with.
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import stat
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from audit.actions.stamp import store_busy
+from audit.actions.stamp import check_writable, store_busy
 from audit.checks import diff
 from audit.checks.links import (
     MAX_SIDECAR_BYTES,
@@ -55,6 +58,8 @@ class Backup:
     path: Path
     root: Path  # the sidecar directory that was backed up
     files: Mapping[str, FileState]
+    modes: Mapping[str, int] = field(default_factory=dict)  # permission bits at backup time
+    repaired: Mapping[str, str] = field(default_factory=dict)  # sha256 of the bytes the repair writes
 
 
 @dataclass(frozen=True)
@@ -97,13 +102,19 @@ def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = No
 
 
 def create(
-    directory: str | os.PathLike, backup_dir: str | os.PathLike, *, expect: Mapping[str, FileState] | None = None
+    directory: str | os.PathLike,
+    backup_dir: str | os.PathLike,
+    *,
+    expect: Mapping[str, FileState] | None = None,
+    plan: Callable[[bytes, str], bytes] | None = None,
 ) -> Backup:
     """Copy every sidecar of *directory* into the new *backup_dir*; the manifest comes last.
 
     Every sidecar must be a regular, non-symlink file. Each copy is checked against the source's
     sha256 and keeps its mtime. A source whose size, mtime or hash changes while it is copied, or
-    that differs from *expect* (the states a resolution read), means a writer is active.
+    that differs from *expect* (the states a resolution read), means a writer is active. Each
+    file's permission bits are recorded; with *plan* (``plan(bytes, name)``: the bytes a repair
+    will write) so is the sha256 of the repaired bytes.
     """
     root = Path(directory).resolve()
     listing = list_sidecars(root)
@@ -119,9 +130,12 @@ def create(
     make_private_dir(backup)
     copies = make_private_dir(backup / FILES_DIR)
     files: dict[str, FileState] = {}
+    modes: dict[str, int] = {}
+    repaired: dict[str, str] = {}
     for name in names:
         source = root / name
         before = os.lstat(source)
+        modes[name] = stat.S_IMODE(before.st_mode)
         data = read_bytes(source, limit=MAX_SIDECAR_BYTES)
         after = os.lstat(source)
         state = FileState(len(data), after.st_mtime_ns, sha256_hex(data))
@@ -133,6 +147,8 @@ def create(
         if sha256_hex(read_bytes(copies / name)) != state.sha256 or os.lstat(copies / name).st_mtime_ns != state.mtime_ns:
             raise InputError(f"{copies / name}: the copy does not match its source; backup abandoned")
         files[name] = state
+        if plan is not None:
+            repaired[name] = sha256_hex(plan(data, name))
     if [name for name, _ in list_sidecars(root)] != names:
         raise store_busy(root)
     for name, state in files.items():
@@ -142,10 +158,14 @@ def create(
     manifest = {
         "version": VERSION,
         "root": str(root),
-        "files": {n: {"sha256": s.sha256, "mtimeNs": s.mtime_ns, "size": s.size} for n, s in files.items()},
+        "files": {
+            n: {"sha256": s.sha256, "mtimeNs": s.mtime_ns, "size": s.size, "mode": modes[n]}
+            | ({"repairedSha256": repaired[n]} if n in repaired else {})
+            for n, s in files.items()
+        },
     }
     create_new_file(backup / MANIFEST, (dumps(manifest) + "\n").encode("utf-8"))
-    return Backup(backup, root, files)
+    return Backup(backup, root, files, modes, repaired)
 
 
 def load(backup_dir: str | os.PathLike) -> Backup:
@@ -171,11 +191,22 @@ def load(backup_dir: str | os.PathLike) -> Backup:
     ):
         raise InputError(f"{manifest_path}: not a version {VERSION} links backup manifest")
     files: dict[str, FileState] = {}
+    modes: dict[str, int] = {}
+    repaired: dict[str, str] = {}
     for name, entry in entries.items():
         sha, mtime, size = (entry.get(k) if isinstance(entry, dict) else None for k in ("sha256", "mtimeNs", "size"))
         if not SIDECAR_NAME.fullmatch(name) or not isinstance(sha, str) or type(mtime) is not int or type(size) is not int:
             raise InputError(f"{manifest_path}: malformed entry {name!r}")
         files[name] = FileState(size, mtime, sha)
+        mode, after = entry.get("mode"), entry.get("repairedSha256")
+        if (mode is not None and (type(mode) is not int or not 0 <= mode <= 0o7777)) or (
+            after is not None and not isinstance(after, str)
+        ):
+            raise InputError(f"{manifest_path}: malformed entry {name!r}")
+        if mode is not None:
+            modes[name] = mode
+        if after is not None:
+            repaired[name] = after
     copies = backup / FILES_DIR
     present = list_sidecars(copies)
     if sorted(files) != [name for name, _ in present] or not all(regular for _, regular in present):
@@ -183,7 +214,7 @@ def load(backup_dir: str | os.PathLike) -> Backup:
     for name, state in files.items():
         if sha256_hex(read_bytes(copies / name, limit=MAX_SIDECAR_BYTES)) != state.sha256:
             raise FindingsError(f"{copies / name}: backup content changed (sha256 differs from {MANIFEST}); refusing to use it")
-    return Backup(backup, Path(root), files)
+    return Backup(backup, Path(root), files, modes, repaired)
 
 
 def _payload(data: bytes, source: str) -> object:
@@ -216,9 +247,11 @@ def verify(backup_dir: str | os.PathLike, *, unchanged: bool = False) -> Verific
             problems.append(f"{name}: not a regular sidecar (symbolic link or special file)")
             continue
         data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
-        mtime = os.lstat(path).st_mtime_ns
-        if mtime != state.mtime_ns:
-            problems.append(f"{name}: timestamp changed (mtime_ns {state.mtime_ns} -> {mtime})")
+        st = os.lstat(path)
+        if st.st_mtime_ns != state.mtime_ns:
+            problems.append(f"{name}: timestamp changed (mtime_ns {state.mtime_ns} -> {st.st_mtime_ns})")
+        if name in bk.modes and stat.S_IMODE(st.st_mode) != bk.modes[name]:
+            problems.append(f"{name}: mode changed ({bk.modes[name]:04o} -> {stat.S_IMODE(st.st_mode):04o})")
         try:
             doc = loads(data, source=name, exact=True)
         except InputError as exc:
@@ -260,10 +293,14 @@ def _graph_entry(name: str, doc: dict, parents: dict[str, str | None], owners: d
     parents[cid] = stamp
 
 
-def rollback(backup_dir: str | os.PathLike) -> Rollback:
-    """Restore every backed-up sidecar's bytes and mtime (atomic writes); files added later stay.
+def rollback(backup_dir: str | os.PathLike, *, force: bool = False) -> Rollback:
+    """Restore every backed-up sidecar's bytes, mtime and mode (atomic writes); files added later stay.
 
     Refuses an incomplete or tampered backup, and a target that is now a symlink or not a file.
+    Unless *force*, it also refuses -- before writing anything -- a sidecar that changed after the
+    repair (neither the backup's bytes nor the bytes the repair wrote; for a backup that did not
+    record those, any change outside ``agyReader.parentCascadeId``) and a write-protected one:
+    restoring would silently discard what a writer added since.
     """
     bk = load(backup_dir)
     if not is_dir(bk.root):
@@ -275,18 +312,56 @@ def rollback(backup_dir: str | os.PathLike) -> Rollback:
             continue
         if not stat.S_ISREG(mode):
             raise InputError(f"{bk.root / name}: not a regular file (symbolic link?); remove it, then roll back again")
-    restored, same = [], 0
+    copies: dict[str, bytes] = {}
     for name, state in bk.files.items():
-        target = bk.root / name
         data = read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES)
         if sha256_hex(data) != state.sha256:
             raise FindingsError(f"{bk.path / FILES_DIR / name}: backup content changed; rollback stopped")
+        copies[name] = data
+    if not force:
+        _refuse_later_changes(bk, copies)
+    restored, same = [], 0
+    for name, state in bk.files.items():
+        target, data = bk.root / name, copies[name]
+        mode = bk.modes.get(name)
         if exists(target):
             st = os.lstat(target)
-            if st.st_mtime_ns == state.mtime_ns and st.st_size == state.size and read_bytes(target) == data:
+            mode = stat.S_IMODE(st.st_mode) if mode is None else mode
+            if (
+                st.st_mtime_ns == state.mtime_ns
+                and st.st_size == state.size
+                and stat.S_IMODE(st.st_mode) == mode
+                and read_bytes(target) == data
+            ):
                 same += 1
                 continue
-        atomic_write(target, data, mtime_ns=state.mtime_ns)
+        atomic_write(target, data, mtime_ns=state.mtime_ns, mode=0o600 if mode is None else mode)
         restored.append(name)
     extra = tuple(sorted(name for name, _ in list_sidecars(bk.root) if name not in bk.files))
     return Rollback(bk.path, bk.root, tuple(restored), same, extra)
+
+
+def _refuse_later_changes(bk: Backup, copies: Mapping[str, bytes]) -> None:
+    changed = []
+    for name, state in bk.files.items():
+        target = bk.root / name
+        if not exists(target):
+            continue
+        data = read_bytes(target, limit=MAX_SIDECAR_BYTES)
+        digest = sha256_hex(data)
+        if digest == state.sha256:
+            continue
+        check_writable(target)  # it is to be replaced: not against its owner's write protection
+        if digest == bk.repaired.get(name):
+            continue
+        if name not in bk.repaired:  # an older backup: only the parent stamp may differ
+            now, old = _payload(data, name), _payload(copies[name], name)
+            if now is not None and old is not None and json_equal(now, old):
+                continue
+        changed.append(target)
+    if changed:
+        more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
+        raise FindingsError(
+            f"{changed[0]}{more}: changed after the repair (neither the backed-up nor the repaired bytes); "
+            "nothing rolled back, since that would discard those changes. Pass --force to roll back anyway"
+        )

@@ -45,10 +45,17 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
     3. write the changes (each file checked against step 1 first);
     4. verify against the backup (byte-identical when nothing was to change);
     5. on a failed verification restore the backup and raise ``FindingsError``.
+
+    Its own rollbacks (steps 3 and 5) are forced: they undo this run's writes, as documented,
+    where ``links rollback`` refuses a sidecar that changed after the repair.
     """
     resolution = links.resolve(directory, repair=True)
     refuse(resolution)
-    made = backup.create(directory, backup_dir, expect=resolution.files)
+    for link in resolution.changes:  # a write-protected sidecar is refused before anything is written
+        stamp.check_writable(link.path)
+    made = backup.create(
+        directory, backup_dir, expect=resolution.files, plan=lambda data, name: stamp.planned(resolution, data, name)
+    )
     try:
         stamp.apply(resolution)
     except FindingsError as exc:  # a writer appeared: keep what was written, say how to undo it
@@ -57,20 +64,20 @@ def repair(directory: str | os.PathLike, backup_dir: str | os.PathLike) -> Repai
         ) from None
     except AuditError as exc:  # a write failed (disk full, permission denied): undo what was written
         try:
-            backup.rollback(made.path)
+            backup.rollback(made.path, force=True)
         except AuditError:
             raise type(exc)(
                 f"{exc.message}; to undo the changes made so far: agy-audit links rollback --backup {made.path}"
             ) from None
         raise type(exc)(f"{exc.message}; every sidecar was restored from {made.path}") from None
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM between two writes: undo them too
-        backup.rollback(made.path)
+        backup.rollback(made.path, force=True)
         raise AuditError(
             f"{directory}: interrupted; every sidecar was restored from {made.path}", exit_code=interrupt_exit_code(exc)
         ) from None
     verification = backup.verify(made.path, unchanged=not resolution.changes)
     if not verification.ok:
-        backup.rollback(made.path)
+        backup.rollback(made.path, force=True)
         raise FindingsError(
             f"{directory}: verification failed ({verification.problems[0]}); every sidecar was restored from {made.path}"
         )

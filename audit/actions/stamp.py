@@ -4,10 +4,11 @@ resolves them, read-only)."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from audit.checks.links import MAX_SIDECAR_BYTES, Link, Resolution, sha256_hex
-from audit.errors import FindingsError
+from audit.errors import FindingsError, InputError
 from audit.safeio import atomic_write, read_bytes
 from audit.store.stamps import PARENT_KEY, set_reader_key
 
@@ -19,12 +20,36 @@ def store_busy(path: Path) -> FindingsError:
     )
 
 
+def check_writable(path: Path) -> None:
+    """``InputError`` when *path* is write-protected (no owner write bit): a stamp would replace
+    it regardless of its mode, so it is refused instead."""
+    try:
+        bits = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+    if not bits & stat.S_IWUSR:
+        raise InputError(f"{path}: write-protected (mode {bits:04o}); not changed (make it writable to allow it)")
+
+
+def planned(resolution: Resolution, data: bytes, name: str) -> bytes:
+    """The bytes *apply* writes for sidecar *name* whose current bytes are *data*."""
+    link = next((link for link in resolution.changes if link.name == name), None)
+    if link is None:
+        return data
+    value = None if link.action == "clear" else f'"{link.parent}"'
+    return set_reader_key(data, PARENT_KEY, value, source=str(link.path))
+
+
 def apply(resolution: Resolution) -> list[Link]:
     """Write the resolution's stamps and clears; returns the links whose file changed.
 
     Each file must still have the bytes and mtime it had when resolved (else ``store_busy``);
     its new bytes are spliced, written atomically and keep the old mtime.
     """
+    for link in resolution.changes:  # refuse a write-protected sidecar before anything is written
+        check_writable(link.path)
     written = []
     for link in resolution.changes:
         state = resolution.files[link.name]
@@ -34,6 +59,6 @@ def apply(resolution: Resolution) -> list[Link]:
         value = None if link.action == "clear" else f'"{link.parent}"'
         new = set_reader_key(data, PARENT_KEY, value, source=str(link.path))
         if new != data:
-            atomic_write(link.path, new, mtime_ns=state.mtime_ns)
+            atomic_write(link.path, new, mtime_ns=state.mtime_ns, keep_mode=True)  # mode kept; write-protected refused
             written.append(link)
     return written

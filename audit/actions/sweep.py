@@ -66,7 +66,7 @@ from audit.store.daemon import AuthError, DaemonClient
 from audit.store.database import open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
-from audit.store.layout import Root, Session, scan_root
+from audit.store.layout import Root, Session, refuse_inside_store, scan_root
 from audit.store.trajectory import reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
@@ -205,9 +205,7 @@ def sweep(
     out = Path(out).absolute()
     if os.path.lexists(out):
         raise InputError(f"{out}: already exists; the sweep needs a new directory")
-    for root in roots:
-        if out.parent.resolve().is_relative_to(root.path.resolve()):
-            raise UsageError(f"{out}: inside the store root {root.path}; write the corpus elsewhere")
+    refuse_inside_store(out, roots, "corpus")
     started = now_rfc3339()
     chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
     items, skipped = _select(chosen, include_implicit)

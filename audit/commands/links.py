@@ -80,10 +80,17 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     undo = sub.add_parser(
         "rollback",
         help="restore every sidecar's bytes and mtime from a backup",
-        description="Restore from a complete, untampered backup (atomic writes). Sidecars added after the "
-        "backup are listed and left alone.",
+        description="Restore bytes, mtimes and modes from a complete, untampered backup (atomic writes). "
+        "Sidecars added after the backup are listed and left alone. A sidecar that changed after the repair "
+        "(neither the backed-up nor the repaired bytes) or is write-protected stops the rollback before "
+        "anything is written (exit 1) unless --force.",
     )
     undo.add_argument("--backup", metavar="DIR", required=True, help="backup directory written by `links repair`")
+    undo.add_argument(
+        "--force",
+        action="store_true",
+        help="also restore sidecars that changed after the repair (discarding those changes) or are write-protected",
+    )
     add_format(undo)
     undo.set_defaults(run=run_rollback)
 
@@ -249,6 +256,8 @@ def run_repair(args: argparse.Namespace) -> int:
     found = _directories(args)
     if args.backup and len(found) > 1:
         raise UsageError("--backup names one directory but several roots were selected; pick one with --root")
+    if args.backup and not args.dry_run:
+        layout.refuse_inside_store(args.backup, layout.require_roots(roots_from(args)), "backup")
     docs = []
     for root, directory in found:
         if args.dry_run:
@@ -319,7 +328,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_rollback(args: argparse.Namespace) -> int:
-    r = backup.rollback(args.backup)
+    r = backup.rollback(args.backup, force=args.force)
     if args.format == "json":
         print(
             to_json(

@@ -514,6 +514,16 @@ def find_session(scans: Iterable[RootScan], query: str) -> Session:
     return locate_session(scans, query).session
 
 
+def refuse_inside_store(path: str | os.PathLike, roots: Iterable[Root], what: str) -> None:
+    """``UsageError`` when the new directory *path* would be inside one of *roots*: a corpus or
+    backup written there would be read back as part of the store by every later check."""
+    target = Path(path).absolute()
+    where = target.parent.resolve() / target.name
+    for root in roots:
+        if where.is_relative_to(root.path.resolve()):
+            raise UsageError(f"{target}: inside the store root {root.path}; write the {what} elsewhere")
+
+
 class Roots(list):
     """Discovered roots, and the directory discovery looked in (for "nothing found" messages)."""
 
