@@ -436,7 +436,7 @@ def test_consumers_check_says_which_entries_the_corpus_exercises():
     status = {(e["surface"], e["path"]): e["status"] for e in doc["entries"]}
     assert status[("wire", F10)] == "exercised"
     assert status[("layout", "conversations/*.db")] == "exercised"
-    assert status[("wire", "gen_metadata.data.chat_model.display_name")] == "not exercised"
+    assert status[("wire", "gen_metadata.data.chat_model.display_name")] == "exercised"
     assert (
         status[("rpc", "GetCascadeTrajectoryGeneratorMetadata.generatorMetadata.[].chatModel.usage.inputTokens")]
         == "not checkable"

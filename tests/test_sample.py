@@ -33,15 +33,15 @@ def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
         by_surface.setdefault(s["surface"], []).append(s["sidecar"])
     assert {k: sorted(v, key=str) for k, v in by_surface.items()} == {
         "cli": ["fresh"] * 7 + ["missing", "stale"],
-        "ide": ["fresh"] * 4,
+        "ide": ["fresh"] * 5 + ["missing"],
         "acp": [None],
     }
-    assert len(sessions) == 14
+    assert len(sessions) == 16
 
 
 def test_committed_sample_lists_every_session(capsys):
     assert main(["stores", "--home", str(EXAMPLES), "--sessions", "--format", "json"]) == 0
     sessions = json.loads(capsys.readouterr().out)["sessions"]
-    assert sorted(s["surface"] for s in sessions) == ["acp"] + ["cli"] * 9 + ["ide"] * 4
+    assert sorted(s["surface"] for s in sessions) == ["acp"] + ["cli"] * 9 + ["ide"] * 6
     # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
     assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}

@@ -227,7 +227,15 @@ def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str 
         return [redact_json(v, r, key=key, parent=parent) for v in value]
     if not isinstance(value, str):
         return value
-    if value in _ENUM_NAMES or key in _KEPT_VALUES_OF and parent is None or key == "name" and parent in _TOOL_CONTAINERS:
+    if (
+        value in _ENUM_NAMES
+        or key in _KEPT_VALUES_OF
+        and parent is None
+        or key in ("name", "originalName")
+        and parent in _TOOL_CONTAINERS
+        or key == "key"
+        and parent == "attributes"  # generation attribute names (model_enum, trajectory_id, ...)
+    ):
         r.kept.add(value)
         return value
     if key in _JSON_TEXT_KEYS or parent == "args":
@@ -306,9 +314,14 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
         inner = _json_text(value, r)
         if inner is not None:
             return inner
-    if fd.name == "name" and fd.containing_type is not None and fd.containing_type.name == "ChatToolCall":
+    if (
+        fd.name in ("name", "original_name")
+        and fd.containing_type is not None
+        and fd.containing_type.name == "ChatToolCall"
+        or (fd.name == "key" and fd.containing_type is not None and fd.containing_type.name == "ModelAttribute")
+    ):
         r.kept.add(value)
-        return value  # the tool's name is format
+        return value  # the tool's name and the generation's attribute names are format
     return r.text(value)
 
 
@@ -448,6 +461,7 @@ text column is content and redacted as text."""
 def _blob_columns() -> list[tuple[str, str, type[Message]]]:
     columns: list[tuple[str, str, type[Message]]] = [("steps", "step_payload", pb.Step)]
     columns += [("steps", column, cls) for column, (_attr, cls) in _trajectory._STEP_COLUMNS.items()]
+    columns.append(("steps", "render_info", pb.StepRenderInfo))
     columns += [(table, "data", cls) for table, _key, cls in _trajectory._BLOB_TABLES]
     columns.append(("trajectory_metadata_blob", "data", pb.CortexTrajectoryMetadata))
     return columns

@@ -96,6 +96,7 @@ class RootBuilder:
         reader_block: dict | None = None,
         db: bool = True,
         wal_steps: int = 0,
+        shm_without_wal: bool = False,
         internal_cascade_id: str | None = None,
         unknown_fields: bool = False,
         legacy_pb: bool = False,
@@ -110,6 +111,8 @@ class RootBuilder:
         the last ``stale_missing_steps`` steps, older than the source) or ``missing``.
         ``reader_block``: an ``agyReader`` object to put in the sidecar (e.g. a parent stamp).
         ``wal_steps``: that many of the last steps are committed only to the ``-wal``.
+        ``shm_without_wal``: the ``.db`` is left as a copy without its ``-wal`` (only the ``-shm``
+        beside it): its last ``wal_steps`` steps are lost, while the transcripts still hold them.
         ``disagreements``: kinds of ``audit.testing.disagreements.KINDS`` to plant in the
         transcripts (both tiers); ``Conversation.planted`` lists what they must be reported as.
         """
@@ -134,9 +137,10 @@ class RootBuilder:
             write_conversation_db(
                 db_path,
                 doc,
-                wal=wal_steps > 0,
+                wal=wal_steps > 0 or shm_without_wal,
                 uncheckpointed_steps=wal_steps,
                 unknown_fields=unknown_fields,
+                shm_without_wal=shm_without_wal,
             )
             for suffix in ("", "-wal", "-shm", "-journal"):
                 p = Path(f"{db_path}{suffix}")

@@ -3,10 +3,13 @@
 The schema is the exact DDL of agy 1.0.7 .. 1.2.11 (``BASELINE_SCHEMA``, ``user_version`` 1).
 Rows are encoded with ``audit/store/proto/cortex.proto``: the dict is read with ``ParseDict``
 (unknown keys ignored -- see ``audit.store.proto`` for the keys a ``.db`` can carry) and split per
-table: ``trajectory_meta`` (ids, type, source), ``steps`` (``idx``, ``step_type``, ``status``,
-``metadata`` = serialized ``CortexStepMetadata``, ``step_payload`` = the whole serialized
-``Step``), ``gen_metadata`` (``size`` = blob length, inferred), ``executor_metadata``,
-``parent_references`` and ``trajectory_metadata_blob`` (id ``main``).
+table as real stores hold it (real-stores.md §B.0): ``trajectory_meta`` (ids, type, source),
+``steps`` (``idx``, ``step_type``, ``status``, ``has_subtrajectory``, ``step_payload`` = the whole
+serialized ``Step``, and the column copies of its parts: ``metadata``, ``error_details``,
+``permissions``, ``task_details`` and, for a GENERIC step, ``render_info`` =
+``generic.result.step_render_info``; ``step_format`` 0), ``gen_metadata`` (``size`` = blob
+length), ``executor_metadata``, ``parent_references`` and ``trajectory_metadata_blob`` (id
+``main``).
 
 Output is deterministic: the ``.db`` bytes depend only on the arguments (and the SQLite
 version). The one exception is the ``-wal`` file of ``uncheckpointed_steps``, whose frame
@@ -43,7 +46,10 @@ fingerprint is sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009
 UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
 """Field 999, wire type varint, value 1: appended to step payloads by ``unknown_fields=True``."""
 
-_STEP_SQL = "INSERT INTO steps (idx, step_type, status, metadata, step_payload, step_format) VALUES (?, ?, ?, ?, ?, 0)"
+_STEP_SQL = (
+    "INSERT INTO steps (idx, step_type, status, has_subtrajectory, metadata, error_details, permissions, task_details,"
+    " render_info, step_payload, step_format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"
+)
 
 
 def write_conversation_db(
@@ -54,6 +60,7 @@ def write_conversation_db(
     uncheckpointed_steps: int = 0,
     internal_cascade_id: str | None = None,
     unknown_fields: bool = False,
+    shm_without_wal: bool = False,
 ) -> None:
     """Create the ``.db`` at *path* (which must not exist, nor its side files) holding *trajectory*.
 
@@ -63,13 +70,16 @@ def write_conversation_db(
     them, so the main file alone lacks those rows. ``internal_cascade_id``: the value of
     ``trajectory_meta.cascade_id`` (default: the dict's ``cascadeId``), to make it differ from
     the file name. ``unknown_fields``: append ``UNKNOWN_FIELD`` to every ``step_payload``.
+    ``shm_without_wal`` (needs ``wal``): then delete the ``-wal``, leaving the ``-shm`` -- a store
+    copied without its ``-wal`` (5 of 26 real ones): the ``uncheckpointed_steps`` are lost, so the
+    database lags behind its transcript.
 
     Raises ``ValueError`` for arguments that cannot be honoured, including a step ``type`` or
     ``status`` name the schema has no number for (pass the integer instead), and
     ``json_format.ParseError`` for values of the wrong JSON type.
     """
-    if uncheckpointed_steps and not wal:
-        raise ValueError("uncheckpointed_steps needs wal=True")
+    if (uncheckpointed_steps or shm_without_wal) and not wal:
+        raise ValueError(f"{'uncheckpointed_steps' if uncheckpointed_steps else 'shm_without_wal'} needs wal=True")
     stale = [s for s in ("-wal", "-shm", "-journal") if os.path.lexists(f"{os.fspath(path)}{s}")]
     if stale:  # SQLite would replay them into the new database
         raise ValueError(f"{os.fspath(path)}: leftover {', '.join(stale)} beside the new database")
@@ -102,7 +112,9 @@ def write_conversation_db(
     finally:
         memory.close()
     if wal:
-        _to_wal(Path(path), steps[split:])
+        _to_wal(Path(path), steps[split:], keep_shm=shm_without_wal)
+        if shm_without_wal:
+            Path(f"{os.fspath(path)}-wal").unlink(missing_ok=True)
 
 
 def _check_step_enums(trajectory: dict, message: pb.Trajectory) -> None:
@@ -116,20 +128,29 @@ def _check_step_enums(trajectory: dict, message: pb.Trajectory) -> None:
 
 def _step_row(idx: int, step: pb.Step, unknown_fields: bool) -> tuple:
     payload = step.SerializeToString(deterministic=True) + (UNKNOWN_FIELD if unknown_fields else b"")
-    metadata = step.metadata.SerializeToString(deterministic=True) if step.HasField("metadata") else None
-    return idx, step.type, step.status, metadata, payload
+    columns = [_part(step, name) for name in ("metadata", "error", "permissions", "task_details")]
+    render_info = None
+    if step.WhichOneof("step") == "generic" and step.generic.result.HasField("step_render_info"):
+        render_info = step.generic.result.step_render_info.SerializeToString(deterministic=True)
+    return idx, step.type, step.status, int(step.HasField("subtrajectory")), *columns, render_info, payload
+
+
+def _part(step: pb.Step, name: str) -> bytes | None:
+    """The byte-identical column copy of one part of the step (NULL when the step has none)."""
+    return getattr(step, name).SerializeToString(deterministic=True) if step.HasField(name) else None
 
 
 def _blobs(messages) -> list[bytes]:
     return [m.SerializeToString(deterministic=True) for m in messages]
 
 
-def _to_wal(path: Path, pending: list[tuple]) -> None:
-    """Switch *path* to WAL mode and commit *pending* step rows to its ``-wal`` only."""
+def _to_wal(path: Path, pending: list[tuple], *, keep_shm: bool = False) -> None:
+    """Switch *path* to WAL mode and commit *pending* step rows to its ``-wal`` only (with
+    *keep_shm*, the side files stay even when nothing is pending)."""
     writer = sqlite3.connect(path, isolation_level=None)
     try:
         writer.execute("PRAGMA journal_mode=WAL")
-        if not pending:
+        if not pending and not keep_shm:
             return  # closing the last connection checkpoints and removes -wal/-shm
         writer.execute("PRAGMA wal_autocheckpoint=0")
         for row in pending:  # one commit per step, as agy appends them

@@ -10,7 +10,9 @@ The sample has something for every check to find:
 * IDE root: an ordinary conversation, one whose brain transcripts disagree with its ``.db``
   about a planner's thinking (``consistency``), and one with the IDE's brain files
   (``content.md``, resolved revisions, browser scratchpad, subagent definition, nested task
-  messages, an undelivered message) and a ``brain_backup/`` copy. ACP root: a brain-only
+  messages, an undelivered message) and a ``brain_backup/`` copy, one with every step shape real stores hold
+  (``trajectories.every_shape_steps``, no browser sub-agent; no brain) and one whose ``.db`` was copied
+  without its ``-wal`` (only the ``-shm`` beside it; its last step is in the transcripts only). ACP root: a brain-only
   session. ``antigravity-ide``: a second live IDE store. Per-install files in the CLI and IDE
   roots (``cli.log`` is a symbolic link to ``log/cli-*.log``).
 
@@ -27,6 +29,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from audit.testing import trajectories as T
 from audit.testing.builder import Conversation, StoreBuilder, write_sidecar
 
 SEED = 20261129
@@ -66,6 +69,12 @@ def build(home: Path) -> StoreBuilder:
     live = b.root("ide", name="antigravity-ide")
     ide_live = live.conversation(turns=1)
     live.ide_brain(ide_live)
+    # Every step shape real stores hold (real-stores.md Part B) that the published sidecar record
+    # shows (no browser sub-agent, no enum values without names), without a brain (like 3 of the 26
+    # real stores: the transcript surface of the bundled baseline was recorded from this sample);
+    # and a .db copied without its -wal.
+    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False), brain=False)
+    ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
     return b
 
 

@@ -9,6 +9,7 @@ for the keys no public source gives a field number for (see ``audit.store.proto`
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import json
 import random
@@ -177,7 +178,10 @@ def trajectory(
     workspace: str = "/home/agy/project",
     parent: str | None = None,
 ) -> dict:
-    """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member)."""
+    """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member), completed the way
+    real stores hold it (``realize``): one execution per turn shared by its planner and tool steps,
+    a generator metadata row per planner step and an executor row per execution, every step's
+    ``sourceTrajectoryStepInfo``, status transitions and timestamps, and the trajectory metadata."""
     metadata: dict = {
         "createdAt": created_at,
         "workspaces": [
@@ -190,37 +194,499 @@ def trajectory(
     }
     if parent is not None:
         metadata["parentConversationId"] = parent
-    planner = [i for i, s in enumerate(steps) if s["type"] == STEP + "PLANNER_RESPONSE"]
-    generator = [
-        {
-            "stepIndices": [i],
-            "executionId": steps[i]["metadata"]["executionId"],
-            "chatModel": {
-                "responseModel": "gemini-pro-default",
-                "usage": steps[i]["metadata"]["modelUsage"],
-                "chatStartMetadata": {"createdAt": steps[i]["metadata"]["createdAt"]},
-            },
-        }
-        for i in planner
-    ]
-    executor = (
-        [
-            {
-                "terminationReason": "EXECUTOR_TERMINATION_REASON_NO_TOOL_CALL",
-                "numGeneratorInvocations": len(planner),
-                "lastStepIdx": len(steps) - 1,
-            }
-        ]
-        if steps
-        else []
-    )
-    return {
+    doc = {
         "trajectoryId": new_id(rng),
         "cascadeId": cascade_id,
         "trajectoryType": "CORTEX_TRAJECTORY_TYPE_CASCADE",
         "source": source,
         "steps": steps,
-        "generatorMetadata": generator,
-        "executorMetadatas": executor,
+        "generatorMetadata": [],
+        "executorMetadatas": [],
         "metadata": metadata,
     }
+    realize(doc, workspace=workspace)
+    return doc
+
+
+# ----------------------------------------------------------------------------- real shapes
+
+MODEL = "MODEL_PLACEHOLDER_M20"
+"""The generation model of real stores' most common rows (1020, "Gemini 3.5 Flash (Medium)")."""
+CASCADE = "@@CASCADE@@"
+"""Stands for the conversation's own cascade id in step factories; ``realize`` binds it."""
+_EXPERIMENTS = [101, 117, 2204, 35011, 40116]
+
+
+def _at(text: str, seconds: float) -> str:
+    """*text* (nine-digit RFC 3339) moved by *seconds*, keeping nine fractional digits."""
+    base = _dt.datetime.fromisoformat(text[:19] + "+00:00")
+    nanos = int(text[20:29]) + int(round(seconds * 10**9))
+    base += _dt.timedelta(seconds=nanos // 10**9)
+    return base.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos % 10**9:09d}Z"
+
+
+def _transitions(*pairs: tuple[str, str]) -> dict:
+    return {"statusTransitions": [{"updatedStatus": STATUS + status, "timestamp": ts} for status, ts in pairs]}
+
+
+def _args_of(call: dict) -> dict:
+    try:
+        value = json.loads(call.get("argumentsJson") or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def realize(doc: dict, *, workspace: str = "/home/agy/project") -> None:
+    """Complete *doc* in place with the shapes real ``.db`` files carry (real-stores.md Part B),
+    deterministically from its cascade id; the payloads the factories wrote are kept."""
+    rng = random.Random(doc["cascadeId"])
+    cascade, trajectory_id, steps = doc["cascadeId"], doc["trajectoryId"], doc["steps"]
+    _bind(steps, cascade)
+    turns: list[list[int]] = []
+    for i, s in enumerate(steps):
+        if s.get("type") == STEP + "USER_INPUT" or not turns:
+            turns.append([])
+        turns[-1].append(i)
+    generator: list[dict] = []
+    executor: list[dict] = []
+    for turn in turns:
+        planners = [i for i in turn if steps[i].get("type") == STEP + "PLANNER_RESPONSE"]
+        execution = steps[planners[0]]["metadata"].get("executionId") if planners else None
+        execution = execution or new_id(rng)
+        calls: dict[str, int] = {}  # tool-call id -> planner step
+        for i in turn:
+            s, meta = steps[i], steps[i]["metadata"]
+            meta["executionId"] = execution
+            if s.get("type") == STEP + "PLANNER_RESPONSE":
+                for call in s["plannerResponse"].get("toolCalls", []):
+                    calls[call["id"]] = i
+        for i in turn:
+            _realize_step(rng, steps[i], calls)
+        for planner in planners:
+            tools = [i for i in turn if calls.get(((steps[i]["metadata"].get("toolCall") or {}).get("id")) or "") == planner]
+            generator.append(_generation(rng, doc, planner, tools))
+        if planners:
+            last = steps[planners[-1]]["plannerResponse"]
+            stop = last.get("stopReason")
+            row: dict = {
+                "terminationReason": "EXECUTOR_TERMINATION_REASON_"
+                + ("ERROR" if stop == "STOP_REASON_CLIENT_STREAM_ERROR" else "NO_TOOL_CALL"),
+                "numGeneratorInvocations": len(planners),
+                "lastStepIdx": max(turn),
+                "executionId": execution,
+                "cascadeConfig": {"plannerConfig": _planner_config()},
+                "mendelExperimentIds": list(_EXPERIMENTS),
+            }
+            if stop == "STOP_REASON_CLIENT_STREAM_ERROR":
+                row["error"] = "stream closed by the model service"
+            executor.append(row)
+    by_step = {i: n for n, g in enumerate(generator) for i in g["stepIndices"]}
+    following = 0
+    for i in range(len(steps) - 1, -1, -1):  # unclaimed steps point at the next generation
+        following = by_step.get(i, following)
+        info = {"trajectoryId": trajectory_id, "stepIndex": i, "metadataIndex": by_step.get(i, following), "cascadeId": cascade}
+        steps[i]["metadata"]["sourceTrajectoryStepInfo"] = {k: v for k, v in info.items() if v}  # proto3 omits 0
+        for done in steps[i].get("completedInteractions", []):
+            done["response"] = {"trajectoryId": trajectory_id, "stepIndex": i, **done.get("response", {})}
+            done["response"] = {k: v for k, v in done["response"].items() if v}
+    if generator:
+        generator[-1]["plannerConfig"] = _planner_config()
+        generator[-1]["chatModel"]["systemPrompt"] = "You are a coding agent."
+    doc["generatorMetadata"], doc["executorMetadatas"] = generator, executor
+    metadata = doc["metadata"]
+    metadata.setdefault("initializationStateId", new_id(rng))
+    metadata["rootConversationId"] = metadata.get("parentConversationId") or cascade
+    metadata["workspaceUris"] = ["file://" + workspace]
+    metadata["mendelExperimentIds"] = list(_EXPERIMENTS)
+
+
+def _bind(value: object, cascade: str) -> object:
+    """Replace ``CASCADE`` in every string of the step dicts (in place for containers)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = _bind(item, cascade)
+    elif isinstance(value, list):
+        value[:] = [_bind(item, cascade) for item in value]
+    elif isinstance(value, str) and CASCADE in value:
+        return value.replace(CASCADE, cascade)
+    return value
+
+
+def _planner_config() -> dict:
+    return {
+        "planModel": MODEL,
+        "maxOutputTokens": 65536,
+        "requestedModel": {"model": MODEL},
+        "modelName": "gemini-3.5-flash-low",
+    }
+
+
+_UNTIMED = frozenset({STEP + "USER_INPUT", STEP + "SYSTEM_MESSAGE", STEP + "ERROR_MESSAGE"})
+"""Step types real stores give neither ``startedAt`` nor ``completedAt`` (Appendix A)."""
+
+
+def _realize_step(rng: random.Random, s: dict, calls: dict[str, int]) -> None:
+    meta, kind, created = s["metadata"], s.get("type", ""), s["metadata"]["createdAt"]
+    if kind in _UNTIMED:
+        meta["internalMetadata"] = _transitions((s.get("status", STATUS + "DONE").removeprefix(STATUS), created))
+        return
+    done = meta.setdefault("completedAt", _at(created, rng.uniform(0.5, 3.0)))
+    if kind == STEP + "PLANNER_RESPONSE":
+        meta["viewableAt"] = _at(created, 0.3)
+        meta["finishedGeneratingAt"] = meta["startedAt"] = done
+        meta["internalMetadata"] = _transitions(("GENERATING", created), ("DONE", done))
+        meta["generatorModel"], meta["requestedModel"], meta["stepGenerationVersion"] = MODEL, {"model": MODEL}, 1
+        usage = meta.setdefault("modelUsage", {})
+        usage.update({"model": MODEL, "apiProvider": "API_PROVIDER_GOOGLE_GEMINI"})
+        for call in s["plannerResponse"].get("toolCalls", []):
+            call["originalName"] = call["name"]
+            call.setdefault("thinkingSignature", base64.b64encode(rng.randbytes(12)).decode())
+        return
+    call = meta.get("toolCall")
+    if call is None:  # checkpoints, ephemeral and history messages: started when created
+        meta["startedAt"] = created
+        meta["internalMetadata"] = _transitions(("DONE", done))
+        return
+    if kind == STEP + "RUN_COMMAND":
+        run = s.setdefault("runCommand", {})
+        run.setdefault("proposedCommandLine", run.get("commandLine", ""))
+        run.setdefault("waitMsBeforeAsync", "5000")
+        run.setdefault("blocking", True)
+    elif kind == STEP + "VIEW_FILE":
+        view = s.setdefault("viewFile", {})
+        view.setdefault("numBytes", len(view.get("content", "").encode()))
+        if view.get("numLines", 0) > 1:
+            view.setdefault("endLine", view["numLines"] - 1)  # 0-based (real-stores.md §B.1.4)
+    call["originalName"] = call["name"]
+    args = _args_of(call)
+    meta["argumentsOrder"] = list(args)
+    for key in ("toolSummary", "toolAction"):
+        if isinstance(args.get(key), str):
+            meta[key] = args[key]
+    meta["viewableAt"] = meta["finishedGeneratingAt"] = meta["lastCompletedChunkAt"] = _at(created, 0.05)
+    started = meta["startedAt"] = _at(created, 0.1)
+    meta["toolCallOutputTokens"] = rng.randrange(20, 400)
+    meta["generatorModel"], meta["requestedModel"], meta["stepGenerationVersion"] = MODEL, {"model": MODEL}, 1
+    final = s.get("status", STATUS + "DONE").removeprefix(STATUS)
+    pairs = [("PENDING", created)]
+    if s.get("requestedInteraction"):
+        pairs.append(("WAITING", _at(created, 0.08)))
+    pairs += [("RUNNING", started), (final, done)]
+    meta["internalMetadata"] = _transitions(*pairs)
+
+
+def _generation(rng: random.Random, doc: dict, planner: int, tools: list[int]) -> dict:
+    steps = doc["steps"]
+    meta, payload = steps[planner]["metadata"], steps[planner]["plannerResponse"]
+    chat: dict = {
+        "model": MODEL,
+        "responseModel": "gemini-default",
+        "displayName": "Gemini 3.5 Flash (Medium)",
+        "attributes": [
+            {"key": "trajectory_id", "value": doc["trajectoryId"]},
+            {"key": "model_enum", "value": MODEL},
+            {"key": "last_step_index", "value": str(max(planner - 1, 0))},
+            {"key": "used_claude", "value": "false"},
+        ],
+        "chatStartMetadata": {
+            "createdAt": meta["createdAt"],
+            "checkpointIndex": -1,
+            "contextWindowMetadata": {"estimatedTokensUsed": rng.randrange(4000, 90000)},
+        },
+    }
+    row: dict = {"stepIndices": [planner, *tools], "executionId": meta["executionId"], "mendelExperimentIds": list(_EXPERIMENTS)}
+    if payload.get("stopReason") == "STOP_REASON_CLIENT_STREAM_ERROR":
+        row["error"] = "stream closed by the model service"  # a failed request has no usage
+    else:
+        chat["usage"] = meta["modelUsage"]
+        chat["timeToFirstToken"] = f"{rng.randrange(1, 4)}.{rng.randrange(100, 999)}s"
+        chat["streamingDuration"] = f"0.{rng.randrange(100, 999)}s"
+        chat["retryInfos"] = [{"usage": meta["modelUsage"], "traceId": f"{rng.getrandbits(64):016x}"}]
+    row["chatModel"] = chat
+    return row
+
+
+def every_shape_steps(
+    rng: random.Random,
+    clock: Clock,
+    workspace: str = "/home/agy/project",
+    *,
+    browser: bool = True,
+    unnamed_enums: bool = True,
+) -> list[dict]:
+    """One conversation holding every step shape real-stores.md Part B lists: tool results of every
+    kind, a permission asked and granted, a background task and the system message it sends back,
+    GENERIC and ASK_QUESTION steps, a browser sub-agent with its sub-trajectory, a checkpoint, a
+    failed generation and its ERROR_MESSAGE, ephemeral and conversation-history messages.
+
+    ``browser=False`` leaves out the BROWSER_SUBAGENT step (its payload and sub-trajectory are keys
+    the published sidecar record of agy 1.2.10/1.2.11 never shows); ``unnamed_enums=False`` leaves
+    out the two enum values real rows carry that no source names (``artifactMetadata.artifactType``,
+    ``searchWeb.thirdPartyConfig.provider``), which our export writes as numbers."""
+    steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.")]
+
+    def turn(name: str, args: dict, result) -> dict:
+        args = {**args, "toolAction": f"Running {name}", "toolSummary": f"{name} step"}
+        call = tool_call(rng, name, args)
+        steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 10)))
+        out = result(call)
+        out["metadata"]["toolCall"] = call
+        steps.append(out)
+        return out
+
+    command = "pytest -q"
+    run = turn(
+        "run_command",
+        {"CommandLine": command, "Cwd": workspace, "WaitMsBeforeAsync": 5000},
+        lambda call: run_command(clock, call, command, workspace, 0, "12 passed\n"),
+    )
+    _permission(run, "command", command)
+    background = turn(
+        "run_command",
+        {"CommandLine": "npm run dev", "Cwd": workspace, "WaitMsBeforeAsync": 2000},
+        lambda call: run_command(clock, call, "npm run dev", workspace, -1, "server listening\n"),
+    )
+    background["taskDetails"] = {"id": CASCADE + "/task-1", "logUri": "file:///tmp/task-1.log", "description": "npm run dev"}
+    background["runCommand"]["waitMsBeforeAsync"] = "2000"
+    turn(
+        "view_file",
+        {"AbsolutePath": f"{workspace}/app.py", "StartLine": 1, "EndLine": 3},
+        lambda call: view_file(clock, call, f"{workspace}/app.py", "import os\n\nprint(os.getcwd())"),
+    )
+    turn(
+        "list_dir",
+        {"DirectoryPath": workspace},
+        lambda call: step(
+            "LIST_DIRECTORY",
+            clock.tick(),
+            listDirectory={
+                "directoryPathUri": "file://" + workspace,
+                "results": [{"name": "app.py", "sizeBytes": "32"}, {"name": "tests", "isDir": True}],
+            },
+        ),
+    )
+    turn(
+        "grep_search",
+        {"Query": "getcwd", "SearchPath": workspace},
+        lambda call: step(
+            "GREP_SEARCH",
+            clock.tick(),
+            grepSearch={
+                "query": "getcwd",
+                "searchPathUri": "file://" + workspace,
+                "matchPerLine": True,
+                "commandRun": "rg getcwd",
+            },
+        ),
+    )
+    turn(
+        "write_to_file",
+        {"TargetFile": f"{workspace}/README.md", "Description": "Add a README"},
+        lambda call: step(
+            "CODE_ACTION",
+            clock.tick(),
+            codeAction={
+                "actionSpec": {"createFile": {}},
+                "actionResult": {"edit": {"absoluteUri": f"file://{workspace}/README.md", "createFile": True}},
+                "useFastApply": True,
+                "description": "Add a README",
+                "isArtifactFile": True,
+                "artifactMetadata": {"summary": "Walkthrough of the setup", **({"artifactType": 2} if unnamed_enums else {})},
+            },
+        ),
+    )
+    turn(
+        "search_web",
+        {"query": "pytest fixtures"},
+        lambda call: step(
+            "SEARCH_WEB",
+            clock.tick(),
+            searchWeb={
+                "query": "pytest fixtures",
+                "summary": sentence(rng),
+                **({"thirdPartyConfig": {"provider": 2}} if unnamed_enums else {}),
+                "searchType": "SEARCH_WEB_TYPE_WEB",
+            },
+        ),
+    )
+    turn(
+        "read_url_content",
+        {"Url": "https://docs.pytest.org/"},
+        lambda call: step(
+            "READ_URL_CONTENT",
+            clock.tick(),
+            readUrlContent={
+                "url": "https://docs.pytest.org/",
+                "resolvedUrl": "https://docs.pytest.org/en/stable/",
+                "latencyMs": 534,
+                "contentPath": "/tmp/page.md",
+            },
+        ),
+    )
+    turn(
+        "manage_task",
+        {"Action": "status", "TaskId": "task-1"},
+        lambda call: step(
+            "GENERIC",
+            clock.tick(),
+            generic={
+                "args": {"Action": "status", "TaskId": "task-1"},
+                "result": {
+                    "result": "task-1 is running",
+                    "metadata": {"task_id": "task-1"},
+                    "stepRenderInfo": {"title": "Task status", "markdown": "task-1: running"},
+                },
+            },
+        ),
+    )
+    question = {
+        "question": "Which port should the server use?",
+        "options": [{"id": "a", "text": "3000"}, {"id": "b", "text": "8080"}],
+    }
+    answered = {**question, "selectedOptionIds": ["b"], "writeInResponse": "8080 please"}
+    ask = turn(
+        "ask_question",
+        {"questions": [question]},
+        lambda call: step("ASK_QUESTION", clock.tick(), askQuestion={"questions": [answered]}),
+    )
+    ask["requestedInteraction"] = {"askQuestion": {"questions": [question]}}
+    response = {k: v for k, v in answered.items() if k != "options"}  # as the published sidecar record shows it
+    ask["completedInteractions"] = [
+        {"request": ask["requestedInteraction"], "response": {"askQuestion": {"responses": [response]}}}
+    ]
+    if browser:
+        turn(
+            "browser_subagent",
+            {"Task": "Open the app and check the title", "TaskName": "check-title"},
+            lambda call: _browser_subagent(rng, clock),
+        )
+    turn(
+        "generate_image",
+        {"Prompt": "a logo"},
+        lambda call: step(
+            "GENERATE_IMAGE", clock.tick(), generateImage={"prompt": "a logo", "imageName": "logo.png", "modelName": "imagen"}
+        ),
+    )
+    steps.append(
+        step(
+            "SYSTEM_MESSAGE",
+            clock.tick(),
+            source="SYSTEM",
+            systemMessage={
+                "message": "Task task-1 finished.",
+                "renderInfo": {"title": "Task finished", "markdown": "task-1 exited with code 0"},
+                "eventType": "agent_message",
+                "agentMessage": {
+                    "id": new_id(rng),
+                    "recipient": CASCADE,
+                    "sender": CASCADE + "/task-1",
+                    "content": "task-1 exited with code 0",
+                    "priority": "MESSAGE_PRIORITY_HIGH",
+                    "timestamp": clock.tick(0.1, 0.2),
+                    "renderDetails": {"messageTitle": "Task finished"},
+                    "sourceMetadata": {
+                        "tool": {"conversationId": CASCADE, "stepIndex": 3, "toolCall": background["metadata"]["toolCall"]}
+                    },
+                },
+            },
+        )
+    )
+    steps[-1]["metadata"]["isInterruptingStep"] = True
+    steps.append(
+        step(
+            "EPHEMERAL_MESSAGE",
+            clock.tick(),
+            source="SYSTEM",
+            ephemeralMessage={"content": "Reminder: keep going.", "triggeredHeuristics": ["idle"]},
+        )
+    )
+    steps.append(
+        step(
+            "CONVERSATION_HISTORY", clock.tick(), source="SYSTEM", conversationHistory={"content": "Earlier: set up the project."}
+        )
+    )
+    steps.append(
+        step(
+            "CHECKPOINT",
+            clock.tick(),
+            source="SYSTEM",
+            checkpoint={
+                "userIntent": "Set up the project",
+                "intentOnly": True,
+                "includedStepIndexEnd": 4,
+                "userRequests": ["Set up the project"],
+            },
+        )
+    )
+    failed = planner_response(clock, rng, "")
+    failed["plannerResponse"] = {"stopReason": "STOP_REASON_CLIENT_STREAM_ERROR"}
+    del failed["metadata"]["modelUsage"]
+    steps.append(failed)
+    steps.append(
+        step(
+            "ERROR_MESSAGE",
+            clock.tick(),
+            status="DONE",
+            source="SYSTEM",
+            errorMessage={
+                "error": {
+                    "userErrorMessage": "The model is overloaded.",
+                    "shortError": "RESOURCE_EXHAUSTED",
+                    "fullError": "429 RESOURCE_EXHAUSTED: quota",
+                    "errorCode": 429,
+                    "modelErrorMessage": "Resource exhausted",
+                },
+                "shouldShowModel": True,
+                "shouldShowUser": True,
+            },
+        )
+    )
+    steps.append(user_input(clock, "Thanks, that is all."))
+    steps.append(planner_response(clock, rng, sentence(rng, 14)))
+    return steps
+
+
+def _permission(s: dict, action: str, target: str) -> None:
+    resource = {"action": action, "target": target}
+    s["requestedInteraction"] = {"permission": {"resource": resource}}
+    # scope is unset on 288 of 310 real grants
+    s["permissions"] = {"permissionGrants": [{"resource": resource, "allow": True}]}
+    s["completedInteractions"] = [{"request": s["requestedInteraction"], "response": {"permission": {"allow": True}}}]
+
+
+def _browser_subagent(rng: random.Random, clock: Clock) -> dict:
+    inner = [
+        user_input(clock, "Open the app and check the title"),
+        planner_response(clock, rng, "Opening the page."),
+        step("OPEN_BROWSER_URL", clock.tick()),
+        step("LIST_BROWSER_PAGES", clock.tick()),
+    ]
+    for s in inner:
+        s["metadata"].pop("modelUsage", None)
+        s["metadata"].pop("executionId", None)
+    s = step(
+        "BROWSER_SUBAGENT",
+        clock.tick(),
+        browserSubagent={
+            "task": "Open the app and check the title",
+            "result": "The title is 'Dev server'.",
+            "taskName": "check-title",
+            "recordingName": "check-title.webp",
+            "taskSummary": "Checked the page title",
+        },
+    )
+    s["subtrajectory"] = {
+        "trajectoryId": new_id(rng),
+        "steps": inner,
+        "trajectoryType": "CORTEX_TRAJECTORY_TYPE_BROWSER",
+        "parentReferences": [
+            {
+                "trajectoryId": new_id(rng),
+                "stepType": STEP + "USER_INPUT",
+                "referenceType": "CORTEX_TRAJECTORY_REFERENCE_TYPE_FORK",
+            }
+        ],
+        "cascadeId": CASCADE,
+    }
+    return s

@@ -11,6 +11,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ArtifactType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ARTIFACT_TYPE_UNSPECIFIED: _ClassVar[ArtifactType]
+
+class WebSearchProvider(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    WEB_SEARCH_PROVIDER_UNSPECIFIED: _ClassVar[WebSearchProvider]
+
 class CortexStepType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     CORTEX_STEP_TYPE_UNSPECIFIED: _ClassVar[CortexStepType]
@@ -731,6 +739,8 @@ class Model(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MODEL_PLACEHOLDER_M397: _ClassVar[Model]
     MODEL_PLACEHOLDER_M398: _ClassVar[Model]
     MODEL_PLACEHOLDER_M399: _ClassVar[Model]
+ARTIFACT_TYPE_UNSPECIFIED: ArtifactType
+WEB_SEARCH_PROVIDER_UNSPECIFIED: WebSearchProvider
 CORTEX_STEP_TYPE_UNSPECIFIED: CortexStepType
 CORTEX_STEP_TYPE_DUMMY: CortexStepType
 CORTEX_STEP_TYPE_FINISH: CortexStepType
@@ -2024,9 +2034,9 @@ class ArtifactMetadata(_message.Message):
     __slots__ = ("artifact_type", "summary")
     ARTIFACT_TYPE_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
-    artifact_type: int
+    artifact_type: ArtifactType
     summary: str
-    def __init__(self, artifact_type: _Optional[int] = ..., summary: _Optional[str] = ...) -> None: ...
+    def __init__(self, artifact_type: _Optional[_Union[ArtifactType, str]] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class ActionResult(_message.Message):
     __slots__ = ("edit",)
@@ -2231,8 +2241,8 @@ class CortexStepSearchWeb(_message.Message):
 class ThirdPartyWebSearchConfig(_message.Message):
     __slots__ = ("provider",)
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
-    provider: int
-    def __init__(self, provider: _Optional[int] = ...) -> None: ...
+    provider: WebSearchProvider
+    def __init__(self, provider: _Optional[_Union[WebSearchProvider, str]] = ...) -> None: ...
 
 class CortexStepMcpTool(_message.Message):
     __slots__ = ("server_name", "tool_call", "user_rejected", "result_string", "result_uri")
