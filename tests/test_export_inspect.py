@@ -171,3 +171,81 @@ def test_export_writes_unknown_enum_values_as_numbers_and_notes_what_it_left_out
     assert main(["verify-contract", str(out), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["summary"]["violations"] == {} and report["summary"]["advisories"] == {"sidecar/enum-number": 2}
+
+
+# ----------------------------------------------------------------------------- unknown schema (issue 20.2)
+
+
+def _alter(db, *statements):
+    with sqlite3.connect(db) as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+
+
+def test_unknown_columns_tables_and_user_version_are_findings_declared_by_export(tmp_path, capsys):
+    from audit.actions.attest import attest  # noqa: F401  (completeness below)
+    from audit.checks import completeness as C
+
+    b = StoreBuilder(tmp_path, seed=21)
+    convo = b.root("cli").conversation(turns=2, brain=False)
+    db = convo.paths["db"]
+    _alter(
+        db,
+        "ALTER TABLE trajectory_meta ADD COLUMN workspace text",
+        "UPDATE trajectory_meta SET workspace = 'w'",
+        "CREATE TABLE future_things (idx integer PRIMARY KEY, data blob)",
+        "INSERT INTO future_things VALUES (0, x'0801')",
+        "PRAGMA user_version = 2",
+    )
+    assert main(["inspect", str(db), "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["database"]["findings"]
+    assert f"{db}: column trajectory_meta.workspace is not part of the known schema (1 of 1 rows hold data)" in found
+    assert f"{db}: user_version 2 is not a known schema version (known: 1)" in found
+    assert any("future_things" in f for f in found)
+    # completeness: nothing of this sits where the projection reads
+    report = C.check([b.root("cli").path])
+    assert report.results[0].verdict == C.COMPLETE
+    assert any("trajectory_meta.workspace" in o for o in report.results[0].outside)
+    # export writes the trajectory and declares what it left out
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    provenance = exported["agyReader"]["agyAudit"]["provenance"]
+    assert provenance["exportFormat"] == "agy-audit-export/1"
+    assert provenance["source"] == {"kind": "db", "userVersion": 2, "contentSha256": C.content_sha256(db)}
+    assert provenance["decoderProfile"].startswith("cortex.proto sha256:")
+    undecoded = {u["location"]: u for u in provenance["undecoded"]}
+    assert undecoded["trajectory_meta.workspace"] == {"location": "trajectory_meta.workspace", "kind": "column", "rows": 1}
+    assert undecoded["future_things"] == {"location": "future_things", "kind": "table", "rows": 1}
+    assert undecoded["user_version"] == {"location": "user_version", "kind": "schema-version", "rows": 0}
+    # an unknown steps column holding data is where the projection reads: unsupported
+    _alter(db, "ALTER TABLE steps ADD COLUMN created_at_ns integer", "UPDATE steps SET created_at_ns = 5")
+    r = C.check([b.root("cli").path]).results[0]
+    assert r.verdict == C.UNSUPPORTED and "steps.created_at_ns" in r.detail
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    undecoded = {
+        u["location"]: u for u in json.loads(capsys.readouterr().out)["agyReader"]["agyAudit"]["provenance"]["undecoded"]
+    }
+    assert undecoded["steps.created_at_ns"]["rows"] == len(convo.steps)
+
+
+def test_an_export_of_a_clean_db_declares_nothing_left_out(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=22)
+    convo = b.root("cli").conversation(turns=1, brain=False)
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    provenance = json.loads(capsys.readouterr().out)["agyReader"]["agyAudit"]["provenance"]
+    assert provenance["undecoded"] == [] and provenance["source"]["userVersion"] == 1
+
+
+def test_the_known_columns_are_those_of_the_published_ddl(tmp_path):
+    from pathlib import Path
+
+    from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, read_database
+
+    ddl = (Path(__file__).resolve().parent / "data" / "agentsview_agy-1.0.7-1.0.10_baseline_schema.sql").read_text()
+    with sqlite3.connect(tmp_path / "x.db") as conn:
+        conn.executescript(ddl)
+    conn.close()
+    conv = read_database(tmp_path / "x.db")
+    tables = {o.name: tuple(c[1] for c in o.columns) for o in conv.schema if o.type == "table"}
+    assert tables == COLUMNS and set(TABLES) == set(COLUMNS) and {conv.user_version} == USER_VERSIONS

@@ -4,18 +4,38 @@ The ``.db`` route is the full reconstruction of ``audit.store.trajectory``. The 
 what a transcript carries: per step ``type``, ``status``, ``metadata.createdAt``/``source`` and the
 text payloads (prompt, response, thinking, tool calls with their JSON-text arguments, command
 output and exit code). A legacy ``.pb`` is encrypted and never decoded here.
+
+Every export declares what it is and what it left out, in our own key of the reader block,
+``agyReader.agyAudit.provenance`` (excluded from the shape fingerprint with the block):
+``exportFormat`` (``agy-audit-export/1``), ``decoderProfile`` (the digest of the compiled
+``cortex.proto``, or the transcript reader), ``source`` (``{"kind": "db", "userVersion",
+"contentSha256"}``: the logical content of the snapshot read, as ``completeness`` attests it; or
+``{"kind": "transcript", "file", "sha256"}``) and ``undecoded``: every table, column, schema version
+and protobuf field the reconstruction does not carry, or transcript line it dropped, with its
+location (``[{"location", "kind", "rows"}]``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.safeio import dumps
+from audit.safeio import dumps, open_regular
 from audit.store import transcript
+from audit.store.database import read_database
 from audit.store.layout import Session
-from audit.store.trajectory import read_trajectory
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.trajectory import reconstruct
+
+EXPORT_FORMAT = "agy-audit-export/1"
+DECODER_PROFILE = "cortex.proto sha256:" + hashlib.sha256(pb.DESCRIPTOR.serialized_pb).hexdigest()
+"""Which decoder made a ``.db`` export: the digest of the compiled ``cortex.proto`` descriptor."""
+TRANSCRIPT_PROFILE = "brain transcript reader (audit.store.transcript)"
+LEFT_OUT_CODES = frozenset({"undecoded-table", "undecoded-column", "unknown-user-version"})
+"""Findings about content the export leaves out and declares (``provenance.undecoded``): never a
+reason to refuse it, even where a projection of the steps would read."""
 
 # Transcript types whose ``content`` maps onto one text member of the sidecar payload.
 _TEXT_PAYLOADS = {
@@ -41,14 +61,17 @@ class Export:
 def export_session(session: Session) -> Export:
     """The offline trajectory of *session*; ``InputError`` when it has no readable native source."""
     if session.db is not None:
-        native = read_trajectory(session.db)
+        conv = read_database(session.db)
+        native = reconstruct(conv)
+        undecoded = [{"location": u.location, "kind": u.kind, "rows": u.rows} for u in native.undecoded()]
+        source = {"kind": "db", "userVersion": conv.user_version, "contentSha256": conv.content_sha256()}
         return Export(
             session.id,
             "db",
             session.db,
-            native.trajectory,
+            _declared(native.trajectory, DECODER_PROFILE, source, undecoded),
             [f.message for f in native.findings],
-            [f.message for f in native.projection_findings],
+            [f.message for f in native.projection_findings if f.code not in LEFT_OUT_CODES],
         )
     if session.brain is not None:
         files = transcript.locate(session.brain)
@@ -62,10 +85,12 @@ def export_session(session: Session) -> Export:
 def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
     steps: list[dict] = []
     findings: list[str] = []
+    undecoded: list[dict] = []
     by_index: dict[int, int] = {}
     for item in transcript.iter_transcript(paths):
         if isinstance(item, transcript.Finding):
             findings.append(f"{item.file}:{item.line}: {item.kind}: {item.message}")
+            undecoded.append({"location": f"{Path(item.file).name}:{item.line}", "kind": item.kind, "rows": 1})
             continue
         step = _step(item)
         if item.step_index is not None and item.step_index in by_index:  # a re-used index supersedes
@@ -75,7 +100,22 @@ def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
             by_index[item.step_index] = len(steps)
         steps.append(step)
     doc = {"cascadeId": cid, "steps": steps}
-    return Export(cid, "transcript", paths[-1], doc, findings)
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            with open_regular(path) as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    source = {"kind": "transcript", "file": paths[-1].name, "sha256": digest.hexdigest()}
+    return Export(cid, "transcript", paths[-1], _declared(doc, TRANSCRIPT_PROFILE, source, undecoded), findings)
+
+
+def _declared(trajectory: dict, profile: str, source: dict, undecoded: list[dict]) -> dict:
+    """*trajectory* with ``agyReader.agyAudit.provenance`` (see the module docstring)."""
+    provenance = {"exportFormat": EXPORT_FORMAT, "decoderProfile": profile, "source": source, "undecoded": undecoded}
+    return {**trajectory, "agyReader": {"agyAudit": {"provenance": provenance}}}
 
 
 def _step(record: transcript.Record) -> dict:

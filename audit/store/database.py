@@ -60,6 +60,32 @@ TABLES = (
 )
 """Tables of the agy conversation schema (formats.md §3.1)."""
 
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "trajectory_meta": ("trajectory_id", "cascade_id", "trajectory_type", "source"),
+    "steps": (
+        "idx",
+        "step_type",
+        "status",
+        "has_subtrajectory",
+        "metadata",
+        "error_details",
+        "permissions",
+        "task_details",
+        "render_info",
+        "step_payload",
+        "step_format",
+    ),
+    "gen_metadata": ("idx", "data", "size"),
+    "executor_metadata": ("idx", "data"),
+    "parent_references": ("idx", "data"),
+    "trajectory_metadata_blob": ("id", "data"),
+    "battle_mode_infos": ("idx", "data"),
+}
+"""The columns of each table in the published DDL of agy 1.0.7-1.2.11 (a test checks them against
+``tests/data/agentsview_agy-1.0.7-1.0.10_baseline_schema.sql``)."""
+USER_VERSIONS = frozenset({1})
+"""``PRAGMA user_version`` values of the known schema (the published DDL; 26/26 real stores)."""
+
 _MAGIC = b"SQLite format 3\x00"
 _COPY_ATTEMPTS = 3
 

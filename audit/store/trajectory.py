@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from google.protobuf.message import DecodeError, Message
 
 from audit.store import proto_json
-from audit.store.database import TABLES, Finding, NativeConversation, affects_projection, read_database
+from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, Finding, NativeConversation, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
 
@@ -71,6 +71,13 @@ class NativeTrajectory:
     findings: list[Finding] = field(default_factory=list)
     unknown_rows: Counter[str] = field(default_factory=Counter)
     """Per ``unknown_fields`` key: how many rows (steps, blobs) carry it at least once."""
+    left_out: list[LeftOut] = field(default_factory=list)
+    """Tables, columns and a schema version the reconstruction does not carry (``_Decoder.undecoded_tables``)."""
+
+    def undecoded(self) -> list[LeftOut]:
+        """Everything left out: ``left_out``, then every unknown protobuf field, by location."""
+        fields = [LeftOut(key, "protobuf-field", self.unknown_rows.get(key, n)) for key, n in sorted(self.unknown_fields.items())]
+        return [*self.left_out, *fields]
 
     @property
     def projection_findings(self) -> list[Finding]:
@@ -94,13 +101,31 @@ def reconstruct(conv: NativeConversation) -> NativeTrajectory:
     decoder.undecoded_tables()
     trajectory = {key: parts[key] for key in _KEY_ORDER if parts.get(key) not in (None, [])}
     return NativeTrajectory(
-        conv.path.stem, conv.internal_cascade_id, trajectory, decoder.unknown, decoder.findings, decoder.unknown_rows
+        conv.path.stem,
+        conv.internal_cascade_id,
+        trajectory,
+        decoder.unknown,
+        decoder.findings,
+        decoder.unknown_rows,
+        decoder.left_out,
     )
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Something of the ``.db`` the reconstruction does not carry: an unknown ``table``, a
+    ``column`` of a known table (``rows``: rows holding data), an unknown ``schema-version``, or a
+    ``protobuf-field`` (``location`` as in ``unknown_fields``; ``rows``: rows carrying it)."""
+
+    location: str
+    kind: str
+    rows: int
 
 
 class _Decoder:
     def __init__(self, conv: NativeConversation) -> None:
         self.conv = conv
+        self.left_out: list[LeftOut] = []
         self.unknown: Counter[str] = Counter()
         self.unknown_rows: Counter[str] = Counter()
         self.findings: list[Finding] = list(conv.findings)
@@ -241,9 +266,32 @@ class _Decoder:
         return doc
 
     def undecoded_tables(self) -> None:
+        """Tables, columns and a ``user_version`` the known schema does not have: findings, and
+        ``left_out`` entries (a column of ``steps`` holding data is ``projected``: it sits where a
+        projection of the steps reads, and could be a projected value's new home)."""
         rows = len(self.conv.tables.get("battle_mode_infos", []))
         if rows:
             self._finding("undecoded-table", f"battle_mode_infos: {rows} rows not decoded (message unknown)")
-        for name in self.conv.tables:
+            self.left_out.append(LeftOut("battle_mode_infos", "table", rows))
+        for name, table in self.conv.tables.items():
             if name not in TABLES:
                 self._finding("undecoded-table", f"table {name} is not part of the known schema")
+                self.left_out.append(LeftOut(name, "table", len(table)))
+                continue
+            columns = dict.fromkeys(c for row in table[:1] for c in row)
+            columns.update(dict.fromkeys(col[1] for o in self.conv.schema if o.name == name for col in o.columns))
+            for column in columns:
+                if column in COLUMNS[name]:
+                    continue
+                held = sum(row.get(column) is not None for row in table)
+                self._finding(
+                    "undecoded-column",
+                    f"column {name}.{column} is not part of the known schema ({held} of {len(table)} rows hold data)",
+                    projected=name == "steps" and held > 0,
+                )
+                self.left_out.append(LeftOut(f"{name}.{column}", "column", held))
+        version = self.conv.user_version
+        if version is not None and version not in USER_VERSIONS:
+            known = ", ".join(map(str, sorted(USER_VERSIONS)))
+            self._finding("unknown-user-version", f"user_version {version} is not a known schema version (known: {known})")
+            self.left_out.append(LeftOut("user_version", "schema-version", 0))
