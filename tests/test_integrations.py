@@ -64,6 +64,7 @@ def test_the_action_passes_only_flags_ci_accepts():
     assert flags == [
         "--baseline",
         "--baseline-dir",
+        "--consumer",
         "--fail-on",
         "--format",
         "--home",
@@ -95,7 +96,7 @@ def test_the_action_inputs_default_to_values_ci_accepts_and_all_reach_the_comman
     # Every input set: the command line the script builds parses.
     parses(["ci", "--format", "github", "--source", "native", "--fail-on", "breaking", "--out", "/tmp/c",
             "--report", "r.xml", "--report-format", "junit", "--home", "/h", "--root", "/r", "--baseline", "agy-1.2.10",
-            "--baseline-dir", "b"])  # fmt: skip
+            "--baseline-dir", "b", "--fail-on", "consumer:codeburn", "--consumer", "codeburn"])  # fmt: skip
 
 
 def test_inputs_never_reach_the_shell_parser():
