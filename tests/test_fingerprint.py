@@ -240,10 +240,13 @@ def test_cli_warns_about_unreadable_files_on_stderr(tmp_path, capsys):
     (tmp_path / "a.trajectory.json").write_text("{}")
     (tmp_path / "b.trajectory.json").write_bytes(b"\xff")
     os.chmod(tmp_path / "a.trajectory.json", 0o600)
-    assert main(["fingerprint", "--surface", "sidecar", str(tmp_path)]) == 0
-    assert "warning: " + str(tmp_path / "b.trajectory.json") in capsys.readouterr().err
-    assert main(["fingerprint", "-q", "--surface", "sidecar", str(tmp_path)]) == 0
-    assert capsys.readouterr().err == ""
+    assert main(["fingerprint", "--surface", "sidecar", str(tmp_path)]) == 2  # unreadable input: exit 2, as ci fails it
+    captured = capsys.readouterr()
+    assert "warning: " + str(tmp_path / "b.trajectory.json") in captured.err
+    assert captured.err.endswith("agy-audit: 1 input(s) unreadable; the fingerprints above leave them out\n")
+    assert "sidecar" in captured.out  # the readable inputs are still fingerprinted
+    assert main(["fingerprint", "-q", "--surface", "sidecar", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "agy-audit: 1 input(s) unreadable; the fingerprints above leave them out\n"
 
 
 def test_transcript_torn_lines_are_skipped_not_problems(tmp_path):

@@ -601,3 +601,76 @@ def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_pa
         atomic_write(target, b"{}")
     monkeypatch.undo()
     assert sorted(p.name for p in target.parent.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- item 7: unlistable brain directories
+
+
+@pytest.mark.parametrize("part", ["", ".system_generated/logs"])
+def test_an_unlistable_brain_directory_fails_its_session(shared, part):  # noqa: F811 - the fixture imported above
+    # item 7: sweep said complete=yes with the transcripts missing; inspect reported 0 findings
+    root = StoreBuilder(shared / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1)
+    give_away(shared)
+    hidden = convo.paths["brain"] / part if part else convo.paths["brain"]
+    hidden.chmod(0)
+    results = unprivileged(
+        lambda: {
+            "sweep": cli(
+                "sweep", "--source", "native", "--root", root.path, "--out", shared / "out", "--format", "json", "--quiet"
+            ),
+            "inspect": cli("inspect", "--root", root.path, convo.id, "--format", "json"),
+        }
+    )
+    code, out, err = results["sweep"]
+    manifest = json.loads(out)["manifest"]
+    assert code == 1 and manifest["complete"] is False, err
+    assert [(f["id"], f["stage"], f["message"]) for f in manifest["failures"]] == [
+        (convo.id, "brain", f"{hidden}: cannot list (Permission denied); the session's files there were not swept")
+    ]
+    code, out, err = results["inspect"]
+    findings = json.loads(out)["transcripts"]["findings"]
+    assert code == 1, (out, err)
+    assert f"{hidden}:0: unreadable: cannot list: Permission denied; its transcripts were not read" in findings
+
+
+# ----------------------------------------------------------------------------- item 13: fingerprint exit codes
+
+
+@pytest.mark.parametrize("damage", ["empty", "locked", "denied"])
+def test_fingerprint_of_an_unreadable_input_is_exit_2(shared, damage):  # noqa: F811 - the fixture imported above
+    # item 13: fingerprint exited 0 when a .db was locked, empty or permission-denied (README: 2)
+    root = StoreBuilder(shared / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1, sidecar="missing")
+    root.conversation(turns=1)
+    give_away(shared)
+    db = convo.paths["db"]
+    holder = None
+    if damage == "empty":
+        db.write_bytes(b"")
+    elif damage == "denied":
+        db.chmod(0)
+    else:
+        holder = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import sqlite3, sys, time\n"
+                "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                "c.execute('PRAGMA locking_mode=exclusive'); c.execute('BEGIN EXCLUSIVE')\n"
+                "c.execute('UPDATE trajectory_meta SET cascade_id = cascade_id')\n"
+                "print('locked', flush=True); time.sleep(60)\n",
+                str(db),
+            ],
+            stdout=subprocess.PIPE,
+        )
+        assert holder.stdout.readline() == b"locked\n"
+    try:
+        code, out, err = unprivileged(cli, "fingerprint", root.path)
+    finally:
+        if holder is not None:
+            holder.kill()
+            holder.wait()
+    assert code == 2, (code, err)
+    assert any(line.startswith(f"agy-audit: warning: {db}: ") for line in err.splitlines()), err
+    assert err.endswith("agy-audit: 1 input(s) unreadable; the fingerprints above leave them out\n")

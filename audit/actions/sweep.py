@@ -359,6 +359,9 @@ def _rmdir_if_empty(path: Path) -> bool:
 
 def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     session, surface = item.session, item.session.surface
+    if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
+        first = session.unlisted[0]
+        raise _Failed("brain", f"{first.path}: {first.reason}; the session's files there were not swept")
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, out, files)
         return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session, out), files)

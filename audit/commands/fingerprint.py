@@ -7,7 +7,7 @@ import sys
 
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import snapshot_text
-from audit.errors import NothingToCheck, UsageError
+from audit.errors import EXIT_USAGE, NothingToCheck, UsageError
 from audit.report.drift_report import survey_json, survey_text
 from audit.report.text import to_json
 
@@ -32,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "fingerprint",
         help="digest of each format surface (sidecar, sqlite, wire, transcript)",
         description="Print the sha256 fingerprint of each format surface. " + INPUTS,
-        epilog="Exit codes: 0 ok, 2 usage or unreadable input, 3 nothing to fingerprint.",
+        epilog="Exit codes: 0 ok, 2 usage or an unreadable input (the other inputs are still fingerprinted and "
+        "printed), 3 nothing to fingerprint.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
     add_surfaces(p)
@@ -68,4 +69,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(snapshot_text(next(iter(result.fingerprints.values())).lines))
     else:
         print(survey_text(result))
+    if result.problems:  # as ci counts them: a fingerprint that skipped an unreadable input is not the store's
+        print(
+            f"agy-audit: {len(result.problems)} input(s) unreadable; the fingerprints above leave them out",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     return 0

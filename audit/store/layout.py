@@ -115,6 +115,7 @@ class Session:
     mtimes_ns: dict[str, int] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     backup: Path | None = None  # brain_backup/<id>/ of the same root (a copy: listed, never read as the session)
+    unlisted: list[Foreign] = field(default_factory=list)  # parts of the session that could not be listed
 
     @property
     def source(self) -> Path | None:
@@ -330,7 +331,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
         else:
             attach(cid, "brain", entry, st)
             s = sessions[cid]
-            s.brain_files, newest = _brain_files(Path(entry.path), foreign)
+            s.brain_files, newest = _brain_files(Path(entry.path), foreign, s.unlisted)
             s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
 
     install_files = _install_files(root.path, foreign)
@@ -433,10 +434,11 @@ def _brain_kind(rel: tuple[str, ...]) -> str:  # noqa: C901 - one branch per kin
     return "other"
 
 
-def _brain_files(brain: Path, foreign: list[Foreign]) -> tuple[dict[str, list[Path]], int]:
+def _brain_files(brain: Path, foreign: list[Foreign], unlisted: list[Foreign] | None = None) -> tuple[dict[str, list[Path]], int]:
     """The regular files below *brain* by kind (directories and files in name order, depth
-    first), and the newest mtime among them. Symbolic links, special files and unlistable
-    directories are reported in *foreign*, never entered or read."""
+    first), and the newest mtime among them. Symbolic links and special files are reported in
+    *foreign*, never entered or read; a directory that cannot be listed goes to *unlisted* (a
+    part of the session that is missing: its readers fail it), or to *foreign* without one."""
     files: dict[str, list[Path]] = {}
     newest = 0
     stack: list[tuple[str, tuple[str, ...]]] = [(str(brain), ())]
@@ -446,7 +448,7 @@ def _brain_files(brain: Path, foreign: list[Foreign]) -> tuple[dict[str, list[Pa
             with os.scandir(directory) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
-            foreign.append(Foreign(Path(directory), f"cannot list ({exc.strerror or exc})"))
+            (foreign if unlisted is None else unlisted).append(Foreign(Path(directory), f"cannot list ({exc.strerror or exc})"))
             continue
         subdirectories = []
         for entry in entries:

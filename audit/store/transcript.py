@@ -388,6 +388,7 @@ class TranscriptFiles:
     compact: tuple[Path, ...]
     full: tuple[Path, ...]
     foreign: tuple[Path, ...]  # chunk-directory entries not named <number>.jsonl
+    unlisted: tuple[tuple[Path, str], ...] = ()  # (directory, reason): could not be listed, so not read
 
 
 _CHUNK_NAME = re.compile(r"\d{1,18}\.jsonl")
@@ -413,7 +414,28 @@ def locate(brain_dir: str | os.PathLike) -> TranscriptFiles:
         return tuple(p for _, p in sorted(chunks)) + ((main,) if os.path.lexists(main) else ())
 
     compact, full = stream("transcript"), stream("transcript_full")
-    return TranscriptFiles(compact, full, tuple(sorted(foreign)))
+    unlisted = []
+    for directory in (Path(brain_dir), Path(brain_dir) / ".system_generated", logs, logs / "chunks"):
+        reason = _unlistable(directory)
+        if reason is not None:
+            unlisted.append((directory, reason))
+            break
+    else:
+        unlisted += [
+            (d, r) for d in (logs / "chunks" / "transcript", logs / "chunks" / "transcript_full") if (r := _unlistable(d))
+        ]
+    return TranscriptFiles(compact, full, tuple(sorted(foreign)), tuple(unlisted))
+
+
+def _unlistable(directory: Path) -> str | None:
+    """Why *directory* cannot be listed, or None (a missing directory holds nothing and is fine)."""
+    try:
+        with os.scandir(directory):
+            return None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 @dataclass(frozen=True)
@@ -541,6 +563,9 @@ def read_brain(brain_dir: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_B
     """Read, check and pair the transcripts of one brain directory; never raises for damage."""
     files = locate(brain_dir)
     findings = [Finding(str(p), 0, "foreign-file", "not a <number>.jsonl chunk; not read") for p in files.foreign]
+    findings += [
+        Finding(str(d), 0, "unreadable", f"cannot list: {reason}; its transcripts were not read") for d, reason in files.unlisted
+    ]
     streams: list[list[Record]] = [[], []]
     for paths, records in zip((files.compact, files.full), streams):
         for item in iter_transcript(paths, max_line_bytes=max_line_bytes):
