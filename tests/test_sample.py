@@ -45,3 +45,13 @@ def test_committed_sample_lists_every_session(capsys):
     assert sorted(s["surface"] for s in sessions) == ["acp"] + ["cli"] * 9 + ["ide"] * 6
     # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
     assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}
+
+
+def test_committed_sample_sweeps_completely(tmp_path, capsys):
+    """Every committed .db opens with its committed -wal/-shm (a .db regenerated without its -wal,
+    whose WAL salts differ each run, reads as 'database disk image is malformed')."""
+    out = tmp_path / "corpus"
+    assert main(["sweep", "--home", str(EXAMPLES), "--source", "native", "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] is True and manifest["failures"] == []
