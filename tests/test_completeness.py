@@ -779,3 +779,44 @@ def test_no_attestation_when_the_wal_index_header_changed_during_the_read(cli, m
         f"{convo.paths['db']}: the WAL index (-shm header) changed during each read: a commit in progress; not attested"
     )
     assert b"agyAudit" not in convo.paths["sidecar"].read_bytes() and report.exit_code == 1
+
+
+_JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 1.5]), st.sampled_from(["", "a", "b"])
+)
+_FIELD = st.recursive(_JSON_LEAF, lambda inner: st.lists(inner, max_size=3), max_leaves=6)
+_PROJECTED_STEP = st.one_of(
+    st.lists(_FIELD, min_size=len(C.STEP_FIELDS), max_size=len(C.STEP_FIELDS)), st.lists(_FIELD, max_size=3), _JSON_LEAF
+)
+
+
+def _twisted(value: object, rng: random.Random) -> object:
+    """*value* with numbers swapped for == equal ones of another type."""
+    if isinstance(value, list):
+        return [_twisted(v, rng) for v in value]
+    if type(value) in (bool, int, float) and value in (0, 1):
+        return rng.choice([v for v in (value, bool(value), int(value), float(value)) if type(v) is not type(value)])
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    common=st.lists(_PROJECTED_STEP, max_size=4),
+    sidecar=st.lists(_PROJECTED_STEP, max_size=4),
+    native=st.lists(_PROJECTED_STEP, max_size=4),
+    mix=st.randoms(use_true_random=False),
+)
+def test_explain_projection_is_the_diff_of_every_step(common, sidecar, native, mix):
+    """Equal steps are left out of the deepdiff walk (for speed): the explanation is still the
+    diff of every named step, equal pairs, other types (1 / 1.0 / True) and lengths included."""
+    side, source = list(sidecar), list(native)
+    for step in common:  # pairs equal by value at random places, some only by == (1, 1.0 and True)
+        at = mix.randrange(min(len(side), len(source)) + 1)
+        side.insert(at, copy.deepcopy(step))
+        source.insert(at, _twisted(step, mix) if mix.random() < 0.5 else copy.deepcopy(step))
+
+    def named(steps):
+        return {"steps": [dict(zip(C.STEP_FIELDS, s, strict=False)) if isinstance(s, list) else s for s in steps]}
+
+    expected = C.diff.explain(named(side), named(source), shown=5, ignore=())
+    assert C.explain_projection(side, source) == expected

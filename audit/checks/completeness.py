@@ -364,10 +364,25 @@ def _step(step: object) -> object:
 def explain_projection(sidecar: list, native: list) -> str:
     """Every difference between two projected step lists, as paths (``steps.[3].plannerResponse.response``)."""
 
-    def named(steps: list) -> dict:
-        return {"steps": [dict(zip(STEP_FIELDS, s, strict=False)) if isinstance(s, list) else s for s in steps]}
+    def named(steps: list, other: list) -> dict:
+        return {"steps": [_named(s, other[i] if i < len(other) else None) for i, s in enumerate(steps)]}
 
-    return diff.explain(named(sidecar), named(native), shown=5, ignore=())
+    return diff.explain(named(sidecar, native), named(native, sidecar), shown=5, ignore=())
+
+
+_SAME_STEP: dict = {}
+"""What a step that is the same on both sides is diffed as: deepdiff pairs list items by index,
+and an equal pair yields nothing, so an equal pair of objects may as well be two empty ones (the
+list still holds objects, so deepdiff takes the same path through it) -- a diff of every step's
+fields costs seconds per long session."""
+
+
+def _named(step: object, other: object) -> object:
+    if not isinstance(step, list):
+        return step
+    if isinstance(other, list) and _same_value(step, other):
+        return _SAME_STEP
+    return dict(zip(STEP_FIELDS, step, strict=False))
 
 
 def _difference(sidecar: list, native: list) -> str | None:
