@@ -249,3 +249,13 @@ def test_the_known_columns_are_those_of_the_published_ddl(tmp_path):
     conv = read_database(tmp_path / "x.db")
     tables = {o.name: tuple(c[1] for c in o.columns) for o in conv.schema if o.type == "table"}
     assert tables == COLUMNS and set(TABLES) == set(COLUMNS) and {conv.user_version} == USER_VERSIONS
+
+
+def test_a_markdown_export_says_what_it_left_out(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=23)
+    convo = b.root("cli").conversation(turns=1, brain=False)
+    _alter(convo.paths["db"], "ALTER TABLE steps ADD COLUMN extra text")
+    assert main(["export", convo.id, "--home", str(tmp_path), "--format", "md"]) == 0
+    text = capsys.readouterr().out
+    assert "\n- **exported:** agy-audit-export/1 by cortex.proto sha256:" in text
+    assert "\n- **left out:** column `steps.extra` (0 rows)\n" in text

@@ -25,10 +25,28 @@ def trajectory_markdown(doc: dict, *, title: str | None = None) -> str:
         ("steps", len(steps)),
     ]
     out += [f"- **{k}:** {v}" for k, v in facts if v not in (None, "")]
+    out += _provenance(doc)
     for i, step in enumerate(steps):
         out += ["", _step_heading(i, step), ""]
         out += _step_body(step)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _provenance(doc: dict) -> list[str]:
+    """An export's ``agyReader.agyAudit.provenance`` as two facts: what made it, what it left out."""
+    reader = doc.get("agyReader")
+    ours = reader.get("agyAudit") if isinstance(reader, dict) else None
+    found = ours.get("provenance") if isinstance(ours, dict) else None
+    if not isinstance(found, dict):
+        return []
+    source = found.get("source") if isinstance(found.get("source"), dict) else {}
+    made = ", ".join(f"{k} {v}" for k, v in source.items())
+    lines = [f"- **exported:** {found.get('exportFormat')} by {found.get('decoderProfile')} from {made}"]
+    left = [u for u in found.get("undecoded") or () if isinstance(u, dict)]
+    shown = "; ".join(f"{u.get('kind')} `{u.get('location')}` ({u.get('rows')} rows)" for u in left[:5])
+    more = f"; +{len(left) - 5} more" if len(left) > 5 else ""
+    lines.append(f"- **left out:** {shown}{more}" if left else "- **left out:** nothing")
+    return lines
 
 
 def _step_heading(i: int, step: dict) -> str:
