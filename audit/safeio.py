@@ -47,6 +47,10 @@ import orjson
 from audit.errors import InputError
 
 MAX_DEPTH = 400
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+"""The one size limit for a JSON document read whole -- a sidecar (every command) or a daemon
+answer: 256 MiB. Parsing holds about five times a document's size in Python objects, so this
+keeps one document under about 1.5 GB of memory; larger ones are refused, naming the file."""
 # Open flags that some platforms lack (Windows has no O_NOFOLLOW): 0 there, and ``open_flags``
 # callers check for a symbolic link themselves.
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -23,7 +23,7 @@ import pytest
 from cli_capture import cli
 from test_reliability_faults import give_away, shared, unprivileged  # noqa: F401 - fixtures
 
-from audit.store.daemon import DaemonClient, DaemonTimeout
+from audit.store.daemon import DaemonClient, DaemonError, DaemonTimeout
 from audit.testing import StoreBuilder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -674,3 +674,93 @@ def test_fingerprint_of_an_unreadable_input_is_exit_2(shared, damage):  # noqa: 
     assert code == 2, (code, err)
     assert any(line.startswith(f"agy-audit: warning: {db}: ") for line in err.splitlines()), err
     assert err.endswith("agy-audit: 1 input(s) unreadable; the fingerprints above leave them out\n")
+
+
+# ----------------------------------------------------------------------------- item 17: sizes and ~
+
+
+def test_one_size_limit_for_sidecars_and_daemon_answers():
+    # item 17: verify-contract refused sidecars over 256 MiB, links 512 MiB, the daemon 1 GiB, the rest none
+    from audit import safeio
+    from audit.checks import contract, links
+    from audit.store import daemon
+
+    assert safeio.MAX_DOCUMENT_BYTES == 256 * 1024 * 1024
+    assert links.MAX_SIDECAR_BYTES == contract.MAX_BYTES == daemon.MAX_RESPONSE == safeio.MAX_DOCUMENT_BYTES
+
+
+def test_an_oversized_sidecar_is_refused_by_every_command_without_reading_it(tmp_path):
+    # item 17: other commands read a 300 MB sidecar whole (1.2-1.7 GB of memory)
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1)
+    sidecar = convo.paths["sidecar"]
+    with open(sidecar, "r+b") as fh:
+        fh.truncate(300 * 1024 * 1024)  # sparse: no disk, no read
+    limit = f"larger than {256 * 1024 * 1024} bytes"
+    for argv in (
+        ("verify-contract", sidecar),
+        ("fingerprint", "--surface", "sidecar", root.path),
+        ("links", "check", "--root", root.path, "--format", "json"),
+        ("completeness", root.path, "--format", "json"),
+    ):
+        code, out, err, seconds = run_cli(*argv, timeout=60)
+        named = [line for line in (out + err).splitlines() if str(sidecar) in line and limit in line]
+        assert named, (argv, code, out[-500:], err[-500:])
+        assert seconds < 20 and "Traceback" not in err
+
+
+def test_an_oversized_daemon_answer_is_refused_before_it_is_read():
+    # item 17: a 1 GB answer took peak RSS to 2-3 GB before the 1 GiB cap cut it
+    sock = socket.create_server(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = sock.accept()
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n{" % (300 * 1024 * 1024))
+        time.sleep(3)
+        conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        start = time.monotonic()
+        with pytest.raises(DaemonError) as caught:
+            DaemonClient(f"http://127.0.0.1:{port}", timeout=10).call("GetCascadeTrajectory", {})
+        assert time.monotonic() - start < 2
+        assert caught.value.message.endswith(f"failed: answer larger than {256 * 1024 * 1024} bytes")
+    finally:
+        thread.join()
+        sock.close()
+
+
+def test_a_tilde_in_out_and_home_is_expanded(tmp_path):
+    # item 17: `sweep --out '~/x'` created ./~/x
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    root.conversation(turns=1)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-m", "audit", "sweep", "--source", "native", "--home", "~", "--out", "~/corpus", "-q"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "home" / "corpus" / "manifest.json").is_file() and list(work.iterdir()) == []
+    done = subprocess.run(
+        [sys.executable, "-m", "audit", "sweep", "--root", root.path, "--out", "~no-such-user-x/corpus"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and list(work.iterdir()) == []
+    assert done.stderr.endswith(
+        b"argument --out: '~no-such-user-x/corpus': cannot expand ~no-such-user-x (no such user, or no HOME); "
+        b"give the directory itself, e.g. $HOME/...\n"
+    )

@@ -24,13 +24,13 @@ from audit.checks import schemas
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, InputError, NothingToCheck
 from audit.progress import Callback
-from audit.safeio import DIRECTORY, FILE, LINK, JSONError, gc_paused, loads, path_kind, read_bytes
+from audit.safeio import DIRECTORY, FILE, LINK, MAX_DOCUMENT_BYTES, JSONError, gc_paused, loads, path_kind, read_bytes
 from audit.store.layout import INSTALL_FILES
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
 """Kind of file -> name of the bundled schema checking it."""
 
-MAX_BYTES = 256 * 1024 * 1024
+MAX_BYTES = MAX_DOCUMENT_BYTES
 """Larger files are reported unreadable rather than parsed."""
 
 TORN_LINE = "transcript/torn-line"

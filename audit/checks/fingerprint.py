@@ -38,7 +38,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from audit.checks.shape import SidecarShape, TranscriptShape, digest_lines
 from audit.errors import InputError
 from audit.progress import Callback
-from audit.safeio import exists, gc_paused, is_dir, read_bytes, read_json
+from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, read_bytes, read_json
 from audit.store import layout
 from audit.store.database import (
     NativeConversation,
@@ -314,7 +314,7 @@ def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     for path in paths:
         with gc_paused():  # until the document is freed: a GC pass in between would only rescan it
             try:
-                doc = shape.add_json(read_bytes(path), str(path))
+                doc = shape.add_json(read_bytes(path, limit=MAX_DOCUMENT_BYTES), str(path))
             except InputError as exc:
                 result.problems.append(exc.message)
                 continue

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.safeio import json_type, loads, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, json_type, loads, read_bytes
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import SIDECAR_SUFFIX, list_dir
 from audit.store.stamps import PARENT_KEY, READER_BLOCK
 
-MAX_SIDECAR_BYTES = 512 * 1024 * 1024
+MAX_SIDECAR_BYTES = MAX_DOCUMENT_BYTES  # the one limit for sidecars (audit.safeio)
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
 PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
 INVOKE_TOOLS = frozenset({"invoke_subagent", "spawnagents", "spawn_agents"})

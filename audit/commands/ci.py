@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from audit.actions.sweep import SOURCES
-from audit.commands.common import roots_from, seconds
+from audit.commands.common import roots_from, seconds, user_path
 from audit.commands.compare import add_consumer_flags
 from audit.errors import UsageError
 from audit.pipeline import ci
@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     p.add_argument(
         "--out",
+        type=user_path,
         metavar="NEW_DIR",
         help="corpus directory to create and keep (default: a new private temp directory, removed after a "
         "passing run, kept and named in the report otherwise)",
@@ -95,6 +96,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument(
         "--report",
+        type=user_path,
         metavar="FILE",
         action="append",
         help="also write the report to FILE (repeatable), in the format its extension names "

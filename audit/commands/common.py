@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 from audit.store import layout
 
@@ -16,9 +17,12 @@ def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
     """
     parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS if nested else None)
     group = parent.add_argument_group("store selection")
-    group.add_argument("--home", metavar="DIR", help="home directory to discover ~/.gemini/antigravity* in (default $HOME)")
+    group.add_argument(
+        "--home", type=user_path, metavar="DIR", help="home directory to discover ~/.gemini/antigravity* in (default $HOME)"
+    )
     group.add_argument(
         "--root",
+        type=user_path,
         metavar="PATH",
         action="append",
         help="explicit store root (repeatable); disables discovery, as does $ANTIGRAVITY_CLI_ROOT",
@@ -37,6 +41,20 @@ def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = Fa
 
 def roots_from(args: argparse.Namespace) -> list[layout.Root]:
     return layout.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
+
+
+def user_path(text: str) -> str:
+    """argparse type for a path option: a leading ``~`` or ``~user`` is expanded (a quoted
+    ``--out '~/x'`` would otherwise create ``./~/x``); one that cannot be is refused with a hint."""
+    if not text.startswith("~"):
+        return text
+    expanded = os.path.expanduser(text)
+    if expanded.startswith("~"):
+        user = text[1:].split("/", 1)[0]
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot expand ~{user} (no such user, or no HOME); give the directory itself, e.g. $HOME/..."
+        )
+    return expanded
 
 
 MAX_SECONDS = 86400.0

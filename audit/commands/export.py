@@ -7,7 +7,7 @@ import sys
 
 from audit.actions.export import export_session
 from audit.checks import contract
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, roots_from, user_path
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
 from audit.safeio import create_new_file, dumps
@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         ),
     )
     p.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
-    p.add_argument("--out", metavar="NEW_FILE", help="write to this new file (0600; an existing path is refused)")
+    p.add_argument("--out", type=user_path, metavar="NEW_FILE", help="write to this new file (0600; an existing path is refused)")
     add_format(p, "json", "md")
     p.set_defaults(run=run)
 

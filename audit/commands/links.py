@@ -8,7 +8,7 @@ from pathlib import Path
 
 from audit.actions import backup, repair, stamp
 from audit.checks import links
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, roots_from, user_path
 from audit.errors import EXIT_FINDINGS, NothingToCheck, UsageError
 from audit.report.text import to_json
 from audit.store import layout
@@ -60,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     fix.add_argument("--dry-run", action="store_true", help="print what would change; no backup, no writes")
     fix.add_argument(
         "--backup",
+        type=user_path,
         metavar="DIR",
         help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root)",
     )
@@ -72,7 +73,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         description="Fail (exit 1) unless the file set, every mtime and every payload except "
         "agyReader.parentCascadeId equal the backup, and the stamps form a valid acyclic graph.",
     )
-    check_backup.add_argument("--backup", metavar="DIR", required=True, help="backup directory written by `links repair`")
+    check_backup.add_argument(
+        "--backup", type=user_path, metavar="DIR", required=True, help="backup directory written by `links repair`"
+    )
     check_backup.add_argument("--unchanged", action="store_true", help="also require every sidecar byte-identical")
     add_format(check_backup)
     check_backup.set_defaults(run=run_verify)
@@ -85,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "(neither the backed-up nor the repaired bytes) or is write-protected stops the rollback before "
         "anything is written (exit 1) unless --force.",
     )
-    undo.add_argument("--backup", metavar="DIR", required=True, help="backup directory written by `links repair`")
+    undo.add_argument("--backup", type=user_path, metavar="DIR", required=True, help="backup directory written by `links repair`")
     undo.add_argument(
         "--force",
         action="store_true",

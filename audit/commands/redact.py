@@ -7,6 +7,7 @@ import hashlib
 import sys
 
 from audit.actions.redact import REPORT, redact
+from audit.commands.common import user_path
 from audit.report.text import table, to_json
 
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         epilog="Exit codes: 0 redacted and proven, 1 refused (the copy is removed), 2 usage or unreadable input.",
     )
     p.add_argument("source", metavar="SOURCE", help="a home directory, a store root or a sweep corpus")
-    p.add_argument("--out", required=True, metavar="NEW_DIR", help="the copy to create (must not exist)")
+    p.add_argument("--out", required=True, type=user_path, metavar="NEW_DIR", help="the copy to create (must not exist)")
     p.add_argument("--seed", metavar="TEXT", help="make the placeholders reproducible (default: random per run)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.set_defaults(run=run)

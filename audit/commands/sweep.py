@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from audit.actions.sweep import SOURCES, SweepResult, sweep
-from audit.commands.common import add_format, roots_from, seconds
+from audit.commands.common import add_format, roots_from, seconds, user_path
 from audit.errors import AuditError, FindingsError
 from audit.progress import Progress, wanted
 from audit.report.text import table, to_json
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "3 nothing to sweep, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM)."
         ),
     )
-    p.add_argument("--out", required=True, metavar="NEW_DIR", help="corpus directory to create (must not exist)")
+    p.add_argument("--out", required=True, type=user_path, metavar="NEW_DIR", help="corpus directory to create (must not exist)")
     p.add_argument(
         "--source",
         choices=SOURCES,

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from audit.errors import FindingsError, UsageError
-from audit.safeio import JSONError, json_type, loads
+from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, json_type, loads
 
 SERVICE = "exa.language_server_pb.LanguageServerService"
-MAX_RESPONSE = 1 << 30  # bytes; a daemon answer larger than this is refused
+MAX_RESPONSE = MAX_DOCUMENT_BYTES  # bytes; a larger daemon answer is refused (the sidecar limit)
 PROBE_TIMEOUT = 1.0  # seconds for the TCP reachability probe
 _TOKEN_RE = re.compile(r"[A-Za-z0-9._~:/+=-]{16,4096}")
 _MESSAGE_LIMIT = 300
@@ -226,6 +226,8 @@ class DaemonClient:
 
     @staticmethod
     def _read(response: http.client.HTTPResponse) -> bytes:
+        if response.length is not None and response.length > MAX_RESPONSE:  # refused before a byte is read
+            raise http.client.HTTPException(f"answer larger than {MAX_RESPONSE} bytes")
         chunks, size = [], 0
         while chunk := response.read1(1 << 16):
             size += len(chunk)
