@@ -597,3 +597,45 @@ def test_an_absent_status_is_unspecified_on_both_sides(builder):
         f"step 0 (USER_INPUT) status: .db DONE, {tier} transcript UNSPECIFIED; content not compared"
         for tier in ("compact", "full")
     ]
+
+
+@pytest.mark.parametrize("browser", [True, False])
+@pytest.mark.parametrize("unnamed_enums", [True, False])
+def test_every_real_shape_of_part_b_is_consistent_with_its_transcripts(builder, browser, unnamed_enums):
+    root = builder.root("ide")
+    steps = T.every_shape_steps(builder.rng, builder.clock, browser=browser, unnamed_enums=unnamed_enums)
+    convo = root.conversation(steps=steps)
+    report = C.check([root.path])
+    [result] = report.results
+    assert report.exit_code == 0 and result.findings == []
+    assert result.joined == {"compact": len(convo.steps), "full": len(convo.steps)}
+
+
+def test_planted_disagreements_in_every_real_shape(builder):
+    root = builder.root("ide")
+    steps = T.every_shape_steps(builder.rng, builder.clock, browser=False, unnamed_enums=False)
+    steps += rich_steps(builder)
+    convo = root.conversation(steps=steps, disagreements=set(KINDS))
+    expected = sorted(
+        (convo.id, p.rule, p.step, name) for p in convo.planted for name in ("transcript.jsonl", "transcript_full.jsonl")
+    )
+    assert violations(C.check([root.path])) == expected
+
+
+def test_the_committed_sample_holds_one_disagreement_and_every_db_reads():
+    """examples/home: the planted thinking disagreement (both tiers), the documented advisories,
+    and no unreadable .db (a -wal and -shm from different generations would be)."""
+    home = Path(__file__).resolve().parent.parent / "examples" / "home"
+    report = C.check_roots(resolve_roots(home=home))
+    assert report.counts()[C.UNREADABLE] == 0 and report.exit_code == 1
+    assert [
+        (r.id[:8], rule, step, name) for r_id, rule, step, name in violations(report) for r in report.results if r.id == r_id
+    ] == [
+        ("70b3e08a", "consistency/thinking", 1, "transcript.jsonl"),
+        ("70b3e08a", "consistency/thinking", 1, "transcript_full.jsonl"),
+    ]
+    assert sorted({f.rule for r in report.results for f in r.advisories}) == [
+        "consistency/beyond",
+        "consistency/status-lag",
+        "consistency/window",
+    ]
