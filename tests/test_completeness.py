@@ -689,6 +689,12 @@ def test_our_attestation_lives_under_our_own_key_and_agy_readers_is_never_touche
     }
     assert set_reader_key(path.read_bytes(), C.READER_KEY, None) == before
     assert validate_bytes(path.read_bytes()).findings == () and path.stat().st_mtime_ns == MTIME
+    from audit.checks.shape import SidecarShape
+
+    shapes = [SidecarShape(), SidecarShape()]
+    shapes[0].add_json(before, "before")
+    shapes[1].add_json(path.read_bytes(), "after")
+    assert shapes[0].lines() == shapes[1].lines()  # the shape fingerprint leaves our key out
     again = C.check([cli.path])
     attest(again, checked_at="2027-01-01T00:00:00Z")
     assert only(again).attestation == C.KEPT
