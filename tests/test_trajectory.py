@@ -533,3 +533,107 @@ def test_the_render_info_column_is_a_generic_steps_render_info(tmp_path):
             "steps[idx=3].render_info: only GENERIC steps are known to carry it (CORTEX_STEP_TYPE_SYSTEM_MESSAGE)",
         ),
     ]
+
+
+_UNKNOWN = bytes([0xB8, 0x3E, 0x01])  # field 999, varint 1
+_STEP_CELLS = {"metadata": pb.CortexStepMetadata, "error_details": pb.CortexErrorDetails, "render_info": pb.StepRenderInfo}
+
+
+def _cell_by_cell(path: Path) -> Counter:
+    """What the decoder counts, found by walking every cell on its own (``wire.unknown_fields``)."""
+    from audit.store.wire import unknown_fields  # noqa: PLC0415
+
+    found: Counter = Counter()
+
+    def add(key: str, message) -> None:
+        found.update({f"{key}: {p}": n for p, n in unknown_fields(message).items()})
+
+    conn = sqlite3.connect(path)
+    try:
+        for row in conn.execute("SELECT step_type, step_payload, metadata, error_details, render_info FROM steps ORDER BY idx"):
+            step = pb.Step.FromString(row[1])
+            if step.type == 0:
+                step.type = row[0]
+            kind = pb.CortexStepType.Name(step.type)
+            add(f"steps.step_payload/{kind}", step)
+            for column, cell in zip(_STEP_CELLS, row[2:]):
+                if cell is not None:
+                    add(f"steps.{column}/{kind}", _STEP_CELLS[column].FromString(cell))
+        for (data,) in conn.execute("SELECT data FROM gen_metadata ORDER BY idx"):
+            add("gen_metadata.data", pb.CortexStepGeneratorMetadata.FromString(data))
+        for (data,) in conn.execute("SELECT data FROM trajectory_metadata_blob"):
+            add("trajectory_metadata_blob.data", pb.CortexTrajectoryMetadata.FromString(data))
+    finally:
+        conn.close()
+    return found
+
+
+def test_unknown_fields_are_counted_cell_by_cell_though_a_step_is_walked_once(tmp_path):
+    """The payload's unknown fields come from the walk that renders it, and a column cell that
+    is the payload's field byte for byte from the same walk; the counts are still those of each
+    cell walked on its own, per row, also where a column fills or contradicts the payload and
+    where the step cannot be rendered."""
+    generic = {"type": "CORTEX_STEP_TYPE_GENERIC", "status": "CORTEX_STEP_STATUS_DONE", "generic": {"args": {"a": "1"}}}
+    doc = _steps(7)
+    doc["steps"] += [copy.deepcopy(generic), copy.deepcopy(generic)]
+    doc["steps"][8]["generic"]["result"] = {"stepRenderInfo": {"title": "t"}}
+    path = tmp_path / "u.db"
+    write_conversation_db(path, doc)
+
+    def payload(idx: int, *, metadata: bytes = b"", tail: bytes = _UNKNOWN, seconds: int | None = None) -> bytes:
+        step = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE, status=pb.CORTEX_STEP_STATUS_DONE)
+        step.metadata.created_at.seconds = 1_767_225_600 + idx if seconds is None else seconds
+        step.metadata.MergeFromString(metadata)
+        return step.SerializeToString() + tail
+
+    def metadata_of(data: bytes) -> bytes:
+        return pb.Step.FromString(data).metadata.SerializeToString()
+
+    with sqlite3.connect(path) as conn:
+        rows = {
+            0: payload(0, metadata=_UNKNOWN),  # unknown in the payload's metadata and in its byte-identical column
+            1: payload(1, metadata=_UNKNOWN + _UNKNOWN),
+            2: payload(2),  # the column adds an unknown field: it differs
+            4: payload(4, metadata=_UNKNOWN, seconds=10**12),  # unrenderable
+        }
+        for idx, data in rows.items():
+            conn.execute("UPDATE steps SET step_payload = ?, metadata = ? WHERE idx = ?", (data, metadata_of(data), idx))
+        conn.execute("UPDATE steps SET metadata = ? WHERE idx = 2", (metadata_of(rows[2]) + _UNKNOWN,))
+        no_metadata = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE, status=pb.CORTEX_STEP_STATUS_DONE)
+        conn.execute(  # the payload lacks metadata: the column (with an unknown field) fills it
+            "UPDATE steps SET step_payload = ?, metadata = ? WHERE idx = 3",
+            (no_metadata.SerializeToString() + _UNKNOWN, pb.CortexStepMetadata(execution_id="e").SerializeToString() + _UNKNOWN),
+        )
+        conn.execute(  # no step type in the payload: the column gives it, the payload keeps its unknown field
+            "UPDATE steps SET step_payload = ? WHERE idx = 5",
+            (
+                pb.Step(status=pb.CORTEX_STEP_STATUS_DONE, metadata=pb.CortexStepMetadata(execution_id="x")).SerializeToString()
+                + _UNKNOWN,
+            ),
+        )
+        conn.execute("UPDATE steps SET error_details = ? WHERE idx = 6", (_UNKNOWN,))
+        generic_payload = pb.Step.FromString(conn.execute("SELECT step_payload FROM steps WHERE idx = 7").fetchone()[0])
+        conn.execute(
+            "UPDATE steps SET step_payload = ?, render_info = ? WHERE idx = 7",
+            (generic_payload.SerializeToString() + _UNKNOWN, _UNKNOWN),
+        )
+        conn.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", (_UNKNOWN,))
+        for idx, extra in ((0, _UNKNOWN), (1, _UNKNOWN + _UNKNOWN)):
+            (data,) = conn.execute("SELECT data FROM gen_metadata WHERE idx = ?", (idx,)).fetchone()
+            conn.execute("UPDATE gen_metadata SET data = ? WHERE idx = ?", (data + extra, idx))
+    conn.close()
+    result = read_trajectory(path)
+    expected = _cell_by_cell(path)
+    assert expected["steps.step_payload/CORTEX_STEP_TYPE_SYSTEM_MESSAGE: 5.999:varint"] == 4  # rows 0, 1 (twice), 4
+    assert expected["steps.metadata/CORTEX_STEP_TYPE_SYSTEM_MESSAGE: 999:varint"] == 6  # rows 0, 1 (twice), 2, 3, 4
+    assert result.unknown_fields == expected
+    rows_with = Counter(result.unknown_rows)
+    assert rows_with["steps.metadata/CORTEX_STEP_TYPE_SYSTEM_MESSAGE: 999:varint"] == 5
+    assert rows_with["gen_metadata.data: 999:varint"] == 2
+    assert [(f.code, f.message.split(": ", 1)[1].split(" (")[0]) for f in result.findings] == [
+        ("column-mismatch", "steps[idx=2].metadata differs from the payload's metadata"),
+        ("unrenderable", "steps[idx=4] cannot be rendered as JSON"),
+        ("column-mismatch", "steps[idx=5].metadata differs from the payload's metadata"),
+    ]
+    assert result.trajectory["steps"][3]["metadata"] == {"executionId": "e"}
+    assert result.trajectory["steps"][7]["generic"]["result"] == {"stepRenderInfo": {}}

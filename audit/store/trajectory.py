@@ -58,6 +58,7 @@ _BLOB_TABLES = (  # table -> JSON key, message
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
 _STEP_TYPES = frozenset(pb.CortexStepType.values())
+_STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in _STEP_COLUMNS.values()}
 
 
 @dataclass
@@ -149,17 +150,34 @@ class _Decoder:
         return message
 
     def _count_unknown(self, message: Message, key: str) -> None:
-        found = unknown_fields(message)
+        self._add_unknown(unknown_fields(message), key)
+
+    def _add_unknown(self, found: Counter[str], key: str) -> None:
         for path, count in found.items():
             self.unknown[f"{key}: {path}"] += count
             self.unknown_rows[f"{key}: {path}"] += 1
 
-    def _json(self, message: Message, where: str, *, projected: bool = False) -> dict | None:
+    def _json(self, message: Message, where: str, *, projected: bool = False, unknown: Counter[str] | None = None) -> dict | None:
+        """The proto3 JSON of *message* (None, with a finding, when it has none); *unknown*, when
+        given, gets its unknown fields (as ``unknown_fields`` counts them) from the same walk, and
+        is emptied when rendering fails."""
         try:
-            doc = proto_json.render(message)
+            doc = proto_json.render(message, unknown)
         except proto_json.RenderError as exc:  # a Timestamp outside years 1..9999
+            if unknown is not None:
+                unknown.clear()
             self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})", projected=projected)
             return None
+        return doc
+
+    def _rendered_row(self, message: Message, key: str, where: str) -> dict | None:
+        """The proto3 JSON of one row's *message*, its unknown fields counted under *key* in the same walk."""
+        found: Counter[str] = Counter()
+        doc = self._json(message, where, unknown=found)
+        if doc is None:
+            self._count_unknown(message, key)
+        else:
+            self._add_unknown(found, key)
         return doc
 
     def header(self) -> dict:
@@ -206,36 +224,66 @@ class _Decoder:
         if row.get("step_format") not in (0, None):
             self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)", projected=True)
         kind = pb.CortexStepType.Name(step.type) if step.type in _STEP_TYPES else str(step.type)
-        if payload is not None:
-            self._count_unknown(payload, f"steps.step_payload/{kind}")
+        # The payload's unknown fields are counted as it was stored: in the walk that renders it
+        # when nothing is merged into it (the rule in real stores), else before the first merge.
+        pending = payload is not None
+        copies: list[tuple[str, str]] = []  # (column, field) whose cell is the payload's field, byte for byte
         for column, (attr, message_class) in _STEP_COLUMNS.items():
             projected = column in _PROJECTED_COLUMNS
-            part = self._decode(message_class, row.get(column), f"{where}.{column}", projected=projected)
+            value = row.get(column)
+            if isinstance(value, bytes) and step.HasField(attr) and getattr(step, attr).SerializeToString() == value:
+                copies.append((column, attr))  # it decodes to the payload's field: nothing to compare or merge
+                continue
+            part = self._decode(message_class, value, f"{where}.{column}", projected=projected)
             if part is None:
                 continue
             self._count_unknown(part, f"steps.{column}/{kind}")
             if not step.HasField(attr):
+                if pending:
+                    self._count_unknown(step, f"steps.step_payload/{kind}")
+                    pending = False
                 getattr(step, attr).CopyFrom(part)
             elif getattr(step, attr) != part:
                 self._finding("column-mismatch", f"{where}.{column} differs from the payload's {attr}", projected=projected)
-        self._render_info(step, row.get("render_info"), where, kind)
-        return self._json(step, where, projected=True) or self._json(pb.Step(type=step.type, status=step.status), where)
+        info = self._render_info(step, row.get("render_info"), where, kind)
+        if info is not None:
+            if pending:
+                self._count_unknown(step, f"steps.step_payload/{kind}")  # counted before the merge
+                pending = False
+            step.generic.result.step_render_info.CopyFrom(info)
+        found: Counter[str] | None = Counter() if pending else None
+        doc = self._json(step, where, projected=True, unknown=found)
+        if pending and doc is None:
+            self._count_unknown(step, f"steps.step_payload/{kind}")
+        elif found is not None:
+            self._add_unknown(found, f"steps.step_payload/{kind}")
+        for column, attr in copies:  # a copy's unknown fields are those of the payload's field
+            if found is None or doc is None:
+                self._count_unknown(getattr(step, attr), f"steps.{column}/{kind}")
+                continue
+            below = f"{_STEP_NUMBERS[attr]}."
+            self._add_unknown(
+                Counter({path[len(below) :]: n for path, n in found.items() if path.startswith(below)}), f"steps.{column}/{kind}"
+            )
+        return doc or self._json(pb.Step(type=step.type, status=step.status), where)
 
-    def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> None:
+    def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> pb.StepRenderInfo | None:
         """The ``render_info`` column: a copy of a GENERIC step's ``generic.result.step_render_info``
-        (38/38 real rows); on any other step it has no known place and is reported."""
+        (38/38 real rows); on any other step it has no known place and is reported. Returns it when
+        the payload lacks it (the caller merges it), else None."""
         info = self._decode(pb.StepRenderInfo, value, f"{where}.render_info")
         if info is None:
-            return
+            return None
         self._count_unknown(info, f"steps.render_info/{kind}")
         if step.type != _GENERIC or step.WhichOneof("step") not in (None, "generic"):
             self._finding("undecoded-column", f"{where}.render_info: only GENERIC steps are known to carry it ({kind})")
-            return
+            return None
         result = step.generic.result
         if not result.HasField("step_render_info"):
-            result.step_render_info.CopyFrom(info)
-        elif result.step_render_info != info:
+            return info
+        if result.step_render_info != info:
             self._finding("column-mismatch", f"{where}.render_info differs from the payload's generic.result.stepRenderInfo")
+        return None
 
     def blob_rows(self, table: str, message_class: type[Message]) -> list[dict]:
         docs = []
@@ -246,8 +294,7 @@ class _Decoder:
                 if row.get("data") is None:
                     self._finding("null-blob", f"{where} is NULL")
                 continue
-            self._count_unknown(message, f"{table}.data")
-            doc = self._json(message, where)
+            doc = self._rendered_row(message, f"{table}.data", where)
             if doc is not None:
                 docs.append(doc)
         return docs
@@ -261,8 +308,7 @@ class _Decoder:
                 continue
             message = self._decode(pb.CortexTrajectoryMetadata, row.get("data"), where)
             if message is not None:
-                self._count_unknown(message, "trajectory_metadata_blob.data")
-                doc = self._json(message, where)
+                doc = self._rendered_row(message, "trajectory_metadata_blob.data", where)
         return doc
 
     def undecoded_tables(self) -> None:
