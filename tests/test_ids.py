@@ -82,3 +82,5 @@ def test_one_full_id_in_two_roots_is_exported_from_the_newest(tmp_path, capsys):
     captured = capsys.readouterr()
     assert f"root:     {ide}\n" in captured.out
     assert captured.err == f"note: {older.id}: also in {cli} (artifacts older); using {ide}\n"
+    assert main(["inspect", older.id, "--home", str(b.home), "--format", "json"]) == 0
+    assert capsys.readouterr().err == f"note: {older.id}: also in {cli} (artifacts older); using {ide}\n"

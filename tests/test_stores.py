@@ -329,7 +329,7 @@ def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
     assert session.brain_files["step_content"]  # content.md where the CLI has output.txt
     assert main(["stores", "--home", str(home), "show", c2.id, "--format", "json"]) == 0
     kinds = [p["kind"] for p in json.loads(capsys.readouterr().out)["paths"]]
-    assert kinds[-1] == "backup" and "brain/step_content" in kinds and "brain/artifact_revision" in kinds
+    assert kinds[-2:] == ["annotation", "backup"] and "brain/step_content" in kinds and "brain/artifact_revision" in kinds
     assert main(["stores", "--home", str(home), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     ide_json = doc["roots"][1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
@@ -35,7 +36,10 @@ def run(args: argparse.Namespace) -> int:
         result = inspect_path(path)
     else:
         scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
-        result = inspect_session(layout.find_session(scans, args.target))
+        located = layout.locate_session(scans, args.target)
+        for note in located.notes():
+            print(f"note: {note}", file=sys.stderr)
+        result = inspect_session(located.session)
     if args.format == "json":
         print(to_json(_json(result)), end="")
     else:

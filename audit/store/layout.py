@@ -115,6 +115,7 @@ class Session:
     mtimes_ns: dict[str, int] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     backup: Path | None = None  # brain_backup/<id>/ of the same root (a copy: listed, never read as the session)
+    annotation: Path | None = None  # annotations/<id>.pbtxt of the root (per-install: listed, never swept)
     unlisted: list[Foreign] = field(default_factory=list)  # parts of the session that could not be listed
 
     @property
@@ -156,6 +157,8 @@ class Session:
         out: list[tuple[str, Path]] = [(k, getattr(self, k)) for k in self.artifacts]
         for kind in sorted(self.brain_files):
             out.extend((f"brain/{kind}", p) for p in self.brain_files[kind])
+        if self.annotation is not None:
+            out.append(("annotation", self.annotation))
         if self.backup is not None:
             out.append(("backup", self.backup))
         return out
@@ -339,6 +342,10 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
     for backup in backups:
         if backup.id in sessions and sessions[backup.id].backup is None:
             sessions[backup.id].backup = backup.path
+    for item in install_files:
+        cid = canonical_id(item.path.name.removesuffix(".pbtxt")) if item.kind == "annotation" else None
+        if cid in sessions and sessions[cid].annotation is None:
+            sessions[cid].annotation = item.path
     ordered = sorted(sessions.values(), key=lambda s: (-s.newest_mtime_ns, s.id))
     return RootScan(root, ordered, foreign, install_files, backups)
 
