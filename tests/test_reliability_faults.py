@@ -448,6 +448,6 @@ class _Listing:
 def test_a_db_vanishing_after_the_session_was_found_is_a_finding(three, monkeypatch):
     root, convos = three
     victim = convos[2].paths["db"]
-    vanish_after(monkeypatch, layout, "find_session", victim)
+    vanish_after(monkeypatch, layout, "locate_session", victim)
     code, out, _ = cli("inspect", "--root", root.path, convos[2].id, "--format", "json")
     assert code == 1 and json.loads(out)["database"]["findings"] == [f"{victim}: cannot read (No such file or directory)"]
