@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from audit import __version__
 from audit.commands.common import store_options
@@ -109,7 +109,7 @@ class _Output:
     (one line, exit 2) instead of a traceback; a closed pipe stays ``BrokenPipeError`` (exit 0,
     as ``head`` expects)."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def _guard(self, action, *args):

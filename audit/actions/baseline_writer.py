@@ -83,10 +83,10 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             "sidecar": where.format(published["sidecar_source"]),
             "sqlite": f"imported from agy-reader's published record ({READER} {published['sqlite_source']})",
         }
-        lines = {"sidecar": lines}
+        recorded = {"sidecar": lines}
         schema = published_schema_lines(published["sqlite"])
         if schema is not None:
-            lines["sqlite"] = schema
+            recorded["sqlite"] = schema
             provenance["sqlite"] += PUBLISHED_DDL
         return Baseline(
             name,
@@ -97,7 +97,7 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             digests,
             provenance,
             published["counts"],
-            lines,
+            recorded,
         )
     provenance = {"sidecar": f"imported from the shape snapshot {Path(tsv).name}; digest matched --digest"}
     return Baseline(name, version_of(name), None, __version__, None, {"sidecar": actual}, provenance, None, {"sidecar": lines})

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
     headers = ["ID", "VERDICT"] + (["ATTEST"] if attested else []) + ["SIDECAR", "SOURCE", "DETAIL"]
-    rows = []
+    rows: list[list[object]] = []
     for r in report.results:
         detail = r.detail
         if r.outside:
