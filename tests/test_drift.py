@@ -325,3 +325,23 @@ def test_keys_the_offline_decoder_can_produce():
     assert not native_observable("metadata.projectId")
     assert not native_observable("steps.[].invokeSubagent.subagents")
     assert not native_observable("steps.[].noSuchKey")
+
+
+def test_drift_against_synthetic_baseline_lines_is_an_advisory_never_a_failure(tmp_path):
+    base = _baseline(transcript=("T\tobject", "T.a\tstring"))
+    seen = _observed(True, transcript=("T\tobject", "T.a\tnumber", "T.b\tstring"))
+    assert compare(base, seen).fails("drift")  # lines swept from agy: a type change fails
+    base.synthetic = {"transcript": "the store builder's fixture"}
+    result = compare(base, seen)
+    (surface,) = result.surfaces
+    assert (surface.status, surface.advisory) == ("DRIFT", True)
+    assert sorted(surface.counts().items()) == [("added", 1), ("type-changed", 1)]
+    assert surface.reason == (
+        "advisory, not a failure: agy-1.0.0's transcript lines are synthetic (the store builder's fixture); "
+        "record a baseline from your own corpus to judge this surface"
+    )
+    assert not result.fails("drift") and not result.fails("breaking")
+    # It travels with the baseline: written, read back, bundled for agy-1.2.11's transcript lines.
+    baseline_writer.write(base, tmp_path)
+    assert baselines.load(tmp_path / "agy-1.0.0").synthetic == {"transcript": "the store builder's fixture"}
+    assert set(baselines.resolve("agy-1.2.11").synthetic) == {"transcript"}

@@ -5,13 +5,17 @@ packaged as ``audit/_data/fingerprints``)::
 
     baseline.json     {name, agyVersion, date, toolVersion, corpusScope, digests{surface},
                        provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...},
-                       absent{surface: reason}}
+                       absent{surface: reason}, synthetic{surface: why}}
     <surface>.tsv     the canonical lines, each followed by "\\n" (present when recorded)
 
 ``absent`` (only when non-empty) names each surface the recorded corpus did not hold -- a
 brain-only corpus has no sidecar, sqlite or wire surface -- with the reason; a surface is either in
 ``digests`` or in ``absent``, never both. ``compare`` reports a surface absent from the baseline
 as NEW when it is present now, and as NOT COMPARABLE when it is absent on both sides.
+
+``synthetic`` (only when non-empty) names each surface whose lines were not swept from agy but
+made by our store builder from documented facts (the bundled transcript lines): no fact says agy
+writes exactly those, so ``compare`` reports drift against them as an advisory, never a failure.
 
 A surface may be recorded by its digest alone (imported from a published record that kept no
 lines; ``compare`` then reports any other digest as DRIFT whose classes are unknown);
@@ -58,6 +62,7 @@ class Baseline:
     path: Path | None = None
     bundled: bool = False
     absent: dict[str, str] = field(default_factory=dict)  # surface -> why the recorded corpus did not hold it
+    synthetic: dict[str, str] = field(default_factory=dict)  # surface -> where its lines come from (not agy)
 
     @property
     def complete(self) -> bool:
@@ -71,16 +76,20 @@ class Baseline:
         return (parts, self.name)
 
     def to_json(self) -> dict:
-        return {
-            "name": self.name,
-            "agyVersion": self.agy_version,
-            "date": self.date,
-            "toolVersion": self.tool_version,
-            "corpusScope": self.scope,
-            "digests": {s: self.digests[s] for s in SURFACES if s in self.digests},
-            "provenance": {s: self.provenance[s] for s in SURFACES if s in self.provenance},
-            "counts": self.counts,
-        } | ({"absent": {s: self.absent[s] for s in SURFACES if s in self.absent}} if self.absent else {})
+        return (
+            {
+                "name": self.name,
+                "agyVersion": self.agy_version,
+                "date": self.date,
+                "toolVersion": self.tool_version,
+                "corpusScope": self.scope,
+                "digests": {s: self.digests[s] for s in SURFACES if s in self.digests},
+                "provenance": {s: self.provenance[s] for s in SURFACES if s in self.provenance},
+                "counts": self.counts,
+            }
+            | ({"absent": {s: self.absent[s] for s in SURFACES if s in self.absent}} if self.absent else {})
+            | ({"synthetic": {s: self.synthetic[s] for s in SURFACES if s in self.synthetic}} if self.synthetic else {})
+        )
 
 
 # Published agy-reader records (mjacobs/agy-reader, MIT): what import-shape may check against.
@@ -216,6 +225,10 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     if both:
         raise InputError(f"{path / BASELINE_FILE}: {', '.join(both)} both recorded and absent")
     baseline.absent = {s: r for s, r in absent.items() if s in SURFACES}
+    synthetic = doc.get("synthetic") or {}
+    if not isinstance(synthetic, dict) or not all(isinstance(v, str) for v in synthetic.values()):
+        raise InputError(f"{path / BASELINE_FILE}: 'synthetic' is not an object of reasons")
+    baseline.synthetic = {s: r for s, r in synthetic.items() if s in baseline.digests}
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not tsv.exists():
