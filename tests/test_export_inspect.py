@@ -259,3 +259,24 @@ def test_a_markdown_export_says_what_it_left_out(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "\n- **exported:** agy-audit-export/1 by cortex.proto sha256:" in text
     assert "\n- **left out:** column `steps.extra` (0 rows)\n" in text
+
+
+def test_inspect_ranks_unknown_fields_by_the_rows_carrying_them(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=9)
+    convo = b.root("cli").conversation(turns=1, unknown_fields=True, brain=False)
+    with sqlite3.connect(convo.paths["db"]) as conn:  # field 99 twice in one generation row: 1 row, 2 occurrences
+        conn.execute("UPDATE gen_metadata SET data = data || x'980601980601' WHERE idx = 0")
+    conn.close()
+    assert main(["inspect", convo.id, "--home", str(tmp_path), "--format", "json"]) == 0
+    unknown = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    kinds = {s["type"] for s in convo.steps}
+    per_kind = {k: sum(s["type"] == k for s in convo.steps) for k in kinds}
+    expected = [
+        {"name": f"steps.step_payload/{k}: 999:varint", "rows": n, "count": n, "inProjection": True}
+        for k, n in sorted(per_kind.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    expected.append({"name": "gen_metadata.data: 99:varint", "rows": 1, "count": 2, "inProjection": False})
+    assert sorted(unknown, key=lambda u: (-u["rows"], -u["count"], u["name"])) == unknown
+    assert sorted(unknown, key=lambda u: u["name"]) == sorted(expected, key=lambda u: u["name"])
+    assert main(["inspect", convo.id, "--home", str(tmp_path)]) == 0
+    assert "UNKNOWN PROTOBUF FIELD" in capsys.readouterr().out

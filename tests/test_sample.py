@@ -55,3 +55,15 @@ def test_committed_sample_sweeps_completely(tmp_path, capsys):
     capsys.readouterr()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["complete"] is True and manifest["failures"] == []
+
+
+def test_committed_sample_databases_read_with_their_side_files():
+    """The committed -wal belongs to the committed .db (SQLite salts a -wal randomly, so both
+    must come from the same generation run): every database reads without a finding."""
+    from audit.store.database import read_database
+
+    dbs = sorted(EXAMPLES.glob(".gemini/*/conversations/*.db"))
+    assert dbs
+    assert {str(db.relative_to(EXAMPLES)): read_database(db).findings for db in dbs} == {
+        str(db.relative_to(EXAMPLES)): [] for db in dbs
+    }

@@ -28,6 +28,15 @@ class DatabaseInfo:
     statuses: Counter[str]
     unknown_fields: Counter[str]
     findings: list[str]
+    unknown_rows: Counter[str] = field(default_factory=Counter)
+    """Per unknown field: how many rows (steps, blobs) carry it at least once."""
+
+    def ranked_unknown(self) -> list[tuple[str, int, int]]:
+        """(unknown field, rows carrying it, occurrences), the most widespread first."""
+        return sorted(
+            ((key, self.unknown_rows.get(key, 0), n) for key, n in self.unknown_fields.items()),
+            key=lambda item: (-item[1], -item[2], item[0]),
+        )
 
 
 @dataclass
@@ -92,6 +101,7 @@ def inspect_database(path: Path) -> DatabaseInfo:
         step_types=Counter(str(s.get("type", "?")) for s in steps),
         statuses=Counter(str(s.get("status", "?")) for s in steps),
         unknown_fields=native.unknown_fields,
+        unknown_rows=native.unknown_rows,
         findings=[f.message for f in conv.findings] + [f.message for f in native.findings if f not in conv.findings],
     )
 

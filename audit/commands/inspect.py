@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from audit.checks.completeness import in_projection
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
 from audit.commands.common import add_format, roots_from
 from audit.report.text import table, to_json
@@ -19,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         parents=[parents["store"]],
         help="what a session's .db and transcripts hold",
         description=(
-            "Row counts per table, step types and statuses, unknown protobuf fields with counts and "
+            "Row counts per table, step types and statuses, unknown protobuf fields (ranked by the rows "
+            "carrying them, each marked where the completeness projection reads) and "
             "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
             "Exit 1 on findings (an unreadable, corrupt or undecodable database, a schema we do not know, "
             "transcript anomalies); exit 0 with notes only (unknown protobuf fields, listed encrypted .pb files)."
@@ -63,7 +65,9 @@ def _json(r: Inspection) -> dict:
             "rowCounts": d.row_counts,
             "stepTypes": _counts(d.step_types),
             "statuses": _counts(d.statuses),
-            "unknownFields": _counts(d.unknown_fields),
+            "unknownFields": [
+                {"name": k, "rows": rows, "count": n, "inProjection": in_projection(k)} for k, rows, n in d.ranked_unknown()
+            ],
             "findings": d.findings,
         }
     if r.transcripts:
@@ -92,7 +96,12 @@ def _text(r: Inspection) -> str:
             table(("STATUS", "STEPS"), sorted(d.statuses.items())),
         ]
         if d.unknown_fields:
-            out.append(table(("UNKNOWN PROTOBUF FIELD", "COUNT"), sorted(d.unknown_fields.items())))
+            out.append(
+                table(
+                    ("UNKNOWN PROTOBUF FIELD", "ROWS", "COUNT", "PROJECTED"),
+                    [(k, rows, n, "yes" if in_projection(k) else "no") for k, rows, n in d.ranked_unknown()],
+                )
+            )
         out += [f"finding: {f}" for f in d.findings]
     if r.transcripts:
         t = r.transcripts

@@ -355,7 +355,8 @@ def _realize_step(rng: random.Random, s: dict, calls: dict[str, int]) -> None:
         run.setdefault("blocking", True)
     elif kind == STEP + "VIEW_FILE":
         view = s.setdefault("viewFile", {})
-        view.setdefault("numBytes", len(view.get("content", "").encode()))
+        if view.get("content"):
+            view.setdefault("numBytes", len(view["content"].encode()))
         if view.get("numLines", 0) > 1:
             view.setdefault("endLine", view["numLines"] - 1)  # 0-based (real-stores.md §B.1.4)
     call["originalName"] = call["name"]
@@ -454,6 +455,19 @@ def every_shape_steps(
         {"AbsolutePath": f"{workspace}/app.py", "StartLine": 1, "EndLine": 3},
         lambda call: view_file(clock, call, f"{workspace}/app.py", "import os\n\nprint(os.getcwd())"),
     )
+    missing = turn(
+        "view_file",
+        {"AbsolutePath": f"{workspace}/missing.py"},
+        lambda call: step(
+            "VIEW_FILE", clock.tick(), status="ERROR", viewFile={"absolutePathUri": f"file://{workspace}/missing.py"}
+        ),
+    )
+    missing["error"] = {  # Step.31, on errored and canceled steps of any type (23 real rows)
+        "userErrorMessage": "The file does not exist.",
+        "shortError": "file not found",
+        "fullError": f"open {workspace}/missing.py: no such file or directory",
+        "isBenign": True,
+    }
     turn(
         "list_dir",
         {"DirectoryPath": workspace},
