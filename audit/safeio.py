@@ -37,7 +37,7 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -576,8 +576,9 @@ def remove_stale_temps(directory: str | os.PathLike) -> list[Path]:
     return removed
 
 
-def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600) -> str:
-    """Write *data* to a fresh temp file (*mode*, 0600 by default) beside *path*; returns its name.
+def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600, *, sync: bool = True) -> str:
+    """Write *data* to a fresh temp file (*mode*, 0600 by default) beside *path*; returns its name
+    (fsynced unless not *sync*).
 
     Ctrl-C and SIGTERM are held (in the main thread) from the temp file's creation until the
     ``try`` that removes it on failure, so no interruption can leave it behind."""
@@ -596,7 +597,8 @@ def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600
                 os.fchmod(fh.fileno(), mode)
                 fh.write(data)
                 fh.flush()
-                os.fsync(fh.fileno())
+                if sync:
+                    os.fsync(fh.fileno())
             if mtime_ns is not None:
                 os.utime(tmp, ns=(mtime_ns, mtime_ns))
         except BaseException:
@@ -651,17 +653,21 @@ def _kept_mode(path: Path, default: int | None) -> int | None:
     return bits
 
 
-def create_new_file(path: str | os.PathLike, data: bytes) -> None:
-    """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing."""
+def create_new_file(path: str | os.PathLike, data: bytes, *, sync: bool = True) -> None:
+    """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing.
+
+    With ``sync=False`` neither the file nor its directory is fsynced: a writer of many files
+    makes them durable together (``sync_files``) before it writes what commits to them."""
     path = _path(path)
     if os.path.lexists(path):
         raise InputError(f"{path}: already exists; refusing to overwrite")
     _refuse_symlink(path.parent)
     tmp = None
     try:
-        tmp = _write_temp(path, data, None)
+        tmp = _write_temp(path, data, None, sync=sync)
         os.link(tmp, path)  # fails if anything appeared at path meanwhile
-        fsync_dir(path.parent)
+        if sync:
+            fsync_dir(path.parent)
     except FileExistsError:
         raise InputError(f"{path}: already exists; refusing to overwrite") from None
     except OSError as exc:
@@ -670,6 +676,34 @@ def create_new_file(path: str | os.PathLike, data: bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike) -> None:
+    """Make files written with ``sync=False`` durable: fsync each of them, then each directory
+    from their parents up to *top* (inclusive) once, so that new directories' entries are durable
+    too. Raises ``InputError`` naming the first file or directory that cannot be synced."""
+    top = _path(top)
+    directories: dict[Path, None] = {}
+    for name in paths:
+        path = _path(name)
+        _fsync_path(path, os.O_RDONLY)
+        parent = path.parent
+        while parent not in directories and (parent == top or top in parent.parents):
+            directories[parent] = None
+            parent = parent.parent
+    for directory in sorted(directories, key=lambda d: len(d.parts), reverse=True):  # children before parents
+        _fsync_path(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+
+def _fsync_path(path: Path, flags: int) -> None:
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot sync to disk ({exc.strerror or exc})") from None
 
 
 def append(path: str | os.PathLike, data: bytes) -> None:

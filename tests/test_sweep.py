@@ -572,3 +572,52 @@ def test_brain_only_steps_include_rolling_transcript_chunks(tmp_path, capsys):
     (session,) = manifest(out)["sessions"]
     assert session["steps"] == len(lines)
     assert f"native/acp/brain/{convo.id}/.system_generated/logs/chunks/transcript/1.jsonl" in session["files"]
+
+
+def _fsynced(monkeypatch) -> list[str]:
+    """Records the path of every fsynced descriptor, in order (the manifest's temp file as MANIFEST)."""
+    real, synced = os.fsync, []
+
+    def fsync(fd):
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        name = os.path.basename(path)
+        synced.append("MANIFEST" if name.startswith(".manifest.json.agy") else path)
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to name descriptors")
+def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(store, tmp_path, monkeypatch):
+    out = tmp_path / "corpus"
+    synced = _fsynced(monkeypatch)
+    result = sweep(resolve_roots(roots=[store.cli.path]), out, source="native")
+    assert result.complete
+    listed = [out / rel for s in result.sessions for rel in s.files]
+    directories = {p for f in listed for p in f.parents if p == out or out in p.parents}
+    final = len(synced) - 1 - synced[::-1].index("MANIFEST")  # the final manifest's own fsync
+    before = synced[:final]
+    assert synced.count("MANIFEST") == 2  # written first incomplete, then at the end
+    assert {str(p) for p in listed} | {str(d) for d in directories} <= set(before)
+    assert synced[:2] == ["MANIFEST", str(out)]  # the first manifest (atomic_write: file, then directory)
+    assert len(before) - 2 == len(listed) + len(directories)  # then every file and directory once, at the end
+    assert before[-1] == str(out)  # children before parents: the corpus directory last
+
+
+def test_a_file_that_cannot_be_synced_leaves_the_corpus_incomplete(store, tmp_path, monkeypatch):
+    out = tmp_path / "corpus"
+    real = os.fsync
+
+    def fsync(fd):
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).endswith(".db"):
+            raise OSError(5, "Input/output error")
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = sweep(resolve_roots(roots=[store.cli.path]), out, source="native")
+    doc = manifest(out)
+    assert not result.complete and doc["complete"] is False
+    [failure] = doc["failures"]
+    assert failure["stage"] == "write" and failure["id"] is None
+    assert failure["message"].endswith(".db: cannot sync to disk (Input/output error); the corpus is not durable")

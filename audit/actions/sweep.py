@@ -3,7 +3,8 @@
 Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing; files 0600)::
 
     manifest.json                          schemas/manifest.schema.json; written first with
-                                           complete=false, rewritten atomically at the end
+                                           complete=false, rewritten atomically at the end, once
+                                           every file it lists (and its directories) is fsynced
     corpus/<surface>/<id>.trajectory.json  the daemon's ``trajectory`` bytes unchanged, or the
                                            offline reconstruction of the .db (2-space JSON)
     native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
@@ -59,6 +60,7 @@ from audit.safeio import (
     dumps,
     make_private_dir,
     read_bytes,
+    sync_files,
 )
 from audit.store import database
 from audit.store.corpus import MANIFEST
@@ -239,9 +241,24 @@ def sweep(
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (audit.errors.Terminated)
         result.interrupted = interrupt_exit_code(exc)
         result.failures.append(Failure(current, "interrupted", "interrupted before every selected session was swept"))
+    try:
+        _make_durable(result)
+    except KeyboardInterrupt as exc:
+        result.interrupted = result.interrupted or interrupt_exit_code(exc)
+        result.failures.append(Failure(None, "interrupted", "interrupted while the corpus was being synced to disk"))
     result.finished = now_rfc3339()
     _write_manifest(result)
     return result
+
+
+def _make_durable(result: SweepResult) -> None:
+    """Every file the final manifest lists, fsynced (and its directories) before the manifest is
+    written: files are written without an fsync each, and the manifest is the commit point."""
+    files = [result.out / rel for swept in result.sessions for rel in swept.files]
+    try:
+        sync_files(files, result.out)
+    except InputError as exc:
+        result.failures.append(Failure(None, "write", f"{exc.message}; the corpus is not durable"))
 
 
 def installed_agy_version(env: Mapping[str, str]) -> str | None:
@@ -440,7 +457,7 @@ def _stage(stage: str, function: Callable, *args: object, **kwargs: object):
 def _write(out: Path, rel: str, data: bytes, files: dict[str, str]) -> Path:
     path = out / rel
     _stage("write", make_private_dir, path.parent, exist_ok=True)
-    _stage("write", create_new_file, path, data)
+    _stage("write", create_new_file, path, data, sync=False)  # made durable before the final manifest
     files[rel] = hashlib.sha256(data).hexdigest()
     return path
 
