@@ -8,7 +8,8 @@ corpora of ``links`` and 4x ``links`` sidecars. Every ratio compares two timings
 the same files. In-process timings are the CPU time of this process (``time.process_time``:
 waiting for the disk or for the hypervisor is left out, on both sides), each the least of 5
 interleaved rounds (7 for the sidecar ratios that have goals); command lines are wall-clock,
-start-up included (verify-contract / check-jsonschema: 2 rounds; ci: one run). Peak RSS is
+start-up included (verify-contract / check-jsonschema: 2 rounds; ci: one run at N and one at 4N,
+its roots given as ``--root``). Peak RSS is
 ``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
 Results print as a table and are written as JSON.
 """
@@ -49,6 +50,10 @@ GOALS = {
     "fingerprint_vs_json_loads": ("<=", 1.5),
     "verify_vs_check_jsonschema": ("<=", 0.1),
     "verify_vs_json_loads": ("<=", 2.0),
+    "db_decode_vs_select": ("<=", 6.0),
+    "ci_vs_db_decode": ("<=", 4.0),
+    "ci_4N_vs_N": ("<=", 4.4),
+    "ci_peak_rss_4N_vs_N": ("<=", 1.3),
 }
 
 
@@ -207,14 +212,18 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
     out["db_decode_vs_select"] = seconds["db_decode_N"] / seconds["db_select_N"]
 
-    log("agy-audit ci --source native at N (one run)")
-    with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
-        seconds["ci_cli_N"], out["ci_peak_rss_mb_N"], code = child(
-            cli("ci", "--home", shards[0].home, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
-        )
-    if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
-        raise SystemExit(f"ci exited {code} at N")
+    for size, count in (("N", 1), ("4N", len(shards))):
+        log(f"agy-audit ci --source native at {size} (one run)")
+        roots = [w for s in shards[:count] for w in ("--root", s.conversations.parent)]
+        with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
+            seconds[f"ci_cli_{size}"], out[f"ci_peak_rss_mb_{size}"], code = child(
+                cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
+            )
+        if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
+            raise SystemExit(f"ci exited {code} at {size}")
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
+    out["ci_4N_vs_N"] = seconds["ci_cli_4N"] / seconds["ci_cli_N"]
+    out["ci_peak_rss_4N_vs_N"] = out["ci_peak_rss_mb_4N"] / out["ci_peak_rss_mb_N"]
 
     log(f"streaming a {TRANSCRIPT_MB[quick]} MiB transcript")
     big = corpus.big_transcript(TRANSCRIPT_MB[quick])
@@ -260,7 +269,10 @@ def render(results: dict) -> str:
             "db_decode_steps_per_s",
             "db_decode_vs_select",
             "ci_vs_db_decode",
+            "ci_4N_vs_N",
             "ci_peak_rss_mb_N",
+            "ci_peak_rss_mb_4N",
+            "ci_peak_rss_4N_vs_N",
             "links_us_per_sidecar_N",
             "links_us_per_sidecar_4N",
         )
