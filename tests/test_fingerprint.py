@@ -8,6 +8,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_trajectory import _messages as step_messages
 
 from audit.actions.sweep import sweep
 from audit.checks import fingerprint
@@ -24,6 +28,7 @@ from audit.errors import InputError
 from audit.store import wire
 from audit.store.database import read_database
 from audit.store.layout import Root
+from audit.store.proto import cortex_pb2 as pb
 from audit.testing.builder import StoreBuilder
 
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
@@ -270,3 +275,142 @@ def test_counts_label_every_step_type_and_status_even_odd_ones():
     assert (counts.sessions, counts.steps) == (4, 6)
     assert counts.step_types == {"A": 2, "(missing)": 1, "(not a string)": 1, "(not an object)": 1, "B": 1}
     assert counts.statuses == {"S": 2, "(not a string)": 2, "(missing)": 1}
+
+
+# ----------------------------------------------------------------------------- wire observations from the parse
+
+
+def _walked(descriptor, data: bytes) -> set[tuple[str, str]]:
+    """What the schema-guided wire walk observes in one blob (the reference)."""
+    try:
+        fields = wire.parse(data, schema=descriptor)
+    except wire.WireError:
+        return {("", "invalid")}
+    return {(path, kind) for _, path, kind in fingerprint._fields("s", fields, descriptor, "")}
+
+
+def _parsed(descriptor, data: bytes) -> set[tuple[str, str]] | None:
+    return fingerprint._decoded_fields(descriptor, data)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, wire_type: int, payload: bytes = b"\x01") -> bytes:
+    key = _varint(number << 3 | wire_type)
+    if wire_type == wire.LEN:
+        return key + _varint(len(payload)) + payload
+    return key + {wire.VARINT: payload, wire.I64: b"\0" * 8, wire.I32: b"\0" * 4}.get(wire_type, b"")
+
+
+_STEP_DOCS = step_messages(pb.Step.DESCRIPTOR)
+
+
+@settings(max_examples=150, deadline=None)
+@given(doc=_STEP_DOCS, extras=st.lists(st.tuples(st.integers(1, 3000), st.sampled_from([0, 1, 2, 3, 5])), max_size=3))
+def test_the_parse_observes_what_the_wire_walk_observes(doc, extras):
+    """Where protobuf's parse answers (the bytes are the message's own serialisation), it gives
+    exactly the wire walk's (path, wire type) set: unknown fields, known numbers with another
+    wire type, packed lists, nesting and the metadata sub-message included; a group, a map, a
+    duplicate or an out-of-order field leave the answer to the walk."""
+    message = json_format.ParseDict(doc, pb.Step())
+    data = message.SerializeToString()
+    blobs = [data, data + b"".join(_field(n, w) for n, w in extras)]
+    if message.HasField("metadata"):  # unknown fields one level down, where the payload's own serialisation keeps them
+        inner = message.metadata.SerializeToString() + _field(999, wire.VARINT)
+        with_unknown = pb.Step()
+        with_unknown.CopyFrom(message)
+        with_unknown.metadata.Clear()
+        with_unknown.metadata.MergeFromString(inner)
+        blobs.append(with_unknown.SerializeToString())
+    for blob in blobs:
+        parsed = _parsed(pb.Step.DESCRIPTOR, blob)
+        assert parsed is None or parsed == _walked(pb.Step.DESCRIPTOR, blob), blob
+    assert _parsed(pb.Step.DESCRIPTOR, data) is not None or any(
+        fd.message_type is not None and fd.message_type.GetOptions().map_entry for fd in _set_fields(message)
+    )
+
+
+def _set_fields(message):
+    for fd, value in message.ListFields():
+        yield fd
+        if fd.message_type is not None and not fd.message_type.GetOptions().map_entry:
+            for item in value if fd.is_repeated else (value,):
+                yield from _set_fields(item)
+
+
+def test_blobs_the_parse_cannot_vouch_for_go_to_the_wire_walk():
+    step = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE, status=pb.CORTEX_STEP_STATUS_DONE)
+    step.metadata.created_at.seconds = 5
+    data = step.SerializeToString()
+    type_number = pb.Step.DESCRIPTOR.fields_by_name["type"].number
+    assert (
+        _parsed(pb.Step.DESCRIPTOR, data)
+        == _walked(pb.Step.DESCRIPTOR, data)
+        == {
+            ("type", "varint"),
+            ("status", "varint"),
+            ("metadata", "len"),
+            ("metadata.created_at", "len"),
+            ("metadata.created_at.seconds", "varint"),
+        }
+    )
+    unknown = data + _field(999, wire.LEN, b"\x08\x01") + _field(type_number, wire.I32)  # a known number, another wire type
+    assert _parsed(pb.Step.DESCRIPTOR, unknown) == _walked(pb.Step.DESCRIPTOR, unknown)
+    assert ("999", "len") in _walked(pb.Step.DESCRIPTOR, unknown) and ("type", "i32") in _walked(pb.Step.DESCRIPTOR, unknown)
+    for other in (
+        _field(type_number, wire.VARINT, b"\x00") + data,  # a default value on the wire, and out of order
+        data + _field(type_number, wire.VARINT, b"\x05"),  # the field twice
+        data + _field(77, 3) + _field(77, 4),  # a group
+        data[:-1],  # truncated
+        b"\xff\xff",
+    ):
+        assert _parsed(pb.Step.DESCRIPTOR, other) is None
+        conv = _OneStep({"steps": [{"idx": 0, "step_type": 15, "step_payload": other}]})
+        assert set(fingerprint.wire_observations(conv)) == {  # type: ignore[arg-type]
+            ("steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE]", path, kind)
+            for path, kind in _walked(pb.Step.DESCRIPTOR, other)
+        }
+
+
+class _OneStep:
+    def __init__(self, tables: dict) -> None:
+        self.tables = tables
+
+
+def test_every_fixture_blob_is_observed_as_the_wire_walk_does(tmp_path):
+    """Each .db of the sample store: the observations (parse where it answers, walk elsewhere)
+    are those of the wire walk alone, and the parse answers for nearly every blob."""
+    answered = walked = 0
+    for db in sorted(Path("examples/home").rglob("*.db")):
+        conv = read_database(db)
+        if not conv.access:
+            continue
+        expected = set()
+        for table, rows in conv.tables.items():
+            for row in rows:
+                for column, value in row.items():
+                    if type(value) is not bytes:
+                        continue
+                    scope = f"{table}.{column}"
+                    if (table, column) == ("steps", "step_payload"):
+                        scope += f"[{fingerprint._step_type(row.get('step_type'))}]"
+                    descriptor = fingerprint.BLOB_MESSAGES.get((table, column))
+                    if descriptor is None:
+                        continue
+                    expected |= {(scope, p, k) for p, k in _walked(descriptor, value)}
+                    answered += _parsed(descriptor, value) is not None
+                    walked += 1
+        observed = {
+            o
+            for o in fingerprint.wire_observations(conv)
+            if fingerprint.BLOB_MESSAGES.get(tuple(o[0].split("[")[0].split("."))) is not None
+        }
+        assert observed == expected, db
+    assert walked and answered >= 0.9 * walked, (answered, walked)

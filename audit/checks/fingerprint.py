@@ -34,6 +34,9 @@ from itertools import repeat
 from pathlib import Path
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import DecodeError, Message
+from google.protobuf.message_factory import GetMessageClass
+from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.checks.shape import SidecarShape, TranscriptShape, digest_lines
 from audit.errors import InputError
@@ -51,7 +54,7 @@ from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
-from audit.store.wire import WIRE_NAMES, WireError, WireField
+from audit.store.wire import I32, I64, LEN, MAX_DEPTH, MAX_FIELDS, VARINT, WIRE_NAMES, WireError, WireField
 from audit.store.wire import parse as parse_wire
 
 SURFACES = ("sidecar", "sqlite", "wire", "transcript")
@@ -406,6 +409,10 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
                 if (table, column) == ("steps", "step_payload"):
                     scope += f"[{_step_type(row.get('step_type'))}]"
                 message = BLOB_MESSAGES.get((table, column))
+                decoded = _decoded_fields(message, value) if message is not None else None
+                if decoded is not None:
+                    yield from ((scope, path, kind) for path, kind in decoded)
+                    continue
                 try:
                     fields = parse_wire(value, schema=message)
                 except WireError:
@@ -414,9 +421,102 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
                 yield from _fields(scope, fields, message, "")
 
 
+_WIRE_TYPE = {  # field type -> wire type of its (unpacked) value
+    **dict.fromkeys(
+        (
+            FieldDescriptor.TYPE_INT32,
+            FieldDescriptor.TYPE_INT64,
+            FieldDescriptor.TYPE_UINT32,
+            FieldDescriptor.TYPE_UINT64,
+            FieldDescriptor.TYPE_SINT32,
+            FieldDescriptor.TYPE_SINT64,
+            FieldDescriptor.TYPE_BOOL,
+            FieldDescriptor.TYPE_ENUM,
+        ),
+        WIRE_NAMES[VARINT],
+    ),
+    **dict.fromkeys((FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_DOUBLE), WIRE_NAMES[I64]),
+    **dict.fromkeys((FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT), WIRE_NAMES[I32]),
+    **dict.fromkeys((FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE), WIRE_NAMES[LEN]),
+}
+_CLASSES: dict[Descriptor, type[Message]] = {}
+
+
+def _decoded_fields(descriptor: Descriptor, data: bytes) -> set[tuple[str, str]] | None:
+    """The distinct (path, wire type) of the fields ``_fields(parse_wire(data, schema=descriptor))`` walks,
+    found by protobuf's own parser -- or None when that cannot be told from the parse: the bytes
+    are not exactly what the parsed message serialises to (a field out of order, unpacked, repeated
+    or at its default value, anything that does not parse), or hold a map or a group, or more
+    fields than the wire walk's budget. Bytes that are their own serialisation hold just the
+    message's set fields (with their types' wire types) and its unknown fields, in one C-level parse."""
+    message_class = _CLASSES.get(descriptor)
+    if message_class is None:
+        message_class = _CLASSES[descriptor] = GetMessageClass(descriptor)
+    message = message_class()
+    try:
+        message.ParseFromString(data)
+    except DecodeError:
+        return None
+    if message.SerializeToString() != data:
+        return None
+    found: set[tuple[str, str]] = set()
+    fields = 0  # the wire walk's budget counts every field
+    stack = [(message, "", 0)]
+    while stack:
+        current, prefix, depth = stack.pop()
+        for fd, value in current.ListFields():
+            spec = _SPECS.get(fd)
+            if spec is None:
+                spec = _SPECS[fd] = _spec(fd)
+            if spec is _NO_SPEC:
+                return None  # a group, or a map (whose entries serialise their keys as upb chooses)
+            path = prefix + fd.name
+            found.add((path, spec[0]))
+            if not spec[1]:  # a single field, or a packed list (one len field)
+                fields += 1
+                if spec[2] and depth < MAX_DEPTH:
+                    stack.append((value, path + ".", depth + 1))
+                continue
+            fields += len(value)
+            if spec[2] and depth < MAX_DEPTH:
+                stack.extend((item, path + ".", depth + 1) for item in value)
+        unknown = UnknownFieldSet(current)  # type: ignore[arg-type]
+        if len(unknown):
+            fields_by_number = current.DESCRIPTOR.fields_by_number
+            for uf in unknown:
+                if uf.wire_type not in _UNKNOWN_KINDS:
+                    return None  # a group: the wire walk reports the blob as invalid
+                known = fields_by_number.get(uf.field_number)
+                found.add((prefix + (known.name if known is not None else str(uf.field_number)), _UNKNOWN_KINDS[uf.wire_type]))
+                fields += 1
+        if fields > MAX_FIELDS:
+            return None
+    return found
+
+
+_NO_SPEC = ("", False, False)
+_SPECS: dict[FieldDescriptor, tuple[str, bool, bool]] = {}
+
+
+def _spec(fd: FieldDescriptor) -> tuple[str, bool, bool]:
+    """(wire type, one wire field per item, a message to walk) of a field, or ``_NO_SPEC``."""
+    kind = _WIRE_TYPE.get(fd.type)
+    if kind is None or (fd.message_type is not None and fd.message_type.GetOptions().map_entry):
+        return _NO_SPEC
+    if fd.is_repeated and fd.is_packed:
+        return WIRE_NAMES[LEN], False, False
+    return kind, fd.is_repeated, fd.type == FieldDescriptor.TYPE_MESSAGE
+
+
+_UNKNOWN_KINDS = {w: WIRE_NAMES[w] for w in (VARINT, I64, LEN, I32)}
+
+
+_STEP_TYPE_NAMES = {number: pb.CortexStepType.Name(number) for number in pb.CortexStepType.values()}
+
+
 def _step_type(value: object) -> str:
-    if type(value) is int and value in pb.CortexStepType.values():
-        return pb.CortexStepType.Name(value)
+    if type(value) is int and value in _STEP_TYPE_NAMES:
+        return _STEP_TYPE_NAMES[value]
     return str(value)
 
 
