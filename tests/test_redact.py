@@ -140,3 +140,23 @@ def test_a_redacted_store_is_a_fixture_source_and_a_real_one_is_not(sample, reda
     assert survey([home], SURFACES).fingerprints["wire"].digest == redacted.digests["wire"][0]
     with pytest.raises(ValueError, match="only a copy made by 'agy-audit redact' can be a fixture"):
         load_redacted(sample, tmp_path / "real")
+
+
+def test_a_sweep_corpus_redacts_to_a_valid_corpus_whose_manifest_hashes_the_copy(sample, tmp_path):
+    import hashlib
+
+    from audit.actions.sweep import sweep
+    from audit.checks import completeness
+    from audit.checks.contract import validate_file
+    from audit.store.layout import resolve_roots
+
+    corpus = tmp_path / "corpus"
+    sweep(resolve_roots(home=sample, env={}), corpus, source="native")
+    result = redact(corpus, tmp_path / "copy", key=KEY)
+    assert result.digests["sidecar"][0] == result.digests["sidecar"][1] is not None
+    manifest = json.loads((result.out / "manifest.json").read_text())
+    assert validate_file(result.out / "manifest.json", "manifest").valid
+    files = {k: v for s in manifest["sessions"] for k, v in s["files"].items()}
+    assert files and all(hashlib.sha256((result.out / k).read_bytes()).hexdigest() == v for k, v in files.items())
+    assert str(sample) not in (result.out / "manifest.json").read_text()
+    assert {r.verdict for r in completeness.check([result.out]).results} == {"complete"}

@@ -498,6 +498,7 @@ def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[s
         if reason is not None:
             result.left_out.append(f"{r.uuids_in(str(rel))}: {reason}")
             continue
+        r.kept.update(rel.parts)  # file and directory names are kept (the layout), their UUIDs mapped
         target = out / Path(*(r.uuids_in(part) for part in rel.parts))
         make_private_dir(target.parent, exist_ok=True)
         name = rel.name
@@ -520,27 +521,48 @@ def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[s
         result.files += 1
 
 
-def _rewrite_manifest(out: Path, r: Redactor, docs: list[tuple[Any, Any]]) -> None:
-    """A corpus manifest: content redacted, and every file hash recomputed for the copy."""
+_PATH_IN_TEXT = re.compile(r"/[^\s:'\"]+")
+_HEX64 = re.compile(r"(sha256:)?[0-9a-f]{64}")
+
+
+def _redact_manifest_value(value: Any, r: Redactor, out: Path) -> Any:
+    """Our own manifest: its vocabulary (sources, surfaces, stages, reasons, versions) is kept,
+    UUIDs mapped, timestamps shifted, paths redacted as text; each ``files`` map is keyed by the
+    copy's relative paths with the copy's sha256 (files left out of the copy leave the map)."""
+    if isinstance(value, dict):
+        result: dict[str, Any] = {}
+        for k, v in value.items():
+            if isinstance(v, str) and _HEX64.fullmatch(v):  # a file's sha256, keyed by its relative path
+                target = out / r.uuids_in(k)
+                if target.is_file():
+                    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+                    result[r.uuids_in(k)] = ("sha256:" if v.startswith("sha256:") else "") + digest
+                continue
+            r.kept.add(k)
+            result[r.key(k)] = _redact_manifest_value(v, r, out)
+        return result
+    if isinstance(value, list):
+        return [_redact_manifest_value(v, r, out) for v in value]
+    if not isinstance(value, str):
+        return value
+    if _UUID_ONLY.match(value):
+        return r.uuid(value)
+    moved = r.timestamp(value)
+    if moved is not None:
+        return moved
+    if value.startswith("/"):
+        return r.text(value)
+    kept = _PATH_IN_TEXT.sub(lambda m: r.text(m.group(0)), r.uuids_in(value))
+    r.kept.add(kept)
+    return kept
+
+
+def _rewrite_manifest(out: Path, r: Redactor) -> None:
+    """A corpus manifest rewritten for the copy (``_redact_manifest_value``); it is our own file,
+    so it is not among the documents whose only changes must be string values."""
     path = out / MANIFEST
     manifest = loads(read_bytes(path), source=str(path))
-    new = redact_json(manifest, r)
-
-    def rehash(value: Any) -> Any:
-        if isinstance(value, dict):
-            out_value = {}
-            for k, v in value.items():
-                if isinstance(v, str) and re.fullmatch(r"(sha256:)?[0-9a-f]{64}", v) and (out / r.uuids_in(k)).is_file():
-                    digest = hashlib.sha256((out / r.uuids_in(k)).read_bytes()).hexdigest()
-                    out_value[r.uuids_in(k)] = ("sha256:" if v.startswith("sha256:") else "") + digest
-                else:
-                    out_value[k] = rehash(v)
-            return out_value
-        if isinstance(value, list):
-            return [rehash(v) for v in value]
-        return value
-
-    atomic_write(path, (json.dumps(rehash(new), ensure_ascii=False, indent=2) + "\n").encode())
+    atomic_write(path, (json.dumps(_redact_manifest_value(manifest, r, out), ensure_ascii=False, indent=2) + "\n").encode())
 
 
 # ----------------------------------------------------------------------------- the proof
@@ -604,7 +626,7 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
     try:
         _copy(source, out, r, result, problems, docs)
         if is_corpus(source):
-            _rewrite_manifest(out, r, docs)
+            _rewrite_manifest(out, r)
         before, after = survey([source], SURFACES), survey([out], SURFACES)
         for surface in SURFACES:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
@@ -646,7 +668,8 @@ def report_text(result: Result) -> str:
         "## Kept (format, not content)",
         "",
         "Object keys, numbers (token counts, exit codes, line numbers), booleans, enum names, tool and argument",
-        "names, transcript record types, statuses and sources, the SQLite schema.",
+        "names, transcript record types, statuses and sources, file and directory names (their UUIDs mapped),",
+        "the SQLite schema.",
         "",
         "## Left out",
         "",
