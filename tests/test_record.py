@@ -302,3 +302,25 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
         == 2
     )
     assert not (own / "agy-1.2.10").exists()
+
+
+def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_path, capsys):
+    StoreBuilder(tmp_path / "brain-only", seed=5).root("acp").conversation(turns=2, db=False, sidecar="missing")
+    StoreBuilder(tmp_path / "full", seed=5).root("cli").conversation(turns=2)
+    fp = tmp_path / "fp"
+    home = ["--source", "native", "--baseline-dir", str(fp), "--compat-file", str(tmp_path / "COMPAT.md"), "-q"]
+    assert main(["ci", "--home", str(tmp_path / "brain-only"), "--no-live", "--record", "agy-9.0.1", *home]) == 0
+    assert sorted(json.loads((fp / "agy-9.0.1" / "baseline.json").read_text())["absent"]) == ["sidecar", "sqlite", "wire"]
+    capsys.readouterr()
+    report = tmp_path / "report.json"
+    assert main(["ci", "--home", str(tmp_path / "full"), "--baseline", "agy-9.0.1", "--report", str(report), *home]) == 0
+    capsys.readouterr()
+    [stage] = [s for s in json.loads(report.read_text())["stages"] if s["name"] == "compare"]
+    checks = {c["name"]: c for c in stage["checks"]}
+    assert {name: c["summary"] for name, c in checks.items()} == {
+        "corpus sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
+        "corpus sqlite": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
+        "corpus wire": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
+        "corpus transcript": "UNCHANGED",
+        "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
+    }
