@@ -826,3 +826,21 @@ def test_explain_projection_is_the_diff_of_every_step(common, sidecar, native, m
 
     expected = C.diff.explain(named(side), named(source), shown=5, ignore=())
     assert C.explain_projection(side, source) == expected
+
+
+def test_a_profile_1_attestation_no_longer_matches_and_is_rewritten_as_profile_2(cli):
+    convo = cli.conversation(turns=1)
+    path = convo.paths["sidecar"]
+    report = C.check([cli.path])
+    attest(report, checked_at=CHECKED_AT)
+    block = loads(path.read_bytes())["agyReader"][C.READER_KEY][C.ATTESTATION_KEY]
+    assert block["profile"] == "agy-audit-projection/2"
+    old = dict(block, profile="agy-audit-projection/1")  # the same evidence under the old profile
+    doc = loads(path.read_bytes())
+    doc["agyReader"][C.READER_KEY][C.ATTESTATION_KEY] = old
+    rewrite(convo, doc)
+    again = C.check([cli.path])
+    assert only(again).verdict == C.COMPLETE
+    attest(again, checked_at="2027-01-01T00:00:00Z")
+    assert only(again).attestation == C.WRITTEN
+    assert loads(path.read_bytes())["agyReader"][C.READER_KEY][C.ATTESTATION_KEY]["profile"] == C.PROFILE

@@ -114,3 +114,65 @@ def test_a_db_copied_without_its_wal_is_read_whole_and_lags(store):
     conv = read_database(lagging.paths["db"])
     assert conv.access == "immutable" and conv.findings == []
     assert len(conv.steps) == len(lagging.steps) - 1  # the step committed to the lost -wal is gone
+
+
+def _string(number: int, text: bytes) -> bytes:
+    """A length-delimited field with a one-byte key (field numbers below 16)."""
+    assert number < 16 and len(text) < 128
+    return bytes([(number << 3) | 2, len(text)]) + text
+
+
+def test_fields_real_stores_hold_that_no_source_names_change_nothing_the_projection_reads(tmp_path, capsys):
+    """Part B's unnamed fields (task details 5, view_file 20, render info 5-7, gen 10, executor 13,
+    trajectory metadata 18) planted in a builder store: export still satisfies the contract, a
+    sidecar made from it is complete, and inspect lists each unknown as outside the projection."""
+    b = StoreBuilder(tmp_path / "home", seed=16)
+    convo = b.root("ide").conversation(steps=T.every_shape_steps(b.rng, b.clock), brain=False, sidecar="missing")
+    db = convo.paths["db"]
+    conn = sqlite3.connect(db)
+    for idx, blob in conn.execute("SELECT idx, step_payload FROM steps").fetchall():
+        step = pb.Step.FromString(blob)
+        if step.HasField("task_details"):
+            step.task_details.MergeFromString(b"\x28\x01")  # 148.5 = 1
+        if step.WhichOneof("step") == "view_file":
+            step.view_file.MergeFromString(b"\xa0\x01\x2d")  # 14.20 = 45
+        render = None
+        if step.generic.result.HasField("step_render_info"):
+            step.generic.result.step_render_info.MergeFromString(_string(5, b"icon") + _string(7, b"x"))
+            render = step.generic.result.step_render_info.SerializeToString()
+        conn.execute(
+            "UPDATE steps SET step_payload = ?, task_details = ?, render_info = ? WHERE idx = ?",
+            (
+                step.SerializeToString(),
+                step.task_details.SerializeToString() if step.HasField("task_details") else None,
+                render,
+                idx,
+            ),
+        )
+    conn.execute("UPDATE gen_metadata SET data = data || x'5001'")  # gen 10 = 1
+    conn.execute("UPDATE executor_metadata SET data = data || x'6801'")  # executor 13 = 1
+    conn.execute("UPDATE trajectory_metadata_blob SET data = data || ?", (b"\x92\x01\x04abcd",))  # 18 = "abcd"
+    conn.commit()
+    conn.close()
+    home = tmp_path / "home"
+    assert main(["export", convo.id, "--home", str(home), "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    out = tmp_path / "export.json"
+    out.write_text(json.dumps(doc))
+    assert validate_file(out).violations == []
+    (db.parent / f"{convo.id}.trajectory.json").write_text(json.dumps(doc))
+    (r,) = C.check([db.parent / f"{convo.id}.trajectory.json"]).results
+    assert r.verdict == C.COMPLETE, r.detail
+    assert {o.rsplit(" x", 1)[0] for o in r.outside} >= {
+        "steps.step_payload/CORTEX_STEP_TYPE_RUN_COMMAND: 148.5:varint",
+        "steps.task_details/CORTEX_STEP_TYPE_RUN_COMMAND: 5:varint",
+        "steps.step_payload/CORTEX_STEP_TYPE_VIEW_FILE: 14.20:varint",
+        "steps.step_payload/CORTEX_STEP_TYPE_GENERIC: 140.2.3.5:len",
+        "steps.render_info/CORTEX_STEP_TYPE_GENERIC: 7:len",
+        "gen_metadata.data: 10:varint",
+        "executor_metadata.data: 13:varint",
+        "trajectory_metadata_blob.data: 18:len",
+    }
+    assert main(["inspect", convo.id, "--home", str(home), "--format", "json"]) == 0
+    unknown = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    assert unknown and not any(u["inProjection"] for u in unknown)
