@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
-from audit import __version__
+from audit import __version__, safeio
 from audit.commands.common import store_options
 from audit.errors import EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
@@ -66,18 +67,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    from audit import safeio
-
     safeio.start_run()
     previous = _on_sigterm(_terminate)
-    stdout = sys.stdout
-    sys.stdout = _Output(stdout)
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Output(stdout), _Output(stderr)
     try:
         code = args.run(args)
         sys.stdout.flush()  # a full disk shows here, not as an ignored error at exit
         return code
     except AuditError as exc:
-        print(f"agy-audit: {exc.message}", file=sys.stderr)
+        print(f"agy-audit: {safeio.shown(exc.message)}", file=sys.stderr)  # one line, whatever a name holds
         return exc.exit_code
     except KeyboardInterrupt as exc:
         print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -86,15 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence(stdout)
         return 0
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = stdout, stderr
         _on_sigterm(previous)
         _report_removed_temps()
 
 
 def _report_removed_temps() -> None:
     """Say which stale temp files of an earlier, interrupted run this run removed."""
-    from audit import safeio
-
     for path in safeio.REMOVED_TEMPS:
         print(f"agy-audit: removed a stale temp file an interrupted run left: {path}", file=sys.stderr)
     safeio.REMOVED_TEMPS.clear()
@@ -104,13 +101,39 @@ class OutputError(AuditError):
     """Standard output cannot be written (a full disk, /dev/full, an I/O error): exit 2."""
 
 
+_TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_OWN_STYLE = re.compile("\x1b\\[(?:0|3[123])m|\r|\x1b\\[K")  # ci's verdict colours, the progress line
+
+
 class _Output:
-    """``sys.stdout`` while a command runs: a write or flush that fails is an ``OutputError``
-    (one line, exit 2) instead of a traceback; a closed pipe stays ``BrokenPipeError`` (exit 0,
-    as ``head`` expects)."""
+    """``sys.stdout`` / ``sys.stderr`` while a command runs.
+
+    Text written is made terminal-safe: control characters other than newline and tab (ESC
+    included), C1 controls, line separators, bidirectional overrides and the bytes of non-UTF-8
+    file names are escaped (``safeio.shown``), so no name in any output can clear the screen,
+    recolour it or hide text -- and a non-UTF-8 name never makes ``print`` fail. On a terminal
+    the colour codes agy-audit itself writes (ci's verdicts, the progress line) pass.
+    A write or flush that fails is an ``OutputError`` (one line, exit 2) instead of a traceback;
+    a closed pipe stays ``BrokenPipeError`` (exit 0, as ``head`` expects)."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
+        try:
+            self._styled = bool(stream.isatty())
+        except (AttributeError, ValueError, OSError):
+            self._styled = False
+
+    def _safe(self, text: str) -> str:
+        if not _TERMINAL_UNSAFE.search(text):
+            return text
+        if not self._styled:
+            return _TERMINAL_UNSAFE.sub(lambda m: safeio.shown(m.group()), text)
+        parts = _OWN_STYLE.split(text)
+        styles = _OWN_STYLE.findall(text)
+        out = [_TERMINAL_UNSAFE.sub(lambda m: safeio.shown(m.group()), parts[0])]
+        for style, part in zip(styles, parts[1:]):
+            out += [style, _TERMINAL_UNSAFE.sub(lambda m: safeio.shown(m.group()), part)]
+        return "".join(out)
 
     def _guard(self, action, *args):
         try:
@@ -121,10 +144,11 @@ class _Output:
             raise OutputError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
     def write(self, text: str) -> int:
-        return self._guard(self._stream.write, text)
+        self._guard(self._stream.write, self._safe(text))
+        return len(text)
 
     def writelines(self, lines) -> None:
-        self._guard(self._stream.writelines, lines)
+        self._guard(self._stream.writelines, [self._safe(line) for line in lines])
 
     def flush(self) -> None:
         self._guard(self._stream.flush)

@@ -275,6 +275,30 @@ def _path(path: str | os.PathLike) -> Path:
     return Path(text)
 
 
+# ----------------------------------------------------------------------------- display
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b"}
+
+
+def _escape_char(match: re.Match) -> str:
+    ch = match.group()
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a non-UTF-8 file name (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: object) -> str:
+    """*text* (a path, a message) safe for one line of terminal text: control characters (newline,
+    tab and ESC included), DEL, C1 controls, line separators and bidirectional overrides become
+    visible escapes (``\\n``, ``\\x1b``, ``\\u202e``), and the bytes of a non-UTF-8 file name
+    ``\\xNN``; nothing can split the line, move the cursor or change colours."""
+    return _UNSAFE.sub(_escape_char, str(text))
+
+
 # ----------------------------------------------------------------------------- what is at a path
 
 FILE, DIRECTORY, LINK, OTHER = "file", "directory", "link", "other"
@@ -395,7 +419,8 @@ def json_type(value: object) -> str:
 def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> str:
     """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly; otherwise the
     text ``json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False)`` gives
-    (compact separators without *indent*)."""
+    (compact separators without *indent*), except that DEL, C1 controls, line separators,
+    bidirectional overrides and lone surrogates are ``\\uXXXX`` escapes (see ``_string``)."""
     parts: list[str] = []
     _Encoder(parts.append, indent, sort_keys).encode(value, 0)
     return "".join(parts)
@@ -425,7 +450,26 @@ def _int_text(value: int) -> str:
         return str(decimal.Decimal(value))
 
 
-_string = json.encoder.encode_basestring  # C: escapes quotes, backslashes and controls, keeps non-ASCII
+_plain_string = json.encoder.encode_basestring  # C: escapes quotes, backslashes and controls, keeps non-ASCII
+_JSON_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _json_escape(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _string(value: str) -> str:
+    """A JSON string literal. Non-ASCII stays as it is, except what a terminal would act on or
+    what is not text: DEL, C1 controls, line separators, bidirectional overrides and lone
+    surrogates (the bytes of a non-UTF-8 file name, as ``os.fsdecode`` carries them) are written
+    as ``\\uXXXX`` escapes. The output is then always valid UTF-8, safe to print, and
+    ``os.fsencode(loads(...))`` gives a name's bytes back."""
+    text = _plain_string(value)
+    if value.isascii() and "\x7f" not in value:
+        return text
+    return _JSON_ESCAPED.sub(_json_escape, text)
+
+
 _CONSTANTS = {None: "null", True: "true", False: "false"}
 
 

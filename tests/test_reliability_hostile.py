@@ -764,3 +764,73 @@ def test_a_tilde_in_out_and_home_is_expanded(tmp_path):
         b"argument --out: '~no-such-user-x/corpus': cannot expand ~no-such-user-x (no such user, or no HOME); "
         b"give the directory itself, e.g. $HOME/...\n"
     )
+
+
+# ----------------------------------------------------------------------------- items 11, 12: hostile names
+
+
+def _hostile_names(root) -> tuple[object, bytes]:
+    """A session whose brain holds a non-UTF-8 file name; conversations/ holds names with ESC
+    sequences, a newline and invalid UTF-8."""
+    convo = root.conversation(turns=1)
+    brain_name = b"notes-\xff\xfe.md"
+    with open(os.path.join(os.fsencode(convo.paths["brain"]), brain_name), "wb") as fh:
+        fh.write(b"# notes\n")
+    conversations = os.fsencode(root.path / "conversations")
+    for name in (b"\x1b[2J\x1b[31mx.db", b"a\nb.db", b"\xff\xfe.db", b"\xe2\x80\xaeevil.db"):
+        with open(os.path.join(conversations, name), "wb") as fh:
+            fh.write(b"x")
+    return convo, brain_name
+
+
+@pytest.mark.parametrize("command", ["sweep", "ci"])
+def test_non_utf8_names_are_carried_losslessly_and_the_manifest_is_written(tmp_path, command):
+    # item 11: a non-UTF-8 file name crashed sweep and ci writing the manifest (surrogate escapes)
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo, brain_name = _hostile_names(root)
+    out = tmp_path / "out"
+    argv = ["sweep", "--source", "native", "--root", root.path, "--out", out]
+    if command == "ci":
+        argv = ["ci", "--source", "native", "--root", root.path, "--out", out, "--no-live"]
+    code, stdout, stderr = cli(*argv)
+    assert code in (0, 1) and "Traceback" not in stderr, stderr
+    raw = (out / "manifest.json").read_bytes()
+    raw.decode("utf-8")  # valid UTF-8
+    manifest = json.loads(raw)
+    files = [rel for s in manifest["sessions"] for rel in s["files"]]
+    copied = [rel for rel in files if os.fsencode(rel).endswith(brain_name)]
+    assert len(copied) == 1  # the name's bytes back, losslessly
+    with open(os.path.join(os.fsencode(out), os.fsencode(copied[0])), "rb") as fh:
+        assert fh.read() == b"# notes\n"
+    skipped = {os.fsencode(s["path"]) for s in manifest["skipped"]}
+    assert os.path.join(os.fsencode(root.path / "conversations"), b"\xff\xfe.db") in skipped
+
+
+def test_every_printed_path_is_escaped_for_its_medium(tmp_path):
+    # item 12: a name with ESC sequences cleared and coloured the screen, a newline split lines
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    _hostile_names(root)
+    for argv in (("stores", "--root", root.path), ("stores", "--root", root.path, "--format", "json")):
+        code, out, err = cli(*argv)
+        assert code == 0 and "\x1b" not in out + err and "\u202e" not in out + err
+        if "json" in argv:
+            foreign = {f["path"] for r in json.loads(out)["roots"] for f in r.get("foreign", [])}
+            assert str(root.path / "conversations" / "a\nb.db") in foreign or foreign == set()
+        else:
+            assert not any(line.startswith("b.db") for line in out.splitlines())
+            assert "\\x1b[2J\\x1b[31mx.db" in out and "a\\nb.db" in out and "\\xff\\xfe.db" in out and "\\u202eevil.db" in out
+    # the error path: a message naming such a file is one line
+    code, out, err = cli("inspect", root.path / "conversations" / "a\nb.db", "--format", "json")
+    assert err.count("\n") <= 1 and "\x1b" not in err
+
+
+def test_annotations_and_markdown_escape_names():
+    # item 12: GitHub annotations passed ESC through; a | or ` in a name broke the Markdown table
+    from audit.report import ci_report
+
+    hostile = "/s/\x1b[2Jx|`y`<b>\nz.db"
+    line = ci_report._annotation("error", f"{hostile}: unreadable", title="t", file=hostile, line=3)
+    assert "\x1b" not in line and "\n" not in line and "\\x1b[2J" in line
+    assert line.startswith("::error file=/s/\\x1b[2Jx|`y`<b>%0Az.db,line=3,title=t::")
+    cell = ci_report._md(f"{hostile}: unreadable")
+    assert cell == "/s/\\x1b[2Jx\\|\\`y\\`&lt;b> z.db: unreadable"

@@ -7,6 +7,7 @@ import sys
 
 from audit.commands.common import add_format, roots_from
 from audit.report.text import rfc3339, table, to_json
+from audit.safeio import shown
 from audit.store import layout
 
 
@@ -77,12 +78,12 @@ def run(args: argparse.Namespace) -> int:
     for sc in scans:
         if sc.install_files and not args.quiet:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sc.install_counts().items())
-            print(f"per-install: {sc.root.path}: {kinds}")
+            print(f"per-install: {shown(sc.root.path)}: {kinds}")
         if sc.backups and not args.quiet:
             print(f"backups: {sc.root.path}: {len(sc.backups)} copy(ies) in {layout.BACKUP_DIR}/ (listed, never swept)")
         for f in sc.foreign:
             if not args.quiet:
-                print(f"foreign: {f.path}: {f.reason}")
+                print(f"foreign: {shown(f.path)}: {f.reason}")
     return 0
 
 
@@ -98,7 +99,7 @@ def run_show(args: argparse.Namespace) -> int:
         print(to_json(doc), end="")
         return 0
     print(f"id:       {session.id}")
-    print(f"root:     {session.root}")
+    print(f"root:     {shown(session.root)}")
     print(f"surface:  {session.surface}")
     print(f"sidecar:  {session.sidecar_state or '-'}")
     print(table(("KIND", "PATH"), [(kind, str(path)) for kind, path in session.paths()]))

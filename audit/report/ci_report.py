@@ -23,6 +23,7 @@ from audit.report import junit
 from audit.report.consumers_report import result_json
 from audit.report.drift_report import comparison_markdown
 from audit.report.text import rfc3339, table
+from audit.safeio import shown
 
 REPORT_VERSION = 1
 _COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33", WARNING: "33"}
@@ -195,7 +196,10 @@ def junit_xml(report: Report) -> str:
 
 
 def _md(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """One Markdown table cell or list item: controls shown escaped, ``|``, backquotes and ``<``
+    (which would start HTML in a GitHub job summary) escaped."""
+    cell = shown(" ".join(text.split()))
+    return cell.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 
 def markdown(report: Report) -> str:
@@ -254,8 +258,10 @@ def markdown(report: Report) -> str:
 
 
 def _data(text: str) -> str:
-    """Escape a workflow command's message (GitHub: ``%``, CR and LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message (GitHub: ``%``, CR and LF; control characters such
+    as ESC, which the log would interpret, shown escaped first)."""
+    text = shown(text.replace("\r", "\ue000").replace("\n", "\ue001"))
+    return text.replace("%", "%25").replace("\ue000", "%0D").replace("\ue001", "%0A")
 
 
 def _property(text: str) -> str:

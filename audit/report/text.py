@@ -7,12 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from audit.safeio import dumps
+from audit.safeio import dumps, shown
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """An aligned plain-text table; numbers are right-aligned."""
-    cells = [[str(h) for h in headers]] + [["-" if v is None else str(v) for v in row] for row in rows]
+    """An aligned plain-text table; numbers are right-aligned. Every cell is one line of
+    terminal-safe text (``safeio.shown``: a newline or ESC in a file name is shown escaped)."""
+    cells = [[str(h) for h in headers]] + [["-" if v is None else shown(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     numeric = [all(isinstance(row[i], int) for row in rows) and bool(rows) for i in range(len(headers))]
     lines = []
