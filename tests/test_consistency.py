@@ -207,16 +207,17 @@ def test_full_tier_native_values_and_compact_truncated_args_agree(builder):
     root = builder.root("cli")
     convo = root.conversation(turns=3)
 
-    def native(record):
-        for call in record.get("tool_calls", []):
-            call["args"] = {k: json.loads(v) for k, v in call["args"].items()}
-
     def truncate(record):
         for call in record.get("tool_calls", []):
             text = call["args"]["toolSummary"]
             call["args"]["toolSummary"] = text[:5] + "<truncated 12 bytes>" + text[-2:]
 
-    _rewrite(_logs(convo) / "transcript_full.jsonl", native)
+    assert not isinstance(
+        json.loads((_logs(convo) / "transcript_full.jsonl").read_text().splitlines()[1])["tool_calls"][0]["args"].get(
+            "WaitMsBeforeAsync", 0
+        ),
+        str,
+    )
     _rewrite(_logs(convo) / "transcript.jsonl", truncate)
     report = C.check([root.path])
     assert violations(report) == [] and report.exit_code == 0
@@ -239,8 +240,8 @@ def test_a_truncated_arg_whose_head_differs_disagrees(builder):
 def test_the_overview_tier_is_compared(builder):
     root = builder.root("cli")
     convo = root.conversation(turns=2)
-    full = (_logs(convo) / "transcript_full.jsonl").read_text().splitlines()
-    overview = [json.loads(line) for line in full if json.loads(line)["type"] in ("USER_INPUT", "PLANNER_RESPONSE")]
+    compact = (_logs(convo) / "transcript.jsonl").read_text().splitlines()  # overview has the compact encoding
+    overview = [json.loads(line) for line in compact if json.loads(line)["type"] in ("USER_INPUT", "PLANNER_RESPONSE")]
     overview[0]["content"] = overview[0]["content"].replace("</USER_REQUEST>", "and more</USER_REQUEST>")
     (_logs(convo) / "overview.txt").write_text("".join(dumps(r, indent=None) + "\n" for r in overview))
     report = C.check([root.path])
@@ -636,6 +637,7 @@ def test_the_committed_sample_holds_one_disagreement_and_every_db_reads():
     ]
     assert sorted({f.rule for r in report.results for f in r.advisories}) == [
         "consistency/beyond",
+        "consistency/gap",  # overview.txt holds only prompts and answers (audit.testing.realworld)
         "consistency/status-lag",
         "consistency/window",
     ]

@@ -261,7 +261,7 @@ def test_what_no_fingerprint_shows_is_unknown_and_never_decides():
     entries = (
         _entry("sidecar", "agyReader.parentCascadeId"),
         _entry("sidecar", "executorMetadatas.[].cascadeConfig"),
-        _entry("transcript", "PLANNER_RESPONSE.tool_calls.[].args.Foo"),
+        _entry("transcript", "compact.PLANNER_RESPONSE.tool_calls.[].args.Foo"),
         _entry("wire", "gen_metadata.data.chat_model.20.1"),
         _entry("rpc", "Get.x"),
         _entry("layout", "conversations/*.db"),
@@ -376,14 +376,14 @@ def test_a_user_profile_file_works_like_a_bundled_one(pair, tmp_path):
                 "entries": [
                     {
                         "surface": "transcript",
-                        "path": "*.step_index",
+                        "path": "compact.*.step_index",
                         "mode": "requires",
                         "cite": "me/mine:main.py@abcdef0",
                         "why": "order",
                     },
                     {
                         "surface": "transcript",
-                        "path": "USER_INPUT.content",
+                        "path": "compact.USER_INPUT.content",
                         "mode": "optional",
                         "cite": "me/mine:main.py@abcdef0",
                         "why": "text",
@@ -392,15 +392,17 @@ def test_a_user_profile_file_works_like_a_bundled_one(pair, tmp_path):
             }
         )
     )
-    transcript = tuple(line for line in lines["transcript"] if not line.startswith("USER_INPUT.content\t"))
+    transcript = tuple(line for line in lines["transcript"] if not line.startswith("compact.USER_INPUT.content\t"))
     current = _write_baseline(now, "agy-1.0.1", lines | {"transcript": transcript})
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--fail-on", "consumer:mine")
     assert code == 0
-    assert out.endswith("\nmine: at risk (1 deciding line(s))\n  transcript USER_INPUT.content\tstring  [optional: removed]\n")
+    assert out.endswith(
+        "\nmine: at risk (1 deciding line(s))\n  transcript compact.USER_INPUT.content\tstring  [optional: removed]\n"
+    )
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--format", "markdown")
     assert "| consumer | verdict | breaks | at risk | ok | unknown | version |" in out
     assert "| mine | at risk | 0 | 1 | 1 | 0 | v0.1 |" in out
-    assert "| `transcript USER_INPUT.content` | `string` |  | optional | removed |" in out
+    assert "| `transcript compact.USER_INPUT.content` | `string` |  | optional | removed |" in out
 
 
 def test_compare_judges_every_bundled_consumer_by_default(pair):

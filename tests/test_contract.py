@@ -77,8 +77,8 @@ def test_transcript_lines_are_records():
                 RECORD,
                 b'{"step_index": 1, "step_index": 2}',  # duplicate key: a violation
                 b'ing value", "type": "USER_INPUT"}',  # torn line: an advisory
-                b"",  # empty line: also not JSON
-                RECORD.replace(b'"DONE"', b'"done"'),  # free-form status: an advisory
+                b"",  # empty line: an advisory of its own
+                RECORD.replace(b'"DONE"', b'"done"'),  # free-form status, step 0 again: advisories
                 RECORD.replace(b"0,", b'"0",', 1),  # a mistyped step_index
                 b"[1]",
                 RECORD.replace(b'"MODEL"', b'"\xc3"'),
@@ -91,11 +91,12 @@ def test_transcript_lines_are_records():
     assert _brief(result) == [
         (2, "", "strict-json/duplicate-key", "violation"),
         (3, "", "transcript/torn-line", "advisory"),
-        (4, "", "transcript/torn-line", "advisory"),
+        (4, "", "transcript/blank-line", "advisory"),
+        (5, "", "transcript/step-order", "advisory"),
         (5, "/status", "transcript/status/family", "advisory"),
         (6, "/step_index", "transcript/step_index", "violation"),
         (7, "", "strict-json/not-object", "violation"),
-        (8, "/source", "strict-json/invalid-utf8", "violation"),
+        (8, "", "strict-json/invalid-utf8", "violation"),
     ]
     assert result.findings[1].message.startswith("not a JSON value (a torn line; consumers skip it)")
 
@@ -146,7 +147,13 @@ def test_sample_home_sidecars_and_transcripts(tmp_path):
     assert len(sidecars.files) >= 8 and all(r.findings == () for r in sidecars.files)
     transcripts = contract.verify_paths([tmp_path], "transcript")
     assert len(transcripts.files) >= 8 and not transcripts.invalid
-    assert transcripts.counts("advisory") == {"transcript/torn-line": 1}
+    assert transcripts.counts("advisory") == {
+        "transcript/args/truncated": 1,
+        "transcript/created_at/backward": 4,
+        "transcript/step-order": 4,
+        "transcript/torn-line": 1,
+        "transcript/window/late": 3,
+    }
 
 
 def test_builder_stores_of_every_surface_are_valid(tmp_path):
@@ -332,3 +339,45 @@ def test_advisories_alone_pass(tmp_path, capsys):
 def test_schemas_load_lazily_and_once():
     assert schemas.load("sidecar") is schemas.load("sidecar")
     assert set(contract.KINDS.values()) == set(schemas.names()) - {"ci-report"}  # that one describes `ci --format json`
+
+
+# ----------------------------------------------------------------------------- the principle (contract levels)
+
+
+def _rules_table() -> str:
+    """The README's contract-rules table, from the schemas and the reader's rules."""
+    out = ["| schema | level | evidence | rules |", "| --- | --- | --- | --- |"]
+
+    def rows(name, rules):
+        groups: dict = {}
+        for rule, level, evidence in rules:
+            groups.setdefault((level, evidence), []).append(rule)
+        for (level, evidence), ids in sorted(groups.items(), key=lambda kv: (kv[0][0] != "violation", kv[0][1])):
+            out.append(f"| `{name}` | {level} | {evidence} | " + ", ".join(f"`{r}`" for r in ids) + " |")
+
+    rows("strict JSON", [(r, "violation", "documented") for r in contract.STRICT_JSON_RULES])
+    for name in schemas.names():
+        rules = [(r.rule, r.level, r.evidence) for r in schemas.catalog(name)]
+        if name == "transcript-record":
+            rules += [(r.rule, "advisory", r.evidence) for r in contract.STREAM_RULES]
+        rows(name, rules)
+    return "\n".join(out)
+
+
+def test_the_readme_lists_every_rule_with_its_level():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert _rules_table() in readme
+
+
+def test_reader_rules_are_advisories_and_cover_every_reported_kind():
+    """Every reader finding kind the contract reports maps to a stream rule (an advisory) or a
+    strict-JSON violation; none of them can be a violation from inferred evidence."""
+    from audit.store import transcript as tr
+
+    mapped = {k for r in contract.STREAM_RULES for k in r.kinds}
+    assert mapped <= tr.KINDS.keys()
+    for kind in tr.KINDS:
+        found = contract._stream_finding(tr.Finding("f", 1, kind, "m"))
+        if found is not None and found.level == "violation":
+            assert found.rule in contract.STRICT_JSON_RULES and kind in ("bad-utf8", "not-object"), kind
+    assert {r.evidence for r in contract.STREAM_RULES} <= set(schemas.EVIDENCE)

@@ -39,7 +39,7 @@ def test_export_matches_every_sample_sidecar(sample, capsys):
             assert _key(exported)[: len(doc["steps"])] == _key(doc)
             assert len(exported["steps"]) > len(doc["steps"])
         checked += 1
-    assert checked == 13
+    assert checked == 15
 
 
 def test_export_markdown_and_out_file(sample, tmp_path, capsys):

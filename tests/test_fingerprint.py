@@ -259,8 +259,8 @@ def test_transcript_torn_lines_are_skipped_not_problems(tmp_path):
     (tmp_path / "transcript.jsonl").write_bytes(good + b'ing mid-word", "type": "X"}\n[1]\n')
     result = survey([tmp_path], ["transcript"])
     lines = result.fingerprints["transcript"].lines
-    assert "PLANNER_RESPONSE.thinking\tstring" in lines and "USER_INPUT\tobject" in lines
-    assert not any(line.startswith(("X", "(none)")) for line in lines)
+    assert "compact.PLANNER_RESPONSE.thinking\tstring" in lines and "compact.USER_INPUT\tobject" in lines
+    assert not any(line.startswith(("compact.X", "compact.(none)")) for line in lines)
     assert result.problems == []
     log = tmp_path / "transcript.jsonl"
     assert [s.split(": ")[0] for s in result.skipped] == [f"{log}:3", f"{log}:4"]

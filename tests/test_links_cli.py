@@ -110,7 +110,7 @@ def test_examples_home(capsys, tmp_path):
     code, out, _ = run(capsys, "links", "repair", "--home", home)
     cli = home / ".gemini" / "antigravity-cli"
     # the family's two children get their native parent; the bogus stamp is replaced
-    assert code == 0 and f"links repair: root={cli} scanned=8 stamped=2 cleared=0 unchanged=0 unresolved=6 diagnostics=0" in out
+    assert code == 0 and f"links repair: root={cli} scanned=10 stamped=2 cleared=0 unchanged=0 unresolved=8 diagnostics=0" in out
     code, out, _ = run(capsys, "links", "repair", "--home", home)
     assert code == 0 and all(" stamped=0 cleared=0 " in line for line in out.splitlines() if line.startswith("links repair:"))
     code, out, _ = run(capsys, "links", "check", "--home", home)

@@ -242,7 +242,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
         ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
         ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
-        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 70}),
+        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 292}),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"

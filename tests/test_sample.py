@@ -32,17 +32,17 @@ def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
     for s in sessions:
         by_surface.setdefault(s["surface"], []).append(s["sidecar"])
     assert {k: sorted(v, key=str) for k, v in by_surface.items()} == {
-        "cli": ["fresh"] * 7 + ["missing", "stale"],
+        "cli": ["fresh"] * 9 + ["missing", "stale"],  # with the real-world chunked and windows sessions
         "ide": ["fresh"] * 5 + ["missing"],
-        "acp": [None],
+        "acp": [None, None],  # the headless run, and the chunk-only one
     }
-    assert len(sessions) == 16
+    assert len(sessions) == 19
 
 
 def test_committed_sample_lists_every_session(capsys):
     assert main(["stores", "--home", str(EXAMPLES), "--sessions", "--format", "json"]) == 0
     sessions = json.loads(capsys.readouterr().out)["sessions"]
-    assert sorted(s["surface"] for s in sessions) == ["acp"] + ["cli"] * 9 + ["ide"] * 6
+    assert sorted(s["surface"] for s in sessions) == ["acp"] * 2 + ["cli"] * 11 + ["ide"] * 6
     # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
     assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}
 

@@ -359,8 +359,9 @@ def test_transcript_shape_per_type_tools_args_and_truncated_fields_without_conte
         {"content": secret},
     ]
     for record in records:
-        shape.add(record)
-    lines = shape.lines()
+        shape.add(record, "compact")
+    lines = [line.removeprefix("compact.") for line in shape.lines()]
+    assert all(line.startswith("compact.") for line in shape.lines())
     assert not any(secret in line for line in lines)
     for expected in (
         "(none)\tobject",
@@ -383,3 +384,34 @@ def test_transcript_shape_per_type_tools_args_and_truncated_fields_without_conte
     ):
         assert expected in lines, expected
     assert not any(".args.CommandLine." in line or "tool_calls.[].args." in line for line in lines)
+
+
+def test_transcript_shape_is_per_tier_and_types_args_as_each_tier_encodes_them():
+    compact = {
+        "type": "PLANNER_RESPONSE",
+        "tool_calls": [
+            {"name": "t", "args": {"N": "5000", "Cut": '"ab\n<truncated 9 bytes>\ncd"', "O": '{"a<truncated 3 bytes>'}}
+        ],
+    }
+    full = {"type": "PLANNER_RESPONSE", "tool_calls": [{"name": "t", "args": {"N": 5000, "Cut": "abcd", "O": {"a": 1}}}]}
+    shape = TranscriptShape()
+    shape.add(compact, "compact")
+    shape.add(compact, "overview")
+    shape.add(full, "full")
+    shape.add(full, None)  # a file of no known tier
+    lines = set(shape.lines())
+    for tier in ("compact", "overview"):
+        assert {
+            f"{tier}.PLANNER_RESPONSE.tool_calls.[t].args.{k}\t{v}"
+            for k, v in (("N", "number"), ("Cut", "string"), ("O", "object"))
+        } <= lines
+    assert {
+        f"full.PLANNER_RESPONSE.tool_calls.[t].args.{k}\t{v}" for k, v in (("N", "number"), ("Cut", "string"), ("O", "object"))
+    } <= lines
+    assert "other.PLANNER_RESPONSE.tool_calls.[t].args.N\traw-number" in lines
+    # the same values in the other tier's encoding are drift in that tier only
+    drifted = TranscriptShape()
+    drifted.add(full, "compact")
+    drifted.add(full, "full")
+    assert "compact.PLANNER_RESPONSE.tool_calls.[t].args.N\traw-number" in drifted.lines()
+    assert {line for line in drifted.lines() if line.startswith("full.")} == {line for line in lines if line.startswith("full.")}

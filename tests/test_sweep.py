@@ -321,8 +321,8 @@ def test_sample_home_sweeps_natively(tmp_path, capsys):
     check_files(tmp_path / "corpus", doc)
     databases = {p.stem for p in home.glob(".gemini/*/conversations/*.db")}
     brain_only = {p.name for p in home.glob(".gemini/*/brain/*")} - databases
-    assert len(brain_only) == 1  # the headless ACP run
-    assert doc["complete"] is True and doc["selected"] == len(databases) + 1
+    assert len(brain_only) == 2  # the headless ACP run, and the chunk-only one
+    assert doc["complete"] is True and doc["selected"] == len(databases) + 2
     assert sorted(s["id"] for s in doc["sessions"]) == sorted(databases | brain_only)
     encrypted = {str(p) for p in home.glob(".gemini/*/*/*.pb")}  # legacy and implicit
     assert encrypted and encrypted <= {s["path"] for s in doc["skipped"]}
@@ -559,19 +559,23 @@ def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_pa
 
 
 def test_brain_only_steps_include_rolling_transcript_chunks(tmp_path, capsys):
+    """Chunks are the flat file cut every 102,400 bytes, mid-line (real-stores.md §A.4): a
+    session with both is counted once, a chunk-only session like a flat one."""
     root = StoreBuilder(tmp_path / "home", seed=10).root("acp")
-    convo = root.conversation(turns=2, db=False, sidecar="missing")
-    logs = convo.paths["brain"] / ".system_generated" / "logs"
-    lines = (logs / "transcript.jsonl").read_bytes().splitlines(keepends=True)
-    chunk = logs / "chunks" / "transcript" / "1.jsonl"
-    chunk.parent.mkdir(parents=True)
-    chunk.write_bytes(b"".join(lines[:2]))  # the older records rolled out into a chunk
-    (logs / "transcript.jsonl").write_bytes(b"".join(lines[2:]))
+    both = root.conversation(turns=2, db=False, sidecar="missing", transcript_chunks="both")
+    only = root.conversation(turns=2, db=False, sidecar="missing", transcript_chunks="only")
     out = tmp_path / "corpus"
     assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
-    (session,) = manifest(out)["sessions"]
-    assert session["steps"] == len(lines)
-    assert f"native/acp/brain/{convo.id}/.system_generated/logs/chunks/transcript/1.jsonl" in session["files"]
+    sessions = {s["id"]: s for s in manifest(out)["sessions"]}
+    for convo in (both, only):
+        logs = convo.paths["brain"] / ".system_generated" / "logs"
+        parts = sorted((logs / "chunks" / "transcript").iterdir())
+        lines = b"".join(p.read_bytes() for p in parts).splitlines()
+        assert sessions[convo.id]["steps"] == len(lines)
+        assert (
+            f"native/acp/brain/{convo.id}/.system_generated/logs/chunks/transcript/00000000.jsonl" in sessions[convo.id]["files"]
+        )
+    assert not (only.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl").exists()
 
 
 def _fsynced(monkeypatch) -> list[str]:

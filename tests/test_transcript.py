@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from audit.safeio import dumps
 from audit.store.transcript import (
     DROPPED,
     KINDS,
@@ -15,6 +16,7 @@ from audit.store.transcript import (
     Finding,
     Record,
     SettingChange,
+    iter_bytes,
     iter_transcript,
     locate,
     pair_records,
@@ -103,15 +105,15 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
         (10, "step-gap"),
         (11, "inverted-step"),
         (12, "missing-key"),
+        (12, "no-status"),
         (13, "unknown-key"),
         (13, "bad-value"),
         (13, "bad-value"),
         (14, "unknown-key"),
-        (14, "bad-arg"),
-        (14, "bad-value"),
         (15, "bad-json"),
         (16, "bad-json"),
         (17, "unterminated-line"),
+        (14, "mixed-encoding"),  # "go test" and 5 are native values, line 2's '"ls"' JSON text
     ]
     assert {f.kind for f in findings} <= KINDS.keys()
     assert [(r.line, r.step_index) for r in records] == [
@@ -128,7 +130,10 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
     ]
     by_line = {f.line: f.message for f in findings}
     assert by_line[5] == "invalid UTF-8 at byte 27"
-    assert by_line[12] == "missing step_index, type, status"
+    assert [f.message for f in findings if f.line == 12] == [
+        "missing step_index, type",
+        "no status: UNSPECIFIED (proto3 JSON drops zero values)",
+    ]
     assert by_line[15] == "duplicate key 'a' at /"
     assert [f.message for f in findings if f.line == 13] == [
         "unknown extra",
@@ -137,9 +142,10 @@ def test_every_line_anomaly_is_reported_and_good_records_survive(tmp_path):
     ]
     assert [f.message for f in findings if f.line == 14] == [
         "tool_calls/0: unknown id",
-        "tool_calls/0/args/CommandLine is not JSON text (invalid JSON at line 1 column 1: Expecting value)",
-        "tool_calls/0/args/Timeout is number, not a string holding JSON",
+        f"compact tier: tool-call arguments in both encodings: tool_calls/0/args/CommandLine holds a native value, "
+        f"tool_calls/0/args/CommandLine ({path}:2) the other",
     ]
+    assert findings[-1].pointer == "/tool_calls/0/args/CommandLine"
     # a damaged value never leaks into the typed field; the raw dict keeps it
     bad = records[7]
     assert (bad.created_at, bad.exit_code, bad.raw["exit_code"]) == ("yesterday", None, "0")
@@ -189,38 +195,106 @@ def test_wrong_types_become_none_with_findings(tmp_path):
     assert records[1].step_index is None
 
 
-def test_tool_call_args_are_decoded_with_raw_fallback(tmp_path):
+def test_compact_args_are_json_text_and_a_truncated_one_is_named(tmp_path):
     args = {
         "CommandLine": '"go test ./..."',
         "WaitMsBeforeAsync": "5000",
         "BypassSandbox": "true",
         "ArtifactMetadata": '{"Summary":"s","Tags":[1]}',
-        "Plain": "go test",
-        "Cut": '"abc<truncated 9 bytes>',
+        "Cut": '"abc\n<truncated 9 bytes>\nxyz"',
         "Null": "null",
     }
-    path = tmp_path / "t.jsonl"
+    path = tmp_path / "transcript.jsonl"
     path.write_bytes(
         line(rec(0, tool_calls=[{"name": "run_command", "args": args}]))
         + b"\n"
-        + line(rec(1, tool_calls=[{"name": "x", "args": {"Cut": '"abc'}}], truncated_fields=["tool_calls"]))
+        + line(rec(1, tool_calls=[{"name": "x", "args": {"Cut": '"abc<truncated 1 bytes>'}}], truncated_fields=["tool_calls"]))
         + b"\n"
     )
     records, findings = read(path)
     call = records[0].tool_calls[0]
-    assert call.name == "run_command"
+    assert (call.name, records[0].tier) == ("run_command", "compact")
     assert call.args == {
         "CommandLine": Arg('"go test ./..."', "go test ./...", True),
         "WaitMsBeforeAsync": Arg("5000", 5000, True),
         "BypassSandbox": Arg("true", True, True),
         "ArtifactMetadata": Arg('{"Summary":"s","Tags":[1]}', {"Summary": "s", "Tags": [1]}, True),
-        "Plain": Arg("go test", "go test", False),
-        "Cut": Arg('"abc<truncated 9 bytes>', '"abc<truncated 9 bytes>', False),
+        "Cut": Arg('"abc\n<truncated 9 bytes>\nxyz"', '"abc\n<truncated 9 bytes>\nxyz"', False),
         "Null": Arg("null", None, True),
     }
-    # undecodable args are findings only where tool_calls is not a truncated field
-    assert kinds(findings) == [(1, "bad-arg"), (1, "bad-arg")]
-    assert records[1].tool_calls[0].args["Cut"] == Arg('"abc', '"abc', False)
+    # a cut value is named wherever it is, whatever truncated_fields says; one encoding: no stream finding
+    assert [(f.line, f.kind, f.pointer) for f in findings] == [
+        (1, "truncated-arg", "/tool_calls/0/args/Cut"),
+        (2, "truncated-arg", "/tool_calls/0/args/Cut"),
+    ]
+    assert findings[0].message.startswith("tool_calls/0/args/Cut is cut by <truncated 9 bytes>; not JSON text (")
+
+
+def test_full_args_are_native_values(tmp_path):
+    args = {"CommandLine": "npm run build", "WaitMsBeforeAsync": 5000, "Overwrite": True, "Spec": {"a": [1]}, "Paths": ["x"]}
+    path = tmp_path / "transcript_full.jsonl"
+    path.write_bytes(line(rec(0, tool_calls=[{"name": "run_command", "args": args}])) + b"\n")
+    records, findings = read(path)
+    assert findings == [] and records[0].tier == "full"
+    assert records[0].tool_calls[0].args == {k: Arg(v, v, True) for k, v in args.items()}
+    # "5000" in the full tier is the string 5000, not a number
+    path.write_bytes(line(rec(0, tool_calls=[{"name": "x", "args": {"Port": "5000"}}])) + b"\n")
+    assert read(path)[0][0].tool_calls[0].args["Port"] == Arg("5000", "5000", True)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        # the compact tier (and overview) holding native values: the other tier's encoding
+        (
+            "transcript.jsonl",
+            [{"A": 5}, {"A": "plain text"}],
+            [(1, "tier-encoding", "compact tier holds native argument values")],
+        ),
+        ("overview.txt", [{"A": True}], [(1, "tier-encoding", "overview tier holds native argument values")]),
+        # the full tier holding JSON text (quoted strings, objects)
+        (
+            "transcript_full.jsonl",
+            [{"A": '"x"'}, {"A": "{}"}],
+            [(1, "tier-encoding", "full tier holds JSON-text argument values")],
+        ),
+        # both encodings in one file: named at the first value of the second one
+        ("transcript.jsonl", [{"A": '"x"'}, {"A": 5}], [(2, "mixed-encoding", "compact tier: tool-call arguments in both")]),
+        ("transcript_full.jsonl", [{"A": 5}, {"A": '"x"'}], [(2, "mixed-encoding", "full tier: tool-call arguments in both")]),
+        # ambiguous values ("5000", "true") are no evidence either way
+        ("transcript_full.jsonl", [{"A": "5000"}, {"A": "true"}, {"A": 1}], []),
+    ],
+)
+def test_encodings_per_tier(tmp_path, name, args, expected):
+    path = tmp_path / name
+    path.write_bytes(b"".join(line(rec(i, tool_calls=[{"name": "t", "args": a}])) + b"\n" for i, a in enumerate(args)))
+    findings = read(path)[1]
+    assert [(f.line, f.kind, f.message[: len(m)]) for f, (_, _, m) in zip(findings, expected)] == expected
+    assert len(findings) == len(expected)
+
+
+def test_stream_findings_late_window_backward_time_and_tier_truncation(tmp_path):
+    path = tmp_path / "transcript_full.jsonl"
+    lines = [
+        rec(472, created_at="2026-06-21T13:32:14Z"),
+        rec(473, created_at="2026-06-21T13:32:10Z"),  # 4 seconds back
+        rec(474, created_at="2026-06-21T13:32:10+01:00"),  # an hour back, in another offset
+        rec(475, created_at="2026-06-21T13:32:11Z", truncated_fields=["content"]),
+    ]
+    path.write_bytes(b"".join(line(r) + b"\n" for r in lines))
+    assert [(f.line, f.kind, f.message) for f in read(path)[1]] == [
+        (1, "late-window", "full tier starts at step 472"),
+        (2, "backward-time", "created_at 2026-06-21T13:32:10Z is before 2026-06-21T13:32:14Z of the line before"),
+        (3, "backward-time", "created_at 2026-06-21T13:32:10+01:00 is before 2026-06-21T13:32:10Z of the line before"),
+        (4, "truncated-full", "truncated_fields content in the full tier"),
+    ]
+
+
+def test_a_record_without_status_is_read():
+    data = b'{"step_index":0,"source":"MODEL","type":"GENERIC","created_at":"2026-06-21T13:32:14Z"}\n'
+    items = list(iter_bytes(data, "transcript.jsonl"))
+    records, findings = split(items)
+    assert records[0].status is None and [f.kind for f in findings] == ["no-status"]
 
 
 def test_long_line_is_skipped_without_stopping(tmp_path):
@@ -256,31 +330,90 @@ def test_unreadable_files_are_findings(tmp_path):
     assert [r.file for r in records] == [str(good)]
 
 
-def test_step_order_is_tracked_across_chunks_and_main_file(tmp_path):
+def _logs(tmp_path):
     logs = tmp_path / ".system_generated" / "logs"
-    chunks = logs / "chunks" / "transcript"
-    chunks.mkdir(parents=True)
-    (chunks / "00000002.jsonl").write_bytes(line(rec(2)) + b"\n")
-    (chunks / "10.jsonl").write_bytes(line(rec(3)) + b"\n")
-    (chunks / "1.jsonl").write_bytes(line(rec(0)) + b"\n" + line(rec(1)) + b"\n")
+    (logs / "chunks" / "transcript").mkdir(parents=True)
+    return logs, logs / "chunks" / "transcript"
+
+
+def test_chunks_are_one_stream_in_number_order(tmp_path):
+    """A record crossing a part boundary is one record, reported where it starts; parts are
+    ordered by number, whatever their names' widths."""
+    logs, chunks = _logs(tmp_path)
+    data = b"".join(line(rec(i, content="x" * 40)) + b"\n" for i in range(4))  # 176 bytes each
+    cut = [0, 50, 200, 201, len(data)]  # mid-line, mid-line, one byte, the rest
+    names = ["1.jsonl", "00000002.jsonl", "3.jsonl", "10.jsonl"]
+    for name, a, b in zip(names, cut, cut[1:]):
+        (chunks / name).write_bytes(data[a:b])
     (chunks / "notes.txt").write_text("x")
-    (logs / "transcript.jsonl").write_bytes(line(rec(4)) + b"\n" + line(rec(4)) + b"\n")
     files = locate(tmp_path)
-    assert [p.relative_to(logs).as_posix() for p in files.compact] == [
-        "chunks/transcript/1.jsonl",
-        "chunks/transcript/00000002.jsonl",
-        "chunks/transcript/10.jsonl",
-        "transcript.jsonl",
-    ]
+    assert [p.name for p in files.compact] == names
     assert files.full == () and files.foreign == (chunks / "notes.txt",)
+    assert files.tier("compact").flat is None and files.tier("compact").agreement() is None
     brain = read_brain(tmp_path)
-    assert [r.step_index for r in brain.compact] == [0, 1, 2, 3, 4, 4]
-    assert [(Path(f.file).name, f.line, f.kind) for f in brain.findings] == [
-        ("notes.txt", 0, "foreign-file"),
-        ("transcript.jsonl", 2, "repeated-step"),
+    assert [(Path(r.file).name, r.line, r.step_index) for r in brain.compact] == [
+        ("1.jsonl", 1, 0),
+        ("00000002.jsonl", 2, 1),  # line 1 of that part is the rest of record 0
+        ("10.jsonl", 2, 2),
+        ("10.jsonl", 3, 3),
     ]
+    assert [r.step_index for r in brain.compact] == [0, 1, 2, 3]
+    assert [(Path(f.file).name, f.line, f.kind) for f in brain.findings] == [("notes.txt", 0, "foreign-file")]
     assert brain.pairing is None
     assert locate(tmp_path / "absent") == type(files)((), (), ())
+
+
+def test_a_record_crossing_a_boundary_is_reported_where_it_starts(tmp_path):
+    first, second = line(rec(0)) + b"\n", line(rec(1, content="y" * 30)) + b"\n"
+    a, b = tmp_path / "00000000.jsonl", tmp_path / "00000001.jsonl"
+    a.write_bytes(first + second[:20])
+    b.write_bytes(second[20:] + line(rec(2)) + b"\n" + b"torn")
+    records, findings = split(list(iter_transcript([a, b])))
+    assert [(Path(r.file).name, r.line, r.step_index) for r in records] == [
+        ("00000000.jsonl", 1, 0),
+        ("00000000.jsonl", 2, 1),
+        ("00000001.jsonl", 2, 2),
+    ]
+    assert [(Path(f.file).name, f.line, f.kind) for f in findings] == [
+        ("00000001.jsonl", 3, "bad-json"),
+        ("00000001.jsonl", 3, "unterminated-line"),
+    ]
+    # an unreadable part ends the line it interrupts
+    b.unlink()
+    c = tmp_path / "00000002.jsonl"
+    c.write_bytes(line(rec(3)) + b"\n")
+    records, findings = split(list(iter_transcript([a, b, c])))
+    assert [r.step_index for r in records] == [0, 3]
+    assert [(Path(f.file).name, f.line, f.kind) for f in findings] == [
+        ("00000000.jsonl", 2, "bad-json"),
+        ("00000000.jsonl", 2, "unterminated-line"),
+        ("00000001.jsonl", 0, "unreadable"),
+        ("00000002.jsonl", 1, "step-gap"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flat", "parts", "state", "read"),
+    [
+        (b"AB\nCD\n", [b"AB\nC", b"D\n"], "identical", "flat"),
+        (b"AB\nCD\n", [b"AB\n"], "chunks-prefix", "flat"),
+        (b"AB\n", [b"AB\nC", b"D\n"], "flat-prefix", "chunks"),
+        (b"AB\nCD\n", [b"AB\nCE\n"], "differ", "flat"),
+    ],
+)
+def test_flat_file_and_chunks_agreement(tmp_path, flat, parts, state, read):
+    logs, chunks = _logs(tmp_path)
+    (logs / "transcript.jsonl").write_bytes(flat)
+    for n, part in enumerate(parts):
+        (chunks / f"{n:08d}.jsonl").write_bytes(part)
+    files = locate(tmp_path)
+    tier = files.tier("compact")
+    assert tier.agreement() == state
+    assert files.compact == ((logs / "transcript.jsonl",) if read == "flat" else tier.chunks)
+    brain = read_brain(tmp_path)
+    assert brain.agreement == {"compact": state}
+    differ = [f for f in brain.findings if f.kind == "chunks-differ"]
+    assert [(f.file, f.line) for f in differ] == ([] if state == "identical" else [(str(logs / "transcript.jsonl"), 0)])
 
 
 def test_public_fixtures():
@@ -295,8 +428,10 @@ def test_public_fixtures():
     # deja-vu's fixture has no step_index/type/status: reported as missing-key, records still read
     records, findings = read(DATA / "deja_registry-antigravity_transcript.jsonl")
     assert [(f.line, f.kind, f.message) for f in findings] == [
-        (1, "missing-key", "missing step_index, type, status"),
-        (2, "missing-key", "missing step_index, type, status"),
+        (1, "missing-key", "missing step_index, type"),
+        (1, "no-status", "no status: UNSPECIFIED (proto3 JSON drops zero values)"),
+        (2, "missing-key", "missing step_index, type"),
+        (2, "no-status", "no status: UNSPECIFIED (proto3 JSON drops zero values)"),
     ]
     assert [(r.source, r.created_at) for r in records] == [
         ("USER_EXPLICIT", "2026-07-17T09:00:00Z"),
@@ -327,7 +462,7 @@ def test_summary_counts(tmp_path):
     assert s.sources == {"USER_EXPLICIT": 1, "MODEL": 2}
     assert s.tools == {"view_file": 1, "run_command": 1}
     assert s.keys["tool_calls"] == 1 and s.keys["step_index"] == 3
-    assert s.findings == {"step-gap": 1, "bad-json": 1}
+    assert s.findings == {"late-window": 1, "step-gap": 1, "bad-json": 1}
     assert (s.first_step, s.last_step) == (3, 6)
 
 
@@ -338,7 +473,7 @@ def records_of(tmp_path, name, dicts):
     path = tmp_path / name
     path.write_bytes(b"".join(line(d) + b"\n" for d in dicts))
     records, findings = read(path)
-    assert findings == [] or all(f.kind in ("step-gap", "repeated-step", "inverted-step") for f in findings)
+    assert findings == [] or all(f.kind in ("step-gap", "repeated-step", "inverted-step", "late-window") for f in findings)
     return records
 
 
@@ -378,7 +513,6 @@ def test_pairing_reports_real_disagreements(tmp_path):
         ("c", 1, "truncation-mismatch", f"content does not match {ff}:1"),
         ("c", 2, "mismatch", f"status differs from {ff}:2"),
         ("c", 3, "mismatch", f"error present only in compact ({ff}:3)"),
-        ("f", 4, "truncated-full", "truncated_fields content"),
     ]
     assert [(a.file, b.file) for a, b in pairing.pairs] == [(str(cf), str(ff))] * 4
 
@@ -652,12 +786,12 @@ def test_records_from_steps_mirror_the_sidecar():
     assert records[1]["tool_calls"] == [
         {
             "name": "run_command",
-            "args": {
-                "CommandLine": '"go test ./..."',
-                "Cwd": '"/w"',
-                "WaitMsBeforeAsync": "5000",
-                "toolAction": '"Run command"',
-                "toolSummary": '"go test ./..."',
+            "args": {  # the full tier's form: native values
+                "CommandLine": "go test ./...",
+                "Cwd": "/w",
+                "WaitMsBeforeAsync": 5000,
+                "toolAction": "Run command",
+                "toolSummary": "go test ./...",
             },
         }
     ]
@@ -703,7 +837,8 @@ def test_written_brain_reads_back_cleanly(tmp_path):
     assert brain.pairing.mode == "position" and len(brain.pairing.pairs) == len(steps)
     full = brain.full
     assert full[0].info.user_request == "run the tests"
-    assert full[1].tool_calls[0].args["WaitMsBeforeAsync"] == Arg("5000", 5000, True)
+    assert full[1].tool_calls[0].args["WaitMsBeforeAsync"] == Arg(5000, 5000, True)
+    assert brain.compact[1].tool_calls[0].args["WaitMsBeforeAsync"] == Arg("5000", 5000, True)
     assert (full[2].exit_code, full[2].info.exit_code) == (1, 1)
     assert (full[4].info.file_path, full[4].info.total_lines) == ("file:///w/main.go", 400)
     running = full[11].info
@@ -726,7 +861,8 @@ def test_written_brain_reads_back_cleanly(tmp_path):
 def test_written_anomalies_are_found_where_injected(tmp_path):
     steps = sample_steps() * 2
     brain_dir = tmp_path / UUID
-    info = write_brain(brain_dir, records_from_steps(steps), rng=random.Random(13), anomalies=ANOMALIES)
+    old = {"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"}
+    info = write_brain(brain_dir, records_from_steps(steps), rng=random.Random(13), anomalies=old)
     assert info.injected == {
         "running": 21,
         "late-start": 11,
@@ -738,14 +874,19 @@ def test_written_anomalies_are_found_where_injected(tmp_path):
     assert info.compact_start == 10  # compact line n holds full line n + 10
     brain = read_brain(brain_dir)
     assert [(Path(f.file).name, f.line, f.kind) for f in brain.findings] == [
+        ("transcript.jsonl", 1, "late-window"),
+        ("transcript.jsonl", 18 - 10, "backward-time"),  # the second copy of the steps starts the clock again
         ("transcript.jsonl", 19 - 10, "repeated-step"),
         ("transcript.jsonl", 34 - 10, "step-gap"),
         ("transcript.jsonl", 35 - 10, "inverted-step"),
+        ("transcript.jsonl", 35 - 10, "backward-time"),  # the swapped record is older too
         ("transcript_full.jsonl", 13, "bad-json"),
         ("transcript_full.jsonl", 14, "step-gap"),  # the step of the torn line is missing
+        ("transcript_full.jsonl", 18, "backward-time"),
         ("transcript_full.jsonl", 19, "repeated-step"),
         ("transcript_full.jsonl", 34, "step-gap"),
         ("transcript_full.jsonl", 35, "inverted-step"),
+        ("transcript_full.jsonl", 35, "backward-time"),
         ("transcript.jsonl", 1, "late-start"),
         ("transcript.jsonl", 13 - 10, "unpaired"),  # its full twin is the torn line
     ]
@@ -772,9 +913,17 @@ def test_writer_anomalies_always_show_up(tmp_path_factory, seed, anomalies):
     for name, (file, kind) in expected.items():
         if name in anomalies:
             assert (file, info.injected[name], kind) in got
-    allowed = {"bad-json", "step-gap", "inverted-step", "repeated-step", "late-start", "unpaired"}
+    if "truncated-arg" in anomalies:
+        assert ("transcript.jsonl", info.injected["truncated-arg"], "truncated-arg") in got
+    if "backward-time" in anomalies:
+        assert ("transcript_full.jsonl", info.injected["backward-time"], "backward-time") in got
+    allowed = {"bad-json", "step-gap", "inverted-step", "repeated-step", "late-start", "unpaired", "late-window"}
+    allowed |= {"backward-time", "truncated-arg"}
     assert {kind for _, _, kind in got} <= allowed
-    assert ("late-start" in anomalies) == any(kind == "late-start" for _, _, kind in got)
+    late_compact = "late-start" in anomalies and "late-full" not in anomalies  # else the full window is the later one
+    assert late_compact == any(kind == "late-start" for _, _, kind in got)
+    assert ("late-start" in anomalies) == (("transcript.jsonl", 1, "late-window") in got)
+    assert ("late-full" in anomalies) == (("transcript_full.jsonl", 1, "late-window") in got)
     assert ("truncated" in anomalies) <= any(r.truncated_fields for r in brain.compact)
     assert len(brain.full) == len(info.steps) - ("torn-line" in anomalies)
 
@@ -798,7 +947,8 @@ def test_explicit_compact_window(tmp_path):
     assert info.compact_start == 6 and info.injected == {}
     assert [r.step_index for r in brain.compact] == list(range(6, len(steps)))
     assert [(f.line, f.kind, f.message) for f in brain.findings] == [
-        (1, "late-start", "compact starts at step 6, full at step 0")
+        (1, "late-window", "compact tier starts at step 6"),
+        (1, "late-start", "compact starts at step 6, full at step 0"),
     ]
 
 
@@ -866,3 +1016,48 @@ def test_the_schemas_timestamp_pattern_is_the_one_rule():
     assert schema["properties"]["created_at"]["pattern"] == f"^{RFC3339}$(?!\\n)"
     sidecar = (data_path("schemas") / "sidecar.schema.json").read_text()
     assert json.dumps(f"^{RFC3339}$(?!\\n)") in sidecar
+
+
+def test_a_later_full_window_leaves_the_earlier_compact_records_alone(tmp_path):
+    compact = [rec(i) for i in range(5, 12)]
+    full = [rec(i) for i in range(9, 12)]
+    pairing = pair_records(records_of(tmp_path, "c", compact), records_of(tmp_path, "f", full))
+    assert [(a.step_index, b.step_index) for a, b in pairing.pairs] == [(9, 9), (10, 10), (11, 11)]
+    assert pairing.findings == ()
+
+
+def test_written_tiers_chunks_and_overview(tmp_path):
+    """Chunks split every chunk_bytes mid-line and concatenate to the flat files; a chunk-only
+    brain reads the same; overview holds the prompts and answers of every step in the compact
+    encoding; the late full window, the truncated argument and the backward time are found."""
+    records = records_from_steps(sample_steps() * 3)
+    anomalies = {"late-start", "late-full", "truncated-arg", "backward-time"}
+    both = write_brain(
+        tmp_path / "a" / UUID, records, rng=random.Random(2), anomalies=anomalies, chunks="both", chunk_bytes=1000, overview=True
+    )
+    only = write_brain(
+        tmp_path / "b" / UUID, records, rng=random.Random(2), anomalies=anomalies, chunks="only", chunk_bytes=1000, overview=True
+    )
+    for tier, flat in (("compact", both.compact), ("full", both.full)):
+        parts = both.chunks[tier]
+        assert len(parts) > 2 and all(len(p.read_bytes()) == 1000 for p in parts[:-1])
+        assert b"".join(p.read_bytes() for p in parts) == flat.read_bytes()
+        assert any(not p.read_bytes().endswith(b"\n") for p in parts)  # boundaries fall mid-line
+        assert [p.name for p in parts][:2] == ["00000000.jsonl", "00000001.jsonl"]
+    assert not only.compact.exists() and not only.full.exists()
+    a, b = read_brain(both.brain_dir), read_brain(only.brain_dir)
+    assert a.agreement == {"compact": "identical", "full": "identical"} and b.agreement == {}
+    assert [r.raw for r in a.compact] == [r.raw for r in b.compact] and [r.raw for r in a.full] == [r.raw for r in b.full]
+    assert [r.raw for r in a.overview] == [r.raw for r in b.overview]
+    assert sorted(f.kind for f in a.findings) == sorted(f.kind for f in b.findings)
+    assert {f.kind for f in a.findings} == {"late-window", "truncated-arg", "backward-time", "step-gap"}
+    for record in b.compact + b.full:  # reported in the part where the record starts, at its line there
+        text = Path(record.file).read_bytes().split(b"\n")[record.line - 1]
+        assert text and dumps(record.raw, indent=None).encode().startswith(text)
+    assert {r.type for r in a.overview} == {"USER_INPUT", "PLANNER_RESPONSE"}
+    assert a.overview[0].step_index == 0 and a.compact[0].step_index == both.compact_start > 0
+    assert a.full[0].step_index == records[both.full_start]["step_index"] > a.compact[0].step_index
+    assert all("thinking" not in r.raw and not r.truncated_fields and r.tier == "overview" for r in a.overview)
+    assert all(isinstance(arg.raw, str) for r in a.overview for c in r.tool_calls for arg in c.args.values())
+    assert any(not isinstance(arg.raw, str) for r in a.full for c in r.tool_calls for arg in c.args.values())
+    assert a.pairing is not None and not [f for f in a.findings if f.kind in ("unpaired", "mismatch", "truncation-mismatch")]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from audit.actions import baseline_writer, compat
 from audit.checks import baselines
-from audit.checks.contract import validate_file
+from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
 from audit.errors import FindingsError
 
@@ -32,13 +32,16 @@ def contract_violations(result: Survey) -> list[str]:
     out: list[str] = []
     checks = [("manifest", p) for p in result.manifests]
     checks += [("sidecar", p) for p in result.files.get("sidecars", ())]
-    checks += [("transcript", p) for p in result.files.get("transcripts", ())]
-    for kind, path in checks:
-        checked = validate_file(path, kind)
-        if checked.error is not None:
-            out.append(f"{path}: {checked.error}")
+    checked = [validate_file(path, kind) for kind, path in checks]
+    transcripts = result.files.get("transcripts", ())
+    if transcripts:  # per stream: chunk parts are one byte stream (audit.checks.contract)
+        checked += verify_paths(transcripts, "transcript").files
+    for result_ in checked:
+        path = result_.file
+        if result_.error is not None:
+            out.append(f"{path}: {result_.error}")
         out.extend(
-            f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in checked.violations
+            f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in result_.violations
         )
     return out
 

@@ -58,6 +58,7 @@ from audit.store import trajectory as _trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.transcript import FLAT_NAMES, tier_of
 
 REPORT = "REDACTION.md"
 MIN_SURVIVOR = 6
@@ -218,6 +219,9 @@ def _like(ch: str, r: int) -> str:
 # ----------------------------------------------------------------------------- JSON documents
 
 
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
 def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str | None = None) -> Any:
     """A copy of the parsed JSON *value* with every string value replaced (keys kept)."""
     if isinstance(value, dict):
@@ -239,6 +243,10 @@ def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str 
         r.kept.add(value)
         return value
     if key in _JSON_TEXT_KEYS or parent == "args":
+        if parent == "args" and (value in ("true", "false", "null") or _JSON_NUMBER.fullmatch(value)):
+            return value  # a typed argument as JSON text (the compact tier): no content
+        if parent == "args" and value.startswith('"') and "<truncated " in value:
+            return '"' + r.text(value[1:])  # cut JSON text of a string: its text shares the .db value's placeholder
         inner = _json_text(value, r)
         if inner is not None:
             return inner
@@ -486,6 +494,7 @@ def _walk(root: Path) -> Iterator[Path]:
 
 
 def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[str], docs: list[tuple[Any, Any]]) -> None:
+    chunked: dict[Path, list[Path]] = {}  # chunk directory -> its parts, redacted as one stream
     for path in _walk(source):
         rel = path.relative_to(source)
         st = os.lstat(path)
@@ -506,9 +515,13 @@ def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[s
             _redact_db(path, target, r, problems)
         else:
             data = read_bytes(path)
+            if tier_of(path) is not None and path.parent.parent.name == "chunks":
+                chunked.setdefault(path.parent, []).append(path)  # a part ends mid-line: see below
+                result.files += 1
+                continue
             if name == MANIFEST and rel.parent == Path("."):
                 new = data  # rewritten after every other file (its hashes)
-            elif name.endswith(".jsonl"):
+            elif name.endswith(".jsonl") or name == FLAT_NAMES["overview"]:
                 new = _redact_jsonl(data, r, str(path), docs)
             elif name.endswith(".json"):
                 try:
@@ -519,6 +532,22 @@ def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[s
                 new = _redact_text_file(data, r)
             atomic_write(target, new)
         result.files += 1
+    for parts in chunked.values():
+        _redact_chunks(sorted(parts, key=lambda p: int(p.stem)), source, out, r, docs)
+
+
+def _redact_chunks(parts: list[Path], source: Path, out: Path, r: Redactor, docs: list[tuple[Any, Any]]) -> None:
+    """The parts of one tier's chunk directory as one JSON-lines stream (agy cuts them
+    mid-line), written back as as many parts, cut where the originals were (the last takes the rest)."""
+    data = [read_bytes(p) for p in parts]
+    new = _redact_jsonl(b"".join(data), r, str(parts[0].parent), docs)
+    at = 0
+    for i, (path, old) in enumerate(zip(parts, data)):
+        piece = new[at:] if i == len(parts) - 1 else new[at : at + len(old)]
+        at += len(piece)
+        target = out / Path(*(r.uuids_in(part) for part in path.relative_to(source).parts))
+        make_private_dir(target.parent, exist_ok=True)
+        atomic_write(target, piece)
 
 
 _PATH_IN_TEXT = re.compile(r"/[^\s:'\"]+")

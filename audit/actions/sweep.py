@@ -433,14 +433,17 @@ def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
 
 
 def _has_transcript(session: Session) -> bool:
-    return any(session.brain_files.get(kind) for kind in ("transcript", "transcript_full", "chunk"))
+    """A transcript in any tier: flat files, chunks only, or ``logs/overview.txt``."""
+    return session.brain is not None and bool(locate(session.brain).tiers)
 
 
 def _transcript_steps(session: Session, out: Path) -> int:
-    """Records in the copied transcript (the compact stream, rolling chunks included, else the
-    full one): the live files may have grown since they were copied."""
+    """Records in the copied transcript (the compact tier, read from its chunks when it has only
+    chunks, else the full tier, else overview): the live files may have grown since they were copied."""
     copied = locate(out / _brain_dir(session))
-    return sum(isinstance(item, Record) for item in iter_transcript(copied.compact or copied.full))
+    tier = "compact" if copied.compact else "full" if copied.full else "overview"
+    stream = copied.compact or copied.full or copied.overview
+    return sum(isinstance(item, Record) for item in iter_transcript(stream, tier=tier))
 
 
 def _stage(stage: str, function: Callable, *args: object, **kwargs: object):

@@ -268,8 +268,8 @@ def unfingerprinted(entry: Entry) -> str | None:
         for opaque in sorted(OPAQUE_PATHS):
             if path.startswith(opaque + "."):
                 return f"below {opaque}, which the sidecar fingerprint records as opaque"
-    elif entry.surface == "transcript":
-        rest = path.partition(".")[2]
+    elif entry.surface == "transcript":  # <tier>.<type>.<rest>
+        rest = path.split(".", 2)[2] if path.count(".") >= 2 else ""
         for opaque in sorted(TRANSCRIPT_OPAQUE):
             if rest.startswith(opaque + "."):
                 return f"below {opaque}, which the transcript fingerprint records as opaque"

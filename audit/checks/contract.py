@@ -3,13 +3,21 @@
 Each file is read as strict JSON first (``audit.safeio.loads``): a duplicate key, NaN/Infinity,
 invalid UTF-8, a byte-order mark, a non-object top level, excessive nesting or a syntax error is
 a violation with a ``strict-json/*`` rule. A document that parses is then checked against its
-schema (``audit.checks.schemas``). A brain transcript is checked line by line, every line being one
-record; a line that is not JSON at all is a *torn line* (formats.md §2.4, consumers skip it) and
-is reported as an advisory, not a violation.
+schema (``audit.checks.schemas``).
+
+A brain transcript is checked record by record, as ``audit.store.transcript`` reads its tier:
+``transcript.jsonl``, ``transcript_full.jsonl``, ``overview.txt``, and a chunk directory
+(``chunks/transcript/``, ``chunks/transcript_full/``) as one byte stream, so a record crossing
+from one part into the next is one record. A chunk directory whose bytes equal its flat file's
+is not checked twice (it is listed as skipped, with that reason); one that differs is checked
+too, with the advisory ``transcript/chunks/differ``. What the reader finds about lines and
+streams becomes the advisories of ``STREAM_RULES`` (a torn line, a truncated argument, the other
+tier's argument encoding, a repeated step, a late window ...): consumers must tolerate them.
 
 Findings are ``violation`` (the file breaks the contract) or ``advisory`` (reported, e.g. a
-free-form status string such as agentsview's synthetic ``STATUS_COMPLETED``). A file that cannot
-be read at all carries an ``error`` instead.
+free-form status string such as agentsview's synthetic ``STATUS_COMPLETED``). Only a rule whose
+evidence is ``observed`` or ``documented`` makes a violation (``audit.checks.schemas``). A file
+that cannot be read at all carries an ``error`` instead.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, InputError, NothingToCheck
 from audit.progress import Callback
 from audit.safeio import DIRECTORY, FILE, LINK, MAX_DOCUMENT_BYTES, JSONError, gc_paused, loads, path_kind, read_bytes
+from audit.store import transcript
 from audit.store.layout import INSTALL_FILES
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
@@ -34,6 +43,91 @@ MAX_BYTES = MAX_DOCUMENT_BYTES
 """Larger files are reported unreadable rather than parsed."""
 
 TORN_LINE = "transcript/torn-line"
+
+
+@dataclass(frozen=True)
+class StreamRule:
+    """A transcript rule the reader checks (not a schema rule): always an advisory."""
+
+    rule: str
+    evidence: str
+    description: str
+    kinds: tuple[str, ...]  # the ``audit.store.transcript`` finding kinds it reports
+
+
+STREAM_RULES = (
+    StreamRule(
+        TORN_LINE,
+        "observed",
+        "A line that is not JSON at all: the tail of a record whose start is missing (a torn write); consumers skip it.",
+        ("bad-json",),
+    ),
+    StreamRule(
+        "transcript/blank-line", "inferred", "An empty line (never seen in real transcripts); consumers skip it.", ("blank-line",)
+    ),
+    StreamRule(
+        "transcript/line-too-long",
+        "inferred",
+        "A line longer than the reader's cap; skipped, so its record is not checked.",
+        ("line-too-long",),
+    ),
+    StreamRule(
+        "transcript/unterminated-line",
+        "observed",
+        "The last line of a stream has no newline (flat files end with one; a live writer can be mid-line).",
+        ("unterminated-line",),
+    ),
+    StreamRule(
+        "transcript/args/truncated",
+        "observed",
+        "A tool-call argument of the compact tier or overview cut by `<truncated N bytes>`: no longer JSON text (834 such values in real files, some on lines whose `truncated_fields` does not name `tool_calls`).",
+        ("truncated-arg",),
+    ),
+    StreamRule(
+        "transcript/args/tier-encoding",
+        "observed",
+        "A tier whose arguments all have the other tier's encoding: JSON text is the compact tier's and overview's, native values the full tier's (12,669/12,669 real pairs).",
+        ("tier-encoding",),
+    ),
+    StreamRule(
+        "transcript/args/mixed-encoding",
+        "observed",
+        "A file whose arguments use both encodings (every real file uses one).",
+        ("mixed-encoding",),
+    ),
+    StreamRule(
+        "transcript/step-order",
+        "observed",
+        "A `step_index` seen before (a rewind re-uses it) or lower than an earlier one (CHECKPOINT lines are written late).",
+        ("repeated-step", "inverted-step"),
+    ),
+    StreamRule(
+        "transcript/created_at/backward",
+        "observed",
+        "A `created_at` earlier than the line before (74 times in real files).",
+        ("backward-time",),
+    ),
+    StreamRule(
+        "transcript/window/late",
+        "observed",
+        "A stream whose first `step_index` is above 0: a window that starts late (both tiers, and overview, do).",
+        ("late-window",),
+    ),
+    StreamRule(
+        "transcript/truncated_fields/tier",
+        "observed",
+        "`truncated_fields` in the full tier or overview (only the compact tier truncates).",
+        ("truncated-full",),
+    ),
+    StreamRule(
+        "transcript/chunks/differ",
+        "observed",
+        "A tier's chunk parts, concatenated, differ from its flat file (they are byte-identical in real stores; a prefix while agy writes).",
+        ("chunks-differ",),
+    ),
+)
+"""The transcript rules checked while reading, all advisories (see ``audit.checks.schemas.catalog`` for the schema's)."""
+_STREAM_RULE = {kind: r.rule for r in STREAM_RULES for kind in r.kinds}
 _STRICT_RULES = (  # JSONError reason prefix -> rule; anything else is strict-json/syntax
     (("duplicate key",), "strict-json/duplicate-key"),
     (("invalid UTF-8",), "strict-json/invalid-utf8"),
@@ -43,6 +137,7 @@ _STRICT_RULES = (  # JSONError reason prefix -> rule; anything else is strict-js
     (("NaN", "Infinity", "-Infinity"), "strict-json/non-finite-number"),
 )
 STRICT_JSON_RULES = tuple(rule for _, rule in _STRICT_RULES) + ("strict-json/syntax",)
+"""Violations (documented: RFC 8259 JSON, which every consumer's parser expects)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +208,7 @@ def validate_document(document: object, kind: str = "sidecar", *, file: str = "<
 def validate_bytes(data: bytes, kind: str = "sidecar", *, file: str = "<input>") -> FileResult:
     """Check the bytes of one file of *kind*; never raises for bad content."""
     if kind == "transcript":
-        return _validate_transcript(data, file)
+        return _transcript_results(transcript.iter_bytes(data, file), [file])[0]
     try:
         document = loads(data, source=file)
     except JSONError as exc:
@@ -122,8 +217,11 @@ def validate_bytes(data: bytes, kind: str = "sidecar", *, file: str = "<input>")
 
 
 def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
-    """Check one file; an unreadable file gives a result with ``error`` set."""
+    """Check one file (a chunk part alone: see ``validate_stream``); an unreadable file gives a
+    result with ``error`` set."""
     file = str(path)
+    if kind == "transcript":
+        return validate_stream([file])[0]
     try:
         data = read_bytes(path, limit=MAX_BYTES)
     except AuditError as exc:
@@ -132,18 +230,41 @@ def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
         return validate_bytes(data, kind, file=file)
 
 
+def validate_stream(paths: Iterable[str | os.PathLike], *, tier: str | None = None) -> list[FileResult]:
+    """Check the parts of one transcript stream (read as one byte stream, see the module
+    docstring); one result per part, in order."""
+    files = [str(p) for p in paths]
+    with gc_paused():
+        return _transcript_results(transcript.iter_transcript(files, tier=tier), files)
+
+
 def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, progress: Callback | None = None) -> Report:
     """Check every file of *kind* named or found (recursively) under *paths*; *progress* is
-    called before each file with (files done, files found, file).
+    called before each file with (files done, files found, file). Transcripts are checked per
+    stream (``transcript_streams``).
 
     Raises ``NothingToCheck`` when no file was found and nothing was unreadable.
     """
     files, missing, skipped = find_files(paths, kind)
     results = [FileResult(str(p), kind, error=reason) for p, reason in missing]
-    for done, path in enumerate(files):
-        if progress is not None:
-            progress(done, len(files), str(path))
-        results.append(validate_file(path, kind))
+    if kind == "transcript":
+        streams, extra, notes = transcript_streams(files)
+        skipped += notes
+        done = 0
+        for stream in streams:
+            if progress is not None:
+                progress(done, len(files), str(stream[0]))
+            done += len(stream)
+            checked = validate_stream(stream)
+            if stream[0] in extra:
+                first = checked[0]
+                checked[0] = FileResult(first.file, first.kind, first.records, (*first.findings, extra[stream[0]]), first.error)
+            results += checked
+    else:
+        for done, path in enumerate(files):
+            if progress is not None:
+                progress(done, len(files), str(path))
+            results.append(validate_file(path, kind))
     if not results:
         raise NothingToCheck(f"no {_PATTERN_TEXT[kind]} found")
     return Report(kind, tuple(results), tuple(skipped))
@@ -151,7 +272,7 @@ def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, p
 
 _PATTERN_TEXT = {
     "sidecar": "*.trajectory.json files",
-    "transcript": "*.jsonl transcripts",
+    "transcript": "*.jsonl or logs/overview.txt transcripts",
     "manifest": "manifest.json files",
     "profile": "*.json consumer profiles",
 }
@@ -161,7 +282,7 @@ def _matches(name: str, kind: str) -> bool:
     if kind == "sidecar":
         return name.endswith(".trajectory.json")
     if kind == "transcript":  # a root's history.jsonl is per-install data, not a transcript (real-stores.md A.1)
-        return name.endswith(".jsonl") and name not in INSTALL_FILES
+        return (name.endswith(".jsonl") and name not in INSTALL_FILES) or name == transcript.FLAT_NAMES["overview"]
     if kind == "profile":
         return name.endswith(".json")
     return name == "manifest.json"
@@ -234,21 +355,90 @@ def _strict_finding(exc: JSONError, file: str, line: int | None = None) -> Findi
     return Finding(file, exc.pointer or "", rule, exc.reason, VIOLATION, line)
 
 
-def _validate_transcript(data: bytes, file: str) -> FileResult:
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    findings: list[Finding] = []
-    for number, raw in enumerate(lines, 1):
-        try:
-            record = loads(raw, source=f"{file}:{number}")
-        except JSONError as exc:
-            finding = _strict_finding(exc, file, number)
-            if finding.rule == "strict-json/syntax":
-                finding = Finding(
-                    file, "", TORN_LINE, f"not a JSON value (a torn line; consumers skip it): {exc.reason}", ADVISORY, number
-                )
-            findings.append(finding)
+def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, Finding], list[Skipped]]:
+    """Group transcript *files* into streams: the parts of one chunk directory (in number order)
+    form one, every other file is its own. A chunk stream whose flat file is among *files* is
+    compared with it: byte-identical (or a prefix of it) -> not checked again, listed as skipped;
+    the flat file a prefix of the chunks -> the flat file is the one skipped; different -> both
+    checked, with a ``transcript/chunks/differ`` advisory on the flat file (returned by path)."""
+    order: list[object] = []
+    parts: dict[Path, list[tuple[int, Path]]] = {}
+    for path in files:
+        if transcript.tier_of(path) is not None and path.parent.parent.name == "chunks":
+            if path.parent not in parts:
+                parts[path.parent] = []
+                order.append(path.parent)
+            parts[path.parent].append((int(path.name[: -len(".jsonl")]), path))
+        else:
+            order.append(path)
+    flats = {p for p in order if isinstance(p, Path) and p not in parts}
+    drop: set[Path] = set()
+    extra: dict[Path, Finding] = {}
+    notes: list[Skipped] = []
+    for directory, numbered in parts.items():
+        chunks = tuple(p for _, p in sorted(numbered))
+        name = transcript.tier_of(chunks[0])
+        flat = directory.parent.parent / transcript.FLAT_NAMES[name]
+        if flat not in flats:
             continue
-        findings.extend(_schema_findings(record, "transcript", file, number))
-    return FileResult(file, "transcript", len(lines), tuple(findings))
+        state = transcript.Tier(name, flat, chunks).agreement()
+        what = f"{len(chunks)} chunk part(s) of {directory}"
+        if state in ("identical", "chunks-prefix"):
+            drop.add(directory)
+            same = "are byte-identical to" if state == "identical" else "hold the start of"
+            notes.append(Skipped(str(directory), f"its {len(chunks)} part(s) {same} {flat.name}, checked there"))
+        elif state == "flat-prefix":
+            drop.add(flat)
+            notes.append(Skipped(str(flat), f"holds the start of the {what}, checked there"))
+        else:
+            message = f"the {what} {'differ from' if state == 'differ' else 'could not be compared with'} this file; both checked"
+            extra[flat] = Finding(str(flat), "", "transcript/chunks/differ", message, ADVISORY)
+    streams = [
+        [p for _, p in sorted(parts[item])] if item in parts else [item]
+        for item in order
+        if item not in drop  # type: ignore[index]
+    ]
+    return streams, extra, notes
+
+
+def _transcript_results(items: Iterable[transcript.Record | transcript.Finding], files: list[str]) -> list[FileResult]:
+    """One result per file of a stream from the reader's records (schema-checked) and findings;
+    ``records`` counts the lines that start in the file."""
+    records = dict.fromkeys(files, 0)
+    findings: dict[str, list[Finding]] = {f: [] for f in files}
+    errors: dict[str, str] = {}
+    for item in items:
+        if isinstance(item, transcript.Record):
+            records[item.file] += 1
+            findings[item.file].extend(_schema_findings(item.raw, "transcript", item.file, item.line))
+        elif item.kind == "unreadable":
+            errors[item.file] = item.message.removeprefix("cannot read: ").lower()
+        else:
+            records[item.file] += item.kind in transcript.DROPPED  # a line too, though no record
+            if (finding := _stream_finding(item)) is not None:
+                findings[item.file].append(finding)
+    return [FileResult(f, "transcript", records[f], tuple(findings[f]), errors.get(f)) for f in files]
+
+
+_READER_STRICT = {"bad-utf8": "strict-json/invalid-utf8", "not-object": "strict-json/not-object"}
+
+
+def _stream_finding(item: transcript.Finding) -> Finding | None:
+    """The contract finding for a reader finding; None where the schema judges the record
+    itself (missing keys, types) or the kind is no finding here (a step gap)."""
+    line = item.line or None
+    if item.kind in _READER_STRICT:
+        return Finding(item.file, "", _READER_STRICT[item.kind], item.message, VIOLATION, line)
+    if item.kind == "bad-json":
+        rule = next((rule for prefixes, rule in _STRICT_RULES if item.message.startswith(prefixes)), None)
+        if rule is not None:
+            return Finding(
+                item.file, item.pointer, rule, item.message.removesuffix(f" at {item.pointer or '/'}"), VIOLATION, line
+            )
+        return Finding(
+            item.file, "", TORN_LINE, f"not a JSON value (a torn line; consumers skip it): {item.message}", ADVISORY, line
+        )
+    rule = _STREAM_RULE.get(item.kind)
+    if rule is None:
+        return None
+    return Finding(item.file, item.pointer, rule, item.message, ADVISORY, line)

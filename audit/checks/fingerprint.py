@@ -14,7 +14,10 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
 * ``wire`` -- the protobuf shape of every blob column (``steps.step_payload`` per step type):
   field paths with wire types, named where ``audit/store/proto/cortex.proto`` knows the field,
   numbered where it does not; an unknown length-delimited field is not guessed into.
-* ``transcript`` -- the shape of brain transcript records per ``type`` (``audit.checks.shape``).
+* ``transcript`` -- the shape of brain transcript records per tier and ``type``
+  (``audit.checks.shape``): each tier of a brain directory (``audit.store.transcript.locate``:
+  compact, full, overview) is read as one stream, its chunk parts concatenated; chunks that are
+  byte-identical to their flat file (or a prefix of it) are read once, differing ones both.
 
 Inputs (``survey``): a sweep corpus (``manifest.json``, ``corpus/<surface>/<id>.trajectory.json``,
 ``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``), a store root
@@ -43,6 +46,7 @@ from audit.errors import InputError
 from audit.progress import Callback
 from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, read_bytes, read_json
 from audit.store import layout
+from audit.store import transcript as tr
 from audit.store.database import (
     NativeConversation,
     SchemaObject,
@@ -61,7 +65,7 @@ SURFACES = ("sidecar", "sqlite", "wire", "transcript")
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
-TRANSCRIPT_NAMES = ("transcript.jsonl", "transcript_full.jsonl")
+TRANSCRIPT_NAMES = ("transcript.jsonl", "transcript_full.jsonl", "overview.txt")
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,8 @@ class Survey:
 class _Inputs:
     sidecars: list[Path] = field(default_factory=list)
     databases: list[Path] = field(default_factory=list)
-    transcripts: list[Path] = field(default_factory=list)
+    transcripts: list[Path] = field(default_factory=list)  # every file of every stream
+    streams: list[tuple[str | None, tuple[Path, ...]]] = field(default_factory=list)  # (tier, parts)
     seen: set[str] = field(default_factory=set)
 
     def add(self, kind: str, path: Path) -> None:
@@ -169,6 +174,23 @@ class _Inputs:
         if key not in self.seen:
             self.seen.add(key)
             getattr(self, kind).append(path)
+
+    def add_stream(self, tier: str | None, paths: tuple[Path, ...]) -> None:
+        fresh = tuple(p for p in paths if os.path.abspath(p) not in self.seen)
+        if fresh:
+            self.seen.update(os.path.abspath(p) for p in fresh)
+            self.transcripts.extend(fresh)
+            self.streams.append((tier, fresh))
+
+    def add_brain(self, brain: Path) -> None:
+        """Every tier of one brain directory, one stream each (two when flat and chunks differ)."""
+        for tier in tr.locate(brain).tiers:
+            state = tier.agreement()
+            if state in ("differ", "unreadable"):
+                self.add_stream(tier.name, (tier.flat,))
+                self.add_stream(tier.name, tier.chunks)
+            else:
+                self.add_stream(tier.name, tier.stream)
 
 
 def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
@@ -198,7 +220,7 @@ def _uuid_file(entry: os.DirEntry, suffix: str, result: Survey) -> bool:
 
 
 def _brain(directory: Path, inputs: _Inputs, result: Survey) -> None:
-    """``<directory>/<uuid>/.system_generated/logs/transcript*.jsonl``."""
+    """The transcript tiers of each ``<directory>/<uuid>/.system_generated/logs/``."""
     for entry in _entries(directory, result):
         if entry.is_symlink():
             result.skipped.append(f"{entry.path}: symbolic link (not followed)")
@@ -206,9 +228,10 @@ def _brain(directory: Path, inputs: _Inputs, result: Survey) -> None:
             result.skipped.append(f"{entry.path}: not a brain/<uuid>/ directory")
         else:
             logs = Path(entry.path, ".system_generated", "logs")
-            for log in _entries(logs, result):
-                if log.name in TRANSCRIPT_NAMES and _regular(log, result):
-                    inputs.add("transcripts", Path(log.path))
+            for log in _entries(logs, result):  # symbolic links among them are reported, never read
+                if log.name in TRANSCRIPT_NAMES:
+                    _regular(log, result)
+            inputs.add_brain(Path(entry.path))
 
 
 def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
@@ -252,9 +275,8 @@ def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
             inputs.add("sidecars", session.sidecar)
         if session.db is not None:
             inputs.add("databases", session.db)
-        for kind in ("transcript", "transcript_full"):
-            for path in session.brain_files.get(kind, ()):
-                inputs.add("transcripts", path)
+        if session.brain is not None:
+            inputs.add_brain(session.brain)
 
 
 def _plain_dir(path: Path, inputs: _Inputs, result: Survey) -> None:
@@ -263,15 +285,15 @@ def _plain_dir(path: Path, inputs: _Inputs, result: Survey) -> None:
             inputs.add("sidecars", Path(entry.path))
         elif entry.name.endswith(".db") and _regular(entry, result):
             inputs.add("databases", Path(entry.path))
-        elif entry.name.endswith(".jsonl") and _regular(entry, result):
-            inputs.add("transcripts", Path(entry.path))
+        elif (entry.name.endswith(".jsonl") or entry.name == tr.FLAT_NAMES["overview"]) and _regular(entry, result):
+            inputs.add_stream(tr.tier_of(entry.path), (Path(entry.path),))
 
 
 def _file(path: Path, inputs: _Inputs) -> None:
     if path.name.endswith(".db"):
         inputs.add("databases", path)
-    elif path.name.endswith(".jsonl"):
-        inputs.add("transcripts", path)
+    elif path.name.endswith(".jsonl") or path.name == tr.FLAT_NAMES["overview"]:
+        inputs.add_stream(tr.tier_of(path), (path,))
     else:
         inputs.add("sidecars", path)
 
@@ -326,18 +348,18 @@ def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
-def _transcripts(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
+def _transcripts(streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey) -> Fingerprint | None:
     shape = TranscriptShape()
-    for path in paths:
-        result.counts.transcripts += 1
-        for item in iter_transcript(path):
+    for tier, paths in streams:
+        result.counts.transcripts += len(paths)
+        for item in iter_transcript(paths, tier=tier):
             if isinstance(item, TranscriptFinding):
                 if item.kind == "unreadable":
                     result.problems.append(f"{item.file}: {item.message}")
                 elif item.kind in DROPPED:
                     result.skipped.append(f"{item.file}:{item.line}: {item.message}")
             else:
-                shape.add(item.raw)
+                shape.add(item.raw, tier)
     return Fingerprint.of("transcript", shape.lines()) if shape.records else None
 
 
@@ -598,7 +620,7 @@ def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACE
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
     if read_transcripts:
-        found["transcript"] = _transcripts(each(inputs.transcripts), result)
+        found["transcript"] = _transcripts(((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result)
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",

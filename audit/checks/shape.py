@@ -12,9 +12,13 @@
   without a trailing newline, hashed as UTF-8: ``sha256:<hex>``.
 
 ``TranscriptShape`` applies the same walk to brain transcript records, rooted at each record's
-``type``, and adds one line per tool and tool argument (``tool_calls.[<tool>].args.<Name>``) whose
-types are those of the argument's *decoded* value. Only keys, names and JSON types are kept,
-never content.
+tier and ``type`` (``compact.PLANNER_RESPONSE``, ``full.…``, ``overview.…``; ``other.…`` for a
+file of no known tier), and adds one line per tool and tool argument
+(``tool_calls.[<tool>].args.<Name>``) whose types are those of the argument's value as its tier
+encodes it: the decoded JSON text in the compact tier and overview (a value cut by a truncation
+marker typed by its first character, ``text`` for a string that is not JSON text, ``raw-<type>``
+for a native value), the native value in the full tier. A change of encoding in one tier is
+drift in that tier only. Only keys, names and JSON types are kept, never content.
 
 Documents are folded in one at a time; memory grows with the number of distinct paths (plus, per
 path, the last lone object walked there), never with the number of documents. The walk is
@@ -340,6 +344,23 @@ def _name(value: object) -> str:
     return "*"
 
 
+TIER_NAMES = ("compact", "full", "overview")
+OTHER_TIER = "other"
+_FIRST_CHAR = {'"': "string", "{": "object", "[": "array", "t": "boolean", "f": "boolean", "n": "null"}
+_CUT = re.compile(r"<truncated \d+ (?:bytes|lines)>")
+
+
+def _arg_tag(value: object, tier: str) -> str:
+    """Tag of a tool argument as *tier* encodes it (see the module docstring)."""
+    if tier == "full":
+        return _TAGS.get(type(value), "unknown")
+    tag = _decoded_tag(value)
+    if tag == "text" and _CUT.search(value):  # cut JSON text: its first character tells its type
+        first = value.lstrip()[:1]
+        return _FIRST_CHAR.get(first, "number" if first in "-0123456789" and first else "text")
+    return tag
+
+
 def _decoded_tag(value: object) -> str:
     """Tag of a tool argument: the JSON type of the JSON text a string holds, ``text`` for a
     string that is not JSON text, ``raw-<type>`` for a value that is not a string at all."""
@@ -359,10 +380,12 @@ class TranscriptShape:
         self._walker = _Walker(TRANSCRIPT_OPAQUE)
         self.records = 0
 
-    def add(self, record: object) -> None:
-        """Fold in one parsed transcript record."""
+    def add(self, record: object, tier: str | None = None) -> None:
+        """Fold in one parsed transcript record of *tier* (``TIER_NAMES``; None: ``other``)."""
         walker = self._walker
-        root = walker.root(_name(record["type"]) if type(record) is dict and "type" in record else NO_TYPE)
+        tier = tier if tier in TIER_NAMES else OTHER_TIER
+        kind = _name(record["type"]) if type(record) is dict and "type" in record else NO_TYPE
+        root = walker.root(f"{tier}.{kind}")
         walker.walk(record, root)
         self.records += 1
         if type(record) is not dict:
@@ -382,7 +405,7 @@ class TranscriptShape:
                 args_node.types.add(type(args))
                 if type(args) is dict:
                     for key, value in args.items():
-                        walker.segment(args_node, _name(key)).types.add(_decoded_tag(value))
+                        walker.segment(args_node, _name(key)).types.add(_arg_tag(value, tier))
         fields = record.get("truncated_fields")
         if type(fields) is list:
             fields_node = walker.child(root, "truncated_fields")

@@ -17,28 +17,42 @@ into typed fields; the raw text stays on the record.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import re
 import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO
 
 from audit.clock import is_rfc3339
-from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow
+from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow, pointer_escape
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
 
+CHUNK_BYTES = 102_400
+"""agy rolls a tier's chunk files at exactly this many bytes, mid-line (real-stores.md §A.4)."""
+
 _SKIP_BYTES = 1 << 20
+
+TIERS = ("compact", "full", "overview")
+"""The three transcript tiers: ``transcript.jsonl`` and ``chunks/transcript/``, ``transcript_full.jsonl``
+and ``chunks/transcript_full/``, and ``overview.txt`` (the compact format, real-stores.md §A.2)."""
+TEXT_TIERS = frozenset({"compact", "overview"})
+"""Tiers whose tool-call argument values are strings holding JSON text; the full tier holds native values."""
+FLAT_NAMES = {"compact": "transcript.jsonl", "full": "transcript_full.jsonl", "overview": "overview.txt"}
+CHUNK_DIRS = {"compact": "transcript", "full": "transcript_full"}
 
 KINDS: dict[str, str] = {
     # whole files
     "unreadable": "a transcript file cannot be opened or read (missing, symlink, not a regular file, I/O error)",
     "foreign-file": "a file in a chunk directory whose name is not <number>.jsonl; not read",
+    "chunks-differ": "a tier's flat file and its concatenated chunks hold different bytes",
     # one line, not turned into a record (see DROPPED)
     "line-too-long": "a line longer than the size cap; skipped",
     "blank-line": "an empty or whitespace-only line",
@@ -46,30 +60,38 @@ KINDS: dict[str, str] = {
     "bad-json": "a line that is not strict JSON (torn line, syntax error, duplicate key, NaN ...)",
     "not-object": "a line holding JSON that is not an object",
     # one line, also yielded as a record
-    "unterminated-line": "the last line of a file does not end with a newline (torn write)",
-    "missing-key": "a required key (step_index, source, type, status, created_at) or a tool call name/args is absent",
+    "unterminated-line": "the last line of a stream does not end with a newline (torn write)",
+    "missing-key": "a required key (step_index, source, type, created_at) or a tool call name/args is absent",
+    "no-status": "a record without status (proto3 JSON drops zero values: UNSPECIFIED)",
     "unknown-key": "a key outside the documented record / tool-call keys",
     "bad-value": "a value of the wrong JSON type or out of range (negative step_index, non-RFC 3339 created_at ...)",
-    "bad-arg": "a tool-call argument that is not JSON text, outside a truncated tool_calls field",
+    "truncated-arg": "a compact-tier or overview argument cut by a <truncated N bytes> marker (no longer JSON text)",
     "unknown-source": "a source outside the CortexStepSource names",
     "unknown-type": "a type outside the known CortexStepType names",
     "unknown-status": "a status outside the CortexStepStatus names",
     "repeated-step": "a step_index seen before in the same transcript (rewind/re-use; the later line supersedes)",
     "inverted-step": "a step_index lower than an earlier one that was not seen before",
     "step-gap": "a step_index more than one above the highest seen so far (steps skipped)",
+    "backward-time": "a created_at earlier than the one of the line before",
+    "truncated-full": "a full-tier or overview record carries truncated_fields (only the compact tier truncates)",
+    # one stream
+    "late-window": "the stream's first step_index is above 0 (a window that starts late)",
+    "tier-encoding": "every tool-call argument of the stream has the other tier's encoding",
+    "mixed-encoding": "the stream's tool-call arguments use both encodings (JSON text and native values)",
     # compact vs full
     "late-start": "the compact transcript starts at a later step than the full one (a window)",
     "unpaired": "a compact record with no full counterpart, or a full record inside the compact window with none",
     "mismatch": "a field that is not listed in truncated_fields differs between compact and full",
     "truncation-mismatch": "a truncated compact field whose text pieces do not occur in order in the full text",
-    "truncated-full": "a full-transcript record carries truncated_fields",
 }
 
 DROPPED = frozenset({"line-too-long", "blank-line", "bad-utf8", "bad-json", "not-object"})
 """Kinds of line findings whose line yields no record."""
 
-REQUIRED_KEYS = ("step_index", "source", "type", "status", "created_at")
-RECORD_KEYS = frozenset(REQUIRED_KEYS + ("content", "thinking", "tool_calls", "truncated_fields", "error", "exit_code"))
+REQUIRED_KEYS = ("step_index", "source", "type", "created_at")
+RECORD_KEYS = frozenset(
+    REQUIRED_KEYS + ("status", "content", "thinking", "tool_calls", "truncated_fields", "error", "error_code", "exit_code")
+)
 KNOWN_SOURCES = frozenset({"MODEL", "USER_IMPLICIT", "USER_EXPLICIT", "SYSTEM", "SYSTEM_SDK"})
 # CortexStepStatus names; CANCELLED is DM's spelling of CANCELED.
 KNOWN_STATUSES = frozenset(
@@ -142,7 +164,22 @@ KNOWN_TYPES = frozenset(
     }
 )
 _TOOL_CALL_KEYS = frozenset({"name", "args"})
+_FRACTION = re.compile(r"(\.\d{1,6})\d*")
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
+_CUT = re.compile(r"\n?<truncated \d+ (?:bytes|lines)>\n?")
+"""A marker with the line breaks agy puts around it (real-stores.md §A.3)."""
+_CHUNK_NAME = re.compile(r"\d{1,18}\.jsonl")
+
+
+def tier_of(path: str | os.PathLike) -> str | None:
+    """The tier a transcript file belongs to, by its name and place; None for any other file."""
+    p = Path(path)
+    for tier, name in FLAT_NAMES.items():
+        if p.name == name:
+            return tier
+    if _CHUNK_NAME.fullmatch(p.name) and p.parent.parent.name == "chunks":
+        return next((tier for tier, name in CHUNK_DIRS.items() if p.parent.name == name), None)
+    return None
 
 
 @dataclass(frozen=True)
@@ -151,11 +188,13 @@ class Finding:
     line: int  # 1-based; 0 = the whole file
     kind: str  # a key of KINDS
     message: str
+    pointer: str = ""  # RFC 6901 pointer into the record, where one value is meant
 
 
 @dataclass(frozen=True)
 class Arg:
-    """One tool-call argument: ``raw`` as stored, ``value`` decoded from it when ``decoded``."""
+    """One tool-call argument: ``raw`` as stored, ``value`` decoded from it when ``decoded``
+    (compact tier and overview: the JSON text parsed; full tier: the native value itself)."""
 
     raw: object
     value: object
@@ -170,8 +209,8 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Record:
-    file: str
-    line: int
+    file: str  # the file the record starts in (a chunk part for chunked streams)
+    line: int  # its line in that file
     step_index: int | None
     source: str | None
     type: str | None
@@ -184,6 +223,8 @@ class Record:
     error: str | None
     exit_code: int | None
     raw: dict
+    error_code: int | None = None
+    tier: str | None = None
 
     @cached_property
     def info(self) -> ContentInfo:
@@ -195,18 +236,36 @@ class Record:
 
 
 def iter_transcript(
-    paths: str | os.PathLike | Iterable[str | os.PathLike], *, max_line_bytes: int = MAX_LINE_BYTES
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    tier: str | None = None,
 ) -> Iterator[Record | Finding]:
     """Stream the records and findings of one logical transcript.
 
-    *paths* is one file or several read as one stream (chunks in order, then the main file);
-    step order is tracked across them. Never raises for file content or I/O errors.
+    *paths* is one file or the parts of one stream (chunk files in order): their bytes are read
+    as one stream, so a record that crosses from one part into the next is one record, reported
+    at the file and line where it starts. *tier* (default: ``tier_of`` the first path) decides
+    how tool-call arguments are decoded. Never raises for file content or I/O errors.
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = (paths,)
-    order = _StepOrder()
-    for path in paths:
-        yield from _read_file(str(path), max_line_bytes, order)
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if tier is None and paths:
+        tier = tier_of(paths[0])
+    state = _Stream(tier)
+    for item in _stream_lines([str(p) for p in paths], max_line_bytes):
+        if isinstance(item, Finding):
+            yield item
+        else:
+            yield from _line(*item, max_line_bytes, state)
+    yield from state.finish()
+
+
+def iter_bytes(data: bytes, file: str, *, tier: str | None = None, max_line_bytes: int = MAX_LINE_BYTES):
+    """``iter_transcript`` over bytes already read (*file* names them in findings)."""
+    state = _Stream(tier if tier is not None else tier_of(file))
+    for item in _split(io.BytesIO(data), file, max_line_bytes):
+        yield from _line(*item, max_line_bytes, state)
+    yield from state.finish()
 
 
 class _StepOrder:
@@ -228,6 +287,45 @@ class _StepOrder:
         return None
 
 
+class _Stream:
+    """What one stream's lines are judged against: step order, time order, argument encodings."""
+
+    def __init__(self, tier: str | None) -> None:
+        self.tier = tier
+        self.order = _StepOrder()
+        self.first_step = True
+        self.previous_time: tuple[datetime, str, int] | None = None  # (created_at, file, line)
+        self.encodings: dict[str, tuple[int, str, int, str]] = {}  # "text"/"native" -> first (seq, file, line, where)
+
+    def encoding(self, kind: str, file: str, line: int, where: str) -> None:
+        if kind not in self.encodings:
+            self.encodings[kind] = (len(self.encodings), file, line, where)
+
+    def finish(self) -> Iterator[Finding]:
+        """The stream-level findings about argument encodings."""
+        text, native = self.encodings.get("text"), self.encodings.get("native")
+        name = f"{self.tier} tier" if self.tier else "transcript"
+        if text and native:
+            (_, file, line, where), other, what = (
+                (native, text, "a native value") if native > text else (text, native, "JSON text")
+            )
+            yield Finding(
+                file,
+                line,
+                "mixed-encoding",
+                f"{name}: tool-call arguments in both encodings: {where} holds {what}, {other[3]} ({other[1]}:{other[2]}) the other",
+                "/" + where,
+            )
+        elif self.tier in TEXT_TIERS and native:
+            _, file, line, where = native
+            message = f"{name} holds native argument values (the full tier's encoding), e.g. {where}"
+            yield Finding(file, line, "tier-encoding", message, "/" + where)
+        elif self.tier == "full" and text:
+            _, file, line, where = text
+            message = f"{name} holds JSON-text argument values (the compact tier's encoding), e.g. {where}"
+            yield Finding(file, line, "tier-encoding", message, "/" + where)
+
+
 def _open(path: str) -> BinaryIO:
     fd = open_nofollow(path, os.O_RDONLY | O_NONBLOCK)
     try:
@@ -239,34 +337,76 @@ def _open(path: str) -> BinaryIO:
         raise
 
 
-def _read_file(path: str, cap: int, order: _StepOrder) -> Iterator[Record | Finding]:
+def _unreadable(path: str, line: int, exc: OSError) -> Finding:
+    reason = "is a symbolic link; not followed" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+    return Finding(path, line, "unreadable", f"cannot read: {reason}")
+
+
+_Line = tuple[str, int, "bytes | None", bool]
+"""(file and line where a line starts, its bytes without the newline or None when longer than
+the cap, whether it ends with a newline)."""
+
+
+def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Finding]:
+    """The lines of the concatenated *paths*. A line left open at the end of one part goes on in
+    the next; an unreadable part ends it (it is then unterminated)."""
+    pending: list | None = None  # [file, line, pieces or None once over the cap, size]
+    for path in paths:
+        line = 0
+        at_start = True
+        try:
+            with _open(path) as fh:
+                while piece := fh.readline(_SKIP_BYTES if pending is not None and pending[2] is None else cap + 1):
+                    if at_start:
+                        line += 1
+                    if pending is None:
+                        pending = [path, line, [], 0]
+                    terminated = piece.endswith(b"\n")
+                    body = piece[:-1] if terminated else piece
+                    if pending[2] is not None:
+                        pending[3] += len(body)
+                        if pending[3] > cap:
+                            pending[2] = None
+                        else:
+                            pending[2].append(body)
+                    at_start = terminated
+                    if terminated:
+                        yield pending[0], pending[1], _joined(pending), True
+                        pending = None
+        except OSError as exc:
+            if pending is not None:
+                yield pending[0], pending[1], _joined(pending), False
+                pending = None
+            yield _unreadable(path, 0 if line == 0 else line + 1, exc)
+    if pending is not None:
+        yield pending[0], pending[1], _joined(pending), False
+
+
+def _joined(pending: list) -> bytes | None:
+    return None if pending[2] is None else b"".join(pending[2])
+
+
+def _split(fh: BinaryIO, file: str, cap: int) -> Iterator[_Line]:
     line = 0
-    try:
-        with _open(path) as fh:
-            for data, terminated in _lines(fh, cap):
-                line += 1
-                yield from _line(path, line, data, cap, order)
-                if not terminated:
-                    yield Finding(path, line, "unterminated-line", "last line does not end with a newline")
-    except OSError as exc:
-        reason = "is a symbolic link; not followed" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-        yield Finding(path, 0 if line == 0 else line + 1, "unreadable", f"cannot read: {reason}")
-
-
-def _lines(fh: BinaryIO, cap: int) -> Iterator[tuple[bytes | None, bool]]:
-    """(line without its newline, or None when longer than *cap*; ends with a newline)."""
     while chunk := fh.readline(cap + 1):
+        line += 1
         if chunk.endswith(b"\n"):
-            yield chunk[:-1], True
+            yield file, line, chunk[:-1], True
         elif len(chunk) <= cap:
-            yield chunk, False
+            yield file, line, chunk, False
         else:
             while (rest := fh.readline(_SKIP_BYTES)) and not rest.endswith(b"\n"):
                 pass
-            yield None, bool(rest)
+            yield file, line, None, bool(rest)
 
 
-def _line(path: str, line: int, data: bytes | None, cap: int, order: _StepOrder) -> Iterator[Record | Finding]:
+def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, state: _Stream) -> Iterator[Record | Finding]:
+    yield from _parsed(path, line, data, cap, state)
+    if not terminated:
+        yield Finding(path, line, "unterminated-line", "last line does not end with a newline")
+
+
+def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> Iterator[Record | Finding]:
     if data is None:
         yield Finding(path, line, "line-too-long", f"longer than {cap} bytes; skipped")
         return
@@ -281,20 +421,35 @@ def _line(path: str, line: int, data: bytes | None, cap: int, order: _StepOrder)
     try:
         obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
-        yield Finding(path, line, "bad-json", exc.reason + (f" at {exc.pointer or '/'}" if exc.pointer is not None else ""))
+        at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
+        yield Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")
         return
     if not isinstance(obj, dict):
         yield Finding(path, line, "not-object", f"line holds a JSON {json_type(obj)}, not an object")
         return
     findings: list[Finding] = []
-    record = _record(obj, path, line, findings)
-    if record.step_index is not None and (step := order.check(record.step_index)):
-        findings.append(Finding(path, line, *step))
+    record = _record(obj, path, line, findings, state)
+    if record.step_index is not None:
+        if state.first_step and record.step_index > 0:
+            name = f"{state.tier} tier" if state.tier else "transcript"
+            findings.append(Finding(path, line, "late-window", f"{name} starts at step {record.step_index}"))
+        state.first_step = False
+        if step := state.order.check(record.step_index):
+            findings.append(Finding(path, line, *step))
+    if record.created_at is not None and (moment := _moment(record.created_at)) is not None:
+        before = state.previous_time
+        if before is not None and moment < before[0]:
+            findings.append(
+                Finding(path, line, "backward-time", f"created_at {record.created_at} is before {before[1]} of the line before")
+            )
+        state.previous_time = (moment, record.created_at, line)
     yield from findings
     yield record
 
 
-def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
+def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream | None = None) -> Record:
+    state = state if state is not None else _Stream(None)
+
     def emit(kind: str, message: str) -> None:
         out.append(Finding(path, line, kind, message))
 
@@ -310,6 +465,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
 
     if missing := [k for k in REQUIRED_KEYS if k not in obj]:
         emit("missing-key", "missing " + ", ".join(missing))
+    if "status" not in obj:
+        emit("no-status", "no status: UNSPECIFIED (proto3 JSON drops zero values)")
     if unknown := sorted(obj.keys() - RECORD_KEYS):
         emit("unknown-key", "unknown " + ", ".join(unknown))
     step = get("step_index", int)
@@ -328,6 +485,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
     if not all(isinstance(v, str) for v in truncated):
         emit("bad-value", "truncated_fields holds a non-string")
         truncated = [v for v in truncated if isinstance(v, str)]
+    if truncated and state.tier in ("full", "overview"):
+        emit("truncated-full", f"truncated_fields {', '.join(truncated)} in the {state.tier} tier")
     calls = []
     for i, call in enumerate(get("tool_calls", list) or []):
         where = f"tool_calls/{i}/"
@@ -339,10 +498,11 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
         if unknown := sorted(call.keys() - _TOOL_CALL_KEYS):
             emit("unknown-key", f"{where[:-1]}: unknown " + ", ".join(unknown))
         args = get("args", dict, call, where) or {}
+        name = get("name", str, call, where)
         calls.append(
             ToolCall(
-                get("name", str, call, where),
-                {name: _arg(value, f"{where}args/{name}", "tool_calls" in truncated, emit) for name, value in args.items()},
+                name,
+                {arg: _arg(value, f"{where}args/{pointer_escape(arg)}", state, path, line, out) for arg, value in args.items()},
             )
         )
     return Record(
@@ -360,60 +520,168 @@ def _record(obj: dict, path: str, line: int, out: list[Finding]) -> Record:
         error=get("error", str),
         exit_code=get("exit_code", int),
         raw=obj,
+        error_code=get("error_code", int),
+        tier=state.tier,
     )
 
 
 _JSON_NAME = {int: "integer", str: "string", list: "array", dict: "object"}
 
 
-def _arg(value: object, where: str, truncated: bool, emit) -> Arg:
-    if not isinstance(value, str):
-        emit("bad-value", f"{where} is {json_type(value)}, not a string holding JSON")
-        return Arg(value, value, False)
+def _moment(text: str) -> datetime | None:
+    """The instant an RFC 3339 timestamp names (fractions past microseconds dropped)."""
     try:
-        return Arg(value, loads(value, require_object=False), True)
+        moment = datetime.fromisoformat(_FRACTION.sub(r"\1", text, count=1).replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
+_TEXT_STARTS = ('"', "{", "[")
+
+
+def _arg(value: object, where: str, state: _Stream, path: str, line: int, out: list[Finding]) -> Arg:
+    """Decode one argument as its tier stores it and note which encoding it shows.
+
+    JSON text is certain for a string holding a JSON string, object or array; a non-string, or a
+    string that is not JSON text, is a native value; ``"5000"`` or ``"true"`` could be either."""
+    if not isinstance(value, str):
+        state.encoding("native", path, line, where)
+        return Arg(value, value, True)
+    try:
+        decoded = loads(value, require_object=False)
     except JSONError as exc:
-        if not truncated:
-            emit("bad-arg", f"{where} is not JSON text ({exc.reason})")
+        if state.tier == "full":
+            state.encoding("native", path, line, where)
+            return Arg(value, value, True)
+        if (marker := _MARKER.search(value)) is not None and state.tier != "full":
+            message = f"{where} is cut by {marker.group(0)}; not JSON text ({exc.reason})"
+            out.append(Finding(path, line, "truncated-arg", message, "/" + where))
+            state.encoding("text", path, line, where)
+        else:
+            state.encoding("native", path, line, where)
         return Arg(value, value, False)
+    if value.lstrip()[:1] in _TEXT_STARTS:
+        state.encoding("text", path, line, where)
+    if state.tier == "full":
+        return Arg(value, value, True)
+    return Arg(value, decoded, True)
 
 
 # ----------------------------------------------------------------------------- brain directories
 
 
 @dataclass(frozen=True)
+class Tier:
+    """One tier of a brain directory: its flat file and its chunk parts (in order), as found."""
+
+    name: str
+    flat: Path | None
+    chunks: tuple[Path, ...]
+
+    def agreement(self) -> str | None:
+        """None unless both a flat file and chunks exist; then ``identical`` (the concatenated
+        chunks are the flat file's bytes), ``chunks-prefix`` / ``flat-prefix`` (one holds the
+        start of the other: written while agy was running), ``differ``, or ``unreadable``."""
+        if self.flat is None or not self.chunks:
+            return None
+        return _compare_streams((self.flat,), self.chunks)
+
+    @property
+    def stream(self) -> tuple[Path, ...]:
+        """The files to read as this tier: the flat file, or the chunks when there is no flat
+        file or when the flat file holds only the start of the chunks."""
+        if self.flat is None:
+            return self.chunks
+        if self.chunks and self.agreement() == "flat-prefix":
+            return self.chunks
+        return (self.flat,)
+
+
+def _compare_streams(a: Sequence[Path], b: Sequence[Path]) -> str:
+    """How two byte streams relate: identical, a is a prefix of b (``flat-prefix``), b of a
+    (``chunks-prefix``), ``differ``, or ``unreadable``."""
+    try:
+        left, right = _Reader(a), _Reader(b)
+        while True:
+            x, y = left.read(1 << 16), right.read(1 << 16)
+            n = min(len(x), len(y))
+            if x[:n] != y[:n]:
+                return "differ"
+            left.unread(x[n:])
+            right.unread(y[n:])
+            if not x or not y:
+                rest_x, rest_y = left.read(1), right.read(1)
+                if not rest_x and not rest_y:
+                    return "identical"
+                return "flat-prefix" if not rest_x else "chunks-prefix"
+    except OSError:
+        return "unreadable"
+
+
+class _Reader:
+    """Reads several files as one byte stream (read-only, no symlinks)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.paths = list(paths)
+        self.fh: BinaryIO | None = None
+        self.back = b""
+
+    def unread(self, data: bytes) -> None:
+        self.back = data + self.back
+
+    def read(self, n: int) -> bytes:
+        if self.back:
+            data, self.back = self.back[:n], self.back[n:]
+            return data
+        while True:
+            if self.fh is None:
+                if not self.paths:
+                    return b""
+                self.fh = _open(str(self.paths.pop(0)))
+            data = self.fh.read(n)
+            if data:
+                return data
+            self.fh.close()
+            self.fh = None
+
+
+@dataclass(frozen=True)
 class TranscriptFiles:
-    """Transcript files of one brain dir, each stream in reading order (chunks, then main)."""
+    """Transcript files of one brain dir: each tier's stream in reading order (see ``Tier.stream``)."""
 
     compact: tuple[Path, ...]
     full: tuple[Path, ...]
     foreign: tuple[Path, ...]  # chunk-directory entries not named <number>.jsonl
+    overview: tuple[Path, ...] = ()
+    tiers: tuple[Tier, ...] = ()  # every tier with at least one file, in TIERS order
     unlisted: tuple[tuple[Path, str], ...] = ()  # (directory, reason): could not be listed, so not read
 
-
-_CHUNK_NAME = re.compile(r"\d{1,18}\.jsonl")
+    def tier(self, name: str) -> Tier | None:
+        return next((t for t in self.tiers if t.name == name), None)
 
 
 def locate(brain_dir: str | os.PathLike) -> TranscriptFiles:
     """Find the transcripts under ``<brain_dir>/.system_generated/logs``; never raises."""
     logs = Path(brain_dir) / ".system_generated" / "logs"
     foreign: list[Path] = []
-
-    def stream(name: str) -> tuple[Path, ...]:
+    tiers: list[Tier] = []
+    for name in TIERS:
         chunks: list[tuple[int, Path]] = []
-        try:
-            with os.scandir(logs / "chunks" / name) as entries:
-                for entry in entries:
-                    if _CHUNK_NAME.fullmatch(entry.name):
-                        chunks.append((int(entry.name[:-6]), Path(entry.path)))
-                    else:
-                        foreign.append(Path(entry.path))
-        except OSError:
-            pass
-        main = logs / f"{name}.jsonl"
-        return tuple(p for _, p in sorted(chunks)) + ((main,) if os.path.lexists(main) else ())
-
-    compact, full = stream("transcript"), stream("transcript_full")
+        if name in CHUNK_DIRS:
+            try:
+                with os.scandir(logs / "chunks" / CHUNK_DIRS[name]) as entries:
+                    for entry in entries:
+                        if _CHUNK_NAME.fullmatch(entry.name):
+                            chunks.append((int(entry.name[:-6]), Path(entry.path)))
+                        else:
+                            foreign.append(Path(entry.path))
+            except OSError:
+                pass
+        flat = logs / FLAT_NAMES[name]
+        tier = Tier(name, flat if os.path.lexists(flat) else None, tuple(p for _, p in sorted(chunks)))
+        if tier.flat is not None or tier.chunks:
+            tiers.append(tier)
     unlisted = []
     for directory in (Path(brain_dir), Path(brain_dir) / ".system_generated", logs, logs / "chunks"):
         reason = _unlistable(directory)
@@ -424,7 +692,15 @@ def locate(brain_dir: str | os.PathLike) -> TranscriptFiles:
         unlisted += [
             (d, r) for d in (logs / "chunks" / "transcript", logs / "chunks" / "transcript_full") if (r := _unlistable(d))
         ]
-    return TranscriptFiles(compact, full, tuple(sorted(foreign)), tuple(unlisted))
+    streams = {t.name: t.stream for t in tiers}
+    return TranscriptFiles(
+        streams.get("compact", ()),
+        streams.get("full", ()),
+        tuple(sorted(foreign)),
+        streams.get("overview", ()),
+        tuple(tiers),
+        tuple(unlisted),
+    )
 
 
 def _unlistable(directory: Path) -> str | None:
@@ -449,7 +725,8 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
     """Pair compact with full records and report disagreements beyond the documented truncation.
 
     By position when the compact step_index sequence is the end (or the start) of the full one,
-    else by step_index, where the last record of a repeated index supersedes earlier ones.
+    else by step_index, where the last record of a repeated index supersedes earlier ones. Each
+    transcript can be a window: records outside the other one's window are not unpaired.
     """
     findings: list[Finding] = []
     c_steps = [r.step_index for r in compact]
@@ -471,7 +748,10 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
         last_c = {r.step_index: r for r in compact}
         last_f = {r.step_index: r for r in full if r.step_index is not None}
         pairs = []
+        full_window = [s for s in f_steps if s is not None]
         for r in compact:
+            if r.step_index is not None and full_window and r.step_index < min(full_window):
+                continue  # before a full window that starts later (real-stores.md §A.3): nothing to pair with
             if r.step_index is None or r.step_index not in last_f:
                 findings.append(Finding(r.file, r.line, "unpaired", "no full-transcript record for this step"))
             elif last_c[r.step_index] is r:
@@ -502,19 +782,48 @@ def _alignment(c_steps: list, f_steps: list) -> int | None:
 
 def _compare(c: Record, f: Record) -> list[Finding]:
     out: list[Finding] = []
-    if f.truncated_fields:
-        out.append(Finding(f.file, f.line, "truncated-full", "truncated_fields " + ", ".join(f.truncated_fields)))
     where = f"{f.file}:{f.line}"
     for key in sorted((c.raw.keys() | f.raw.keys()) - {"truncated_fields"}):
         if key not in c.raw or key not in f.raw:
             side = "compact" if key in c.raw else "full"
             out.append(Finding(c.file, c.line, "mismatch", f"{key} present only in {side} ({where})"))
+        elif key == "tool_calls" and _calls_comparable(c) and _calls_comparable(f):
+            if not _calls_fit(c, f):
+                kind = "truncation-mismatch" if key in c.truncated_fields else "mismatch"
+                out.append(
+                    Finding(
+                        c.file, c.line, kind, f"{key} {'does not match' if key in c.truncated_fields else 'differs from'} {where}"
+                    )
+                )
         elif key in c.truncated_fields:
             if not _fits(c.raw[key], f.raw[key]):
                 out.append(Finding(c.file, c.line, "truncation-mismatch", f"{key} does not match {where}"))
         elif _canon(c.raw[key]) != _canon(f.raw[key]):
             out.append(Finding(c.file, c.line, "mismatch", f"{key} differs from {where}"))
     return out
+
+
+def _calls_comparable(r: Record) -> bool:
+    raw = r.raw.get("tool_calls")
+    return isinstance(raw, list) and len(raw) == len(r.tool_calls)
+
+
+def _calls_fit(c: Record, f: Record) -> bool:
+    """Compact tool calls against full ones, across the tier encodings: each argument the same
+    as stored, or the compact JSON text decoding to the full value (real-stores.md §A.3), or the
+    compact text fitting the full value's JSON text up to truncation markers."""
+    if len(c.tool_calls) != len(f.tool_calls):
+        return False
+    for cc, fc in zip(c.tool_calls, f.tool_calls):
+        if cc.name != fc.name or cc.args.keys() != fc.args.keys():
+            return False
+        for name, arg in cc.args.items():
+            full = fc.args[name]
+            if _canon(arg.raw) == _canon(full.raw) or (arg.decoded and _canon(arg.value) == _canon(full.value)):
+                continue
+            if not (isinstance(arg.raw, str) and _MARKER.search(arg.raw) and text_fits(arg.raw, dumps(full.value, indent=None))):
+                return False
+    return True
 
 
 def _canon(value: object) -> str:
@@ -535,7 +844,7 @@ def _fits(compact: object, full: object) -> bool:
 def text_fits(compact: str, full: str) -> bool:
     """True when the pieces of *compact* around its truncation markers occur in order in *full*,
     the first piece at its start and the last at its end (no marker: the texts are equal)."""
-    pieces = _MARKER.split(compact)
+    pieces = _CUT.split(compact)
     first, last = pieces[0], pieces[-1]
     if len(pieces) == 1:
         return compact == full
@@ -556,7 +865,9 @@ class BrainTranscripts:
     compact: tuple[Record, ...]
     full: tuple[Record, ...]
     pairing: Pairing | None  # None unless both transcripts have records
-    findings: tuple[Finding, ...]  # reading findings of both streams, then the pairing's
+    findings: tuple[Finding, ...]  # reading findings of every stream, then the pairing's
+    overview: tuple[Record, ...] = ()
+    agreement: dict[str, str] = field(default_factory=dict)  # tier -> Tier.agreement() where flat and chunks both exist
 
 
 def read_brain(brain_dir: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> BrainTranscripts:
@@ -566,15 +877,31 @@ def read_brain(brain_dir: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_B
     findings += [
         Finding(str(d), 0, "unreadable", f"cannot list: {reason}; its transcripts were not read") for d, reason in files.unlisted
     ]
-    streams: list[list[Record]] = [[], []]
-    for paths, records in zip((files.compact, files.full), streams):
-        for item in iter_transcript(paths, max_line_bytes=max_line_bytes):
-            (records if isinstance(item, Record) else findings).append(item)
-    compact, full = streams
+    agreement = {}
+    for tier in files.tiers:
+        if (state := tier.agreement()) is not None:
+            agreement[tier.name] = state
+            if state != "identical":
+                findings.append(Finding(str(tier.flat), 0, "chunks-differ", _agreement_text(tier, state)))
+    streams: dict[str, list[Record]] = {"compact": [], "full": [], "overview": []}
+    for name, paths in (("compact", files.compact), ("full", files.full), ("overview", files.overview)):
+        for item in iter_transcript(paths, max_line_bytes=max_line_bytes, tier=name):
+            (streams[name] if isinstance(item, Record) else findings).append(item)
+    compact, full = streams["compact"], streams["full"]
     pairing = pair_records(compact, full) if compact and full else None
     if pairing:
         findings.extend(pairing.findings)
-    return BrainTranscripts(files, tuple(compact), tuple(full), pairing, tuple(findings))
+    return BrainTranscripts(files, tuple(compact), tuple(full), pairing, tuple(findings), tuple(streams["overview"]), agreement)
+
+
+def _agreement_text(tier: Tier, state: str) -> str:
+    where = f"{tier.chunks[0].parent.name}/ ({len(tier.chunks)} part(s))"
+    return {
+        "chunks-prefix": f"chunks {where} hold only the start of this file (written while agy was running?); the flat file is read",
+        "flat-prefix": f"this file holds only the start of chunks {where} (written while agy was running?); the chunks are read",
+        "differ": f"chunks {where} differ from this file; the flat file is read",
+        "unreadable": f"chunks {where} could not be compared with this file",
+    }.get(state, state)
 
 
 # ----------------------------------------------------------------------------- content metadata

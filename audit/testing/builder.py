@@ -104,6 +104,8 @@ class RootBuilder:
         transcript_anomalies: frozenset[str] | set[str] = frozenset(),
         compact_window_start: int | None = None,
         disagreements: frozenset[str] | set[str] | tuple[str, ...] = (),
+        transcript_chunks: str = "none",
+        transcript_overview: bool = False,
     ) -> Conversation:
         """Write one conversation.
 
@@ -115,6 +117,8 @@ class RootBuilder:
         beside it): its last ``wal_steps`` steps are lost, while the transcripts still hold them.
         ``disagreements``: kinds of ``audit.testing.disagreements.KINDS`` to plant in the
         transcripts (both tiers); ``Conversation.planted`` lists what they must be reported as.
+        ``transcript_chunks`` (``none``, ``both``, ``only``) and ``transcript_overview``: the
+        rolling chunks and ``logs/overview.txt`` (``audit.testing.transcripts.write_brain``).
         """
         cid = (cid or T.new_id(self.rng)).lower()
         started = self.clock.tick(30, 600)
@@ -181,6 +185,8 @@ class RootBuilder:
                 rng=self.rng,
                 anomalies=frozenset(transcript_anomalies),
                 compact_window_start=compact_window_start,
+                chunks=transcript_chunks,
+                overview=transcript_overview,
             )
             for dirpath, _, files in os.walk(brain_dir):
                 for name in files:

@@ -1,6 +1,7 @@
 """Planted disagreements between a ``.db`` and its brain transcript, for the consistency tests.
 
-``plant`` edits transcript records (the full form ``records_from_steps`` makes, before
+``plant`` edits transcript records (the full form ``records_from_steps`` makes, with native
+argument values, before
 ``write_brain`` writes both tiers from them) so that each requested kind makes the transcript tell
 a different story than the ``.db`` about one step, and returns what ``agy-audit consistency``
 must report: one ``Planted`` (step index, rule) per disagreement. Each kind touches its own
@@ -14,8 +15,6 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-
-from audit.safeio import dumps
 
 KINDS = (
     "type",
@@ -87,20 +86,20 @@ def plant(
             r["thinking"] = r["thinking"][:-1] + " differently."
         elif kind == "tool-calls":
             r = pick(kind, _planner_with_calls)
-            r["tool_calls"] = r["tool_calls"] + [{"name": "list_dir", "args": {"DirectoryPath": dumps("/tmp", indent=None)}}]
+            r["tool_calls"] = r["tool_calls"] + [{"name": "list_dir", "args": {"DirectoryPath": "/tmp"}}]
         elif kind == "tool-name":
             r = pick(kind, _planner_with_calls)
             r["tool_calls"][0]["name"] = r["tool_calls"][0]["name"] + "_v2"
         elif kind == "tool-args":
             r = pick(kind, lambda r: _planner_with_calls(r) and "toolSummary" in r["tool_calls"][0]["args"])
-            r["tool_calls"][0]["args"]["toolSummary"] = dumps("something else", indent=None)
+            r["tool_calls"][0]["args"]["toolSummary"] = "something else"
         elif kind == "command-line":
             r = pick(kind, lambda r: (a := _answered_command(records, r)) is not None and a["step_index"] not in used)
             answer = _answered_command(records, r)
             assert answer is not None  # pick chose a planner with one
             used.add(answer["step_index"])
             call = next(c for c in r["tool_calls"] if c["name"] == "run_command")
-            call["args"]["CommandLine"] = dumps("rm -rf build", indent=None)
+            call["args"]["CommandLine"] = "rm -rf build"
             planted.append(Planted(r["step_index"], "consistency/tool-args"))
             mark(answer, kind)
             continue

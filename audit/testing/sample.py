@@ -15,6 +15,9 @@ The sample has something for every check to find:
   without its ``-wal`` (only the ``-shm`` beside it; its last step is in the transcripts only). ACP root: a brain-only
   session. ``antigravity-ide``: a second live IDE store. Per-install files in the CLI and IDE
   roots (``cli.log`` is a symbolic link to ``log/cli-*.log``).
+* The real-world transcript cases of ``audit.testing.realworld`` (rolling chunks crossing a
+  102,400-byte boundary, a chunk-only session, ``overview.txt``, windows that start late in both
+  tiers, typed and truncated arguments, ``error_code``, a backward ``created_at``): advisories only.
 
 The generator sets every mtime (the stale sidecar is an hour older than its ``.db``). Git keeps
 no mtimes: in a fresh clone every file has the checkout time, so ``agy-audit stores`` sees each
@@ -31,6 +34,7 @@ from pathlib import Path
 
 from audit.testing import trajectories as T
 from audit.testing.builder import Conversation, StoreBuilder, write_sidecar
+from audit.testing.realworld import add_real_world
 
 SEED = 20261129
 DRIFT_FIELD = "sandboxProfile"
@@ -75,6 +79,7 @@ def build(home: Path) -> StoreBuilder:
     # and a .db copied without its -wal.
     ide.conversation(steps=T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False), brain=False)
     ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
+    add_real_world(b)  # last: the ids above stay what they were
     return b
 
 

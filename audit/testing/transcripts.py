@@ -1,10 +1,16 @@
-"""Brain directories for tests: compact + full transcripts, step outputs, messages, an artifact.
+"""Brain directories for tests: the three transcript tiers, step outputs, messages, an artifact.
 
-``records_from_steps`` derives transcript records from sidecar-shaped steps (proto3-JSON dicts), so
-a session's transcript agrees with its sidecar: one record per step, same order, enum names minus
-their prefixes, ``created_at`` = ``metadata.createdAt`` cut to seconds. ``write_brain`` writes them
-the way agy does (formats.md §1.3, §2) and, on request, with the real-world anomalies of §2.4.
-Everything is deterministic for a given ``random.Random``.
+``records_from_steps`` derives transcript records (the full tier's form: tool-call arguments are
+native JSON values) from sidecar-shaped steps (proto3-JSON dicts), so a session's transcript
+agrees with its sidecar: one record per step, same order, enum names minus their prefixes,
+``created_at`` = ``metadata.createdAt`` cut to seconds, ``error_code`` from
+``errorMessage.error.errorCode``. ``write_brain`` writes them the way agy does (real-stores.md
+Part A, formats.md §1.3, §2): ``transcript_full.jsonl`` with native argument values,
+``transcript.jsonl`` with every argument as JSON text and long fields truncated, optionally
+``overview.txt`` and the rolling chunks of both tiers (split every ``CHUNK_BYTES``, mid-line), and
+on request the real-world anomalies of ``ANOMALIES``. ``typed_tool_steps`` makes tool calls with
+the typed argument names real transcripts show. Everything is deterministic for a given
+``random.Random``.
 """
 
 from __future__ import annotations
@@ -13,20 +19,39 @@ import copy
 import random
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
-from audit.store.transcript import parse_content
+from audit.store.transcript import CHUNK_BYTES, parse_content
+from audit.testing import trajectories as T
 
 DISPLAY_HOME = "/home/agy"  # the home directory written into URIs inside generated content
-ANOMALIES = frozenset({"late-start", "repeated-step", "inverted-step", "torn-line", "running", "truncated"})
-"""``late-start``: the compact transcript is a window starting after step 0; ``repeated-step``: a
-record re-emitted with the same step_index right after itself; ``inverted-step``: two adjacent
-records swapped; ``torn-line``: one full-transcript line lacks its JSON prefix; ``running``: a
-finished RUN_COMMAND logged as a still-RUNNING background task; ``truncated``: compact fields
-truncated from 64 characters on (instead of the normal 2,048) with ``<truncated N ...>`` markers."""
+ANOMALIES = frozenset(
+    {
+        "late-start",
+        "late-full",
+        "repeated-step",
+        "inverted-step",
+        "torn-line",
+        "running",
+        "truncated",
+        "truncated-arg",
+        "backward-time",
+    }
+)
+"""``late-start``: the compact transcript is a window starting after step 0; ``late-full``: the
+full transcript is a window too, starting later than the compact one; ``repeated-step``: a record
+re-emitted with the same step_index right after itself; ``inverted-step``: two adjacent records
+swapped; ``torn-line``: one full-transcript line lacks its JSON prefix; ``running``: a finished
+RUN_COMMAND logged as a still-RUNNING background task; ``truncated``: compact fields truncated
+from 64 characters on (instead of the normal 2,048) with ``<truncated N ...>`` markers;
+``truncated-arg``: one compact argument cut by ``<truncated N bytes>`` on a line whose
+``truncated_fields`` does not name ``tool_calls`` (188 real values are); ``backward-time``: one
+record's ``created_at`` earlier than the line before (real files have 74)."""
+CHUNKS = ("none", "both", "only")
+"""``chunks``: none; ``both``: the flat files and their chunks (byte-identical); ``only``: the chunks alone."""
 
 LOCAL_TIME = timezone(timedelta(hours=9))
 """The user's offset used in ``Created At:`` headers (the records' ``created_at`` is UTC)."""
@@ -43,12 +68,16 @@ _HEADER = re.compile(r"^(?:Created|Completed) At:.*\n", re.M)
 @dataclass(frozen=True)
 class BrainInfo:
     brain_dir: Path
-    compact: Path
+    compact: Path  # the flat file (not written when chunks="only")
     full: Path
-    compact_start: int  # index of the full-transcript line the compact window starts at
+    compact_start: int  # index of the record the compact window starts at
     steps: tuple[int, ...]  # step_index of every full-transcript line, in file order
-    injected: dict[str, int]  # anomaly -> 1-based full-transcript line it was injected at
+    injected: dict[str, int]  # anomaly -> 1-based full-transcript line it was injected at; a compact line
+    # for truncated-arg, and for a record before the start of a late full window
     files: tuple[Path, ...]  # every file written
+    full_start: int = 0  # index of the record the full window starts at
+    overview: Path | None = None
+    chunks: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # tier -> chunk parts written
 
 
 # ----------------------------------------------------------------------------- steps -> records
@@ -117,8 +146,9 @@ def _planner(step: dict, header: str, status: str) -> dict:
     }
 
 
-def _args(call: dict) -> dict[str, str]:
-    """Arguments as agy logs them: every value is JSON text; UX metadata args always present."""
+def _args(call: dict) -> dict[str, object]:
+    """Arguments as the full tier logs them: native JSON values; UX metadata args always present
+    (the compact tier writes each value as JSON text, see ``write_brain``)."""
     try:
         decoded = loads(call.get("argumentsJson") or "{}")
     except JSONError:
@@ -127,7 +157,7 @@ def _args(call: dict) -> dict[str, str]:
     summary = next((v[:60] for v in decoded.values() if isinstance(v, str)), name)
     decoded.setdefault("toolAction", name.replace("_", " ").capitalize())
     decoded.setdefault("toolSummary", summary)
-    return {key: dumps(value, indent=None) for key, value in decoded.items()}
+    return decoded
 
 
 def _run_command(step: dict, header: str, status: str) -> dict:
@@ -169,7 +199,10 @@ def _code_action(step: dict, header: str, status: str) -> dict:
 
 def _error_message(step: dict, header: str, status: str) -> dict:
     error = (step.get("errorMessage") or {}).get("error") or {}
-    return {"error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"}
+    out: dict = {"error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"}
+    if isinstance(error.get("errorCode"), int):
+        out["error_code"] = error["errorCode"]  # newer builds (real-stores.md §A.3)
+    return out
 
 
 def _ephemeral(step: dict, header: str, status: str) -> dict:
@@ -213,16 +246,26 @@ def write_brain(
     rng: random.Random,
     anomalies: frozenset[str] | set[str] = frozenset(),
     compact_window_start: int | None = None,
+    chunks: str = "none",
+    chunk_bytes: int = CHUNK_BYTES,
+    overview: bool = False,
 ) -> BrainInfo:
     """Write ``brain_dir`` with *records* as its full transcript and the matching compact one.
 
     The compact transcript holds the records from ``compact_window_start`` (an index into
-    *records*; default 0, or a random later one with ``late-start``) with long fields truncated.
-    Every RUNNING RUN_COMMAND record becomes a background task with a ``tasks/task-N.log``.
-    Raises ValueError for an unknown anomaly or one the records leave no room for.
+    *records*; default 0, or a random later one with ``late-start``) with every argument as JSON
+    text and long fields truncated; the full one holds them all (from a later random index with
+    ``late-full``) with native argument values. ``chunks`` (``CHUNKS``) adds or substitutes the
+    rolling chunks of both tiers, split every *chunk_bytes* bytes; ``overview`` adds
+    ``logs/overview.txt`` (the USER_INPUT and PLANNER_RESPONSE records of every step, compact
+    encoding, no thinking, no ``truncated_fields``). Every RUNNING RUN_COMMAND record becomes a
+    background task with a ``tasks/task-N.log``. Raises ValueError for an unknown anomaly or
+    one the records leave no room for.
     """
     if unknown := set(anomalies) - ANOMALIES:
         raise ValueError(f"unknown anomalies: {', '.join(sorted(unknown))}")
+    if chunks not in CHUNKS:
+        raise ValueError(f"chunks must be one of {', '.join(CHUNKS)}, not {chunks!r}")
     brain_dir = Path(brain_dir)
     lines = copy.deepcopy(records)
     marked: dict[str, dict] = {}  # anomaly -> the record that shows it
@@ -250,12 +293,18 @@ def write_brain(
     if start < len(lines):
         marked["late-start"] = lines[start]
         busy.append(lines[start])
+    full_start = 0
+    if "late-full" in anomalies:
+        full_start = pick("late-full", list(range(start + 1, start + 1 + max(0, (len(lines) - start) // 3))))
+        marked["late-full"] = lines[full_start]
+        busy.append(lines[full_start])
+    window = max(start, full_start)  # what both tiers hold
     if "inverted-step" in anomalies:
         i = pick(
             "inverted-step",
             [
                 i
-                for i in range(start + 1, len(lines) - 1)
+                for i in range(window + 1, len(lines) - 1)
                 if lines[i - 1].get("step_index", -9) + 1 == lines[i].get("step_index") == lines[i + 1].get("step_index", -9) - 1
             ],
         )
@@ -263,21 +312,37 @@ def write_brain(
         marked["inverted-step"] = lines[i + 1]
         busy += lines[i : i + 2]
     if "repeated-step" in anomalies:
-        candidates = [i for i in range(start, len(lines)) if "step_index" in lines[i]]
+        candidates = [i for i in range(window, len(lines)) if "step_index" in lines[i]]
         preferred = [i for i in candidates if lines[i].get("type") in ("USER_INPUT", "PLANNER_RESPONSE")]
         i = pick("repeated-step", preferred or candidates)
         lines.insert(i + 1, copy.deepcopy(lines[i]))
         marked["repeated-step"] = lines[i + 1]
         busy += lines[i : i + 2]
+    if "backward-time" in anomalies:
+        touched = {id(r) for r in busy}
+        i = pick(
+            "backward-time",
+            [
+                i
+                for i in range(window + 1, len(lines))
+                if "created_at" in lines[i] and "created_at" in lines[i - 1] and id(lines[i]) not in touched
+            ],
+        )
+        earlier = _parse_time(lines[i - 1]["created_at"]) - timedelta(seconds=rng.randrange(5, 90))
+        lines[i]["created_at"] = earlier.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        marked["backward-time"] = lines[i]
+        busy.append(lines[i])
     task_logs = _background_tasks(lines, brain_dir)
 
-    full_text = [dumps(r, indent=None) for r in lines]
+    full_lines = lines[full_start:]
+    full_text = [dumps(r, indent=None) for r in full_lines]
     if "torn-line" in anomalies:
         touched = {id(r) for r in busy}
-        i = pick("torn-line", [i for i, r in enumerate(lines) if len(r.get("content", "")) >= 12 and id(r) not in touched])
+        i = pick("torn-line", [i for i, r in enumerate(full_lines) if len(r.get("content", "")) >= 12 and id(r) not in touched])
         cut = full_text[i].index('"content":"') + len('"content":"') + rng.randrange(3, 9)
         full_text[i] = full_text[i][cut:]
-        marked["torn-line"] = lines[i]
+        marked["torn-line"] = full_lines[i]
+        busy.append(full_lines[i])
     limit = 64 if "truncated" in anomalies else 2048
     compact = [_truncate_record(r, limit) for r in lines[start:]]
     if "truncated" in anomalies:
@@ -285,29 +350,65 @@ def write_brain(
         if not cut:
             raise ValueError("no field long enough for the 'truncated' anomaly")
         marked["truncated"] = lines[start + cut[0]]
+    compact_line = {}
+    if "truncated-arg" in anomalies:
+        i = pick(
+            "truncated-arg",
+            [
+                i
+                for i, r in enumerate(compact)
+                if "tool_calls" not in r.get("truncated_fields", ())
+                and any(len(v) >= 14 for c in r.get("tool_calls", ()) for v in c.get("args", {}).values())
+            ],
+        )
+        args = next(c["args"] for c in compact[i]["tool_calls"] if any(len(v) >= 14 for v in c["args"].values()))
+        name = next(k for k, v in args.items() if len(v) >= 14)
+        text = args[name]  # head and tail kept around the marker, as agy cuts
+        args[name] = text[:6] + f"\n<truncated {len(text[6:-4].encode('utf-8'))} bytes>\n" + text[-4:]
+        compact_line["truncated-arg"] = i + 1
 
     logs = brain_dir / ".system_generated" / "logs"
-    written = [
-        _write(logs / "transcript.jsonl", "".join(dumps(r, indent=None) + "\n" for r in compact)),
-        _write(logs / "transcript_full.jsonl", "".join(t + "\n" for t in full_text)),
-    ]
+    compact_bytes = "".join(dumps(r, indent=None) + "\n" for r in compact).encode("utf-8")
+    full_bytes = "".join(t + "\n" for t in full_text).encode("utf-8")
+    written: list[Path] = []
+    parts: dict[str, tuple[Path, ...]] = {}
+    if chunks != "only":
+        written += [_write(logs / "transcript.jsonl", compact_bytes), _write(logs / "transcript_full.jsonl", full_bytes)]
+    if chunks != "none":
+        for tier, directory, data in (("compact", "transcript", compact_bytes), ("full", "transcript_full", full_bytes)):
+            pieces = [data[i : i + chunk_bytes] for i in range(0, len(data), chunk_bytes)] or [b""]
+            parts[tier] = tuple(_write(logs / "chunks" / directory / f"{n:08d}.jsonl", piece) for n, piece in enumerate(pieces))
+            written += parts[tier]
+    overview_path = None
+    if overview:
+        kept = [_overview_record(r) for r in lines if r.get("type") in ("USER_INPUT", "PLANNER_RESPONSE")]
+        overview_path = _write(logs / "overview.txt", "".join(dumps(r, indent=None) + "\n" for r in kept).encode("utf-8"))
+        written.append(overview_path)
     written += [_write(path, text) for path, text in task_logs]
     written += _write_extras(brain_dir, lines, rng)
-    position = {id(r): n for n, r in enumerate(lines, 1)}
+    position = {id(r): n for n, r in enumerate(full_lines, 1)}
+    in_compact = {id(r): n for n, r in enumerate(lines[start:], 1)}
+    injected = {  # the full-transcript line, or the compact one for a record before a late full window
+        name: position.get(id(r), in_compact.get(id(r))) for name, r in marked.items() if name in anomalies
+    }
+    injected.update(compact_line)
     return BrainInfo(
         brain_dir=brain_dir,
-        compact=written[0],
-        full=written[1],
+        compact=logs / "transcript.jsonl",
+        full=logs / "transcript_full.jsonl",
         compact_start=start,
-        steps=tuple(r.get("step_index") for r in lines),
-        injected={name: position[id(r)] for name, r in marked.items() if name in anomalies},
+        steps=tuple(r.get("step_index") for r in full_lines),
+        injected=injected,
         files=tuple(written),
+        full_start=full_start,
+        overview=overview_path,
+        chunks=parts,
     )
 
 
-def _write(path: Path, text: str) -> Path:
+def _write(path: Path, text: str | bytes) -> Path:
     make_private_dir(path.parent, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8") if isinstance(text, str) else text)
     return path
 
 
@@ -345,26 +446,32 @@ def _last_command(previous: list[dict]) -> str:
     for record in reversed(previous):
         for call in reversed(record.get("tool_calls", [])):
             if call.get("name") == "run_command" and "CommandLine" in call.get("args", {}):
-                try:
-                    return str(loads(call["args"]["CommandLine"], require_object=False))
-                except JSONError:
-                    return call["args"]["CommandLine"]
+                return str(call["args"]["CommandLine"])
     return ""
 
 
 def _truncate_record(record: dict, limit: int) -> dict:
+    """The compact tier's form of a record: every argument as JSON text, long fields truncated."""
     out = copy.deepcopy(record)
     cut = [key for key in ("content", "thinking") if len(out.get(key, "")) > limit]
     for key in cut:
         out[key] = _truncate(out[key], limit)
     for call in out.get("tool_calls", []):
-        for name, value in call.get("args", {}).items():
+        call["args"] = {name: dumps(value, indent=None) for name, value in call.get("args", {}).items()}
+        for name, value in call["args"].items():
             if len(value) > limit:
                 call["args"][name] = _truncate(value, limit)
                 if "tool_calls" not in cut:
                     cut.append("tool_calls")
     if cut:
         out["truncated_fields"] = cut
+    return out
+
+
+def _overview_record(record: dict, limit: int = 2048) -> dict:
+    """A record as ``overview.txt`` holds it: the compact encoding, no thinking, no
+    ``truncated_fields``, long values cut by ``<truncated N bytes>`` markers."""
+    out = {k: v for k, v in _truncate_record(record, limit).items() if k not in ("thinking", "truncated_fields")}
     return out
 
 
@@ -418,3 +525,121 @@ def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> lis
     }
     written.append(_write(brain_dir / "task.md.metadata.json", dumps(meta) + "\n"))
     return written
+
+
+# ----------------------------------------------------------------------------- real-world steps
+
+
+TYPED_ARGUMENTS = (
+    "WaitMsBeforeAsync",
+    "StartLine",
+    "EndLine",
+    "Overwrite",
+    "AllowMultiple",
+    "ArtifactMetadata",
+    "ReplacementChunks",
+    "BypassSandbox",
+    "MatchPerLine",
+    "CaseInsensitive",
+    "IsRegex",
+    "IsDaemon",
+    "IsSkillFile",
+    "Includes",
+    "ContentOffset",
+    "IsArtifact",
+    "questions",
+    "MediaPaths",
+)
+"""The argument names with non-string values in real transcripts (real-stores.md §A.3)."""
+
+
+def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home/agy/project") -> list[dict]:
+    """Sidecar-shaped planner steps whose tool calls carry every argument of ``TYPED_ARGUMENTS``
+    (ints, bools, objects, arrays), each with the UX metadata arguments real calls have."""
+    target = f"{workspace}/{rng.choice(('notes', 'plan', 'readme'))}.md"
+
+    def call(name: str, action: str, args: dict) -> dict:
+        return T.tool_call(rng, name, {**args, "toolAction": action, "toolSummary": f"{action.lower()} for the task"})
+
+    calls = [
+        call(
+            "run_command",
+            "Starting server",
+            {"CommandLine": "npm run dev", "Cwd": workspace, "WaitMsBeforeAsync": 5000, "BypassSandbox": False, "IsDaemon": True},
+        ),
+        call(
+            "view_file",
+            "Reading skill",
+            {"AbsolutePath": f"{workspace}/SKILL.md", "StartLine": 1, "EndLine": 80, "IsSkillFile": True},
+        ),
+        call(
+            "write_to_file",
+            "Writing notes",
+            {
+                "TargetFile": target,
+                "CodeContent": "# Notes\n\n- first\n",
+                "Overwrite": True,
+                "IsArtifact": True,
+                "ArtifactMetadata": {"Summary": "Working notes", "ArtifactType": "other"},
+                "Description": "notes for the task",
+            },
+        ),
+        call(
+            "multi_replace_file_content",
+            "Editing notes",
+            {
+                "TargetFile": target,
+                "Instruction": "fix the list",
+                "ReplacementChunks": [
+                    {
+                        "StartLine": 3,
+                        "EndLine": 3,
+                        "TargetContent": "- first",
+                        "ReplacementContent": "- one",
+                        "AllowMultiple": False,
+                    }
+                ],
+            },
+        ),
+        call(
+            "replace_file_content",
+            "Editing notes",
+            {
+                "TargetFile": target,
+                "StartLine": 1,
+                "EndLine": 1,
+                "TargetContent": "# Notes",
+                "ReplacementContent": "# Plan",
+                "AllowMultiple": True,
+            },
+        ),
+        call(
+            "grep_search",
+            "Searching",
+            {
+                "SearchPath": workspace,
+                "Query": "TODO",
+                "MatchPerLine": True,
+                "CaseInsensitive": True,
+                "IsRegex": False,
+                "Includes": ["*.py", "*.md"],
+            },
+        ),
+        call("read_url_content", "Reading page", {"Url": "https://example.com/docs", "ContentOffset": 4096}),
+        call("ask_question", "Asking", {"questions": [{"question": "Which port?", "options": ["3000", "8080"]}]}),
+        call("generate_image", "Drawing", {"Prompt": "a diagram of the plan", "MediaPaths": [f"{workspace}/diagram.png"]}),
+    ]
+    return [
+        T.planner_response(clock, rng, T.sentence(rng), calls[i : i + 3], thinking=T.sentence(rng, 10))
+        for i in range(0, len(calls), 3)
+    ]
+
+
+def error_steps(clock: T.Clock, codes: tuple[int, ...] = (429, 503)) -> list[dict]:
+    """ERROR_MESSAGE steps carrying an ``errorCode`` (the transcript's ``error_code``)."""
+    out = []
+    for code in codes:
+        step = T.error_message(clock, f"HTTP {code}: the model is unavailable, retrying")
+        step["errorMessage"]["error"]["errorCode"] = code
+        out.append(step)
+    return out
