@@ -23,18 +23,23 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     generatorMetadata[]: chatModel{}, error, executionId, injected{}, mendelExperimentIds[],
         plannerConfig{}, stepIndices[]
     generatorMetadata[].chatModel: attributes[], chatStartMetadata{}, displayName,
-        lastCacheIndex, model, responseModel, retries, retryInfos[], streamingDuration,
-        systemPrompt, timeToFirstToken, usage{}
+        lastCacheIndex, messageMetadata[], model, responseModel, retries, retryInfos[],
+        streamingDuration, systemPrompt, timeToFirstToken, usage{}
     generatorMetadata[].chatModel.attributes[]: key, value
-    generatorMetadata[].chatModel.chatStartMetadata: checkpointIndex,
+    generatorMetadata[].chatModel.chatStartMetadata: cacheBreakpoints[], checkpointIndex,
         contextWindowMetadata{}, createdAt, latestStableMessageIndex, startStepIndex,
-        timeSinceLastInvocation
+        systemPromptCache{}, timeSinceLastInvocation
+    generatorMetadata[].chatModel.chatStartMetadata.cacheBreakpoints[]: contentChecksum,
+        index, options{}
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata:
         estimatedTokensUsed, tokenBreakdown{}, truncationReason
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata.tokenBreakdown:
         groups[], totalTokens
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata.tokenBreakdown.gro
         ups[]: name, numTokens, source, type
+    generatorMetadata[].chatModel.chatStartMetadata.systemPromptCache: contentChecksum,
+        index, options{}
+    generatorMetadata[].chatModel.messageMetadata[]: messageIndex, segmentIndex
     generatorMetadata[].chatModel.retryInfos[]: error, retryReason, traceId, usage{}
     generatorMetadata[].chatModel.retryInfos[].usage: apiProvider, cacheReadTokens,
         cacheWriteTokens, inputTokens, messageId, model, outputTokens, responseHeader{},
@@ -66,11 +71,19 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].askQuestion.questions[].options[]: id, text
     steps[].browserSubagent: recordingName, recordingPath, result, reusedSubagentId,
         scratchpadPath, skipped, subagentId, task, taskName, taskSummary
-    steps[].checkpoint: checkpointIndex, conversationLogUris[], conversationTitle,
-        includedStepIndexEnd, includedStepIndexStart, intentOnly, modelSummarizationFailed,
-        sessionSummary, usedFallbackSummary, userIntent, userRequests[]
+    steps[].checkpoint: artifactSnapshots[], checkpointIndex, conversationLogUris[],
+        conversationTitle, includedStepIndexEnd, includedStepIndexStart, intentOnly,
+        modelSummarizationFailed, sessionSummary, trajectoryFileDiffs[],
+        usedFallbackSummary, userIntent, userRequests[]
+    steps[].checkpoint.artifactSnapshots[]: artifactAbsoluteUri, artifactName, content,
+        lastEdited, reviewState{}
+    steps[].checkpoint.artifactSnapshots[].reviewState: artifactUri, lastReviewedContent,
+        lastReviewedTime, status
+    steps[].checkpoint.trajectoryFileDiffs[]: hasModelEdited, isArtifactFile,
+        isKnowledgeFile, lastModifiedAt, modifiedContent, originalContent, uri
     steps[].codeAction: actionResult{}, actionSpec{}, artifactMetadata{}, description,
-        isArtifactFile, markdownValidationError, useFastApply
+        isArtifactFile, markdownValidationError, targetFileHasAllCarriageReturns,
+        targetFileHasCarriageReturns, useFastApply
     steps[].codeAction.actionResult: edit{}
     steps[].codeAction.actionResult.edit: absoluteUri, createFile, originalContent
     steps[].codeAction.actionSpec: command{}, createFile{}

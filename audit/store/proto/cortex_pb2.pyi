@@ -242,6 +242,13 @@ class PermissionScope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PERMISSION_SCOPE_WORKSPACE: _ClassVar[PermissionScope]
     PERMISSION_SCOPE_GLOBAL: _ClassVar[PermissionScope]
 
+class ArtifactReviewStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ARTIFACT_REVIEW_STATUS_UNSPECIFIED: _ClassVar[ArtifactReviewStatus]
+    ARTIFACT_REVIEW_STATUS_PENDING_REVIEW: _ClassVar[ArtifactReviewStatus]
+    ARTIFACT_REVIEW_STATUS_REVIEWED: _ClassVar[ArtifactReviewStatus]
+    ARTIFACT_REVIEW_STATUS_MODIFIED: _ClassVar[ArtifactReviewStatus]
+
 class MessagePriority(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     MESSAGE_PRIORITY_UNSPECIFIED: _ClassVar[MessagePriority]
@@ -934,6 +941,10 @@ PERMISSION_SCOPE_ONCE: PermissionScope
 PERMISSION_SCOPE_CONVERSATION: PermissionScope
 PERMISSION_SCOPE_WORKSPACE: PermissionScope
 PERMISSION_SCOPE_GLOBAL: PermissionScope
+ARTIFACT_REVIEW_STATUS_UNSPECIFIED: ArtifactReviewStatus
+ARTIFACT_REVIEW_STATUS_PENDING_REVIEW: ArtifactReviewStatus
+ARTIFACT_REVIEW_STATUS_REVIEWED: ArtifactReviewStatus
+ARTIFACT_REVIEW_STATUS_MODIFIED: ArtifactReviewStatus
 MESSAGE_PRIORITY_UNSPECIFIED: MessagePriority
 MESSAGE_PRIORITY_LOW: MessagePriority
 MESSAGE_PRIORITY_NORMAL: MessagePriority
@@ -1997,10 +2008,12 @@ class ListDirectoryResult(_message.Message):
     def __init__(self, name: _Optional[str] = ..., is_dir: _Optional[bool] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class CortexStepCodeAction(_message.Message):
-    __slots__ = ("action_spec", "action_result", "use_fast_apply", "is_artifact_file", "artifact_metadata", "description", "markdown_validation_error")
+    __slots__ = ("action_spec", "action_result", "use_fast_apply", "target_file_has_carriage_returns", "target_file_has_all_carriage_returns", "is_artifact_file", "artifact_metadata", "description", "markdown_validation_error")
     ACTION_SPEC_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESULT_FIELD_NUMBER: _ClassVar[int]
     USE_FAST_APPLY_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FILE_HAS_CARRIAGE_RETURNS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FILE_HAS_ALL_CARRIAGE_RETURNS_FIELD_NUMBER: _ClassVar[int]
     IS_ARTIFACT_FILE_FIELD_NUMBER: _ClassVar[int]
     ARTIFACT_METADATA_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -2008,11 +2021,13 @@ class CortexStepCodeAction(_message.Message):
     action_spec: ActionSpec
     action_result: ActionResult
     use_fast_apply: bool
+    target_file_has_carriage_returns: bool
+    target_file_has_all_carriage_returns: bool
     is_artifact_file: bool
     artifact_metadata: ArtifactMetadata
     description: str
     markdown_validation_error: str
-    def __init__(self, action_spec: _Optional[_Union[ActionSpec, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., artifact_metadata: _Optional[_Union[ArtifactMetadata, _Mapping]] = ..., description: _Optional[str] = ..., markdown_validation_error: _Optional[str] = ...) -> None: ...
+    def __init__(self, action_spec: _Optional[_Union[ActionSpec, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., target_file_has_carriage_returns: _Optional[bool] = ..., target_file_has_all_carriage_returns: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., artifact_metadata: _Optional[_Union[ArtifactMetadata, _Mapping]] = ..., description: _Optional[str] = ..., markdown_validation_error: _Optional[str] = ...) -> None: ...
 
 class ActionSpec(_message.Message):
     __slots__ = ("command", "create_file")
@@ -2141,7 +2156,7 @@ class RunCommandOutput(_message.Message):
     def __init__(self, full: _Optional[str] = ..., truncated: _Optional[str] = ..., num_lines_above: _Optional[int] = ...) -> None: ...
 
 class CortexStepCheckpoint(_message.Message):
-    __slots__ = ("checkpoint_index", "user_intent", "session_summary", "intent_only", "conversation_title", "included_step_index_start", "included_step_index_end", "conversation_log_uris", "model_summarization_failed", "used_fallback_summary", "user_requests")
+    __slots__ = ("checkpoint_index", "user_intent", "session_summary", "intent_only", "conversation_title", "included_step_index_start", "included_step_index_end", "conversation_log_uris", "model_summarization_failed", "used_fallback_summary", "artifact_snapshots", "trajectory_file_diffs", "user_requests")
     CHECKPOINT_INDEX_FIELD_NUMBER: _ClassVar[int]
     USER_INTENT_FIELD_NUMBER: _ClassVar[int]
     SESSION_SUMMARY_FIELD_NUMBER: _ClassVar[int]
@@ -2152,6 +2167,8 @@ class CortexStepCheckpoint(_message.Message):
     CONVERSATION_LOG_URIS_FIELD_NUMBER: _ClassVar[int]
     MODEL_SUMMARIZATION_FAILED_FIELD_NUMBER: _ClassVar[int]
     USED_FALLBACK_SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_SNAPSHOTS_FIELD_NUMBER: _ClassVar[int]
+    TRAJECTORY_FILE_DIFFS_FIELD_NUMBER: _ClassVar[int]
     USER_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     checkpoint_index: int
     user_intent: str
@@ -2163,8 +2180,54 @@ class CortexStepCheckpoint(_message.Message):
     conversation_log_uris: _containers.RepeatedScalarFieldContainer[str]
     model_summarization_failed: bool
     used_fallback_summary: bool
+    artifact_snapshots: _containers.RepeatedCompositeFieldContainer[ArtifactSnapshot]
+    trajectory_file_diffs: _containers.RepeatedCompositeFieldContainer[TrajectoryFileDiff]
     user_requests: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, checkpoint_index: _Optional[int] = ..., user_intent: _Optional[str] = ..., session_summary: _Optional[str] = ..., intent_only: _Optional[bool] = ..., conversation_title: _Optional[str] = ..., included_step_index_start: _Optional[int] = ..., included_step_index_end: _Optional[int] = ..., conversation_log_uris: _Optional[_Iterable[str]] = ..., model_summarization_failed: _Optional[bool] = ..., used_fallback_summary: _Optional[bool] = ..., user_requests: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, checkpoint_index: _Optional[int] = ..., user_intent: _Optional[str] = ..., session_summary: _Optional[str] = ..., intent_only: _Optional[bool] = ..., conversation_title: _Optional[str] = ..., included_step_index_start: _Optional[int] = ..., included_step_index_end: _Optional[int] = ..., conversation_log_uris: _Optional[_Iterable[str]] = ..., model_summarization_failed: _Optional[bool] = ..., used_fallback_summary: _Optional[bool] = ..., artifact_snapshots: _Optional[_Iterable[_Union[ArtifactSnapshot, _Mapping]]] = ..., trajectory_file_diffs: _Optional[_Iterable[_Union[TrajectoryFileDiff, _Mapping]]] = ..., user_requests: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ArtifactSnapshot(_message.Message):
+    __slots__ = ("artifact_name", "content", "artifact_absolute_uri", "last_edited", "review_state")
+    ARTIFACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ARTIFACT_ABSOLUTE_URI_FIELD_NUMBER: _ClassVar[int]
+    LAST_EDITED_FIELD_NUMBER: _ClassVar[int]
+    REVIEW_STATE_FIELD_NUMBER: _ClassVar[int]
+    artifact_name: str
+    content: str
+    artifact_absolute_uri: str
+    last_edited: _timestamp_pb2.Timestamp
+    review_state: ArtifactReviewState
+    def __init__(self, artifact_name: _Optional[str] = ..., content: _Optional[str] = ..., artifact_absolute_uri: _Optional[str] = ..., last_edited: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., review_state: _Optional[_Union[ArtifactReviewState, _Mapping]] = ...) -> None: ...
+
+class ArtifactReviewState(_message.Message):
+    __slots__ = ("artifact_uri", "status", "last_reviewed_time", "last_reviewed_content")
+    ARTIFACT_URI_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LAST_REVIEWED_TIME_FIELD_NUMBER: _ClassVar[int]
+    LAST_REVIEWED_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    artifact_uri: str
+    status: ArtifactReviewStatus
+    last_reviewed_time: _timestamp_pb2.Timestamp
+    last_reviewed_content: str
+    def __init__(self, artifact_uri: _Optional[str] = ..., status: _Optional[_Union[ArtifactReviewStatus, str]] = ..., last_reviewed_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_reviewed_content: _Optional[str] = ...) -> None: ...
+
+class TrajectoryFileDiff(_message.Message):
+    __slots__ = ("uri", "original_content", "modified_content", "is_artifact_file", "is_knowledge_file", "last_modified_at", "has_model_edited")
+    URI_FIELD_NUMBER: _ClassVar[int]
+    ORIGINAL_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    MODIFIED_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    IS_ARTIFACT_FILE_FIELD_NUMBER: _ClassVar[int]
+    IS_KNOWLEDGE_FILE_FIELD_NUMBER: _ClassVar[int]
+    LAST_MODIFIED_AT_FIELD_NUMBER: _ClassVar[int]
+    HAS_MODEL_EDITED_FIELD_NUMBER: _ClassVar[int]
+    uri: str
+    original_content: str
+    modified_content: str
+    is_artifact_file: bool
+    is_knowledge_file: bool
+    last_modified_at: _timestamp_pb2.Timestamp
+    has_model_edited: bool
+    def __init__(self, uri: _Optional[str] = ..., original_content: _Optional[str] = ..., modified_content: _Optional[str] = ..., is_artifact_file: _Optional[bool] = ..., is_knowledge_file: _Optional[bool] = ..., last_modified_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., has_model_edited: _Optional[bool] = ...) -> None: ...
 
 class CortexStepFind(_message.Message):
     __slots__ = ("pattern", "includes", "excludes", "type", "max_depth", "total_results", "find_error", "command_run", "search_directory", "raw_output", "extensions", "full_path", "truncated_output", "truncated_total_results")
@@ -2447,7 +2510,7 @@ class InjectedResponseMetadata(_message.Message):
     def __init__(self) -> None: ...
 
 class ChatModelMetadata(_message.Message):
-    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "retry_infos", "response_model", "attributes", "display_name")
+    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "message_metadata", "retry_infos", "response_model", "attributes", "display_name")
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
@@ -2456,6 +2519,7 @@ class ChatModelMetadata(_message.Message):
     TIME_TO_FIRST_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STREAMING_DURATION_FIELD_NUMBER: _ClassVar[int]
     RETRIES_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_METADATA_FIELD_NUMBER: _ClassVar[int]
     RETRY_INFOS_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_MODEL_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
@@ -2468,11 +2532,20 @@ class ChatModelMetadata(_message.Message):
     time_to_first_token: _duration_pb2.Duration
     streaming_duration: _duration_pb2.Duration
     retries: int
+    message_metadata: _containers.RepeatedCompositeFieldContainer[MessagePromptMetadata]
     retry_infos: _containers.RepeatedCompositeFieldContainer[RetryInfo]
     response_model: str
     attributes: _containers.RepeatedCompositeFieldContainer[ModelAttribute]
     display_name: str
-    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., message_metadata: _Optional[_Iterable[_Union[MessagePromptMetadata, _Mapping]]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ...) -> None: ...
+
+class MessagePromptMetadata(_message.Message):
+    __slots__ = ("message_index", "segment_index")
+    MESSAGE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    SEGMENT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    message_index: int
+    segment_index: int
+    def __init__(self, message_index: _Optional[int] = ..., segment_index: _Optional[int] = ...) -> None: ...
 
 class ModelAttribute(_message.Message):
     __slots__ = ("key", "value")
@@ -2483,20 +2556,38 @@ class ModelAttribute(_message.Message):
     def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class ChatStartMetadata(_message.Message):
-    __slots__ = ("start_step_index", "checkpoint_index", "created_at", "latest_stable_message_index", "time_since_last_invocation", "context_window_metadata")
+    __slots__ = ("start_step_index", "checkpoint_index", "created_at", "latest_stable_message_index", "cache_breakpoints", "system_prompt_cache", "time_since_last_invocation", "context_window_metadata")
     START_STEP_INDEX_FIELD_NUMBER: _ClassVar[int]
     CHECKPOINT_INDEX_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     LATEST_STABLE_MESSAGE_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CACHE_BREAKPOINTS_FIELD_NUMBER: _ClassVar[int]
+    SYSTEM_PROMPT_CACHE_FIELD_NUMBER: _ClassVar[int]
     TIME_SINCE_LAST_INVOCATION_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_WINDOW_METADATA_FIELD_NUMBER: _ClassVar[int]
     start_step_index: int
     checkpoint_index: int
     created_at: _timestamp_pb2.Timestamp
     latest_stable_message_index: int
+    cache_breakpoints: _containers.RepeatedCompositeFieldContainer[CacheBreakpointMetadata]
+    system_prompt_cache: CacheBreakpointMetadata
     time_since_last_invocation: _duration_pb2.Duration
     context_window_metadata: ContextWindowMetadata
-    def __init__(self, start_step_index: _Optional[int] = ..., checkpoint_index: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latest_stable_message_index: _Optional[int] = ..., time_since_last_invocation: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., context_window_metadata: _Optional[_Union[ContextWindowMetadata, _Mapping]] = ...) -> None: ...
+    def __init__(self, start_step_index: _Optional[int] = ..., checkpoint_index: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latest_stable_message_index: _Optional[int] = ..., cache_breakpoints: _Optional[_Iterable[_Union[CacheBreakpointMetadata, _Mapping]]] = ..., system_prompt_cache: _Optional[_Union[CacheBreakpointMetadata, _Mapping]] = ..., time_since_last_invocation: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., context_window_metadata: _Optional[_Union[ContextWindowMetadata, _Mapping]] = ...) -> None: ...
+
+class CacheBreakpointMetadata(_message.Message):
+    __slots__ = ("index", "options", "content_checksum")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_CHECKSUM_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    options: PromptCacheOptions
+    content_checksum: str
+    def __init__(self, index: _Optional[int] = ..., options: _Optional[_Union[PromptCacheOptions, _Mapping]] = ..., content_checksum: _Optional[str] = ...) -> None: ...
+
+class PromptCacheOptions(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class ContextWindowMetadata(_message.Message):
     __slots__ = ("estimated_tokens_used", "truncation_reason", "token_breakdown")
