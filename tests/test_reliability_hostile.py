@@ -834,3 +834,19 @@ def test_annotations_and_markdown_escape_names():
     assert line.startswith("::error file=/s/\\x1b[2Jx|`y`<b>%0Az.db,line=3,title=t::")
     cell = ci_report._md(f"{hostile}: unreadable")
     assert cell == "/s/\\x1b[2Jx\\|\\`y\\`&lt;b> z.db: unreadable"
+
+
+def test_every_is_it_there_question_goes_through_one_helper():
+    # item 10, so it cannot come back: Path.is_dir()/is_file()/exists() raise PermissionError and
+    # ENAMETOOLONG on Python 3.11; audit.safeio.path_kind (is_dir, is_file, exists) names the path
+    import re
+
+    calls = re.compile(r"\.(?:is_dir|is_file|exists)\(\)")
+    found = [
+        f"{path.relative_to(REPO)}:{n}: {line.strip()}"
+        for path in sorted((REPO / "audit").rglob("*.py"))
+        if "testing" not in path.parts and path.name not in ("resources.py", "safeio.py")
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if calls.search(line)
+    ]
+    assert found == [], "use audit.safeio.is_dir / is_file / exists / path_kind instead:\n" + "\n".join(found)

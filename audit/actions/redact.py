@@ -53,7 +53,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 from audit.actions.sweep import backup_database
 from audit.checks.fingerprint import SURFACES, survey
 from audit.errors import FindingsError, InputError, UsageError
-from audit.safeio import JSONError, atomic_write, loads, make_private_dir, read_bytes
+from audit.safeio import JSONError, atomic_write, is_dir, is_file, loads, make_private_dir, read_bytes
 from audit.store import trajectory as _trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
@@ -563,7 +563,7 @@ def _redact_manifest_value(value: Any, r: Redactor, out: Path) -> Any:
         for k, v in value.items():
             if isinstance(v, str) and _HEX64.fullmatch(v):  # a file's sha256, keyed by its relative path
                 target = out / r.uuids_in(k)
-                if target.is_file():
+                if is_file(target):
                     digest = hashlib.sha256(target.read_bytes()).hexdigest()
                     result[r.uuids_in(k)] = ("sha256:" if v.startswith("sha256:") else "") + digest
                 continue
@@ -641,7 +641,7 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
     Raises ``InputError`` when *source* is missing or *out* exists, ``FindingsError`` (after
     removing *out*) when the proof fails."""
     source, out = Path(source).expanduser(), Path(out).expanduser()
-    if not source.is_dir():
+    if not is_dir(source):
         raise InputError(f"{source}: not a directory (a home, a store root or a sweep corpus)")
     if os.path.lexists(out):
         raise InputError(f"{out}: already exists; redact writes a new directory")

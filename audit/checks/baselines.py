@@ -36,7 +36,7 @@ from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES
 from audit.checks.shape import digest_lines
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
-from audit.safeio import read_bytes, read_json
+from audit.safeio import DIRECTORY, exists, is_dir, is_file, path_kind, read_bytes, read_json
 
 BASELINE_FILE = "baseline.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -231,7 +231,7 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     baseline.synthetic = {s: r for s, r in synthetic.items() if s in baseline.digests}
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
-        if not tsv.exists():
+        if not exists(tsv):
             continue
         lines = parse_snapshot(read_bytes(tsv), str(tsv))
         if digest_lines(lines) != baseline.digests.get(surface) and surface != "sqlite":
@@ -243,12 +243,12 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
 def listing(directory: str | os.PathLike, bundled: bool = False) -> list[Baseline]:
     """The baselines directly in *directory*, oldest agy version first."""
     directory = Path(directory)
-    if not directory.is_dir():
+    if not is_dir(directory):
         return []
     found = [
         load(entry, bundled=bundled)
         for entry in sorted(directory.iterdir())
-        if entry.is_dir() and not entry.is_symlink() and (entry / BASELINE_FILE).is_file()
+        if path_kind(entry, follow_symlinks=False) == DIRECTORY and is_file(entry / BASELINE_FILE)
     ]
     return sorted(found, key=lambda b: b.version_key)
 
@@ -275,10 +275,10 @@ def available(baseline_dir: str | os.PathLike | None = None) -> list[Baseline]:
 def resolve(spec: str, baseline_dir: str | os.PathLike | None = None) -> Baseline:
     """A baseline by directory path, else by name (``--baseline-dir`` before bundled ones)."""
     path = Path(spec)
-    if (path / BASELINE_FILE).is_file():
+    if is_file(path / BASELINE_FILE):
         return load(path)
     for directory, bundled in ((baseline_dir, False), (bundled_dir(), True)):
-        if directory is not None and NAME.fullmatch(spec) and (Path(directory) / spec / BASELINE_FILE).is_file():
+        if directory is not None and NAME.fullmatch(spec) and is_file(Path(directory) / spec / BASELINE_FILE):
             return load(Path(directory) / spec, bundled=bundled)
     names = ", ".join(b.name for b in available(baseline_dir)) or "none"
     raise UsageError(f"{spec}: no such baseline (available: {names})")

@@ -56,7 +56,7 @@ from pathlib import Path
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
-from audit.safeio import JSONError, dumps, loads
+from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, path_kind
 from audit.store import transcript as tr
 from audit.store.corpus import is_corpus
 from audit.store.database import read_database
@@ -192,16 +192,16 @@ def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
     found: list[Target] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_file() and _DB_NAME.fullmatch(path.name):
+        if is_file(path) and _DB_NAME.fullmatch(path.name):
             found.append(
                 _target(path, path.parent.parent / "brain" if path.parent.name == "conversations" else path.parent / "brain")
             )
-        elif path.is_dir() and is_corpus(path):
-            for surface in sorted(p for p in (path / "native").iterdir() if p.is_dir() and not p.is_symlink()):
+        elif is_dir(path) and is_corpus(path):
+            for surface in sorted(p for p in (path / "native").iterdir() if path_kind(p, follow_symlinks=False) == DIRECTORY):
                 found += _targets_in(surface, surface / "brain")
-        elif path.is_dir() and is_store(path):
+        elif is_dir(path) and is_store(path):
             found += _targets_in(path / "conversations", path / "brain")
-        elif path.is_dir():
+        elif is_dir(path):
             found += _targets_in(path, path.parent / "brain" if path.name == "conversations" else path / "brain")
         else:
             raise InputError(f"{path}: not a store root, sweep corpus, directory or <uuid>.db file")
@@ -209,7 +209,7 @@ def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
 
 
 def _targets_in(directory: Path, brains: Path) -> list[Target]:
-    if not directory.is_dir():
+    if not is_dir(directory):
         return []
     names = sorted(e.name for e in list_dir(directory) if _DB_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False))
     return [_target(directory / name, brains) for name in names]
@@ -218,7 +218,7 @@ def _targets_in(directory: Path, brains: Path) -> list[Target]:
 def _target(db: Path, brains: Path) -> Target:
     cid = db.name[:-3].lower()
     brain = brains / cid
-    return Target(cid, db, brain if brain.is_dir() and not brain.is_symlink() else None)
+    return Target(cid, db, brain if path_kind(brain, follow_symlinks=False) == DIRECTORY else None)
 
 
 # ----------------------------------------------------------------------------- checking

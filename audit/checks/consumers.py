@@ -43,7 +43,7 @@ from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, 
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
-from audit.safeio import is_dir, read_json
+from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
 
 SCHEMA = "consumer-profile"
@@ -120,7 +120,7 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Profile:
 def bundled() -> list[Profile]:
     """The bundled profiles, by name."""
     directory = bundled_dir()
-    found = [load(p, bundled=True) for p in sorted(directory.glob("*.json"))] if directory.is_dir() else []
+    found = [load(p, bundled=True) for p in sorted(directory.glob("*.json"))] if is_dir(directory) else []
     return sorted(found, key=lambda p: p.name)
 
 
@@ -410,7 +410,7 @@ def coverage(profile: Profile, observed: Observed, roots: Sequence[Path]) -> lis
             if not roots:
                 out.append(Coverage(entry, NOT_CHECKABLE, "no store root among the paths (a sweep corpus has no store layout)"))
                 continue
-            found = sum(1 for root in roots for p in root.glob(entry.path) if p.is_file() and not p.is_symlink())
+            found = sum(1 for root in roots for p in root.glob(entry.path) if path_kind(p, follow_symlinks=False) == FILE)
             status = EXERCISED if found else NOT_EXERCISED
             out.append(Coverage(entry, status, f"{found} file(s) in {len(roots)} store root(s)"))
             continue

@@ -29,7 +29,7 @@ from typing import Any
 
 from audit.checks.links import MAX_SIDECAR_BYTES
 from audit.errors import InputError, NothingToCheck
-from audit.safeio import loads, read_bytes
+from audit.safeio import FILE, is_dir, loads, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
 from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
@@ -175,14 +175,14 @@ def _trajectories(path: Path) -> dict[str, Path]:
     root (``conversations/``) or a directory of ``<uuid>.trajectory.json`` files."""
     if is_corpus(path):
         files = sorted((path / CORPUS).glob(f"*/*{SIDECAR_SUFFIX}"))
-    elif (path / "conversations").is_dir():
+    elif is_dir(path / "conversations"):
         files = sorted((path / "conversations").glob(f"*{SIDECAR_SUFFIX}"))
     else:
         files = sorted(path.glob(f"*{SIDECAR_SUFFIX}"))
     found: dict[str, Path] = {}
     for file in files:
         cid = canonical_id(file.name.removesuffix(SIDECAR_SUFFIX))
-        if cid is not None and file.is_file() and not file.is_symlink():
+        if cid is not None and path_kind(file, follow_symlinks=False) == FILE:
             found.setdefault(cid, file)
     return found
 
@@ -203,16 +203,16 @@ def compare_paths(
     for p in (a, b):
         if not os.path.lexists(p):
             raise InputError(f"{p}: no such file or directory")
-    if not a.is_dir() and not b.is_dir():
+    if not is_dir(a) and not is_dir(b):
         return Report([difference(_read(a), _read(b), labels=(str(a), str(b)), ignore=patterns)], [], [])
-    side_a = _trajectories(a) if a.is_dir() else {_file_id(a): a}
-    side_b = _trajectories(b) if b.is_dir() else {_file_id(b): b}
+    side_a = _trajectories(a) if is_dir(a) else {_file_id(a): a}
+    side_b = _trajectories(b) if is_dir(b) else {_file_id(b): b}
     if only is not None:
         wanted = canonical_id(only) or only.lower()
         side_a = {k: v for k, v in side_a.items() if k == wanted}
         side_b = {k: v for k, v in side_b.items() if k == wanted}
-    if not a.is_dir() or not b.is_dir():  # a file against a directory: the file's id only
-        key = next(iter(side_a if not a.is_dir() else side_b))
+    if not is_dir(a) or not is_dir(b):  # a file against a directory: the file's id only
+        key = next(iter(side_a if not is_dir(a) else side_b))
         side_a, side_b = {k: v for k, v in side_a.items() if k == key}, {k: v for k, v in side_b.items() if k == key}
     if not side_a and not side_b:
         raise NothingToCheck(f"no trajectories (<uuid>{SIDECAR_SUFFIX}) to compare in {a} and {b}")

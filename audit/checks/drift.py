@@ -34,7 +34,7 @@ from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES, Fingerprint, Survey, survey
 from audit.errors import NothingToCheck, UsageError
 from audit.progress import Callback
-from audit.safeio import read_bytes
+from audit.safeio import is_file, read_bytes
 from audit.store.proto import cortex_pb2 as pb
 
 _OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
@@ -112,7 +112,7 @@ def observe(
     ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
     (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
     single = Path(paths[0]) if len(paths) == 1 else None
-    if single is not None and (single / baselines.BASELINE_FILE).is_file():
+    if single is not None and is_file(single / baselines.BASELINE_FILE):
         b = baselines.load(single)
         fps = {
             s: Fingerprint(s, b.lines[s], d) if s in b.lines else Fingerprint(s, (), d, DIGEST_ONLY)
@@ -120,12 +120,12 @@ def observe(
             if s in surfaces
         }
         observed = Observed(f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps))
-    elif single is not None and single.suffix == ".tsv" and single.is_file():
+    elif single is not None and single.suffix == ".tsv" and is_file(single):
         lines = baselines.parse_snapshot(read_bytes(single), str(single))
         fps = {"sidecar": Fingerprint.of("sidecar", lines)} if "sidecar" in surfaces else {}
         observed = Observed(f"shape snapshot {single}", fps, False, "unknown", ("sidecar",))
     else:
-        if any((Path(p) / baselines.BASELINE_FILE).is_file() or str(p).endswith(".tsv") for p in paths):
+        if any(is_file(Path(p) / baselines.BASELINE_FILE) or str(p).endswith(".tsv") for p in paths):
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
         result = survey(paths, surfaces, progress=progress)
         observed = Observed(

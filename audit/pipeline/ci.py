@@ -81,7 +81,7 @@ from audit.checks.fingerprint import SURFACES
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
-from audit.safeio import is_dir, read_json
+from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
 
@@ -540,7 +540,11 @@ class _Context:
     def links(self) -> list[Check]:
         corpus = self.out / "corpus"
         found = (
-            [(f"corpus {d.name}", CORPUS, d, d) for d in sorted(corpus.iterdir()) if d.is_dir() and not d.is_symlink()]
+            [
+                (f"corpus {d.name}", CORPUS, d, d)
+                for d in sorted(corpus.iterdir())
+                if path_kind(d, follow_symlinks=False) == DIRECTORY
+            ]
             if is_dir(corpus)
             else []
         )

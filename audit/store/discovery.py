@@ -43,6 +43,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from audit.errors import UsageError
+from audit.safeio import exists, is_dir
 from audit.store.daemon import Secret, is_loopback
 from audit.store.layout import ROOT_SURFACES, Root
 
@@ -396,7 +397,7 @@ class Process:
 def proc_available(proc_root: str | os.PathLike) -> bool:
     """Whether *proc_root* looks like Linux ``/proc`` (a directory with ``net/tcp`` or ``net/tcp6``)."""
     base = Path(proc_root)
-    return base.is_dir() and any((base / "net" / name).exists() for name in ("tcp", "tcp6"))
+    return is_dir(base) and any(exists(base / "net" / name) for name in ("tcp", "tcp6"))
 
 
 def _read_proc(path: Path) -> bytes:
