@@ -594,7 +594,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(directory: str | os.PathLike) -> list[Path]:
+def remove_stale_temps(directory: str | os.PathLike[str]) -> list[Path]:
     """Remove our own temp files in *directory* whose writer is gone: names matching
     ``TEMP_PATTERN`` whose pid is not a running process (a SIGKILLed or crashed run). Nothing else
     is touched -- not another name, not a link, not a live writer's temp. Once per directory and

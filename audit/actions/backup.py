@@ -307,10 +307,10 @@ def rollback(backup_dir: str | os.PathLike, *, force: bool = False) -> Rollback:
         raise InputError(f"{bk.root}: the backed-up directory no longer exists")
     for name in bk.files:
         try:
-            mode = os.lstat(bk.root / name).st_mode
+            st_mode = os.lstat(bk.root / name).st_mode
         except FileNotFoundError:
             continue
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(st_mode):
             raise InputError(f"{bk.root / name}: not a regular file (symbolic link?); remove it, then roll back again")
     copies: dict[str, bytes] = {}
     for name, state in bk.files.items():

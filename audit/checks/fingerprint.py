@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -60,6 +61,9 @@ from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, MAX_FIELDS, VARINT, WIRE_NAMES, WireError, WireField
 from audit.store.wire import parse as parse_wire
+
+if TYPE_CHECKING:
+    from audit.store.proto import MessageDescriptor
 
 SURFACES = ("sidecar", "sqlite", "wire", "transcript")
 COMPLETE_SCOPE = "explicit-version-scoped"
@@ -363,7 +367,7 @@ def _transcripts(streams: Iterable[tuple[str | None, tuple[Path, ...]]], result:
     return Fingerprint.of("transcript", shape.lines()) if shape.records else None
 
 
-def schema_lines(schema: list[SchemaObject], user_version: int) -> list[str]:
+def schema_lines(schema: list[SchemaObject], user_version: int | None) -> list[str]:
     """Canonical lines of one database schema (see the module docstring)."""
     lines = [f"user_version\t{user_version}"]
     for obj in schema:
@@ -402,7 +406,7 @@ class _Schemas:
 
 
 # Blob columns and the message our .proto says they hold (None: no known message).
-BLOB_MESSAGES: dict[tuple[str, str], Descriptor | None] = {
+BLOB_MESSAGES: dict[tuple[str, str], MessageDescriptor | None] = {
     ("steps", "step_payload"): pb.Step.DESCRIPTOR,
     ("steps", "metadata"): pb.CortexStepMetadata.DESCRIPTOR,
     ("steps", "error_details"): pb.CortexErrorDetails.DESCRIPTOR,
@@ -542,7 +546,9 @@ def _step_type(value: object) -> str:
     return str(value)
 
 
-def _fields(scope: str, fields: tuple[WireField, ...], message: Descriptor | None, prefix: str) -> Iterator[tuple[str, str, str]]:
+def _fields(
+    scope: str, fields: tuple[WireField, ...], message: MessageDescriptor | None, prefix: str
+) -> Iterator[tuple[str, str, str]]:
     stack = [(fields, message, prefix)]
     while stack:
         fields, message, prefix = stack.pop()
@@ -630,8 +636,8 @@ def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACE
     for surface in SURFACES:
         if surface not in wanted:
             continue
-        if found.get(surface) is not None:
-            result.fingerprints[surface] = found[surface]
+        if (computed := found.get(surface)) is not None:
+            result.fingerprints[surface] = computed
         else:
             result.not_computed[surface] = missing[surface]
     return result

@@ -39,7 +39,7 @@ def _provenance(doc: dict) -> list[str]:
     found = ours.get("provenance") if isinstance(ours, dict) else None
     if not isinstance(found, dict):
         return []
-    source = found.get("source") if isinstance(found.get("source"), dict) else {}
+    source = given if isinstance(given := found.get("source"), dict) else {}
     made = ", ".join(f"{k} {v}" for k, v in source.items())
     lines = [f"- **exported:** {found.get('exportFormat')} by {found.get('decoderProfile')} from {made}"]
     left = [u for u in found.get("undecoded") or () if isinstance(u, dict)]

@@ -24,10 +24,14 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from audit.errors import FindingsError, UsageError
 from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, json_type, loads
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 SERVICE = "exa.language_server_pb.LanguageServerService"
 MAX_RESPONSE = MAX_DOCUMENT_BYTES  # bytes; a larger daemon answer is refused (the sidecar limit)
@@ -122,6 +126,7 @@ class DaemonClient:
         self.timeout = timeout
         parts = urlsplit(self.url)
         self._https = parts.scheme == "https"
+        assert parts.hostname is not None  # check_endpoint refuses a URL without a host
         self._host, self._port, self._prefix = parts.hostname, parts.port, parts.path
         self._loopback = is_loopback(self._host)
 
@@ -266,7 +271,7 @@ class _DeadlineSocket:
         self._sock.settimeout(_remaining(self._deadline))
         self._sock.sendall(data)  # the timeout bounds the whole sendall
 
-    def recv_into(self, buffer: memoryview, nbytes: int = 0) -> int:
+    def recv_into(self, buffer: WriteableBuffer, nbytes: int = 0) -> int:
         self._sock.settimeout(_remaining(self._deadline))
         return self._sock.recv_into(buffer, nbytes)
 
@@ -296,7 +301,7 @@ class _DeadlineReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         return self._sock.recv_into(buffer)
 
     def close(self) -> None:
@@ -387,7 +392,7 @@ def member_bytes(body: bytes, name: str) -> bytes:
         i = skip(i)
         if text[i] == "}":
             raise KeyError(name)
-        key, i = json.decoder.scanstring(text, i + 1)
+        key, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]  # in json.decoder at run time; typeshed omits it
         i = skip(skip(i) + 1)  # past ":"
         _, end = _SKIPPER.raw_decode(text, i)
         if key == name:

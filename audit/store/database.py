@@ -306,7 +306,7 @@ def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
     return objects
 
 
-def schema_fingerprint(schema: list[SchemaObject], user_version: int) -> str:
+def schema_fingerprint(schema: list[SchemaObject], user_version: int | None) -> str:
     """sha256 over each non-null ``sql`` in (type, name) order plus ``\\n``, then the user_version."""
     digest = hashlib.sha256()
     for obj in schema:
@@ -443,7 +443,7 @@ def _private_copy(path: Path, wal: Path | None) -> Iterator[Path]:
     for _ in range(_COPY_ATTEMPTS):
         before = (_stat(path), _stat(wal) if wal else None)
         database = read_bytes(path)
-        journal = read_bytes(wal) if before[1] is not None else None
+        journal = read_bytes(wal) if wal and before[1] is not None else None
         if (_stat(path), _stat(wal) if wal else None) == before:
             break
     else:

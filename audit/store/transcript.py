@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar, overload
 
 from audit.clock import is_rfc3339
 from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow, pointer_escape
@@ -453,7 +453,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
     def emit(kind: str, message: str) -> None:
         out.append(Finding(path, line, kind, message))
 
-    def get(key: str, want: type, where: dict = obj, prefix: str = "") -> object:
+    def get(key: str, want: type[_T], where: dict = obj, prefix: str = "") -> _T | None:
         if key not in where:
             return None
         value = where[key]
@@ -473,7 +473,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
     if step is not None and step < 0:
         emit("bad-value", f"step_index {step} is negative")
         step = None
-    enums = {}
+    enums: dict[str, str | None] = {}
     for key, known in (("source", KNOWN_SOURCES), ("type", KNOWN_TYPES), ("status", KNOWN_STATUSES)):
         enums[key] = value = get(key, str)
         if value is not None and value not in known:
@@ -487,7 +487,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         truncated = [v for v in truncated if isinstance(v, str)]
     if truncated and state.tier in ("full", "overview"):
         emit("truncated-full", f"truncated_fields {', '.join(truncated)} in the {state.tier} tier")
-    calls = []
+    calls: list[ToolCall] = []
     for i, call in enumerate(get("tool_calls", list) or []):
         where = f"tool_calls/{i}/"
         if not isinstance(call, dict):
@@ -525,7 +525,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
     )
 
 
-_JSON_NAME = {int: "integer", str: "string", list: "array", dict: "object"}
+_T = TypeVar("_T")
+_JSON_NAME: dict[type, str] = {int: "integer", str: "string", list: "array", dict: "object"}
 
 
 def _moment(text: str) -> datetime | None:
@@ -733,7 +734,7 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
     f_steps = [r.step_index for r in full]
     c_first = next((r for r in compact if r.step_index is not None), None)
     f_first = next((s for s in f_steps if s is not None), None)
-    if c_first is not None and f_first is not None and c_first.step_index > f_first:
+    if c_first is not None and c_first.step_index is not None and f_first is not None and c_first.step_index > f_first:
         findings.append(
             Finding(
                 c_first.file, c_first.line, "late-start", f"compact starts at step {c_first.step_index}, full at step {f_first}"
@@ -761,6 +762,7 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
             Finding(r.file, r.line, "unpaired", "no compact-transcript record for this step")
             for r in full
             if window
+            and r.step_index is not None  # last_f has no None key, so such a record never passed the next test
             and last_f.get(r.step_index) is r
             and r.step_index not in last_c
             and min(window) <= r.step_index <= max(window)
@@ -886,7 +888,10 @@ def read_brain(brain_dir: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_B
     streams: dict[str, list[Record]] = {"compact": [], "full": [], "overview": []}
     for name, paths in (("compact", files.compact), ("full", files.full), ("overview", files.overview)):
         for item in iter_transcript(paths, max_line_bytes=max_line_bytes, tier=name):
-            (streams[name] if isinstance(item, Record) else findings).append(item)
+            if isinstance(item, Record):
+                streams[name].append(item)
+            else:
+                findings.append(item)
     compact, full = streams["compact"], streams["full"]
     pairing = pair_records(compact, full) if compact and full else None
     if pairing:
@@ -974,6 +979,10 @@ def _first(pattern: re.Pattern[str], text: str) -> str | None:
     return m.group(1) if m else None
 
 
+@overload
+def _uri(text: str) -> str: ...
+@overload
+def _uri(text: str | None) -> str | None: ...
 def _uri(text: str | None) -> str | None:
     return text.rstrip(".,") if text is not None else None
 

@@ -14,11 +14,14 @@ counts (``20.99:varint`` = unknown field 99 inside field 20), so nothing is sile
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
+
+if TYPE_CHECKING:
+    from audit.store.proto import MessageDescriptor
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = range(6)
 WIRE_NAMES = {VARINT: "varint", I64: "i64", LEN: "len", SGROUP: "group", EGROUP: "group", I32: "i32"}
@@ -52,7 +55,7 @@ class WireField(NamedTuple):
 def parse(
     data: bytes,
     *,
-    schema: Descriptor | None = None,
+    schema: MessageDescriptor | None = None,
     max_depth: int = MAX_DEPTH,
     max_fields: int = MAX_FIELDS,
 ) -> tuple[WireField, ...]:
@@ -78,7 +81,9 @@ def _varint(data: memoryview, pos: int) -> tuple[int, int]:
     raise WireError("truncated varint")
 
 
-def _parse(data: memoryview, depth: int, max_depth: int, budget: list[int], schema: Descriptor | None) -> tuple[WireField, ...]:
+def _parse(
+    data: memoryview, depth: int, max_depth: int, budget: list[int], schema: MessageDescriptor | None
+) -> tuple[WireField, ...]:
     fields: list[WireField] = []
     pos = 0
     while pos < len(data):
@@ -121,7 +126,7 @@ def _try_nested(
     depth: int,
     max_depth: int,
     budget: list[int],
-    schema: Descriptor | None,
+    schema: MessageDescriptor | None,
 ) -> tuple[WireField, ...] | None:
     # Fields read by a failed guess stay spent: the budget bounds the work, not just the result.
     try:

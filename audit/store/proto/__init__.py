@@ -238,9 +238,20 @@ Round-trip rules for writers of sidecar-shaped dicts (``audit.testing.dbwriter``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit.store.proto import cortex_pb2
+
+if TYPE_CHECKING:
+    from google._upb._message import Descriptor as _UpbDescriptor
+    from google._upb._message import FieldDescriptor as _UpbFieldDescriptor
+
+    # What a generated message's DESCRIPTOR (and a descriptor's fields) is typed as by types-protobuf:
+    # the pure-Python class or the upb backend's own (the one protobuf uses by default).
+    MessageDescriptor: TypeAlias = Descriptor | _UpbDescriptor
+    AnyFieldDescriptor: TypeAlias = FieldDescriptor | _UpbFieldDescriptor
 
 _NUMBER = {
     FieldDescriptor.TYPE_INT32,
@@ -254,7 +265,7 @@ _NUMBER = {
 _STRING_MESSAGES = {"google.protobuf.Timestamp", "google.protobuf.Duration"}
 
 
-def json_paths(descriptor: Descriptor = cortex_pb2.Trajectory.DESCRIPTOR) -> list[tuple[str, str]]:
+def json_paths(descriptor: MessageDescriptor = cortex_pb2.Trajectory.DESCRIPTOR) -> list[tuple[str, str]]:
     """Every proto3-JSON path the schema can produce, as (path, JSON type), shape-TSV style. A
     message nested in itself (``steps[].subtrajectory`` is a whole ``Trajectory``) is listed once,
     as an object, and not expanded again."""
@@ -263,7 +274,7 @@ def json_paths(descriptor: Descriptor = cortex_pb2.Trajectory.DESCRIPTOR) -> lis
     return sorted(out)
 
 
-def _walk(descriptor: Descriptor, prefix: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
+def _walk(descriptor: MessageDescriptor, prefix: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
     for fd in descriptor.fields:
         path = prefix + fd.json_name
         message = fd.message_type
@@ -277,7 +288,7 @@ def _walk(descriptor: Descriptor, prefix: str, out: list[tuple[str, str]], seen:
         _leaf(fd, path, out, seen)
 
 
-def _leaf(fd: FieldDescriptor, path: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
+def _leaf(fd: AnyFieldDescriptor, path: str, out: list[tuple[str, str]], seen: frozenset[str]) -> None:
     message = fd.message_type
     if message is not None and message.full_name not in _STRING_MESSAGES:
         out.append((path, "object"))
