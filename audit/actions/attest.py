@@ -68,6 +68,7 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
                 r.attestation, r.attestation_error = REFUSED, f"{r.detail}; not attested"
                 continue
             ev = r.evidence
+            assert ev is not None  # completeness sets evidence on every complete result
             block = {
                 "profile": ev.profile,
                 "contentSha256": ev.content_sha256,
@@ -98,6 +99,7 @@ def _same(recorded: object, evidence: Evidence | None) -> bool:
 def _write(result: Result, edits: list[tuple[str, str | None]], action: str) -> None:
     """Apply *edits* (``agyReader.<key>`` = JSON text, or removed when None) in one atomic write."""
     path, state = result.sidecar, result._state
+    assert state is not None  # set once the sidecar is read, before any complete or failing verdict
     try:
         if result._corpus:
             raise InputError(f"{path}: in a sweep corpus, whose manifest.json records its sha256; not written")

@@ -419,7 +419,7 @@ def _wal(db: Path) -> Path:
 
 
 def _stats(db: Path) -> tuple:
-    out = []
+    out: list[tuple[int, int, int] | None] = []
     for path in (db, _wal(db)):
         try:
             st = os.stat(path)
@@ -571,7 +571,7 @@ def _source_dir(directory: Path) -> Path:
 
 def _sources(directory: Path) -> dict[tuple[str, str], Path]:
     """(lower-case id, ``db``|``pb``) -> path of every regular ``<uuid>.db`` / ``.pb`` file."""
-    found = {}
+    found: dict[tuple[str, str], Path] = {}
     for entry in list_dir(directory):
         match = _SOURCE_NAME.fullmatch(entry.name)
         if match and entry.is_file(follow_symlinks=False):
@@ -591,9 +591,8 @@ def _targets(directory: Path, only: str | None = None) -> list[_Target]:
     for name in names:
         match = _SIDECAR_NAME.fullmatch(name)
         cid = match[1].lower() if match else None
-        targets.append(
-            _Target(directory / name, cid, sources.get((cid, "db")), sources.get((cid, "pb")), source_dir != directory)
-        )
+        db, pb = (sources.get((cid, "db")), sources.get((cid, "pb"))) if cid is not None else (None, None)
+        targets.append(_Target(directory / name, cid, db, pb, source_dir != directory))
     return targets
 
 
@@ -621,8 +620,8 @@ def check(paths: Iterable[str | os.PathLike]) -> Report:
     """Check every sidecar in *paths*: store roots, ``conversations`` directories, sweep corpora
     (or their ``corpus/<surface>``), sidecar files. Raises ``InputError`` for a path that does
     not exist, ``NothingToCheck`` when no sidecar is found."""
-    paths = [Path(p) for p in paths]
-    return _run([t for p in paths for t in _targets_of(p)], ", ".join(map(str, paths)))
+    given = [Path(p) for p in paths]
+    return _run([t for p in given for t in _targets_of(p)], ", ".join(map(str, given)))
 
 
 def check_roots(roots: Iterable[Root]) -> Report:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -106,7 +106,7 @@ class Observed:
 
 
 def observe(
-    paths: list[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None
+    paths: Sequence[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None
 ) -> Observed:
     """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* as in
     ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot

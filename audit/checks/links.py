@@ -361,9 +361,9 @@ def _evidence(facts: list[_Facts]) -> dict[str, tuple[Evidence, ...]]:
                 native[child].add(Evidence("invokeSubagent.results", f.id))
         legacy[f.id].update(Evidence("agentPath", p) for p in f.agent_parents if p != f.id)
         for mentioned, prompts in f.mentions:
-            child = by_id.get(mentioned)
-            if child is not None and child.id != f.id and child.first_prompt in prompts:
-                legacy[child.id].add(Evidence("invoke_subagent", f.id))
+            named = by_id.get(mentioned)
+            if named is not None and named.id != f.id and named.first_prompt in prompts:
+                legacy[named.id].add(Evidence("invoke_subagent", f.id))
     rank = {s: n for n, s in enumerate(NATIVE_SOURCES + LEGACY_SOURCES)}
     return {cid: tuple(sorted(native[cid] or legacy[cid], key=lambda e: (rank[e.source], e.parent))) for cid in native}
 

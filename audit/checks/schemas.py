@@ -33,12 +33,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 from uuid import UUID
 
 from audit.errors import UsageError
 from audit.resources import data_path
 from audit.safeio import json_type, loads, pointer_escape
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 try:  # jsonschema checks format "date-time" only when this optional package is installed
     from rfc3339_validator import validate_rfc3339 as _rfc3339
@@ -86,13 +90,13 @@ class Schema:
         self.document = document
         self.is_valid: Callable[[object], bool] = compile_predicate(document)
         self._rules = _rule_map(document)
-        self._validator = None
+        self._validator: Validator | None = None
 
     def check(self, instance: object) -> list[SchemaFinding]:
         """Every finding for *instance*; nothing to do beyond the fast predicate when it is valid."""
         return [] if self.is_valid(instance) else self.findings(instance)
 
-    def findings(self, instance: object) -> list[SchemaFinding]:
+    def findings(self, instance: Any) -> list[SchemaFinding]:  # parsed JSON
         """Every finding, as ``jsonschema`` reports it; ``format``/``pattern`` pairs counted once."""
         if self._validator is None:
             cls = _jsonschema_class()
@@ -477,7 +481,7 @@ class _Codegen:
         self.names: dict[object, str] = {}
         self.chunks: list[str] = []
         self.tables: list[dict] = []
-        self.namespace: dict[str, object] = {
+        self.namespace: dict[str, Any] = {  # exec()'s globals: helpers, constants, generated functions
             "Number": numbers.Number,
             "distinct": distinct_pointers,
             "learn": _learn,
@@ -544,7 +548,7 @@ class _Codegen:
     def _refuse_in_place_cycles(self) -> None:
         """A chain of references and in-place applicators that returns to where it started would
         recurse for ever on any instance: refuse it."""
-        edges: dict[int, list[object]] = {}
+        edges: dict[int, list[dict]] = {}
         for node in self.index.nodes:
             out = [sub for key in _IN_PLACE if key in node for sub in _subschemas(key, node[key])]
             if "$ref" in node:
@@ -589,7 +593,7 @@ class _Codegen:
             return f"    return {' and '.join(conds) or 'True'}\n"
         return "".join(f"    if not {c}: return False\n" for c in conds) + "".join(loops) + "    return True\n"
 
-    def keyword(self, schema: dict, key: str, value: object, typed: type | None, conds: list[str], loops: list[str]) -> None:  # noqa: C901
+    def keyword(self, schema: dict, key: str, value: Any, typed: type | None, conds: list[str], loops: list[str]) -> None:  # noqa: C901
         where = self.where(schema)
 
         def only(kind: type, cond: str) -> str:  # *cond* applies when x is a *kind*

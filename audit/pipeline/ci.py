@@ -64,6 +64,7 @@ from audit.actions.record import record
 from audit.actions.sweep import RootSource, SweepResult, sweep
 from audit.checks import baselines, completeness, consistency, consumers, contract, links
 from audit.checks.baselines import Baseline
+from audit.checks.completeness import Report as CompletenessReport
 from audit.checks.consistency import Report as ConsistencyReport
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
 from audit.checks.drift import (
@@ -230,8 +231,12 @@ def run(
     if record_as not in (None, AUTO) and os.path.lexists(record_dir / baselines.check_name(record_as)):
         raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
     started = time.time_ns()
-    workdir = None if out is not None else Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
-    corpus = Path(out).absolute() if out is not None else workdir / "sweep"
+    workdir: Path | None = None
+    if out is not None:
+        corpus = Path(out).absolute()
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
+        corpus = workdir / "sweep"
     ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles)
     try:
         sweep_started = time.monotonic()
@@ -470,7 +475,7 @@ class _Context:
             checks.append(_timed(lambda: self._completeness(LIVE, lambda: completeness.check_roots(roots), command)))
         return checks
 
-    def _completeness(self, target: str, check: Callable[[], completeness.Report], command: str) -> Check:
+    def _completeness(self, target: str, check: Callable[[], CompletenessReport], command: str) -> Check:
         try:
             report = check()
         except NothingToCheck as exc:
@@ -577,7 +582,7 @@ class _Context:
     # -- fingerprint and compare ----------------------------------------------------------------
 
     def _fingerprint_inputs(self) -> list[tuple[str, list[Path], tuple[str, ...]]]:
-        inputs = [(CORPUS, [self.out], SURFACES)]
+        inputs: list[tuple[str, list[Path], tuple[str, ...]]] = [(CORPUS, [self.out], SURFACES)]
         if self.live:
             inputs.append((LIVE, [r.path for r, _ in self._live_dirs()], ("sidecar",)))
         return inputs
@@ -598,6 +603,9 @@ class _Context:
         except AuditError as exc:
             return Check("fingerprint", target, target, ERROR, exc.message, command)
         survey = found.survey
+        assert (
+            survey is not None
+        )  # observe() computes for a corpus or conversations/ directory (it reads only a baseline dir or .tsv)
         findings = [Finding(ERROR, "unreadable", p) for p in survey.problems]
         findings += [Finding(WARNING, "skipped", s) for s in survey.skipped]
         parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]
