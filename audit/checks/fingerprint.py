@@ -37,7 +37,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 from google.protobuf.unknown_fields import UnknownFieldSet
@@ -465,10 +465,10 @@ _WIRE_TYPE = {  # field type -> wire type of its (unpacked) value
     **dict.fromkeys((FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT), WIRE_NAMES[I32]),
     **dict.fromkeys((FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE), WIRE_NAMES[LEN]),
 }
-_CLASSES: dict[Descriptor, type[Message]] = {}
+_CLASSES: dict[MessageDescriptor, type[Message]] = {}
 
 
-def _decoded_fields(descriptor: Descriptor, data: bytes) -> set[tuple[str, str]] | None:
+def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str, str]] | None:
     """The distinct (path, wire type) of the fields ``_fields(parse_wire(data, schema=descriptor))`` walks,
     found by protobuf's own parser -- or None when that cannot be told from the parse: the bytes
     are not exactly what the parsed message serialises to (a field out of order, unpacked, repeated
@@ -477,7 +477,7 @@ def _decoded_fields(descriptor: Descriptor, data: bytes) -> set[tuple[str, str]]
     message's set fields (with their types' wire types) and its unknown fields, in one C-level parse."""
     message_class = _CLASSES.get(descriptor)
     if message_class is None:
-        message_class = _CLASSES[descriptor] = GetMessageClass(descriptor)
+        message_class = _CLASSES[descriptor] = GetMessageClass(descriptor)  # type: ignore[arg-type]  # the stub wants the pure-Python Descriptor; upb's is accepted too
     message = message_class()
     try:
         message.ParseFromString(data)
@@ -506,10 +506,10 @@ def _decoded_fields(descriptor: Descriptor, data: bytes) -> set[tuple[str, str]]
             fields += len(value)
             if spec[2] and depth < MAX_DEPTH:
                 stack.extend((item, path + ".", depth + 1) for item in value)
-        unknown = UnknownFieldSet(current)  # type: ignore[arg-type]
+        unknown = UnknownFieldSet(current)
         if len(unknown):
             fields_by_number = current.DESCRIPTOR.fields_by_number
-            for uf in unknown:
+            for uf in unknown:  # type: ignore[attr-defined]  # iterable at run time; the stub lacks __iter__
                 if uf.wire_type not in _UNKNOWN_KINDS:
                     return None  # a group: the wire walk reports the blob as invalid
                 known = fields_by_number.get(uf.field_number)
