@@ -414,3 +414,29 @@ def test_every_fixture_blob_is_observed_as_the_wire_walk_does(tmp_path):
         }
         assert observed == expected, db
     assert walked and answered >= 0.9 * walked, (answered, walked)
+
+
+def test_transcript_fingerprint_is_per_tier_and_chunks_read_like_flat_files(tmp_path):
+    """A chunk-only brain fingerprints like the same brain with flat files (identical chunks are
+    read once), every path names its tier, and overview.txt is a tier of its own."""
+    import random
+
+    from audit.testing.builder import StoreBuilder
+    from audit.testing.transcripts import records_from_steps, write_brain
+
+    steps = StoreBuilder(tmp_path / "b", seed=3).root("cli").conversation(turns=3, brain=False).steps
+    records = records_from_steps(steps)
+    uuid = "3f2b8c1e-9a47-4d2e-8b1f-6c5d4e3a2b10"
+    got = {}
+    for chunks in ("none", "both", "only"):
+        brain = tmp_path / chunks / "brain" / uuid
+        write_brain(brain, records, rng=random.Random(1), chunks=chunks, chunk_bytes=700, overview=True)
+        result = survey([brain.parent.parent], ["transcript"])  # a store root
+        got[chunks] = result.fingerprints["transcript"]
+        assert result.skipped == [] and result.problems == []
+    assert got["none"] == got["both"] == got["only"]
+    tiers = {line.split(".", 1)[0] for line in got["none"].lines}
+    assert tiers == {"compact", "full", "overview"}
+    # the full tier's typed argument is native, the compact tier's JSON text decodes to the same type
+    assert "full.PLANNER_RESPONSE.tool_calls.[run_command].args.CommandLine\tstring" in got["none"].lines
+    assert "compact.PLANNER_RESPONSE.tool_calls.[run_command].args.CommandLine\tstring" in got["none"].lines

@@ -12,7 +12,8 @@ and the tests: ``add_real_world(builder)``.
 * ``chunk-only`` (ACP): a brain-only session whose transcripts exist only as chunks.
 
 Everything a consumer must tolerate and nothing it would break on: ``ci`` finds no violation in
-them, only advisories. Deterministic for the builder's seed.
+them, only advisories (``tests/test_realworld.py`` holds the exact list). Deterministic for the
+builder's seed.
 """
 
 from __future__ import annotations
@@ -25,13 +26,16 @@ BIG_FILE_LINES = 2_400
 """Lines of the file the ``chunked`` session views: its full-tier record alone passes 102,400 bytes."""
 
 
-def add_real_world(builder: StoreBuilder) -> dict[str, Conversation]:
-    """Add the sessions of the module docstring to *builder*; returns them by name."""
+def add_real_world(builder: StoreBuilder, *, long_answers: int = 0) -> dict[str, Conversation]:
+    """Add the sessions of the module docstring to *builder*; returns them by name.
+    *long_answers* more planner steps with long answers and thinking (about 3.2 KB each in the
+    compact tier, where both are cut) make its compact tier cross chunk boundaries too (35 or more)."""
     rng, clock = builder.rng, builder.clock
     cli = builder.root("cli")
     steps = T.conversation_steps(rng, clock, 1)
     steps += typed_tool_steps(rng, clock)
     steps += error_steps(clock)
+    steps += [T.planner_response(clock, rng, T.sentence(rng, 400), thinking=T.sentence(rng, 400)) for _ in range(long_answers)]
     path = "/home/agy/project/generated_table.py"
     call = T.tool_call(rng, "view_file", {"AbsolutePath": path, "toolAction": "Viewing file", "toolSummary": "read the table"})
     steps.append(T.planner_response(clock, rng, T.sentence(rng), [call], thinking=T.sentence(rng, 12)))
