@@ -479,7 +479,7 @@ def _backup_progress(path: Path) -> Callable[[int, int, int], None]:
     """A backup-API progress callback that turns SQLITE_BUSY/LOCKED lasting longer than the busy
     timeout into an error (the API itself retries forever); being Python code, it also lets
     Ctrl-C and SIGTERM through between steps."""
-    deadline = [None]
+    deadline: list[float | None] = [None]
 
     def progress(status: int, remaining: int, total: int) -> None:
         if status not in (5, 6):  # SQLITE_BUSY, SQLITE_LOCKED

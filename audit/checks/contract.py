@@ -361,7 +361,7 @@ def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, 
     compared with it: byte-identical (or a prefix of it) -> not checked again, listed as skipped;
     the flat file a prefix of the chunks -> the flat file is the one skipped; different -> both
     checked, with a ``transcript/chunks/differ`` advisory on the flat file (returned by path)."""
-    order: list[object] = []
+    order: list[Path] = []
     parts: dict[Path, list[tuple[int, Path]]] = {}
     for path in files:
         if transcript.tier_of(path) is not None and path.parent.parent.name == "chunks":
@@ -378,6 +378,7 @@ def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, 
     for directory, numbered in parts.items():
         chunks = tuple(p for _, p in sorted(numbered))
         name = transcript.tier_of(chunks[0])
+        assert name is not None  # parts holds only files tier_of placed in a tier
         flat = directory.parent.parent / transcript.FLAT_NAMES[name]
         if flat not in flats:
             continue
@@ -393,11 +394,7 @@ def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, 
         else:
             message = f"the {what} {'differ from' if state == 'differ' else 'could not be compared with'} this file; both checked"
             extra[flat] = Finding(str(flat), "", "transcript/chunks/differ", message, ADVISORY)
-    streams = [
-        [p for _, p in sorted(parts[item])] if item in parts else [item]
-        for item in order
-        if item not in drop  # type: ignore[index]
-    ]
+    streams = [[p for _, p in sorted(parts[item])] if item in parts else [item] for item in order if item not in drop]
     return streams, extra, notes
 
 

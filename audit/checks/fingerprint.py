@@ -191,6 +191,7 @@ class _Inputs:
         for tier in tr.locate(brain).tiers:
             state = tier.agreement()
             if state in ("differ", "unreadable"):
+                assert tier.flat is not None  # agreement() is None without a flat file
                 self.add_stream(tier.name, (tier.flat,))
                 self.add_stream(tier.name, tier.chunks)
             else:

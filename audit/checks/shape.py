@@ -355,7 +355,9 @@ def _arg_tag(value: object, tier: str) -> str:
     if tier == "full":
         return _TAGS.get(type(value), "unknown")
     tag = _decoded_tag(value)
-    if tag == "text" and _CUT.search(value):  # cut JSON text: its first character tells its type
+    if (
+        tag == "text" and isinstance(value, str) and _CUT.search(value)
+    ):  # "text" is only ever a string's tag  # cut JSON text: its first character tells its type
         first = value.lstrip()[:1]
         return _FIRST_CHAR.get(first, "number" if first in "-0123456789" and first else "text")
     return tag

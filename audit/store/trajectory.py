@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
@@ -31,6 +32,8 @@ from audit.store import proto_json
 from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, Finding, NativeConversation, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
+
+_M = TypeVar("_M", bound=Message)
 
 _KEY_ORDER = (
     "trajectoryId",
@@ -134,7 +137,7 @@ class _Decoder:
     def _finding(self, code: str, message: str, *, projected: bool = False) -> None:
         self.findings.append(Finding(code, f"{self.conv.path}: {message}", projected))
 
-    def _decode(self, message_class: type[Message], value: object, where: str, *, projected: bool = False) -> Message | None:
+    def _decode(self, message_class: type[_M], value: object, where: str, *, projected: bool = False) -> _M | None:
         """The message in a blob cell, or None (with a finding unless the cell is NULL)."""
         if value is None:
             return None
@@ -265,7 +268,9 @@ class _Decoder:
             self._add_unknown(
                 Counter({path[len(below) :]: n for path, n in found.items() if path.startswith(below)}), f"steps.{column}/{kind}"
             )
-        return doc or self._json(pb.Step(type=step.type, status=step.status), where)
+        rendered = doc or self._json(pb.Step(type=step.type, status=step.status), where)
+        assert rendered is not None  # a Step of just type and status has no Timestamp that could fail to render
+        return rendered
 
     def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> pb.StepRenderInfo | None:
         """The ``render_info`` column: a copy of a GENERIC step's ``generic.result.step_render_info``

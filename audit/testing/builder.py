@@ -20,6 +20,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.testing import trajectories as T
 
@@ -194,7 +195,7 @@ class RootBuilder:
             convo.paths["brain"] = brain_dir
         return convo
 
-    def family(self, *, children: int = 2, turns: int = 1, **kwargs: object) -> tuple[Conversation, list[Conversation]]:
+    def family(self, *, children: int = 2, turns: int = 1, **kwargs: Any) -> tuple[Conversation, list[Conversation]]:
         """A parent that invokes ``children`` subagents; each child names its parent natively."""
         parent_id = T.new_id(self.rng)
         kids = [(T.new_id(self.rng), f"Subagent task {i + 1}: {T.sentence(self.rng)}") for i in range(children)]

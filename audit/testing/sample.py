@@ -51,6 +51,7 @@ def build(home: Path) -> StoreBuilder:
     cli.conversation(turns=1, sidecar="missing")
     cli.conversation(turns=2, wal_steps=2)
     drifted = cli.conversation(turns=1)
+    assert drifted.sidecar_doc is not None  # written with its sidecar (the default)
     drifted.sidecar_doc["steps"][-1]["metadata"][DRIFT_FIELD] = "SANDBOX_PROFILE_STRICT"
     _rewrite(drifted)
     cli.conversation(turns=1, legacy_pb=True, brain=False)  # a .db and a legacy .pb: the .db is the source
@@ -84,6 +85,7 @@ def build(home: Path) -> StoreBuilder:
 
 
 def _restamp(convo: Conversation, block: dict) -> None:
+    assert convo.sidecar_doc is not None  # only conversations written with a sidecar are restamped
     convo.sidecar_doc["agyReader"] = block
     _rewrite(convo)
 
@@ -91,6 +93,7 @@ def _restamp(convo: Conversation, block: dict) -> None:
 def _rewrite(convo: Conversation) -> None:
     """Rewrite the sidecar from ``sidecar_doc``, keeping its mtime."""
     path = convo.paths["sidecar"]
+    assert convo.sidecar_doc is not None  # only conversations written with a sidecar are rewritten
     write_sidecar(path, convo.sidecar_doc, mtime_ns=os.stat(path).st_mtime_ns)
 
 

@@ -71,8 +71,8 @@ class BrainInfo:
     compact: Path  # the flat file (not written when chunks="only")
     full: Path
     compact_start: int  # index of the record the compact window starts at
-    steps: tuple[int, ...]  # step_index of every full-transcript line, in file order
-    injected: dict[str, int]  # anomaly -> 1-based full-transcript line it was injected at; a compact line
+    steps: tuple[int | None, ...]  # step_index of every full-transcript line, in file order (None: the line has none)
+    injected: dict[str, int | None]  # anomaly -> 1-based full-transcript line it was injected at; a compact line
     # for truncated-arg, and for a record before the start of a late full window
     files: tuple[Path, ...]  # every file written
     full_start: int = 0  # index of the record the full window starts at
@@ -346,10 +346,10 @@ def write_brain(
     limit = 64 if "truncated" in anomalies else 2048
     compact = [_truncate_record(r, limit) for r in lines[start:]]
     if "truncated" in anomalies:
-        cut = [i for i, r in enumerate(compact) if "truncated_fields" in r]
-        if not cut:
+        cuts = [i for i, r in enumerate(compact) if "truncated_fields" in r]
+        if not cuts:
             raise ValueError("no field long enough for the 'truncated' anomaly")
-        marked["truncated"] = lines[start + cut[0]]
+        marked["truncated"] = lines[start + cuts[0]]
     compact_line = {}
     if "truncated-arg" in anomalies:
         i = pick(
