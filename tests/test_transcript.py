@@ -261,8 +261,8 @@ def test_full_args_are_native_values(tmp_path):
         # both encodings in one file: named at the first value of the second one
         ("transcript.jsonl", [{"A": '"x"'}, {"A": 5}], [(2, "mixed-encoding", "compact tier: tool-call arguments in both")]),
         ("transcript_full.jsonl", [{"A": 5}, {"A": '"x"'}], [(2, "mixed-encoding", "full tier: tool-call arguments in both")]),
-        # ambiguous values ("5000", "true") are no evidence either way
-        ("transcript_full.jsonl", [{"A": "5000"}, {"A": "true"}, {"A": 1}], []),
+        # ambiguous values ("5000", "true") are no evidence either way, nor a JSON document in the full tier
+        ("transcript_full.jsonl", [{"A": "5000"}, {"A": "true"}, {"A": 1}, {"CodeContent": '{"name": "app"}'}], []),
     ],
 )
 def test_encodings_per_tier(tmp_path, name, args, expected):

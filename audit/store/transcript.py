@@ -544,8 +544,9 @@ _TEXT_STARTS = ('"', "{", "[")
 def _arg(value: object, where: str, state: _Stream, path: str, line: int, out: list[Finding]) -> Arg:
     """Decode one argument as its tier stores it and note which encoding it shows.
 
-    JSON text is certain for a string holding a JSON string, object or array; a non-string, or a
-    string that is not JSON text, is a native value; ``"5000"`` or ``"true"`` could be either."""
+    JSON text is certain for a string holding a JSON string, object or array (in the full tier
+    only a JSON string: a native string may hold a JSON document); a non-string, or a string
+    that is not JSON text, is a native value; ``"5000"`` or ``"true"`` could be either."""
     if not isinstance(value, str):
         state.encoding("native", path, line, where)
         return Arg(value, value, True)
@@ -562,10 +563,14 @@ def _arg(value: object, where: str, state: _Stream, path: str, line: int, out: l
         else:
             state.encoding("native", path, line, where)
         return Arg(value, value, False)
+    if state.tier == "full":
+        # a native string can be a JSON document (a written package.json): only a quoted string is
+        # the compact tier's encoding for sure
+        if value.lstrip()[:1] == '"':
+            state.encoding("text", path, line, where)
+        return Arg(value, value, True)
     if value.lstrip()[:1] in _TEXT_STARTS:
         state.encoding("text", path, line, where)
-    if state.tier == "full":
-        return Arg(value, value, True)
     return Arg(value, decoded, True)
 
 
