@@ -641,3 +641,24 @@ def test_the_committed_sample_holds_one_disagreement_and_every_db_reads():
         "consistency/status-lag",
         "consistency/window",
     ]
+
+
+@pytest.mark.parametrize("keep_flat", [True, False])
+def test_rolling_chunks_are_read_as_one_stream(builder, keep_flat):
+    root = builder.root("cli")
+    convo = root.conversation(steps=rich_steps(builder, turns=3), disagreements={"thinking"})
+    for name, directory in (("transcript.jsonl", "transcript"), ("transcript_full.jsonl", "transcript_full")):
+        flat = _logs(convo) / name
+        data = flat.read_bytes()
+        chunks = _logs(convo) / "chunks" / directory
+        chunks.mkdir(parents=True)
+        for n, start in enumerate(range(0, len(data), 700)):  # cut mid-line, as agy does at 102,400 bytes
+            (chunks / f"{n:08d}.jsonl").write_bytes(data[start : start + 700])
+        if not keep_flat:
+            flat.unlink()
+    report = C.check([root.path])
+    [result] = report.results
+    assert result.records == {"compact": len(convo.steps), "full": len(convo.steps)}
+    [planted] = convo.planted
+    assert sorted((f.rule, f.step) for f in result.violations) == [(planted.rule, planted.step)] * 2
+    assert all(Path(f.file).parent.name in ("logs", "transcript", "transcript_full") for f in result.violations)

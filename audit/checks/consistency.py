@@ -67,8 +67,8 @@ from audit.store.trajectory import reconstruct
 VIOLATION, ADVISORY = "violation", "advisory"
 CONSISTENT, INCONSISTENT, UNREADABLE = "consistent", "inconsistent", "unreadable"
 VERDICTS = (CONSISTENT, INCONSISTENT, UNREADABLE)
-COMPACT, FULL, OVERVIEW = "compact", "full", "overview"
-TIERS = (COMPACT, FULL, OVERVIEW)
+TIERS = tr.TIERS
+COMPACT, FULL, OVERVIEW = TIERS
 UNREADABLE_RULE = "consistency/unreadable"
 
 RULES = {
@@ -283,17 +283,11 @@ def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Finding]]:
     """The tiers of *brain* that have files, and the reading findings. Records are streamed; only
     the last record of each step index is kept (a repeated index supersedes earlier ones)."""
     files = tr.locate(brain)
-    streams: dict[str, list] = {COMPACT: list(files.compact), FULL: list(files.full), OVERVIEW: []}
-    overview = brain / ".system_generated" / "logs" / "overview.txt"
-    if os.path.lexists(overview):
-        streams[OVERVIEW].append(overview)
     tiers: dict[str, TierRecords] = {}
-    findings: list[tr.Finding] = []
-    for tier, paths in streams.items():
-        if not paths:
-            continue
-        found = tiers[tier] = TierRecords()
-        for item in tr.iter_transcript(paths):
+    findings: list[tr.Finding] = [tr.Finding(str(d), 0, "unreadable", f"cannot list: {why}") for d, why in files.unlisted]
+    for tier in files.tiers:  # each tier's stream: its flat file, or its chunks read as one byte stream
+        found = tiers[tier.name] = TierRecords()
+        for item in tr.iter_transcript(tier.stream, tier=tier.name):
             if isinstance(item, tr.Finding):
                 findings.append(item)
                 continue
@@ -538,8 +532,8 @@ class _Step:
                 self.add("consistency/error", f"error: the .db records no error text, {self.tier} transcript {_excerpt(text)}")
             elif not any(_text_agrees(text, t) for t in texts):
                 self.add("consistency/error", f"error {_difference(texts[0], text, self.tier)}")
-        code = self.record.raw.get("error_code")
-        if isinstance(code, int) and not isinstance(code, bool):
+        code = self.record.error_code
+        if code is not None:
             db_code = next((d["errorCode"] for d in details if isinstance(d.get("errorCode"), int)), 0)
             if db_code != code:
                 self.add("consistency/error-code", f"error code: .db {db_code or 'none'}, {self.tier} transcript {code}")
