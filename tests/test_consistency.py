@@ -662,3 +662,28 @@ def test_rolling_chunks_are_read_as_one_stream(builder, keep_flat):
     [planted] = convo.planted
     assert sorted((f.rule, f.step) for f in result.violations) == [(planted.rule, planted.step)] * 2
     assert all(Path(f.file).parent.name in ("logs", "transcript", "transcript_full") for f in result.violations)
+
+
+def test_every_real_world_transcript_case_is_consistent_with_its_db(builder):
+    """Part A's cases (chunks crossing a boundary, typed native arguments in the full tier, error
+    codes, windows, an overview before them, a cut argument, a RUNNING line): advisories only."""
+    from audit.testing.realworld import add_real_world
+
+    convos = add_real_world(builder, long_answers=1)
+    report = C.check_roots(resolve_roots(home=builder.home))
+    assert report.exit_code == 0 and report.counts() == {C.CONSISTENT: 2, C.INCONSISTENT: 0, C.UNREADABLE: 0}
+    names = {c.id: name for name, c in convos.items()}
+    tiers, _ = C.read_tiers(convos["windows"].paths["brain"])
+    running = {(t, i) for t, found in tiers.items() for i, r in found.latest.items() if r.status == "RUNNING"}
+    assert len({i for _, i in running}) == 1  # the one RUNNING line, in the tiers whose window holds it
+    found = sorted((names[r.id], f.rule, f.step) for r in report.results for f in r.findings)
+    assert found == sorted(
+        [
+            ("windows", "consistency/window", None),  # compact
+            ("windows", "consistency/window", None),  # full, later still
+            ("windows", "consistency/gap", None),  # the overview holds only prompts and answers
+            *(("windows", "consistency/status-lag", i) for _, i in running),
+        ]
+    )
+    chunked = next(r for r in report.results if names[r.id] == "chunked")
+    assert chunked.joined == {"compact": chunked.db_steps, "full": chunked.db_steps}
