@@ -44,7 +44,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -59,6 +59,9 @@ from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import FLAT_NAMES, tier_of
+
+if TYPE_CHECKING:
+    from google.protobuf.timestamp_pb2 import Timestamp
 
 REPORT = "REDACTION.md"
 MIN_SURVIVOR = 6
@@ -287,8 +290,9 @@ def redact_message(message: Message, r: Redactor, where: str, problems: list[str
     Timestamps are shifted. Unknown length-delimited fields holding text are *problems*."""
     _unknown_text(message, where, problems)
     if message.DESCRIPTOR.full_name == "google.protobuf.Timestamp":
-        if message.seconds:  # type: ignore[attr-defined]
-            message.seconds += int(r.shift.total_seconds())  # type: ignore[attr-defined]
+        stamp = cast("Timestamp", message)  # what its descriptor names
+        if stamp.seconds:
+            stamp.seconds += int(r.shift.total_seconds())
             r.counts["timestamps"] += 1
         return
     for fd, value in message.ListFields():

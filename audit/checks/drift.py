@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
@@ -63,7 +63,8 @@ def native_observable(path: str) -> bool:
             else:
                 return False
             continue
-        fd = next((f for f in node.fields if f.json_name == part), None)  # type: ignore[attr-defined]
+        assert isinstance(node, Descriptor)  # what is left: a message (upb's descriptors pass isinstance too)
+        fd = next((f for f in node.fields if f.json_name == part), None)
         if fd is None:
             return False
         node = fd if fd.is_repeated else _value_node(fd)

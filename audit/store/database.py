@@ -382,7 +382,8 @@ def _value(update, value: object) -> None:
     elif type(value) is str:
         raw, tag = value.encode("utf-8", "surrogatepass"), b"s"
     else:
-        raw, tag = bytes(value), b"b"  # type: ignore[call-overload]  # a blob (or text that is not UTF-8)
+        assert isinstance(value, (bytes, bytearray, memoryview))  # SQLite has no other type: a blob (or text that is not UTF-8)
+        raw, tag = bytes(value), b"b"
     update(tag + len(raw).to_bytes(8, "big") + raw)
 
 

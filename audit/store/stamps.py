@@ -41,7 +41,9 @@ class _Member:
 
 
 def _skip_ws(text: str, i: int) -> int:
-    return _WS.match(text, i).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+    match = _WS.match(text, i)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
 
 
 def _members(text: str, start: int) -> tuple[list[_Member], int]:

@@ -155,7 +155,8 @@ def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
             continue
         path = f"{prefix}{fd.number}"
         if kind is _ENUM:
-            known = fd.enum_type.values_by_number  # type: ignore[union-attr]  # an enum field has its enum type
+            assert fd.enum_type is not None  # an enum field has its enum type
+            known = fd.enum_type.values_by_number
             for number in value if fd.is_repeated else (value,):
                 if number not in known:
                     found[f"{path}:enum={number}"] += 1
