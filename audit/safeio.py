@@ -33,10 +33,8 @@ import gc
 import json
 import os
 import re
-import signal
+import secrets
 import stat
-import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -624,19 +622,14 @@ def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600
     """Write *data* to a fresh temp file (*mode*, 0600 by default) beside *path*; returns its name
     (fsynced unless not *sync*).
 
-    Ctrl-C and SIGTERM are held (in the main thread) from the temp file's creation until the
-    ``try`` that removes it on failure, so no interruption can leave it behind."""
+    The name is chosen before the file exists and the file is created inside the ``try`` that
+    removes it, so an interruption at any point (Ctrl-C, SIGTERM, whichever thread the signal
+    lands on) cannot leave it behind."""
     remove_stale_temps(path.parent)
-    held = {signal.SIGINT, signal.SIGTERM}
-    masked = threading.current_thread() is threading.main_thread()
-    if masked:
-        signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.agy{os.getpid()}-", suffix=".tmp")
+    for _attempt in range(100):
+        tmp = str(path.parent / f".{path.name}.agy{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
-            if masked:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-                masked = False
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 os.fchmod(fh.fileno(), mode)
                 fh.write(data)
@@ -645,14 +638,14 @@ def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600
                     os.fsync(fh.fileno())
             if mtime_ns is not None:
                 os.utime(tmp, ns=(mtime_ns, mtime_ns))
+        except FileExistsError:
+            continue  # another writer's temp of the same name: draw another
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-    finally:
-        if masked:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-    return tmp
+        return tmp
+    raise InputError(f"{path.parent}: cannot create a temp file (every name drawn exists)")
 
 
 def atomic_write(

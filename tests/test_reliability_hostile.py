@@ -580,25 +580,25 @@ def test_stale_temp_files_of_an_interrupted_run_are_removed_and_reported(tmp_pat
     assert not stale.exists() and alive.exists() and all(p.exists() for p in strangers)
 
 
-def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_path, monkeypatch):
-    # item 16: the temp file was created before the `try` that removes it
-    import signal
-    import tempfile
+@pytest.mark.parametrize("after", ["open", "fdopen"])
+def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_path, monkeypatch, after):
+    # item 16: the temp file was created before the `try` that removes it. The interrupt is raised
+    # deterministically right after the file exists (a real signal may land on any thread).
+    from audit import safeio
 
-    real = tempfile.mkstemp
+    real = getattr(safeio.os, after)
 
-    def mkstemp(*args, **kwargs):
+    def interrupted(*args, **kwargs):
         made = real(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands right after the file exists
-        return made
+        if after == "fdopen":
+            made.close()
+        raise KeyboardInterrupt
 
     target = tmp_path / "out" / "file.json"
     target.parent.mkdir()
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
-    from audit.safeio import atomic_write
-
+    monkeypatch.setattr(safeio.os, after, interrupted)
     with pytest.raises(KeyboardInterrupt):
-        atomic_write(target, b"{}")
+        safeio.atomic_write(target, b"{}")
     monkeypatch.undo()
     assert sorted(p.name for p in target.parent.iterdir()) == []
 
