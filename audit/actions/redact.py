@@ -5,8 +5,8 @@ What is replaced (``Redactor``):
 
 * text -- every string value of sidecars, transcripts, ``.db`` protobuf string fields, brain
   artifacts and SQLite text columns: each character by a random one of its class (lower case,
-  upper case, digit; other letters by one of the same UTF-8 length), white space, punctuation and
-  ``<truncated N bytes>`` markers kept, so lengths, line counts and byte sizes stay realistic. The
+  upper case, digit; other letters by one of the same UTF-8 length), white space, punctuation,
+  ``<truncated N bytes>`` markers and agy's upper-case tags (``<USER_REQUEST>``) kept, so lengths, line counts and byte sizes stay realistic. The
   same text always gets the same placeholder within one run, and texts sharing a prefix share
   its placeholder (a truncated transcript value still agrees with the ``.db`` value it was cut from);
 * JSON text (``argumentsJson``, transcript tool arguments): redacted *inside* the JSON, so it
@@ -75,7 +75,8 @@ LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotation
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
-_TRUNCATED = re.compile(r"<truncated \d+ bytes>")
+_MARKUP = re.compile(r"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>")
+"""Kept in text: truncation markers and agy's own upper-case tags (``<USER_REQUEST>``), which are format."""
 _KEPT_VALUES_OF = frozenset({"type", "status", "source", "truncated_fields"})
 """Transcript record keys whose values are names (step types, statuses, field names): format, kept."""
 _TOOL_CONTAINERS = frozenset({"toolCall", "toolCalls", "tool_calls", "tool_call"})
@@ -170,17 +171,19 @@ class Redactor:
         return new
 
     def _placeholder(self, text: str) -> str:
-        """Each character is chosen by a keyed hash of the text up to and including it, so texts
-        that share a prefix share its placeholder: a transcript value cut at a ``<truncated ...>``
-        marker keeps agreeing with the ``.db`` value it was cut from (``agy-audit consistency``)."""
-        kept = {m.start(): m.group(0) for m in _TRUNCATED.finditer(text)}
+        """Each character is chosen by a keyed hash of the text up to and including it (since the
+        last kept tag, white space left out), so texts that share a prefix share its placeholder: a
+        transcript value cut at a ``<truncated ...>`` marker, or the ``<USER_REQUEST>`` text of a
+        transcript, keeps agreeing with the ``.db`` value it came from (``agy-audit consistency``)."""
+        kept = {m.start(): m.group(0) for m in _MARKUP.finditer(text)}
         ids = {m.start(): m.group(0) for m in _UUID.finditer(text)}
-        chain = hashlib.blake2b(key=hashlib.sha256(self._key).digest(), digest_size=8, person=b"text")
+        start = hashlib.blake2b(key=hashlib.sha256(self._key).digest(), digest_size=8, person=b"text")
+        chain = start.copy()
         out, i = [], 0
         while i < len(text):
-            if i in kept:
+            if i in kept:  # a tag starts a new chain: the text inside <USER_REQUEST> redacts as the text alone
                 out.append(kept[i])
-                chain.update(kept[i].encode())
+                chain = start.copy()
                 i += len(kept[i])
                 continue
             if i in ids:
@@ -188,7 +191,8 @@ class Redactor:
                 chain.update(ids[i].encode())
                 i += len(ids[i])
                 continue
-            chain.update(text[i].encode("utf-8", "surrogatepass"))
+            if not text[i].isspace():  # white space is kept and does not steer the chain (stripped texts agree)
+                chain.update(text[i].encode("utf-8", "surrogatepass"))
             out.append(_like(text[i], chain.copy().digest()[0]))
             i += 1
         return "".join(out)
@@ -202,7 +206,8 @@ class Redactor:
 
 
 def _like(ch: str, r: int) -> str:
-    """A character of *ch*'s class chosen by *r*; white space and ASCII punctuation kept."""
+    """A character of *ch*'s class chosen by *r*: a letter by a letter of the same case and UTF-8
+    length, a digit by a digit; white space, punctuation and other symbols kept."""
     if "a" <= ch <= "z":
         return chr(ord("a") + r % 26)
     if "A" <= ch <= "Z":
@@ -210,13 +215,13 @@ def _like(ch: str, r: int) -> str:
     if "0" <= ch <= "9":
         return chr(ord("0") + r % 10)
     code = ord(ch)
-    if code < 0x80 or ch.isspace() or 0xD800 <= code <= 0xDFFF:
+    if code < 0x80 or not ch.isalpha():
         return ch
-    if code < 0x800:
-        return chr(0xC0 + r % 0x40)  # Latin-1 letters: two UTF-8 bytes
+    if code < 0x800:  # Latin-1 letters, two UTF-8 bytes: À-Ö upper, à-ö lower
+        return chr((0xC0 if ch.isupper() else 0xE0) + r % 23)
     if code < 0x10000:
         return chr(0x4E00 + r % 0x5000)  # CJK ideographs: three UTF-8 bytes
-    return chr(0x1F600 + r % 0x40)  # emoji: four UTF-8 bytes
+    return chr(0x20000 + r % 0x1000)  # CJK extension B: four UTF-8 bytes
 
 
 # ----------------------------------------------------------------------------- JSON documents
@@ -692,7 +697,7 @@ def report_text(result: Result) -> str:
         "## Replaced",
         "",
         f"- {c.get('text', 0)} distinct text values (same length and character classes; white space, punctuation and",
-        "  `<truncated N bytes>` markers kept)",
+        "  `<truncated N bytes>` markers and agy's upper-case tags kept)",
         f"- {c.get('json-text', 0)} JSON-text values redacted inside their JSON (still valid JSON of the same shape)",
         f"- {c.get('ids', 0)} UUIDs, each mapped to one new UUID everywhere (values, file and directory names)",
         f"- {c.get('timestamps', 0)} timestamps, shifted by one constant ({result.shift_days} days): order and gaps kept",
