@@ -56,14 +56,8 @@ def run_cli(*argv: object, timeout: float = 15.0, env: dict | None = None) -> tu
 # ----------------------------------------------------------------------------- item 1: a locked .db
 
 
-@pytest.fixture
-def locked_db(tmp_path):
-    """A rollback-journal conversation whose .db another process holds under BEGIN EXCLUSIVE."""
-    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
-    convo = root.conversation(turns=1, sidecar="missing")
-    db = convo.paths["db"]
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+def hold_exclusive(db, *, seconds):
+    """Another process holding the rollback-journal *db* under BEGIN EXCLUSIVE for *seconds*."""
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -72,12 +66,25 @@ def locked_db(tmp_path):
             "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
             "c.execute('PRAGMA locking_mode=exclusive'); c.execute('BEGIN EXCLUSIVE')\n"
             "c.execute('UPDATE trajectory_meta SET cascade_id = cascade_id')\n"
-            "print('locked', flush=True); time.sleep(120)\n",
+            "print('locked', flush=True); time.sleep(float(sys.argv[2]))\n",
             str(db),
+            str(seconds),
         ],
         stdout=subprocess.PIPE,
     )
-    assert holder.stdout.readline() == b"locked\n"
+    assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+    return holder
+
+
+@pytest.fixture
+def locked_db(tmp_path):
+    """A rollback-journal conversation whose .db another process holds under BEGIN EXCLUSIVE."""
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1, sidecar="missing")
+    db = convo.paths["db"]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    holder = hold_exclusive(db, seconds=120)
     yield root, convo
     holder.kill()
     holder.wait()
@@ -651,20 +658,7 @@ def test_fingerprint_of_an_unreadable_input_is_exit_2(shared, damage):  # noqa: 
     elif damage == "denied":
         db.chmod(0)
     else:
-        holder = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "import sqlite3, sys, time\n"
-                "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-                "c.execute('PRAGMA locking_mode=exclusive'); c.execute('BEGIN EXCLUSIVE')\n"
-                "c.execute('UPDATE trajectory_meta SET cascade_id = cascade_id')\n"
-                "print('locked', flush=True); time.sleep(60)\n",
-                str(db),
-            ],
-            stdout=subprocess.PIPE,
-        )
-        assert holder.stdout.readline() == b"locked\n"
+        holder = hold_exclusive(db, seconds=60)
     try:
         code, out, err = unprivileged(cli, "fingerprint", root.path)
     finally:

@@ -20,6 +20,30 @@ CODEBURN_GEN_METADATA = bytes.fromhex(
     "6e756d12154d4f44454c5f504c414345484f4c4445525f4d3136aa011547656d696e6920332e312050726f202848"
     "69676829"
 )
+CODEBURN_GEN_METADATA_JSON = {
+    "stepIndices": [2, 3],
+    "executionId": "fixture-current-cli",
+    "chatModel": {
+        "usage": {
+            "model": "MODEL_PLACEHOLDER_M16",
+            "inputTokens": "30265",
+            "outputTokens": "730",
+            "apiProvider": "API_PROVIDER_GOOGLE_GEMINI",
+            "thinkingOutputTokens": "659",
+            "responseOutputTokens": "71",
+            "responseId": "fixture-response-1",
+        },
+        "responseModel": "gemini-pro-default",
+        "attributes": [
+            {"key": "trajectory_id", "value": "fixture-trajectory"},
+            {"key": "used_claude", "value": "false"},
+            {"key": "last_step_index", "value": "2"},
+            {"key": "model_enum", "value": "MODEL_PLACEHOLDER_M16"},
+        ],
+        "displayName": "Gemini 3.1 Pro (High)",
+    },
+}
+"""Its proto3 JSON (formats.md §3.4), as MessageToDict and the offline decoder write it."""
 
 
 def _varint(value: int) -> bytes:
@@ -81,29 +105,7 @@ def test_codeburn_gen_metadata_walks_to_the_documented_fields():
 
 def test_codeburn_gen_metadata_decodes_with_the_schema():
     message = pb.CortexStepGeneratorMetadata.FromString(CODEBURN_GEN_METADATA)
-    assert json_format.MessageToDict(message) == {
-        "stepIndices": [2, 3],
-        "executionId": "fixture-current-cli",
-        "chatModel": {
-            "usage": {
-                "model": "MODEL_PLACEHOLDER_M16",
-                "inputTokens": "30265",
-                "outputTokens": "730",
-                "apiProvider": "API_PROVIDER_GOOGLE_GEMINI",
-                "thinkingOutputTokens": "659",
-                "responseOutputTokens": "71",
-                "responseId": "fixture-response-1",
-            },
-            "responseModel": "gemini-pro-default",
-            "attributes": [
-                {"key": "trajectory_id", "value": "fixture-trajectory"},
-                {"key": "used_claude", "value": "false"},
-                {"key": "last_step_index", "value": "2"},
-                {"key": "model_enum", "value": "MODEL_PLACEHOLDER_M16"},
-            ],
-            "displayName": "Gemini 3.1 Pro (High)",
-        },
-    }
+    assert json_format.MessageToDict(message) == CODEBURN_GEN_METADATA_JSON
     # ChatModelMetadata field 20 (key/value attributes, real-stores §B.1.7) is decoded.
     assert wire.unknown_fields(message) == Counter()
 
