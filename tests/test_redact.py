@@ -161,3 +161,20 @@ def test_a_sweep_corpus_redacts_to_a_valid_corpus_whose_manifest_hashes_the_copy
     assert files and all(hashlib.sha256((result.out / k).read_bytes()).hexdigest() == v for k, v in files.items())
     assert str(sample) not in (result.out / "manifest.json").read_text()
     assert {r.verdict for r in completeness.check([result.out]).results} == {"complete"}
+
+
+def test_every_builder_shape_redacts_with_every_fingerprint_kept(tmp_path):
+    """Every Part B step shape (browser sub-agent and unnamed enum values included) and every
+    real-world transcript case (both tiers across chunk boundaries, overview, truncated args)."""
+    from audit.testing import StoreBuilder
+    from audit.testing import trajectories as T
+    from audit.testing.realworld import add_real_world
+
+    b = StoreBuilder(tmp_path / "home", seed=15)
+    ide = b.root("ide")
+    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock))
+    ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
+    add_real_world(b, long_answers=40)
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    assert all(a is not None for a, _c in result.digests.values())
