@@ -54,7 +54,7 @@ from audit.actions.sweep import backup_database
 from audit.checks.fingerprint import SURFACES, survey
 from audit.errors import FindingsError, InputError, UsageError
 from audit.safeio import JSONError, atomic_write, is_dir, is_file, loads, make_private_dir, read_bytes
-from audit.store import trajectory as _trajectory
+from audit.store import trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.proto import cortex_pb2 as pb
@@ -477,9 +477,9 @@ text column is content and redacted as text."""
 
 def _blob_columns() -> list[tuple[str, str, type[Message]]]:
     columns: list[tuple[str, str, type[Message]]] = [("steps", "step_payload", pb.Step)]
-    columns += [("steps", column, cls) for column, (_attr, cls) in _trajectory._STEP_COLUMNS.items()]
+    columns += [("steps", column, cls) for column, (_attr, cls) in trajectory.STEP_COLUMNS.items()]
     columns.append(("steps", "render_info", pb.StepRenderInfo))
-    columns += [(table, "data", cls) for table, _key, cls in _trajectory._BLOB_TABLES]
+    columns += [(table, "data", cls) for table, _key, cls in trajectory.BLOB_TABLES]
     columns.append(("trajectory_metadata_blob", "data", pb.CortexTrajectoryMetadata))
     return columns
 

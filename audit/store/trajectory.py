@@ -46,7 +46,7 @@ _KEY_ORDER = (
     "parentReferences",
     "metadata",
 )
-_STEP_COLUMNS = {  # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
+STEP_COLUMNS = {  # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
     "metadata": ("metadata", pb.CortexStepMetadata),
     "error_details": ("error", pb.CortexErrorDetails),
     "permissions": ("permissions", pb.TrajectoryPermissions),
@@ -55,13 +55,13 @@ _STEP_COLUMNS = {  # steps column -> (Step field, message); byte-identical copie
 _PROJECTED_COLUMNS = frozenset({"step_payload", "metadata"})
 """Step columns whose content the steps' projection reads (a problem there is ``projected``)."""
 _GENERIC = pb.CORTEX_STEP_TYPE_GENERIC
-_BLOB_TABLES = (  # table -> JSON key, message
+BLOB_TABLES = (  # table -> JSON key, message
     ("gen_metadata", "generatorMetadata", pb.CortexStepGeneratorMetadata),
     ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
 _STEP_TYPES = frozenset(pb.CortexStepType.values())
-_STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in _STEP_COLUMNS.values()}
+_STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in STEP_COLUMNS.values()}
 
 
 @dataclass
@@ -99,7 +99,7 @@ def reconstruct(conv: NativeConversation) -> NativeTrajectory:
     decoder = _Decoder(conv)
     parts: dict[str, object] = decoder.header()  # proto3 JSON: default values are absent
     parts["steps"] = decoder.steps()
-    for table, key, message_class in _BLOB_TABLES:
+    for table, key, message_class in BLOB_TABLES:
         parts[key] = decoder.blob_rows(table, message_class)
     parts["metadata"] = decoder.metadata()
     decoder.undecoded_tables()
@@ -231,7 +231,7 @@ class _Decoder:
         # when nothing is merged into it (the rule in real stores), else before the first merge.
         pending = payload is not None
         copies: list[tuple[str, str]] = []  # (column, field) whose cell is the payload's field, byte for byte
-        for column, (attr, message_class) in _STEP_COLUMNS.items():
+        for column, (attr, message_class) in STEP_COLUMNS.items():
             projected = column in _PROJECTED_COLUMNS
             value = row.get(column)
             if isinstance(value, bytes) and step.HasField(attr) and getattr(step, attr).SerializeToString() == value:
