@@ -397,7 +397,7 @@ def _left_out(rel: Path) -> str | None:
         return "per-install identity or history"
     if rel.name.endswith(".pb") and rel.parent.name in ("conversations", "implicit"):
         return "legacy encrypted trajectory: it cannot be redacted"
-    if rel.suffix.lower() in LEFT_OUT_SUFFIXES or any(s.lower().endswith(LEFT_OUT_SUFFIXES) for s in rel.name.split(".")[-1:]):
+    if rel.suffix.lower() in LEFT_OUT_SUFFIXES:
         return "log, cache, image or encrypted file"
     if any(part in LEFT_OUT_DIRS for part in rel.parts[:-1]):
         return "logs, caches and browser recordings are content the format checks never read"
