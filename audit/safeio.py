@@ -36,6 +36,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from itertools import compress
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -418,10 +419,78 @@ def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> 
     """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly; otherwise the
     text ``json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False)`` gives
     (compact separators without *indent*), except that DEL, C1 controls, line separators,
-    bidirectional overrides and lone surrogates are ``\\uXXXX`` escapes (see ``_string``)."""
+    bidirectional overrides and lone surrogates are ``\\uXXXX`` escapes (see ``_string``).
+
+    orjson writes it (C speed) where that is provably the same text (``_orjson_dumps``), the
+    pure-Python encoder (``_python_dumps``) everywhere else."""
+    fast = _orjson_dumps(value, indent, sort_keys)
+    if fast is not None:
+        return fast.decode("utf-8")
+    return _python_dumps(value, indent, sort_keys)
+
+
+def dumps_bytes(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> bytes:
+    """``dumps(...).encode()``, without the detour through ``str`` where orjson writes it."""
+    fast = _orjson_dumps(value, indent, sort_keys)
+    if fast is not None:
+        return fast
+    return _python_dumps(value, indent, sort_keys).encode("utf-8")
+
+
+def _python_dumps(value: object, indent: int | None, sort_keys: bool) -> str:
+    """The reference encoder: every value ``dumps`` accepts, in pure Python."""
     parts: list[str] = []
     _Encoder(parts.append, indent, sort_keys).encode(value, 0)
     return "".join(parts)
+
+
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+_PLAIN_TYPES = frozenset((dict, list, tuple, str, int, bool, type(None)))
+_CONTAINER_TYPES = frozenset((dict, list, tuple))
+# The UTF-8 of what ``_string`` escapes beyond orjson: DEL, C1 controls (U+0080-U+009F), U+2028,
+# U+2029, U+202A-U+202E and U+2066-U+2069 (lone surrogates make orjson refuse the value).
+_ORJSON_RAW = re.compile(b"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _refuse(value: object) -> object:
+    raise TypeError
+
+
+def _orjson_dumps(value: object, indent: int | None, sort_keys: bool) -> bytes | None:
+    """What orjson writes for *value* when that is exactly ``_python_dumps(...).encode()``, else None.
+
+    orjson writes the same separators (two-space indent or compact), key order (as given, or sorted:
+    UTF-8 byte order is code point order), integers, constants and string escapes (the same short
+    forms, lowercase ``\\u00XX`` for the other controls) as the Python encoder. It is used only when
+    none of their differences can occur: the tree holds nothing but exact dicts (with ``str`` keys:
+    orjson refuses others), lists, tuples, strings, integers within 64 bits (orjson refuses larger
+    ones), booleans and None -- no float (orjson writes ``1e-05`` as ``0.00001``, NaN as ``null``),
+    no subclass (``RawFloat``; enum members, which orjson writes by value), no UUID, dataclass,
+    date or ``orjson.Fragment``; nesting within orjson's limit of 255 levels; no lone surrogate
+    (orjson refuses it) and no character ``_string`` escapes but orjson writes as it is."""
+    if indent not in (None, 2):
+        return None
+    option = _ORJSON_OPTIONS | (orjson.OPT_INDENT_2 if indent == 2 else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
+    try:
+        out = orjson.dumps(value, default=_refuse, option=option)
+    except (orjson.JSONEncodeError, TypeError):  # a type it does not write, a key, a big integer, a surrogate, depth
+        return None
+    if b"\x7f" in out or (not out.isascii() and _ORJSON_RAW.search(out)):
+        return None
+    return out if _plain_tree(value) else None
+
+
+def _plain_tree(value: object) -> bool:
+    """Whether *value* holds only the exact types in ``_PLAIN_TYPES`` (object keys aside: orjson has
+    checked they are ``str``), one level at a time at C speed: ``gc.get_referents`` gives the items
+    of every list and tuple and at least the values of every dict of a level (keys too where they
+    are not all ``str``). Called only on what orjson wrote, so the tree has no cycle."""
+    level: list[object] = [value]
+    while level:
+        if not _PLAIN_TYPES.issuperset(map(type, level)):
+            return False
+        level = gc.get_referents(*compress(level, map(_CONTAINER_TYPES.__contains__, map(type, level))))
+    return True
 
 
 def json_key(value: object) -> bytes | None:

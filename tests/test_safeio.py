@@ -1,9 +1,15 @@
+import collections
+import dataclasses
+import datetime
+import enum
 import json
 import os
 import re
 import stat
 import sys
+import uuid
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -375,3 +381,182 @@ def test_json_key_of_a_value_nested_beyond_every_writer_is_none():
         deep = [deep]
     assert safeio.json_key(deep) is None
     assert safeio.json_key([[[]]] * 300) is not None  # wide is fine
+
+
+# ----------------------------------------------------------------------------- dumps: the orjson path
+
+_SPECIAL_CHARS = (
+    [chr(c) for c in range(0x20)]
+    + ['"', "\\", "/", "\x7f", "\x80", "\x85", "\x9f", "\xa0", "é", "\u2028", "\u2029"]
+    + [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+    + ["\u2065", "\u206a", "\u2027", "\u202f", "\ufeff", "\uffff", "😀", "\ud800", "\udbff", "\udc80", "\udcff"]
+)
+_any_text = st.text(st.one_of(st.characters(), st.sampled_from(_SPECIAL_CHARS)), max_size=8)
+
+
+_unescaped_text = st.text(  # what dumps writes as it is (controls become the same escapes in both encoders)
+    st.characters().filter(lambda c: not re.match("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]", c))
+    | st.sampled_from([chr(c) for c in range(0x20)] + ['"', "\\"])
+)
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+class _Name(enum.StrEnum):
+    A = "a"
+
+
+_any_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30]),
+    st.floats(),  # NaN and infinities included: both encoders refuse them
+    st.sampled_from([1e-05, 1e16, 1e-7, 1.0, -0.0, 123456789012345680.0, 0.0001]),
+    st.builds(RawFloat, st.sampled_from(["1.50", "1E+5", "-0", "1e400", "2.5e-7"])),
+    _any_text,
+    st.sampled_from([_Level.HIGH, _Name.A, _Colour.RED]),
+)
+_any_value = st.recursive(
+    _any_leaf,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(_any_text, children, max_size=4),
+        st.dictionaries(st.one_of(_any_text, st.integers(0, 3)), children, max_size=2),  # non-str keys
+    ),
+    max_leaves=25,
+)
+
+
+def _dumps_outcome(write, value, indent, sort_keys):
+    try:
+        return write(value, indent=indent, sort_keys=sort_keys)
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_any_value, st.sampled_from([None, 2, 4]), st.booleans())
+def test_property_dumps_is_the_python_encoder_on_any_value(value, indent, sort_keys):
+    """The orjson path writes exactly what the pure-Python encoder writes, or is not taken."""
+    expected = _dumps_outcome(lambda v, **kw: safeio._python_dumps(v, kw["indent"], kw["sort_keys"]), value, indent, sort_keys)
+    assert _dumps_outcome(safeio.dumps, value, indent, sort_keys) == expected
+    encoded = expected.encode() if isinstance(expected, str) else expected
+    assert _dumps_outcome(safeio.dumps_bytes, value, indent, sort_keys) == encoded
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), _unescaped_text),
+        lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(_unescaped_text, children, max_size=4)),
+        max_leaves=30,
+    ),
+    st.sampled_from([None, 2]),
+    st.booleans(),
+)
+def test_property_plain_json_takes_the_orjson_path(value, indent, sort_keys):
+    fast = safeio._orjson_dumps(value, indent, sort_keys)
+    assert fast is not None
+    assert fast == safeio._python_dumps(value, indent, sort_keys).encode()
+
+
+def test_orjson_path_on_a_sidecar_like_document():
+    doc = {"steps": [{"type": "CORTEX_STEP_TYPE_USER_INPUT", "n": 2**63, "ok": True, "x": None, "e": {}, "l": []}]}
+    expected = (
+        '{\n  "steps": [\n    {\n      "type": "CORTEX_STEP_TYPE_USER_INPUT",\n      "n": 9223372036854775808,\n'
+        '      "ok": true,\n      "x": null,\n      "e": {},\n      "l": []\n    }\n  ]\n}'
+    )
+    assert safeio._orjson_dumps(doc, 2, False) == expected.encode()
+    assert safeio.dumps(doc) == expected
+    assert (
+        safeio.dumps({"b": "é", "a": [1, "\x1b\x00\t"]}, indent=None, sort_keys=True) == '{"a":[1,"\\u001b\\u0000\\t"],"b":"é"}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "indent", "text"),
+    [
+        ({"f": 1e-05}, None, '{"f":1e-05}'),  # orjson: 0.00001
+        ({"f": 1e16}, None, '{"f":1e+16}'),  # orjson: 1e16
+        ([1.0, -0.0, 0.0001], None, "[1.0,-0.0,0.0001]"),
+        ({"f": RawFloat("1.50")}, 2, '{\n  "f": 1.50\n}'),
+        ({"n": 2**64}, None, '{"n":18446744073709551616}'),  # beyond orjson's 64 bits
+        ([-(2**63) - 1], None, "[-9223372036854775809]"),
+        (["\udcff"], None, '["\\udcff"]'),  # a lone surrogate: orjson refuses it
+        (["\x7f\x80\x9f"], None, '["\\u007f\\u0080\\u009f"]'),  # orjson writes these as they are
+        (["a\u2028b\u2029"], None, '["a\\u2028b\\u2029"]'),
+        (["\u202a\u202e\u2066\u2069"], None, '["\\u202a\\u202e\\u2066\\u2069"]'),
+        ([_Level.HIGH, _Name.A], None, '[3,"a"]'),  # subclasses as their base type
+        (collections.OrderedDict(b=1, a=2), None, '{"b":1,"a":2}'),
+        ({"a": [1]}, 4, '{\n    "a": [\n        1\n    ]\n}'),  # an indent orjson does not have
+    ],
+)
+def test_dumps_falls_back_to_the_python_encoder(value, indent, text):
+    assert safeio._orjson_dumps(value, indent, False) is None
+    assert safeio.dumps(value, indent=indent) == text
+    assert safeio.dumps_bytes(value, indent=indent) == text.encode()
+
+
+@pytest.mark.parametrize(
+    ("value", "indent", "text"),
+    [
+        ((1, (2,)), 2, "[\n  1,\n  [\n    2\n  ]\n]"),  # tuples as lists
+        ([[]] * 2 + [{}], 2, "[\n  [],\n  [],\n  {}\n]"),
+        ({}, 2, "{}"),
+        ('\x1f\b\f\r\n\t"\\/', None, '"\\u001f\\b\\f\\r\\n\\t\\"\\\\/"'),
+        ([None, True, False, -(2**63), 2**64 - 1], None, "[null,true,false,-9223372036854775808,18446744073709551615]"),
+    ],
+)
+def test_dumps_takes_the_orjson_path(value, indent, text):
+    assert safeio._orjson_dumps(value, indent, False) == text.encode()
+    assert safeio.dumps(value, indent=indent) == text == safeio._python_dumps(value, indent, False)
+
+
+def test_dumps_deeper_than_orjson_writes():
+    value: list = []
+    for _ in range(300):  # orjson stops at 255 levels
+        value = [value]
+    assert safeio._orjson_dumps(value, None, False) is None
+    assert safeio.dumps(value, indent=None) == "[" * 301 + "]" * 301
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ({"f": float("nan")}, ValueError),  # orjson: null
+        ([float("inf")], ValueError),
+        ([_Colour.RED], TypeError),  # orjson: "red"
+        ([uuid.UUID(int=1)], TypeError),  # orjson: the UUID text
+        ([_Point(1)], TypeError),
+        ([datetime.date(2026, 1, 1)], TypeError),
+        ([orjson.Fragment(b"1")], TypeError),
+        ({1: 2}, TypeError),
+        ({_Name.A: 1}, TypeError),  # a str subclass as a key
+        ({"s": {1, 2}}, TypeError),
+    ],
+)
+def test_dumps_refuses_what_the_python_encoder_refuses(value, error):
+    assert safeio._orjson_dumps(value, None, False) is None
+    for write in (safeio.dumps, safeio.dumps_bytes):
+        with pytest.raises(error):
+            write(value, indent=None)
+
+
+def test_sort_keys_orders_by_code_point():
+    value = {"é": 1, "z": 2, "😀": 3, "\uffff": 4, "A": 5}
+    assert safeio._orjson_dumps(value, None, True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'.encode()
+    assert safeio.dumps(value, indent=None, sort_keys=True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'
