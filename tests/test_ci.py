@@ -607,3 +607,39 @@ def test_a_column_added_to_every_db_fails_ci_naming_it(capsys, store, tmp_path):
     found = checks(doc)[("compare", "corpus sqlite")]
     assert (found["verdict"], found["summary"]) == (FAIL, "DRIFT: 1 added")
     assert [(f["rule"], f["message"]) for f in found["findings"]] == [("added", "table:steps.extra_col: TEXT")]
+
+
+def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys, store, tmp_path, monkeypatch):
+    import sqlite3
+
+    from audit.store import trajectory
+
+    live_db = store.cli / "conversations" / f"{store.plain.id}.db"
+    with sqlite3.connect(live_db) as conn:  # a column the schema does not know: a decode finding naming the .db
+        conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
+        [(rows,)] = conn.execute("SELECT count(*) FROM steps")
+    conn.close()
+    decoded: list[str] = []
+    real = trajectory._Decoder.steps
+    monkeypatch.setattr(trajectory._Decoder, "steps", lambda self: decoded.append(self.conv.path.name) or real(self))
+    code, doc = run_json(capsys, store, tmp_path / "corpus")
+    dbs = sorted(p.name for p in store.home.rglob("*.db"))
+    assert sorted(decoded) == dbs  # sweep, completeness, consistency and their live twins: one decoding each
+    found = checks(doc)
+    corpus_copy = tmp_path / "corpus" / "native" / "cli" / f"{store.plain.id}.db"
+    decode = {
+        target: [f["message"] for f in found[("consistency", target)]["findings"] if f["rule"] == "consistency/db-decode"]
+        for target in ("corpus", "live")
+    }
+    message = f"column steps.extra_col is not part of the known schema (0 of {rows} rows hold data)"
+    assert decode == {
+        "corpus": [f"undecoded-column: {corpus_copy}: {message}"],
+        "live": [f"undecoded-column: {live_db}: {message}"],
+    }
+    # the same verdicts and counts as the commands the report names, which read every file themselves
+    for target, argv in (("corpus", [tmp_path / "corpus"]), ("live", ["--home", store.home])):
+        main(["consistency", *map(str, argv), "--format", "json"])
+        alone = json.loads(capsys.readouterr().out)
+        [db_finding] = [f for s in alone["results"] for f in s["advisories"] if f["rule"] == "consistency/db-decode"]
+        assert db_finding["message"] == decode[target][0]
+    assert code == 1

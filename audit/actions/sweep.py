@@ -65,11 +65,11 @@ from audit.safeio import (
 from audit.store import database
 from audit.store.corpus import MANIFEST
 from audit.store.daemon import AuthError, DaemonClient
-from audit.store.database import open_snapshot, read_database
+from audit.store.database import NativeConversation, open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.layout import Root, Session, refuse_inside_store, scan_root
-from audit.store.trajectory import reconstruct
+from audit.store.trajectory import NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
@@ -100,6 +100,21 @@ class SweptSession:
     source: str
     steps: int
     files: dict[str, str]  # path relative to OUT -> sha256 hex
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What the sweep read of one session it swept, for checks that would read it again: the
+    live ``session``, its ``swept`` record, and the ``.db`` copy as read (``conv``) and, for a
+    native sweep, reconstructed (``native``); both None without a ``.db``."""
+
+    session: Session
+    swept: SweptSession
+    conv: NativeConversation | None
+    native: NativeTrajectory | None
+
+
+OnSwept = Callable[[Decoded], None]
 
 
 @dataclass(frozen=True)
@@ -189,9 +204,13 @@ def sweep(
     env: Mapping[str, str] | None = None,
     proc_root: str | os.PathLike | None = None,
     progress: Callback | None = None,
+    on_swept: OnSwept | None = None,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
-    before each session with (sessions done, sessions selected, id about to be swept).
+    before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
+    after each session whose files are all written, with what was read of it (``Decoded``), so
+    that a caller can check the session while it is decoded; what it raises ends the sweep as
+    a failure of that session would not (Ctrl-C included, handled as here).
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
@@ -227,7 +246,7 @@ def sweep(
             if progress is not None:
                 progress(done, len(items), current)
             try:
-                result.sessions.append(_sweep_one(item, out))
+                swept, conv, native = _sweep_one(item, out)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
@@ -237,6 +256,10 @@ def sweep(
                 result.failures.append(Failure(current, failed.stage, message))
                 if not keep_going:
                     break
+                continue
+            result.sessions.append(swept)
+            if on_swept is not None:
+                on_swept(Decoded(item.session, swept, conv, native))
         current = None
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (audit.errors.Terminated)
         result.interrupted = interrupt_exit_code(exc)
@@ -351,8 +374,12 @@ def _select(
 # ----------------------------------------------------------------------------- one session
 
 
-def _sweep_one(item: _Item, out: Path) -> SweptSession:
-    """Write every file of one session, or none: on any failure what was written is removed."""
+_Swept = tuple[SweptSession, NativeConversation | None, NativeTrajectory | None]
+
+
+def _sweep_one(item: _Item, out: Path) -> _Swept:
+    """Write every file of one session, or none: on any failure what was written is removed.
+    Returns what was written, with the ``.db`` copy as read and reconstructed (see ``Decoded``)."""
     files: dict[str, str] = {}
     try:
         return _sweep_files(item, out, files)
@@ -374,15 +401,15 @@ def _rmdir_if_empty(path: Path) -> bool:
     return True
 
 
-def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
+def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> _Swept:
     session, surface = item.session, item.session.surface
     if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
         first = session.unlisted[0]
         raise _Failed("brain", f"{first.path}: {first.reason}; the session's files there were not swept")
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, out, files)
-        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session, out), files)
-    internal = conv = None
+        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session, out), files), None, None
+    internal = conv = native = None
     if session.db is not None:
         copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
         conv = read_database(copy)
@@ -395,7 +422,8 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
         raw, trajectory = fetched.raw, fetched.trajectory
     else:
         assert conv is not None  # without a daemon only a .db is swept (a legacy .pb is skipped)
-        trajectory = reconstruct(conv).trajectory
+        native = reconstruct(conv)
+        trajectory = native.trajectory
         raw = (dumps(trajectory) + "\n").encode()
     cascade_id = canonical_id(trajectory.get("cascadeId"))
     if cascade_id is None or cascade_id not in {session.id, internal or cascade_id}:
@@ -407,7 +435,8 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> SweptSession:
     _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
     _copy_brain(session, out, files)
     steps = trajectory.get("steps")
-    return SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+    swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+    return swept, conv, native
 
 
 def _shown(item: _Item, value: object) -> str:

@@ -76,7 +76,7 @@ from audit.errors import (
 )
 from audit.safeio import dumps, is_dir, json_key, loads, read_bytes
 from audit.store.corpus import is_corpus
-from audit.store.database import READ_FAILURES, affects_projection, read_database
+from audit.store.database import READ_FAILURES, NativeConversation, affects_projection, read_database
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
 from audit.store.proto import cortex_pb2 as pb
@@ -251,14 +251,17 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """2 any unreadable; 1 any incomplete, unsupported or refused attestation; 3 nothing
-        compared (every sidecar unknown); else 0 (unknown sidecars beside compared ones pass)."""
-        verdicts = {r.verdict for r in self.results}
-        if UNREADABLE in verdicts:
-            return EXIT_USAGE
-        if verdicts & FAILING or any(r.attestation == REFUSED for r in self.results):
-            return EXIT_FINDINGS
-        return EXIT_OK if COMPLETE in verdicts else EXIT_NOTHING
+        return exit_code({r.verdict for r in self.results}, any(r.attestation == REFUSED for r in self.results))
+
+
+def exit_code(verdicts: set[str], refused: bool = False) -> int:
+    """2 any unreadable; 1 any incomplete or unsupported, or a *refused* attestation; 3 nothing
+    compared (every sidecar unknown); else 0 (unknown sidecars beside compared ones pass)."""
+    if UNREADABLE in verdicts:
+        return EXIT_USAGE
+    if verdicts & FAILING or refused:
+        return EXIT_FINDINGS
+    return EXIT_OK if COMPLETE in verdicts else EXIT_NOTHING
 
 
 # ----------------------------------------------------------------------------- the projection
@@ -432,9 +435,25 @@ def _stats(db: Path) -> tuple:
     return tuple(out)
 
 
-def _read_source(db: Path) -> tuple[str, NativeTrajectory, bool]:
-    """(contentSha256, decoded snapshot, stable) of one snapshot read between identical stats;
-    *stable* is False when the WAL index moved during every such read."""
+@dataclass(frozen=True)
+class Source:
+    """One decoded snapshot of a sidecar's ``.db``: its ``contentSha256``, the reconstruction,
+    and whether the WAL index stood still while it was read (``stable``)."""
+
+    content_sha256: str
+    native: NativeTrajectory
+    stable: bool
+
+
+def source_of(conv: NativeConversation, native: NativeTrajectory) -> Source:
+    """The ``Source`` of a snapshot already read (``native = reconstruct(conv)``), e.g. a sweep's
+    backup copy of the ``.db``: one read transaction, so as consistent as ``_read_source``'s."""
+    return Source(conv.content_sha256(), native, not conv.wal_index_changed)
+
+
+def _read_source(db: Path) -> Source:
+    """The ``Source`` of one snapshot read between identical stats; ``stable`` is False when the
+    WAL index moved during every such read."""
     moving = None
     for pause in _READ_PAUSES:
         time.sleep(pause)
@@ -442,8 +461,8 @@ def _read_source(db: Path) -> tuple[str, NativeTrajectory, bool]:
         conv = read_database(db)
         if _stats(db) != before:
             continue
-        found = (conv.content_sha256(), reconstruct(conv), not conv.wal_index_changed)
-        if found[2]:
+        found = source_of(conv, reconstruct(conv))
+        if found.stable:
             return found
         moving = found
     if moving is not None:
@@ -462,7 +481,9 @@ def _listed(items: Iterable[str], more: int) -> str:
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
+    """One sidecar and its source (``db`` or legacy ``pb``); ``corpus``: in a sweep corpus."""
+
     sidecar: Path
     id: str | None
     db: Path | None = None
@@ -470,7 +491,8 @@ class _Target:
     corpus: bool = False
 
 
-def _check(target: _Target) -> Result:
+def check_target(target: Target, decoded: Source | None = None) -> Result:
+    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*."""
     result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
     try:
         st = os.lstat(target.sidecar)
@@ -516,10 +538,11 @@ def _check(target: _Target) -> Result:
             result.detail = "no native source (.db) for this sidecar"
         return result
     try:
-        digest, native, result.stable = _read_source(target.db)
+        read = decoded or _read_source(target.db)
     except InputError as exc:
         result.detail = exc.message
         return result
+    digest, native, result.stable = read.content_sha256, read.native, read.stable
     fatal = [f.message for f in native.findings if f.code in READ_FAILURES]
     if fatal:
         result.detail = _listed(fatal[:_SHOWN], len(fatal) - _SHOWN)
@@ -549,7 +572,7 @@ def _check(target: _Target) -> Result:
     return result
 
 
-def _identity(doc: dict, target: _Target, native: NativeTrajectory) -> str | None:
+def _identity(doc: dict, target: Target, native: NativeTrajectory) -> str | None:
     """A sidecar must name its source's conversation: the file id or the internal cascade id."""
     cid = canonical_id(doc.get("cascadeId"))
     if cid is not None and cid in {target.id, canonical_id(native.internal_cascade_id)}:
@@ -579,7 +602,13 @@ def _sources(directory: Path) -> dict[tuple[str, str], Path]:
     return found
 
 
-def _targets(directory: Path, only: str | None = None) -> list[_Target]:
+def target_of(sidecar: Path, db: Path | None, *, corpus: bool = False) -> Target:
+    """The target of *sidecar* whose source is *db* (as ``targets`` would list it)."""
+    match = _SIDECAR_NAME.fullmatch(sidecar.name)
+    return Target(sidecar, match[1].lower() if match else None, db, None, corpus)
+
+
+def _targets(directory: Path, only: str | None = None) -> list[Target]:
     """The sidecars in *directory* (just *only* when given) with their sources."""
     if only is not None:
         names = [only]
@@ -592,11 +621,11 @@ def _targets(directory: Path, only: str | None = None) -> list[_Target]:
         match = _SIDECAR_NAME.fullmatch(name)
         cid = match[1].lower() if match else None
         db, pb = (sources.get((cid, "db")), sources.get((cid, "pb"))) if cid is not None else (None, None)
-        targets.append(_Target(directory / name, cid, db, pb, source_dir != directory))
+        targets.append(Target(directory / name, cid, db, pb, source_dir != directory))
     return targets
 
 
-def _targets_of(path: Path) -> list[_Target]:
+def _targets_of(path: Path) -> list[Target]:
     if not is_dir(path):
         if not os.path.lexists(path):
             raise InputError(f"{path}: no such file or directory")
@@ -609,22 +638,32 @@ def _targets_of(path: Path) -> list[_Target]:
     return _targets(path)
 
 
-def _run(targets: Iterable[_Target], looked_in: str) -> Report:
-    unique = {t.sidecar.absolute(): t for t in targets}
+def _unique(found: Iterable[Target], looked_in: str) -> list[Target]:
+    unique = {t.sidecar.absolute(): t for t in found}
     if not unique:
         raise NothingToCheck(f"no sidecars (<uuid>.trajectory.json) in {looked_in}")
-    return Report([_check(t) for t in unique.values()])
+    return list(unique.values())
+
+
+def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
+    """Every sidecar in *paths* (store roots, ``conversations`` directories, sweep corpora or their
+    ``corpus/<surface>``, sidecar files) with its source, once each. Raises ``InputError`` for a
+    path that does not exist, ``NothingToCheck`` when no sidecar is found."""
+    given = [Path(p) for p in paths]
+    return _unique([t for p in given for t in _targets_of(p)], ", ".join(map(str, given)))
+
+
+def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
+    """The sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots), as ``targets``."""
+    directories = [root.path / "conversations" for root in roots]
+    return _unique([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
 
 
 def check(paths: Iterable[str | os.PathLike]) -> Report:
-    """Check every sidecar in *paths*: store roots, ``conversations`` directories, sweep corpora
-    (or their ``corpus/<surface>``), sidecar files. Raises ``InputError`` for a path that does
-    not exist, ``NothingToCheck`` when no sidecar is found."""
-    given = [Path(p) for p in paths]
-    return _run([t for p in given for t in _targets_of(p)], ", ".join(map(str, given)))
+    """Check every sidecar of ``targets(paths)``."""
+    return Report([check_target(t) for t in targets(paths)])
 
 
 def check_roots(roots: Iterable[Root]) -> Report:
-    """Check the sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots)."""
-    directories = [root.path / "conversations" for root in roots]
-    return _run([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
+    """Check every sidecar of ``targets_in_roots(roots)``."""
+    return Report([check_target(t) for t in targets_in_roots(roots)])

@@ -59,10 +59,10 @@ from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, Input
 from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, path_kind
 from audit.store import transcript as tr
 from audit.store.corpus import is_corpus
-from audit.store.database import read_database
+from audit.store.database import NativeConversation, read_database
 from audit.store.ids import UUID_PATTERN
 from audit.store.layout import Root, is_store, list_dir, scan_root
-from audit.store.trajectory import reconstruct
+from audit.store.trajectory import NativeTrajectory, reconstruct
 
 VIOLATION, ADVISORY = "violation", "advisory"
 CONSISTENT, INCONSISTENT, UNREADABLE = "consistent", "inconsistent", "unreadable"
@@ -194,7 +194,7 @@ def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
         path = Path(raw)
         if is_file(path) and _DB_NAME.fullmatch(path.name):
             found.append(
-                _target(path, path.parent.parent / "brain" if path.parent.name == "conversations" else path.parent / "brain")
+                target_of(path, path.parent.parent / "brain" if path.parent.name == "conversations" else path.parent / "brain")
             )
         elif is_dir(path) and is_corpus(path):
             for surface in sorted(p for p in (path / "native").iterdir() if path_kind(p, follow_symlinks=False) == DIRECTORY):
@@ -212,10 +212,11 @@ def _targets_in(directory: Path, brains: Path) -> list[Target]:
     if not is_dir(directory):
         return []
     names = sorted(e.name for e in list_dir(directory) if _DB_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False))
-    return [_target(directory / name, brains) for name in names]
+    return [target_of(directory / name, brains) for name in names]
 
 
-def _target(db: Path, brains: Path) -> Target:
+def target_of(db: Path, brains: Path) -> Target:
+    """The session of *db* whose brain directory, if any, is ``brains/<id>/``."""
     cid = db.name[:-3].lower()
     brain = brains / cid
     return Target(cid, db, brain if path_kind(brain, follow_symlinks=False) == DIRECTORY else None)
@@ -240,16 +241,18 @@ def check_targets(found: list[Target]) -> Report:
     return Report([check_session(t) for t in found])
 
 
-def check_session(target: Target) -> SessionResult:
+def check_session(target: Target, decoded: tuple[NativeConversation, NativeTrajectory] | None = None) -> SessionResult:
+    """The verdict on one session; its ``.db`` is read here unless given *decoded* (a snapshot of
+    it as ``read_database`` and ``reconstruct`` give it)."""
     result = SessionResult(target.id, target.db, target.brain)
-    conv = read_database(target.db)
+    conv = decoded[0] if decoded is not None else read_database(target.db)
     fatal = [f for f in conv.findings if f.code in _FATAL_DB]
     if fatal or not conv.access:
         for f in fatal or conv.findings:
             result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, file=str(target.db)))
         result.verdict = UNREADABLE
         return result
-    native = reconstruct(conv)
+    native = decoded[1] if decoded is not None else reconstruct(conv)
     steps = native.trajectory.get("steps", [])
     idx = [row.get("idx") for row in conv.steps]
     result.db_steps = len(steps)

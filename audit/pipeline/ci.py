@@ -49,6 +49,7 @@ progress goes to the injected factory.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import re
@@ -56,16 +57,17 @@ import shlex
 import shutil
 import tempfile
 import time
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.actions.record import record
-from audit.actions.sweep import RootSource, SweepResult, sweep
+from audit.actions.sweep import Decoded, RootSource, SweepResult, sweep
 from audit.checks import baselines, completeness, consistency, consumers, contract, links
 from audit.checks.baselines import Baseline
-from audit.checks.completeness import Report as CompletenessReport
-from audit.checks.consistency import Report as ConsistencyReport
+from audit.checks.completeness import Target as SidecarTarget
+from audit.checks.consistency import Target as SessionTarget
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
 from audit.checks.drift import (
     CLASSES,
@@ -84,7 +86,10 @@ from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
+from audit.store.database import Finding as DbFinding
+from audit.store.database import NativeConversation
 from audit.store.layout import Root
+from audit.store.trajectory import NativeTrajectory, reconstruct
 
 TOOL = "agy-audit"
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
@@ -110,27 +115,35 @@ class Finding:
 
 @dataclass
 class Check:
+    """One check's verdict. Of its findings only the ``SHOWN`` first (errors first) are kept, in
+    ``findings``; ``errors`` and ``warnings`` count all of them (the check's command lists them)."""
+
     stage: str
     name: str
     target: str  # CORPUS or LIVE
     verdict: str
     summary: str
     command: str | None = None  # the command that shows every finding
-    findings: list[Finding] = field(default_factory=list)  # errors first
+    findings: list[Finding] = field(default_factory=list)  # given: all of them; kept: the first SHOWN, errors first
     counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0  # wall-clock time the check took
+    errors: int = field(init=False, default=0)
+    warnings: int = field(init=False, default=0)
 
-    @property
-    def errors(self) -> int:
-        return sum(f.level == ERROR for f in self.findings)
-
-    @property
-    def warnings(self) -> int:
-        return len(self.findings) - self.errors
+    def __post_init__(self) -> None:
+        ordered = sorted(self.findings, key=lambda f: f.level != ERROR)
+        self.errors = sum(f.level == ERROR for f in ordered)
+        self.warnings = len(ordered) - self.errors
+        self.findings = ordered[:SHOWN]
 
     @property
     def shown(self) -> list[Finding]:
-        return self.findings[:SHOWN]
+        return self.findings
+
+    @property
+    def more(self) -> int:
+        """Findings not kept."""
+        return self.errors + self.warnings - len(self.findings)
 
 
 @dataclass
@@ -251,6 +264,7 @@ def run(
                 allow_remote=allow_remote,
                 env=env,
                 progress=bar,
+                on_swept=ctx.swept,
             )
     except BaseException:
         if workdir is not None and not os.path.lexists(corpus):
@@ -259,7 +273,8 @@ def run(
     if result.interrupted:
         raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
     report = Report(started, corpus, True, result.roots, chosen, failing.text, live, failing=failing)
-    report.stages.append(Stage("sweep", [_sweep_check(result, time.monotonic() - sweep_started)]))
+    sweep_seconds = time.monotonic() - sweep_started - sum(ctx.spent.values())  # without the checks run meanwhile
+    report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds)]))
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
     report.stages.append(Stage("consistency", ctx.consistency()))
@@ -279,12 +294,71 @@ def run(
 # ----------------------------------------------------------------------------- helpers
 
 
+class _Tally:
+    """Findings as they come, of one session or of a whole check: the first ``SHOWN`` of each
+    level kept in order, all of them counted (``levels``), with the check's other ``counts``."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, list[Finding]] = {ERROR: [], WARNING: []}
+        self.levels: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()
+
+    def add(self, finding: Finding) -> None:
+        self.levels[finding.level] += 1
+        kept = self.kept[finding.level]
+        if len(kept) < SHOWN:
+            kept.append(finding)
+
+    def merge(self, other: _Tally) -> None:
+        self.counts.update(other.counts)
+        self.levels.update(other.levels)
+        for level, found in other.kept.items():
+            self.kept[level].extend(found[: SHOWN - len(self.kept[level])])
+
+    def check(self, stage: str, name: str, target: str, verdict: str, summary: str, command: str, counts: dict) -> Check:
+        check = Check(stage, name, target, verdict, summary, command, self.kept[ERROR] + self.kept[WARNING], counts)
+        check.errors, check.warnings = self.levels[ERROR], self.levels[WARNING]
+        return check
+
+
+def _completeness_part(r: completeness.Result) -> _Tally:
+    part = _Tally()
+    part.counts[r.verdict] = 1
+    if r.verdict != completeness.COMPLETE:
+        part.add(Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar)))
+    return part
+
+
+def _consistency_part(r: consistency.SessionResult) -> _Tally:
+    part = _Tally()
+    part.counts.update({r.verdict: 1, "joined": sum(r.joined.values())})
+    for f in r.findings:
+        part.counts["violations" if f.level == consistency.VIOLATION else "advisories"] += 1
+        # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
+        failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
+        part.add(Finding(ERROR if failing else WARNING, f.rule, f.message, f.file, f.line))
+    return part
+
+
+def _as_read_from(conv: NativeConversation, native: NativeTrajectory, path: Path) -> tuple[NativeConversation, NativeTrajectory]:
+    """*conv* and *native*, read from a copy of the ``.db`` at *path*, as if read from *path*: the
+    findings that name the copy name *path* instead."""
+    copy = f"{conv.path}: "
+
+    def renamed(findings: list[DbFinding]) -> list[DbFinding]:
+        return [
+            dataclasses.replace(f, message=f"{path}: {f.message[len(copy) :]}") if f.message.startswith(copy) else f
+            for f in findings
+        ]
+
+    return (
+        dataclasses.replace(conv, path=path, findings=renamed(conv.findings)),
+        dataclasses.replace(native, findings=renamed(native.findings)),
+    )
+
+
 def _command(*words: object) -> str:
     return shlex.join([TOOL, *map(str, words)])
-
-
-def _sorted(findings: list[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: f.level != ERROR)
 
 
 def _timed(make: Callable[[], Check]) -> Check:
@@ -393,6 +467,10 @@ class _Context:
     live: bool
     progress: ProgressFactory | None
     profiles: list[Profile] = field(default_factory=list)
+    done: dict[tuple[str, str], dict[object, _Tally]] = field(default_factory=dict)
+    """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
+    spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+    """(stage, target) -> seconds ``swept`` spent on that check."""
 
     @contextlib.contextmanager
     def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
@@ -461,84 +539,111 @@ class _Context:
             f"{counts['unreadable']} unreadable; {counts['advisories']} advisory(ies)"
         )
         verdict = FAIL if report.invalid or report.unreadable else PASS
-        return Check("verify-contract", name, target, verdict, summary, command, _sorted(findings), counts)
+        return Check("verify-contract", name, target, verdict, summary, command, findings, counts)
 
-    # -- completeness ---------------------------------------------------------------------------
+    # -- completeness ----------------------------------------------------------------------------
 
     def completeness(self) -> list[Check]:
-        checks = [
-            _timed(lambda: self._completeness(CORPUS, lambda: completeness.check([self.out]), _command("completeness", self.out)))
-        ]
+        checks = [self._completeness(CORPUS, lambda: completeness.targets([self.out]), _command("completeness", self.out))]
         if self.live:
             roots = [r for r, _ in self._live_dirs()]
             command = _command("completeness", *(w for r in roots for w in ("--root", r.path)))
-            checks.append(_timed(lambda: self._completeness(LIVE, lambda: completeness.check_roots(roots), command)))
+            checks.append(self._completeness(LIVE, lambda: completeness.targets_in_roots(roots), command))
         return checks
 
-    def _completeness(self, target: str, check: Callable[[], CompletenessReport], command: str) -> Check:
+    def _completeness(self, target: str, listing: Callable[[], list[SidecarTarget]], command: str) -> Check:
+        started = time.monotonic()
+        done = self.done.pop(("completeness", target), {})
         try:
-            report = check()
+            found = listing()
         except NothingToCheck as exc:
             return Check("completeness", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
             return Check("completeness", target, target, ERROR, exc.message, command)
-        findings = [
-            Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar))
-            for r in report.results
-            if r.verdict != completeness.COMPLETE
-        ]
-        counts = report.counts()
+        tally = _Tally()
+        for t in found:
+            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t)))
+        counts = {v: tally.counts[v] for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        verdict = {0: PASS, 3: SKIPPED}.get(report.exit_code, FAIL)
+        verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
         if verdict == SKIPPED:
             summary += ": nothing compared"
-        return Check("completeness", target, target, verdict, summary, command, _sorted(findings), counts)
+        check = tally.check("completeness", target, target, verdict, summary, command, counts)
+        check.seconds = time.monotonic() - started + self.spent.pop(("completeness", target), 0.0)
+        return check
 
     # -- consistency ----------------------------------------------------------------------------
 
     def consistency(self) -> list[Check]:
-        checks = [
-            _timed(lambda: self._consistency(CORPUS, lambda: consistency.check([self.out]), _command("consistency", self.out)))
-        ]
+        checks = [self._consistency(CORPUS, lambda: consistency.targets([self.out]), _command("consistency", self.out))]
         if self.live:
             roots = [r for r, _ in self._live_dirs()]
             command = _command("consistency", *(w for r in roots for w in ("--root", r.path)))
-            checks.append(_timed(lambda: self._consistency(LIVE, lambda: consistency.check_roots(roots), command)))
+            checks.append(self._consistency(LIVE, lambda: consistency.targets_in_roots(roots), command))
         return checks
 
-    def _consistency(self, target: str, check: Callable[[], ConsistencyReport], command: str) -> Check:
+    def _consistency(self, target: str, listing: Callable[[], list[SessionTarget]], command: str) -> Check:
+        started = time.monotonic()
+        done = self.done.pop(("consistency", target), {})
         try:
-            report = check()
+            found = listing()
+            if not found:
+                raise NothingToCheck("no conversation .db found")
         except NothingToCheck as exc:
             return Check("consistency", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
             return Check("consistency", target, target, ERROR, exc.message, command)
-        # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
-        findings = [
-            Finding(
-                ERROR if f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE else WARNING,
-                f.rule,
-                f.message,
-                f.file,
-                f.line,
-            )
-            for r in report.results
-            for f in r.findings
-        ]
+        tally = _Tally()
+        for t in found:
+            tally.merge(done.get(t) or _consistency_part(consistency.check_session(t)))
         counts = {
-            "sessions": len(report.results),
-            **report.counts(),
-            "joined": sum(n for r in report.results for n in r.joined.values()),
-            "violations": sum(report.rule_counts(consistency.VIOLATION).values()),
-            "advisories": sum(report.rule_counts(consistency.ADVISORY).values()),
+            "sessions": len(found),
+            **{v: tally.counts[v] for v in consistency.VERDICTS},
+            **{k: tally.counts[k] for k in ("joined", "violations", "advisories")},
         }
         summary = (
             f"{counts['sessions']} session(s): {counts[consistency.CONSISTENT]} consistent, "
             f"{counts[consistency.INCONSISTENT]} inconsistent, {counts[consistency.UNREADABLE]} unreadable; "
             f"{counts['joined']} transcript record(s) joined; {counts['advisories']} advisory(ies)"
         )
-        verdict = SKIPPED if report.exit_code == 3 else FAIL if any(f.level == ERROR for f in findings) else PASS
-        return Check("consistency", target, target, verdict, summary, command, _sorted(findings), counts)
+        verdict = FAIL if tally.levels[ERROR] else PASS
+        check = tally.check("consistency", target, target, verdict, summary, command, counts)
+        check.seconds = time.monotonic() - started + self.spent.pop(("consistency", target), 0.0)
+        return check
+
+    # -- one swept session, while it is decoded -------------------------------------------------
+
+    def swept(self, d: Decoded) -> None:
+        """Completeness and consistency of one session just swept, corpus and live, from the one
+        decoding of its ``.db`` copy (the sweep's snapshot of the live ``.db``: the same rows);
+        each check's listing later takes these results instead of reading the ``.db`` again."""
+        conv, session = d.conv, d.session
+        if conv is None or not conv.access or session.db is None:
+            return
+        started = time.monotonic()
+        native = d.native or reconstruct(conv)
+        source = completeness.source_of(conv, native)
+        self.spent["completeness", CORPUS] += time.monotonic() - started
+        copy, live_db = conv.path, session.db
+        live = _as_read_from(conv, native, live_db) if self.live else None
+        corpus_sidecar = self.out / "corpus" / d.swept.surface / f"{d.swept.id}.trajectory.json"
+        sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
+        self._part("completeness", CORPUS, sidecar, lambda: _completeness_part(completeness.check_target(sidecar, source)))
+        own = consistency.target_of(copy, copy.parent / "brain")
+        self._part("consistency", CORPUS, own, lambda: _consistency_part(consistency.check_session(own, (conv, native))))
+        if live is None:
+            return
+        live_source = completeness.Source(source.content_sha256, live[1], source.stable)
+        if session.sidecar is not None:
+            at = completeness.target_of(session.sidecar, live_db)
+            self._part("completeness", LIVE, at, lambda: _completeness_part(completeness.check_target(at, live_source)))
+        there = consistency.Target(session.id, live_db, session.brain)
+        self._part("consistency", LIVE, there, lambda: _consistency_part(consistency.check_session(there, live)))
+
+    def _part(self, stage: str, target: str, key: object, make: Callable[[], _Tally]) -> None:
+        started = time.monotonic()
+        self.done.setdefault((stage, target), {})[key] = make()
+        self.spent[stage, target] += time.monotonic() - started
 
     # -- links ----------------------------------------------------------------------------------
 
@@ -577,7 +682,7 @@ class _Context:
         linked = sum(link.parent is not None for link in res.links)
         counts = {"sidecars": res.scanned, "linked": linked, "diagnostics": len(res.diagnostics), "failing": len(res.failing)}
         summary = f"{res.scanned} sidecar(s), {linked} linked; {len(res.diagnostics)} diagnostic(s), {len(res.failing)} failing"
-        return Check("links", name, target, FAIL if res.failing else PASS, summary, command, _sorted(findings), counts)
+        return Check("links", name, target, FAIL if res.failing else PASS, summary, command, findings, counts)
 
     # -- fingerprint and compare ----------------------------------------------------------------
 

@@ -41,9 +41,8 @@ def _where(f: Finding) -> str:
 
 def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
     lines = [f"{_paint(f.level, f.level, color)} [{f.rule}] {_where(f)}{f.message}" for f in check.shown]
-    more = len(check.findings) - len(check.shown)
-    if more:
-        lines.append(f"... and {more} more")
+    if check.more:
+        lines.append(f"... and {check.more} more")
     if check.command:
         lines.append(f"all: {check.command}")
     return lines
@@ -116,7 +115,7 @@ def _check_json(c: Check) -> dict:
         "errors": c.errors,
         "warnings": c.warnings,
         "findings": [_finding_json(f) for f in c.shown],
-        "moreFindings": len(c.findings) - len(c.shown),
+        "moreFindings": c.more,
         "seconds": round(c.seconds, 3),
     }
 
@@ -231,9 +230,8 @@ def markdown(report: Report) -> str:
     for c in with_findings:
         out += ["", f"**{c.stage} {c.name}**: {_counted(c)}", ""]
         out += [f"- {f.level} `{f.rule}` {_md(_where(f) + f.message)}" for f in c.shown]
-        more = len(c.findings) - len(c.shown)
-        if more:
-            out.append(f"- ... and {more} more")
+        if c.more:
+            out.append(f"- ... and {c.more} more")
         if c.command:
             out += ["", f"All: `{c.command}`"]
     if report.consumers:
