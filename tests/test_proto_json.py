@@ -4,6 +4,7 @@ the corner cases of proto3 JSON."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 import sqlite3
 from collections import Counter
@@ -11,6 +12,8 @@ from collections import Counter
 import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit.store import proto_json
 from audit.store.proto import cortex_pb2 as pb
@@ -92,3 +95,104 @@ def test_a_timestamp_proto3_json_cannot_hold_is_refused(seconds, nanos):
         proto_json.render(meta)
     with pytest.raises(json_format.Error):
         json_format.MessageToDict(meta)
+
+
+def _deep_step() -> pb.Step:
+    """A step whose tree nests messages three levels down (metadata.internalMetadata.statusTransitions)."""
+    step = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE)
+    step.metadata.created_at.seconds = 1_700_000_000
+    for seconds in (1_700_000_001, 1_700_000_002):
+        transition = step.metadata.internal_metadata.status_transitions.add()
+        transition.updated_status = pb.CORTEX_STEP_STATUS_DONE
+        transition.timestamp.seconds = seconds
+    step.planner_response.tool_calls.add(id="call-1", name="run_command")
+    return step
+
+
+def _unknown_deep(step: pb.Step) -> None:
+    step.metadata.internal_metadata.status_transitions[1].MergeFromString(bytes([0xF8, 0x7C, 0x01]))  # 1999:varint
+
+
+def _unknown_in_list(step: pb.Step) -> None:
+    step.planner_response.tool_calls[0].MergeFromString(bytes([0x9A, 0x7D, 0x02, 0x08, 0x01]))  # 2003:len
+
+
+def _unnamed_enum_deep(step: pb.Step) -> None:
+    step.metadata.internal_metadata.status_transitions[0].updated_status = 4242  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("plant", [_unknown_deep, _unknown_in_list, _unnamed_enum_deep])
+def test_a_tree_with_something_to_count_is_walked_again_with_its_paths(plant):
+    """The walk without bookkeeping refuses the tree (it would count nothing), and ``render``
+    then gives exactly what the counting walk gives: same object, same key order, same counts."""
+    step = _deep_step()
+    plant(step)
+    with pytest.raises((proto_json._Counted, KeyError)):
+        proto_json._plain(step)
+    found, counted = Counter(), Counter()
+    doc = proto_json.render(step, found)
+    slow = proto_json.render_counting(step, counted)
+    assert doc == slow and list(doc) == list(slow) and found == counted and found
+    same(step)
+    assert proto_json.render(step) == slow  # without a counter: the same object
+
+
+def test_the_expected_counts_of_the_planted_trees():
+    for plant, expected in (
+        (_unknown_deep, {"5.26.1.1999:varint": 1}),
+        (_unknown_in_list, {"20.7.2003:len": 1}),
+        (_unnamed_enum_deep, {"5.26.1.1:enum=4242": 1}),
+    ):
+        step = _deep_step()
+        plant(step)
+        found: Counter[str] = Counter()
+        doc = proto_json.render(step, found)
+        assert found == expected, plant.__name__
+        transitions = doc["metadata"]["internalMetadata"]["statusTransitions"]
+        assert transitions[0]["updatedStatus"] == (4242 if plant is _unnamed_enum_deep else "CORTEX_STEP_STATUS_DONE")
+
+
+def test_a_tree_with_nothing_to_count_takes_the_walk_without_bookkeeping():
+    step = _deep_step()
+    assert proto_json._plain(step) == proto_json.render_counting(step, Counter())
+    found: Counter[str] = Counter()
+    assert proto_json.render(step, found)["metadata"]["createdAt"] == "2023-11-14T22:13:20.000000000Z" and not found
+    same(step)
+
+
+@pytest.mark.parametrize("plant", [None, _unknown_deep, _unnamed_enum_deep])
+def test_a_timestamp_out_of_range_deep_inside_is_refused_by_both_walks(plant):
+    step = _deep_step()
+    step.metadata.internal_metadata.status_transitions[1].timestamp.seconds = 253402300800
+    if plant is not None:
+        plant(step)
+    messages = []
+    for walk in (proto_json.render, proto_json.render_counting):
+        with pytest.raises(proto_json.RenderError) as caught:
+            walk(step, Counter())
+        messages.append(str(caught.value))
+    assert messages == ["Timestamp is not valid: seconds 253402300800 outside [-62135596800, 253402300799]"] * 2
+
+
+def _formula(seconds: int, nanos: int) -> str:
+    """The timestamp text from first principles: civil date of the Unix day, then the time of day."""
+    days, rest = divmod(seconds, 86400)
+    date = _dt.date(1970, 1, 1) + _dt.timedelta(days)
+    hours, rest = divmod(rest, 3600)
+    return f"{date.year:04d}-{date.month:02d}-{date.day:02d}T{hours:02d}:{rest // 60:02d}:{rest % 60:02d}.{nanos:09d}Z"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-62135596800, 253402300799), st.integers(0, 999_999_999))
+def test_timestamps_are_formatted_as_the_calendar_says(seconds, nanos):
+    assert proto_json._timestamp(seconds, nanos) == _formula(seconds, nanos)
+    assert proto_json._timestamp(seconds, nanos) == _formula(seconds, nanos)  # from the cache of seconds
+
+
+def test_the_cache_of_seconds_stays_bounded(monkeypatch):
+    monkeypatch.setattr(proto_json, "_SECONDS_KEPT", 3)
+    monkeypatch.setattr(proto_json, "_SECONDS", {})
+    texts = [proto_json._timestamp(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
+    assert len(proto_json._SECONDS) <= 3
+    assert texts == [_formula(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
+    assert texts[-2:] == ["9999-12-31T23:59:59.000000005Z", "0001-01-01T00:00:00.000000005Z"]

@@ -1,4 +1,4 @@
-"""proto3 JSON of our messages, written straight from their descriptors in one walk.
+"""proto3 JSON of our messages, written straight from their descriptors.
 
 ``render(message)`` gives what ``json_format.MessageToDict(message)`` gives, with every
 ``google.protobuf.Timestamp`` at nine fractional digits as sidecars carry them: camelCase keys in
@@ -9,8 +9,13 @@ can count what ``audit.store.wire.unknown_fields`` counts (unknown fields as ``p
 unnamed enum numbers as ``path:enum=N``), so a decoder needs no second walk. A test holds both
 to ``MessageToDict`` and ``unknown_fields`` on every message the store builder writes.
 
-About four times faster than ``MessageToDict``, which decides each field's conversion anew for
-every value; here each field descriptor's converter is chosen once and cached.
+Two walks give the same result. ``render`` first tries one without bookkeeping: no field paths are
+built and nothing is counted; each message is refused (``UnknownFieldSet`` is not empty) or each
+unnamed enum number is (an enum's converter is its names dict's ``__getitem__``) with one C-level
+test, and a refused tree is walked again by ``render_counting``, which builds the paths and counts.
+Real rows have nothing to count, so they are walked once. Each field descriptor's converter is
+chosen once and cached (strings, bools and 32-bit integers need none), and a Timestamp's
+``YYYY-MM-DDTHH:MM:SS.`` is formatted by ``datetime`` and kept per second.
 """
 
 from __future__ import annotations
@@ -52,7 +57,18 @@ Convert = Callable[[Any, str, Unknown], Any]  # (value, path of the field, unkno
 
 def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
     """The proto3 JSON object of *message*; unknown fields and unnamed enum numbers are counted
-    into *unknown* (when given) under paths starting with *prefix*."""
+    into *unknown* (when given) under paths starting with *prefix*.
+
+    Tried first without bookkeeping (``_plain``); a tree in which that walk meets something to
+    count is walked again by ``render_counting``, so both give the same object and counts."""
+    try:
+        return _plain(message)
+    except (_Counted, KeyError):  # an unknown field, or an enum number the schema does not name
+        return render_counting(message, unknown, prefix)
+
+
+def render_counting(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
+    """``render`` in one walk that keeps every field's path, for counting into *unknown*."""
     if unknown is not None:
         for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
             unknown[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
@@ -64,6 +80,68 @@ def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
         name, convert, number = spec
         out[name] = convert(value, prefix + number, unknown)
     return out
+
+
+class _Counted(Exception):
+    """``_plain`` met an unknown field: the message needs ``render_counting``."""
+
+
+def _plain(message: Message) -> dict:
+    """``render`` of a tree holding nothing ``render_counting`` would count: no unknown field
+    (``UnknownFieldSet`` is empty, one C-level test per message) and no unnamed enum number (an
+    enum converter is the names dict's ``__getitem__``, so a miss raises ``KeyError``). Strings,
+    bools and 32-bit integers are stored as they come, with no call per field."""
+    if UnknownFieldSet(message):  # it has a length at run time
+        raise _Counted
+    out = {}
+    for fd, value in message.ListFields():
+        plan = _PLANS.get(fd)
+        if plan is None:
+            plan = _PLANS[fd] = (fd.json_name, _plain_converter(fd))
+        name, convert = plan
+        out[name] = value if convert is None else convert(value)
+    return out
+
+
+_PLANS: dict[FieldDescriptor, tuple[str, Callable[[Any], Any] | None]] = {}
+"""Per field descriptor: its JSON name and ``_plain``'s converter (None: the value as it is)."""
+
+
+def _plain_converter(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
+    if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+        convert_map = _converter(fd)  # maps are rare: the counting converter, without a counter
+        value_fd = fd.message_type.fields_by_name["value"]
+        if value_fd.message_type is None or value_fd.message_type.full_name in (_TIMESTAMP, _DURATION):
+            return lambda value: convert_map(value, "", None)  # nothing in it is counted
+        bool_keys = fd.message_type.fields_by_name["key"].type == FieldDescriptor.TYPE_BOOL
+        return lambda value: {(("true" if k else "false") if bool_keys else str(k)): _plain(v) for k, v in value.items()}
+    one = _plain_single(fd)
+    if not fd.is_repeated:
+        return one
+    if one is None:
+        return list
+    return lambda value: [one(v) for v in value]
+
+
+def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
+    kind = fd.type
+    if kind == FieldDescriptor.TYPE_MESSAGE:
+        assert fd.message_type is not None  # a message field has its message type
+        full = fd.message_type.full_name
+        if full == _TIMESTAMP:
+            return _timestamp_of
+        if full == _DURATION:
+            return _duration_of
+        return _plain
+    if kind == FieldDescriptor.TYPE_ENUM:
+        assert fd.enum_type is not None  # an enum field has its enum type
+        return {number: v.name for number, v in fd.enum_type.values_by_number.items()}.__getitem__
+    if kind in _INT64:
+        return str
+    convert = _single(fd)
+    if kind in (FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE):
+        return lambda value: convert(value, "", None)
+    return None  # string, bool, 32-bit integers
 
 
 _SPECS: dict[FieldDescriptor, tuple[str, Convert, str]] = {}
@@ -102,10 +180,10 @@ def _single(fd: FieldDescriptor) -> Convert:
         assert fd.message_type is not None  # a message field has its message type
         full = fd.message_type.full_name
         if full == _TIMESTAMP:
-            return lambda value, path, unknown: _timestamp(value.seconds, value.nanos)
+            return lambda value, path, unknown: _timestamp_of(value)
         if full == _DURATION:
-            return lambda value, path, unknown: value.ToJsonString()
-        return lambda value, path, unknown: render(value, unknown, path + ".")
+            return lambda value, path, unknown: _duration_of(value)
+        return lambda value, path, unknown: render_counting(value, unknown, path + ".")
     if kind == FieldDescriptor.TYPE_ENUM:
         assert fd.enum_type is not None  # an enum field has its enum type
         names = {number: v.name for number, v in fd.enum_type.values_by_number.items()}
@@ -141,11 +219,27 @@ def _float(value: float, single: bool) -> float | str:
     return value
 
 
+def _duration_of(value: Any) -> str:
+    return value.ToJsonString()
+
+
+def _timestamp_of(value: Any) -> str:
+    return _timestamp(value.seconds, value.nanos)
+
+
 def _timestamp(seconds: int, nanos: int) -> str:
-    if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
-        raise RenderError(f"Timestamp is not valid: seconds {seconds} outside [{_MIN_SECONDS}, {_MAX_SECONDS}]")
+    second = _SECONDS.get(seconds)
+    if second is None:
+        if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
+            raise RenderError(f"Timestamp is not valid: seconds {seconds} outside [{_MIN_SECONDS}, {_MAX_SECONDS}]")
+        if len(_SECONDS) >= _SECONDS_KEPT:
+            _SECONDS.clear()
+        second = _SECONDS[seconds] = (_EPOCH + _dt.timedelta(0, seconds)).isoformat() + "."  # formatted in C
     if not 0 <= nanos <= 999_999_999:
         raise RenderError(f"Timestamp is not valid: nanos {nanos} outside [0, 999999999]")
-    day_seconds = seconds % 86400
-    moment = _EPOCH + _dt.timedelta((seconds - day_seconds) // 86400, day_seconds)
-    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}.{nanos:09d}Z"
+    return f"{second}{nanos:09d}Z"
+
+
+_SECONDS: dict[int, str] = {}
+"""``YYYY-MM-DDTHH:MM:SS.`` per Unix second (the timestamps of a step mostly share a few seconds)."""
+_SECONDS_KEPT = 4096
