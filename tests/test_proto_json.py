@@ -129,7 +129,8 @@ def test_a_tree_with_something_to_count_is_walked_again_with_its_paths(plant):
     plant(step)
     with pytest.raises((proto_json._Counted, KeyError)):
         proto_json._plain(step)
-    found, counted = Counter(), Counter()
+    found: Counter[str] = Counter()
+    counted: Counter[str] = Counter()
     doc = proto_json.render(step, found)
     slow = proto_json.render_counting(step, counted)
     assert doc == slow and list(doc) == list(slow) and found == counted and found
