@@ -440,3 +440,33 @@ def test_transcript_fingerprint_is_per_tier_and_chunks_read_like_flat_files(tmp_
     # the full tier's typed argument is native, the compact tier's JSON text decodes to the same type
     assert "full.PLANNER_RESPONSE.tool_calls.[run_command].args.CommandLine\tstring" in got["none"].lines
     assert "compact.PLANNER_RESPONSE.tool_calls.[run_command].args.CommandLine\tstring" in got["none"].lines
+
+
+def test_the_parse_keeps_the_wire_walks_field_budget(monkeypatch):
+    """Beyond ``MAX_FIELDS`` fields the parse does not answer (the wire walk decides); a blob of at
+    most twice that many bytes cannot hold more (every field takes at least two bytes)."""
+    step = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE, status=pb.CORTEX_STEP_STATUS_DONE)
+    step.metadata.created_at.seconds = 5
+    data = step.SerializeToString()  # five fields in 12 bytes
+    expected = _walked(pb.Step.DESCRIPTOR, data)
+    for budget, answer in ((len(data) // 2, expected), (5, expected), (4, None), (1, None)):
+        monkeypatch.setattr(fingerprint, "MAX_FIELDS", budget)
+        assert _parsed(pb.Step.DESCRIPTOR, data) == answer, budget
+
+
+def test_wire_observations_are_distinct_per_conversation():
+    step = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE)
+    step.metadata.created_at.seconds = 5
+    other = pb.Step(type=pb.CORTEX_STEP_TYPE_SYSTEM_MESSAGE, status=pb.CORTEX_STEP_STATUS_DONE)
+    rows = [{"idx": i, "step_type": 15, "step_payload": blob.SerializeToString()} for i, blob in enumerate((step, other, step))]
+    rows.append({"idx": 3, "step_type": 15, "step_payload": b"\xff\xff"})
+    observed = list(fingerprint.wire_observations(_OneStep({"steps": rows})))  # type: ignore[arg-type]
+    scope = "steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE]"
+    assert sorted(observed) == [
+        (scope, "", "invalid"),
+        (scope, "metadata", "len"),
+        (scope, "metadata.created_at", "len"),
+        (scope, "metadata.created_at.seconds", "varint"),
+        (scope, "status", "varint"),
+        (scope, "type", "varint"),
+    ]

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -421,12 +422,15 @@ BLOB_MESSAGES: dict[tuple[str, str], MessageDescriptor | None] = {
 
 
 def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]]:
-    """(scope, field path, wire type) of every field in every blob cell of *conv*.
+    """(scope, field path, wire type) of the fields in the blob cells of *conv*, each distinct one once.
 
     Scope is ``table.column`` (``steps.step_payload[<step type>]`` for payloads). Field paths
     are dotted names where the message is known, numbers where not; a length-delimited field
-    our schema does not know (or knows as string/bytes) is not parsed further.
+    our schema does not know (or knows as string/bytes) is not parsed further. The (path, wire
+    type) set of each blob is merged into its scope's with one set union, so the triples are
+    made once per conversation rather than once per field.
     """
+    scopes: dict[str, set[tuple[str, str]]] = {}
     for table, rows in sorted(conv.tables.items()):
         for row in rows:
             for column, value in row.items():
@@ -435,17 +439,25 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
                 scope = f"{table}.{column}"
                 if (table, column) == ("steps", "step_payload"):
                     scope += f"[{_step_type(row.get('step_type'))}]"
-                message = BLOB_MESSAGES.get((table, column))
-                decoded = _decoded_fields(message, value) if message is not None else None
-                if decoded is not None:
-                    yield from ((scope, path, kind) for path, kind in decoded)
-                    continue
-                try:
-                    fields = parse_wire(value, schema=message)
-                except WireError:
-                    yield scope, "", "invalid"
-                    continue
-                yield from _fields(scope, fields, message, "")
+                found = scopes.get(scope)
+                if found is None:
+                    found = scopes[scope] = set()
+                found |= _blob_fields(BLOB_MESSAGES.get((table, column)), value)
+    for scope, found in scopes.items():
+        for path, kind in found:
+            yield scope, path, kind
+
+
+def _blob_fields(message: MessageDescriptor | None, data: bytes) -> set[tuple[str, str]]:
+    """The distinct (field path, wire type) of one blob (``("", "invalid")`` when it is not protobuf)."""
+    decoded = _decoded_fields(message, data) if message is not None else None
+    if decoded is not None:
+        return decoded
+    try:
+        fields = parse_wire(data, schema=message)
+    except WireError:
+        return {("", "invalid")}
+    return {(path, kind) for _, path, kind in _fields("", fields, message, "")}
 
 
 _WIRE_TYPE = {  # field type -> wire type of its (unpacked) value
@@ -467,6 +479,8 @@ _WIRE_TYPE = {  # field type -> wire type of its (unpacked) value
     **dict.fromkeys((FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE), WIRE_NAMES[LEN]),
 }
 _CLASSES: dict[MessageDescriptor, type[Message]] = {}
+_Shape = tuple[frozenset[tuple[str, str]], int, tuple[int, ...], tuple[tuple[int, bool, "_Node"], ...]]
+"""What a set of fields contributes (see ``_Node``)."""
 
 
 def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str, str]] | None:
@@ -475,7 +489,11 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
     are not exactly what the parsed message serialises to (a field out of order, unpacked, repeated
     or at its default value, anything that does not parse), or hold a map or a group, or more
     fields than the wire walk's budget. Bytes that are their own serialisation hold just the
-    message's set fields (with their types' wire types) and its unknown fields, in one C-level parse."""
+    message's set fields (with their types' wire types) and its unknown fields, in one C-level parse.
+
+    What a message of a given type at a given path holds is looked up once per set of fields it
+    has (``_Node.shape``): the (path, wire type) pairs are added with one set union, and only its
+    sub-messages and repeated fields are visited in Python."""
     message_class = _CLASSES.get(descriptor)
     if message_class is None:
         message_class = _CLASSES[descriptor] = GetMessageClass(descriptor)  # type: ignore[arg-type]  # the stub wants the pure-Python Descriptor; upb's is accepted too
@@ -486,27 +504,34 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
         return None
     if message.SerializeToString() != data:
         return None
+    root = _ROOTS.get(descriptor)
+    if root is None:
+        root = _ROOTS[descriptor] = _Node("", 0)
     found: set[tuple[str, str]] = set()
-    fields = 0  # the wire walk's budget counts every field
-    stack = [(message, "", 0)]
+    fields = 0  # the wire walk's budget counts every field ...
+    counting = len(data) > 2 * MAX_FIELDS  # ... each of at least two bytes, so a smaller blob stays within it
+    stack: list[tuple[Message, _Node]] = [(message, root)]
     while stack:
-        current, prefix, depth = stack.pop()
-        for fd, value in current.ListFields():
-            spec = _SPECS.get(fd)
-            if spec is None:
-                spec = _SPECS[fd] = _spec(fd)
-            if spec is _NO_SPEC:
-                return None  # a group, or a map (whose entries serialise their keys as upb chooses)
-            path = prefix + fd.name
-            found.add((path, spec[0]))
-            if not spec[1]:  # a single field, or a packed list (one len field)
-                fields += 1
-                if spec[2] and depth < MAX_DEPTH:
-                    stack.append((value, path + ".", depth + 1))
-                continue
-            fields += len(value)
-            if spec[2] and depth < MAX_DEPTH:
-                stack.extend((item, path + ".", depth + 1) for item in value)
+        current, node = stack.pop()
+        listed = current.ListFields()
+        fds = tuple(map(_first, listed))
+        try:
+            shape = node.shapes[fds]
+        except KeyError:
+            shape = node.shape(fds)
+        if shape is None:
+            return None  # a group, or a map (whose entries serialise their keys as upb chooses)
+        pairs, singles, counted, walked = shape
+        found |= pairs
+        if counting:
+            fields += singles
+            for i in counted:
+                fields += len(listed[i][1])
+        for i, repeated, child in walked:
+            if repeated:
+                stack.extend(zip(listed[i][1], repeat(child)))
+            else:
+                stack.append((listed[i][1], child))
         unknown = UnknownFieldSet(current)
         if len(unknown):
             fields_by_number = current.DESCRIPTOR.fields_by_number
@@ -514,13 +539,66 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
                 if uf.wire_type not in _UNKNOWN_KINDS:
                     return None  # a group: the wire walk reports the blob as invalid
                 known = fields_by_number.get(uf.field_number)
-                found.add((prefix + (known.name if known is not None else str(uf.field_number)), _UNKNOWN_KINDS[uf.wire_type]))
+                found.add(
+                    (node.prefix + (known.name if known is not None else str(uf.field_number)), _UNKNOWN_KINDS[uf.wire_type])
+                )
                 fields += 1
-        if fields > MAX_FIELDS:
+        if counting and fields > MAX_FIELDS:
             return None
     return found
 
 
+_first = itemgetter(0)
+_SHAPES_PER_NODE = 4096  # a bound on what a node remembers (the sets of fields seen at one path)
+
+
+class _Node:
+    """A message type at one field path (``prefix``, ``depth`` levels down) and, per set of fields
+    a message there holds (its ``ListFields`` descriptors, in order), what that set contributes:
+    the (path, wire type) pairs, how many wire fields its single fields are, the indexes of the
+    repeated fields (each item is a wire field) and of the sub-messages to visit, with their node."""
+
+    __slots__ = ("children", "depth", "prefix", "shapes")
+
+    def __init__(self, prefix: str, depth: int) -> None:
+        self.prefix, self.depth = prefix, depth
+        self.shapes: dict[tuple[FieldDescriptor, ...], _Shape | None] = {}
+        self.children: dict[FieldDescriptor, _Node] = {}
+
+    def shape(self, fds: tuple[FieldDescriptor, ...]) -> _Shape | None:
+        """What a message holding the fields *fds* contributes, or None when it holds a map or a group
+        (remembered in ``shapes``, up to ``_SHAPES_PER_NODE`` sets of fields)."""
+        pairs: list[tuple[str, str]] = []
+        singles = 0
+        counted: list[int] = []
+        walked: list[tuple[int, bool, _Node]] = []
+        result: _Shape | None = None
+        for i, fd in enumerate(fds):
+            spec = _SPECS.get(fd)
+            if spec is None:
+                spec = _SPECS[fd] = _spec(fd)
+            if spec is _NO_SPEC:
+                break
+            kind, repeated, is_message = spec
+            path = self.prefix + fd.name
+            pairs.append((path, kind))
+            if repeated:
+                counted.append(i)
+            else:
+                singles += 1
+            if is_message and self.depth < MAX_DEPTH:
+                child = self.children.get(fd)
+                if child is None:
+                    child = self.children[fd] = _Node(path + ".", self.depth + 1)
+                walked.append((i, repeated, child))
+        else:
+            result = (frozenset(pairs), singles, tuple(counted), tuple(walked))
+        if len(self.shapes) < _SHAPES_PER_NODE:
+            self.shapes[fds] = result
+        return result
+
+
+_ROOTS: dict[MessageDescriptor, _Node] = {}
 _NO_SPEC = ("", False, False)
 _SPECS: dict[FieldDescriptor, tuple[str, bool, bool]] = {}
 
