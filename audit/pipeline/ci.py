@@ -85,6 +85,7 @@ from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
+from audit.store import transcript
 from audit.store.corpus import MANIFEST
 from audit.store.database import Finding as DbFinding
 from audit.store.database import NativeConversation
@@ -329,15 +330,43 @@ def _completeness_part(r: completeness.Result) -> _Tally:
     return part
 
 
-def _consistency_part(r: consistency.SessionResult) -> _Tally:
+def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] | None = None) -> _Tally:
+    """*r* as a share of its check; with *renames* (path -> path), as a result read from copies of
+    its files: the findings name the originals instead (the first of the *renames* found in a text)."""
+
+    def named(text: str) -> str:
+        for old, new in (renames or {}).items():
+            if old in text:
+                return text.replace(old, new)
+        return text
+
     part = _Tally()
     part.counts.update({r.verdict: 1, "joined": sum(r.joined.values())})
     for f in r.findings:
         part.counts["violations" if f.level == consistency.VIOLATION else "advisories"] += 1
         # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
         failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
-        part.add(Finding(ERROR if failing else WARNING, f.rule, f.message, f.file, f.line))
+        file = None if f.file is None else named(f.file)
+        part.add(Finding(ERROR if failing else WARNING, f.rule, named(f.message), file, f.line))
     return part
+
+
+def _same_transcripts(copy: Path | None, live: Path | None) -> bool:
+    """Whether the brain directory *copy* (the sweep's) holds the transcript files of *live* under
+    the same names: then reading it is reading *live* as the sweep did."""
+    if copy is None or live is None:
+        return copy is live
+
+    def listing(brain: Path) -> tuple:
+        found = transcript.locate(brain)
+        if found.unlisted:
+            return (None,)
+        return tuple(
+            (t.name, t.flat and t.flat.relative_to(brain), tuple(c.relative_to(brain) for c in t.chunks)) for t in found.tiers
+        )
+
+    mine = listing(copy)
+    return mine != (None,) and mine == listing(live)
 
 
 def _as_read_from(conv: NativeConversation, native: NativeTrajectory, path: Path) -> tuple[NativeConversation, NativeTrajectory]:
@@ -615,35 +644,49 @@ class _Context:
 
     def swept(self, d: Decoded) -> None:
         """Completeness and consistency of one session just swept, corpus and live, from the one
-        decoding of its ``.db`` copy (the sweep's snapshot of the live ``.db``: the same rows);
-        each check's listing later takes these results instead of reading the ``.db`` again."""
+        decoding of its ``.db`` copy (the sweep's snapshot of the live ``.db``: the same rows), and
+        live consistency from the corpus one when the brain copies are the live transcripts'; each
+        check's listing later takes these results instead of reading the files again."""
         conv, session = d.conv, d.session
         if conv is None or not conv.access or session.db is None:
             return
-        started = time.monotonic()
-        native = d.native or reconstruct(conv)
-        source = completeness.source_of(conv, native)
-        self.spent["completeness", CORPUS] += time.monotonic() - started
         copy, live_db = conv.path, session.db
-        live = _as_read_from(conv, native, live_db) if self.live else None
         corpus_sidecar = self.out / "corpus" / d.swept.surface / f"{d.swept.id}.trajectory.json"
-        sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
-        self._part("completeness", CORPUS, sidecar, lambda: _completeness_part(completeness.check_target(sidecar, source)))
-        own = consistency.target_of(copy, copy.parent / "brain")
-        self._part("consistency", CORPUS, own, lambda: _consistency_part(consistency.check_session(own, (conv, native))))
-        if live is None:
+        with self._spending("completeness", CORPUS):
+            native = d.native or reconstruct(conv)
+            source = completeness.source_of(conv, native)
+            sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
+            self._keep("completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source)))
+        with self._spending("consistency", CORPUS):
+            own = consistency.target_of(copy, copy.parent / "brain")
+            result = consistency.check_session(own, (conv, native))
+            self._keep("consistency", CORPUS, own, _consistency_part(result))
+        if not self.live:
             return
-        live_source = completeness.Source(source.content_sha256, live[1], source.stable)
+        live = _as_read_from(conv, native, live_db)
         if session.sidecar is not None:
-            at = completeness.target_of(session.sidecar, live_db)
-            self._part("completeness", LIVE, at, lambda: _completeness_part(completeness.check_target(at, live_source)))
-        there = consistency.Target(session.id, live_db, session.brain)
-        self._part("consistency", LIVE, there, lambda: _consistency_part(consistency.check_session(there, live)))
+            with self._spending("completeness", LIVE):
+                at = completeness.target_of(session.sidecar, live_db)
+                live_source = completeness.Source(source.content_sha256, live[1], source.stable)
+                self._keep("completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source)))
+        with self._spending("consistency", LIVE):
+            there = consistency.Target(session.id, live_db, session.brain)
+            if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
+                part = _consistency_part(result, {str(copy): str(live_db), str(own.brain): str(there.brain)})
+            else:
+                part = _consistency_part(consistency.check_session(there, live))
+            self._keep("consistency", LIVE, there, part)
 
-    def _part(self, stage: str, target: str, key: object, make: Callable[[], _Tally]) -> None:
+    def _keep(self, stage: str, target: str, key: object, part: _Tally) -> None:
+        self.done.setdefault((stage, target), {})[key] = part
+
+    @contextlib.contextmanager
+    def _spending(self, stage: str, target: str) -> Iterator[None]:
         started = time.monotonic()
-        self.done.setdefault((stage, target), {})[key] = make()
-        self.spent[stage, target] += time.monotonic() - started
+        try:
+            yield
+        finally:
+            self.spent[stage, target] += time.monotonic() - started
 
     # -- links ----------------------------------------------------------------------------------
 
