@@ -10,7 +10,7 @@ import sqlite3
 from collections import Counter
 
 import pytest
-from google.protobuf import json_format
+from google.protobuf import json_format, timestamp_pb2
 from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -197,3 +197,12 @@ def test_the_cache_of_seconds_stays_bounded(monkeypatch):
     assert len(proto_json._SECONDS) <= 3
     assert texts == [_formula(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
     assert texts[-2:] == ["9999-12-31T23:59:59.000000005Z", "0001-01-01T00:00:00.000000005Z"]
+
+
+def test_a_timestamp_whose_second_is_known_is_still_checked():
+    stamp = timestamp_pb2.Timestamp(seconds=1_700_000_000, nanos=7)
+    assert [proto_json._timestamp_of(stamp) for _ in range(2)] == ["2023-11-14T22:13:20.000000007Z"] * 2
+    for nanos in (-1, 10**9):  # the second is cached: the nanos are checked all the same
+        stamp.nanos = nanos
+        with pytest.raises(proto_json.RenderError, match=f"nanos {nanos} outside"):
+            proto_json._timestamp_of(stamp)

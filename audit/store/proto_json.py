@@ -224,7 +224,11 @@ def _duration_of(value: Any) -> str:
 
 
 def _timestamp_of(value: Any) -> str:
-    return _timestamp(value.seconds, value.nanos)
+    seconds, nanos = value.seconds, value.nanos
+    second = _SECONDS.get(seconds)
+    if second is None or not 0 <= nanos <= 999_999_999:
+        return _timestamp(seconds, nanos)  # a second not seen yet, or a value to refuse
+    return second + "%09dZ" % nanos
 
 
 def _timestamp(seconds: int, nanos: int) -> str:
@@ -237,7 +241,7 @@ def _timestamp(seconds: int, nanos: int) -> str:
         second = _SECONDS[seconds] = (_EPOCH + _dt.timedelta(0, seconds)).isoformat() + "."  # formatted in C
     if not 0 <= nanos <= 999_999_999:
         raise RenderError(f"Timestamp is not valid: nanos {nanos} outside [0, 999999999]")
-    return f"{second}{nanos:09d}Z"
+    return second + "%09dZ" % nanos
 
 
 _SECONDS: dict[int, str] = {}

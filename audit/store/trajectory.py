@@ -60,7 +60,7 @@ BLOB_TABLES = (  # table -> JSON key, message
     ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
-_STEP_TYPES = frozenset(pb.CortexStepType.values())
+_STEP_TYPES = {number: value.name for number, value in pb.CortexStepType.DESCRIPTOR.values_by_number.items()}
 _STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in STEP_COLUMNS.values()}
 
 
@@ -133,22 +133,27 @@ class _Decoder:
         self.unknown: Counter[str] = Counter()
         self.unknown_rows: Counter[str] = Counter()
         self.findings: list[Finding] = list(conv.findings)
+        self._found: Counter[str] = Counter()
+        """What the walk rendering one row counts (emptied after each row; a Counter per row costs)."""
 
     def _finding(self, code: str, message: str, *, projected: bool = False) -> None:
         self.findings.append(Finding(code, f"{self.conv.path}: {message}", projected))
 
-    def _decode(self, message_class: type[_M], value: object, where: str, *, projected: bool = False) -> _M | None:
-        """The message in a blob cell, or None (with a finding unless the cell is NULL)."""
+    def _decode(
+        self, message_class: type[_M], value: object, where: str, part: str = "", *, projected: bool = False
+    ) -> _M | None:
+        """The message in a blob cell (at ``where + part``), or None (with a finding unless the cell is NULL)."""
         if value is None:
             return None
         if not isinstance(value, bytes):
-            self._finding("not-a-blob", f"{where} holds {type(value).__name__}, not a blob", projected=projected)
+            self._finding("not-a-blob", f"{where}{part} holds {type(value).__name__}, not a blob", projected=projected)
             return None
         message = message_class()
         try:
             message.ParseFromString(value)
         except DecodeError as exc:
-            self._finding("undecodable", f"{where} is not a valid {message_class.DESCRIPTOR.name} ({exc})", projected=projected)
+            name = message_class.DESCRIPTOR.name
+            self._finding("undecodable", f"{where}{part} is not a valid {name} ({exc})", projected=projected)
             return None
         return message
 
@@ -175,12 +180,13 @@ class _Decoder:
 
     def _rendered_row(self, message: Message, key: str, where: str) -> dict | None:
         """The proto3 JSON of one row's *message*, its unknown fields counted under *key* in the same walk."""
-        found: Counter[str] = Counter()
+        found = self._found  # empty between rows
         doc = self._json(message, where, unknown=found)
         if doc is None:
             self._count_unknown(message, key)
-        else:
+        elif found:
             self._add_unknown(found, key)
+            found.clear()
         return doc
 
     def header(self) -> dict:
@@ -211,7 +217,7 @@ class _Decoder:
 
     def _step(self, row: dict[str, object]) -> dict:
         where = f"steps[idx={row.get('idx')!r}]"
-        payload = self._decode(pb.Step, row.get("step_payload"), f"{where}.step_payload", projected=True)
+        payload = self._decode(pb.Step, row.get("step_payload"), where, ".step_payload", projected=True)
         if payload is None and row.get("step_payload") is None:
             self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns", projected=True)
         step = payload or pb.Step()
@@ -226,18 +232,20 @@ class _Decoder:
                 self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}", projected=True)
         if row.get("step_format") not in (0, None):
             self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)", projected=True)
-        kind = pb.CortexStepType.Name(step.type) if step.type in _STEP_TYPES else str(step.type)
+        kind = _STEP_TYPES.get(step.type) or str(step.type)
         # The payload's unknown fields are counted as it was stored: in the walk that renders it
         # when nothing is merged into it (the rule in real stores), else before the first merge.
         pending = payload is not None
         copies: list[tuple[str, str]] = []  # (column, field) whose cell is the payload's field, byte for byte
         for column, (attr, message_class) in STEP_COLUMNS.items():
-            projected = column in _PROJECTED_COLUMNS
             value = row.get(column)
+            if value is None:  # a NULL cell: nothing to decode, compare or merge
+                continue
+            projected = column in _PROJECTED_COLUMNS
             if isinstance(value, bytes) and step.HasField(attr) and getattr(step, attr).SerializeToString() == value:
                 copies.append((column, attr))  # it decodes to the payload's field: nothing to compare or merge
                 continue
-            part = self._decode(message_class, value, f"{where}.{column}", projected=projected)
+            part = self._decode(message_class, value, where, f".{column}", projected=projected)
             if part is None:
                 continue
             self._count_unknown(part, f"steps.{column}/{kind}")
@@ -248,26 +256,29 @@ class _Decoder:
                 getattr(step, attr).CopyFrom(part)
             elif getattr(step, attr) != part:
                 self._finding("column-mismatch", f"{where}.{column} differs from the payload's {attr}", projected=projected)
-        info = self._render_info(step, row.get("render_info"), where, kind)
+        info = self._render_info(step, row.get("render_info"), where, kind) if row.get("render_info") is not None else None
         if info is not None:
             if pending:
                 self._count_unknown(step, f"steps.step_payload/{kind}")  # counted before the merge
                 pending = False
             step.generic.result.step_render_info.CopyFrom(info)
-        found: Counter[str] | None = Counter() if pending else None
+        found = self._found if pending else None  # empty between rows
         doc = self._json(step, where, projected=True, unknown=found)
         if pending and doc is None:
             self._count_unknown(step, f"steps.step_payload/{kind}")
-        elif found is not None:
+        elif found:
             self._add_unknown(found, f"steps.step_payload/{kind}")
         for column, attr in copies:  # a copy's unknown fields are those of the payload's field
             if found is None or doc is None:
                 self._count_unknown(getattr(step, attr), f"steps.{column}/{kind}")
-                continue
-            below = f"{_STEP_NUMBERS[attr]}."
-            self._add_unknown(
-                Counter({path[len(below) :]: n for path, n in found.items() if path.startswith(below)}), f"steps.{column}/{kind}"
-            )
+            elif found:
+                below = f"{_STEP_NUMBERS[attr]}."
+                self._add_unknown(
+                    Counter({path[len(below) :]: n for path, n in found.items() if path.startswith(below)}),
+                    f"steps.{column}/{kind}",
+                )
+        if found:
+            found.clear()
         rendered = doc or self._json(pb.Step(type=step.type, status=step.status), where)
         assert rendered is not None  # a Step of just type and status has no Timestamp that could fail to render
         return rendered
