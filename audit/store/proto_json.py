@@ -228,7 +228,7 @@ def _timestamp_of(value: Any) -> str:
     second = _SECONDS.get(seconds)
     if second is None or not 0 <= nanos <= 999_999_999:
         return _timestamp(seconds, nanos)  # a second not seen yet, or a value to refuse
-    return second + "%09dZ" % nanos
+    return second + "%09dZ" % nanos  # noqa: UP031 -- measured faster than an f-string here
 
 
 def _timestamp(seconds: int, nanos: int) -> str:
@@ -241,7 +241,7 @@ def _timestamp(seconds: int, nanos: int) -> str:
         second = _SECONDS[seconds] = (_EPOCH + _dt.timedelta(0, seconds)).isoformat() + "."  # formatted in C
     if not 0 <= nanos <= 999_999_999:
         raise RenderError(f"Timestamp is not valid: nanos {nanos} outside [0, 999999999]")
-    return second + "%09dZ" % nanos
+    return second + "%09dZ" % nanos  # noqa: UP031 -- measured faster than an f-string here
 
 
 _SECONDS: dict[int, str] = {}
