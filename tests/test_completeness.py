@@ -98,6 +98,10 @@ def test_one_step_missing(cli):
     assert r.verdict == C.INCOMPLETE
     assert r.detail == f"sidecar lacks 1 step(s) from step {n - 1} ({convo.steps[-1]['type']}); source has {n}"
     assert (r.sidecar_steps, r.source_steps, r.evidence) == (n - 1, n, None)
+    assert r.differences == f"added steps.[{n - 1}]"
+    [target] = C.targets([cli.path])
+    brief = C.check_target(target, explain=False)  # what ci asks: the verdict without the explanation
+    assert (brief.verdict, brief.detail, brief.differences) == (r.verdict, r.detail, None)
 
 
 def _edit_response(s):

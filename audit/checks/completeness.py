@@ -443,12 +443,13 @@ class Source:
     content_sha256: str
     native: NativeTrajectory
     stable: bool
+    steps: list  # the projection of the reconstruction's steps (``projection(native.trajectory)[1]``)
 
 
 def source_of(conv: NativeConversation, native: NativeTrajectory) -> Source:
     """The ``Source`` of a snapshot already read (``native = reconstruct(conv)``), e.g. a sweep's
     backup copy of the ``.db``: one read transaction, so as consistent as ``_read_source``'s."""
-    return Source(conv.content_sha256(), native, not conv.wal_index_changed)
+    return Source(conv.content_sha256(), native, not conv.wal_index_changed, projection(native.trajectory)[1])
 
 
 def _read_source(db: Path) -> Source:
@@ -491,8 +492,9 @@ class Target:
     corpus: bool = False
 
 
-def check_target(target: Target, decoded: Source | None = None) -> Result:
-    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*."""
+def check_target(target: Target, decoded: Source | None = None, *, explain: bool = True) -> Result:
+    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*. Without
+    *explain*, an incomplete result's ``differences`` (every difference, by path) is left unset."""
     result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
     try:
         st = os.lstat(target.sidecar)
@@ -547,7 +549,7 @@ def check_target(target: Target, decoded: Source | None = None) -> Result:
     if fatal:
         result.detail = _listed(fatal[:_SHOWN], len(fatal) - _SHOWN)
         return result
-    source = projection(native.trajectory)[1]
+    source = read.steps
     result.source_steps = len(source)
     difference = _identity(doc, target, native) or _difference(side, source)
     problems = [f"{key} x{n}" for key, n in sorted(native.unknown_fields.items()) if in_projection(key)]
@@ -563,10 +565,10 @@ def check_target(target: Target, decoded: Source | None = None) -> Result:
             result.detail += f"; also incomplete: {difference}"
     elif difference:
         result.verdict, result.detail = INCOMPLETE, difference
-        result.differences = explain_projection(side, source)
+        result.differences = explain_projection(side, source) if explain else None
     else:
         result.verdict = COMPLETE
-        result.evidence = Evidence(PROFILE, digest, projection_sha256(native.trajectory), len(source))
+        result.evidence = Evidence(PROFILE, digest, sha256_hex(canonical_json([PROFILE, source])), len(source))
     if not result.stable:
         result.detail = f"{target.db}: the WAL index (-shm header) changed during each read: a commit in progress"
     return result

@@ -31,7 +31,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.fingerprint import SURFACES, Fingerprint, Survey, survey
+from audit.checks.fingerprint import SURFACES, DatabaseReads, Fingerprint, Survey, survey
 from audit.errors import NothingToCheck, UsageError
 from audit.progress import Callback
 from audit.safeio import is_file, read_bytes
@@ -107,10 +107,14 @@ class Observed:
 
 
 def observe(
-    paths: Sequence[str | os.PathLike], surfaces: tuple[str, ...] = SURFACES, *, progress: Callback | None = None
+    paths: Sequence[str | os.PathLike],
+    surfaces: tuple[str, ...] = SURFACES,
+    *,
+    progress: Callback | None = None,
+    read: DatabaseReads | None = None,
 ) -> Observed:
-    """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* as in
-    ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
+    """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* and *read*
+    as in ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
     (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
     single = Path(paths[0]) if len(paths) == 1 else None
     if single is not None and is_file(single / baselines.BASELINE_FILE):
@@ -128,7 +132,7 @@ def observe(
     else:
         if any(is_file(Path(p) / baselines.BASELINE_FILE) or str(p).endswith(".tsv") for p in paths):
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
-        result = survey(paths, surfaces, progress=progress)
+        result = survey(paths, surfaces, progress=progress, read=read)
         observed = Observed(
             ", ".join(map(str, paths)),
             result.fingerprints,

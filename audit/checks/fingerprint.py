@@ -647,11 +647,41 @@ def wire_fingerprint(observations: Iterable[tuple[str, str, str]]) -> Fingerprin
     return Fingerprint.of("wire", (f"{p}\t{'|'.join(sorted(v))}" for p, v in values.items()))
 
 
-def _databases(paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool) -> Iterator[tuple[str, str, str]]:
-    """Read each database once: its schema into *schemas*, its wire observations yielded."""
+class DatabaseReads:
+    """The ``sqlite`` and ``wire`` observations of conversation databases read elsewhere (a
+    sweep reads each ``.db`` copy it writes), for a ``survey`` of paths listing them, which then
+    does not read them again. Only the distinct wire triples are kept, so memory does not grow
+    with the number of databases."""
+
+    def __init__(self) -> None:
+        self.schemas = _Schemas()
+        self.wire: set[tuple[str, str, str]] = set()
+        self.problems: dict[str, list[str]] = {}  # absolute path -> its problems, for every database added
+
+    def add(self, conv: NativeConversation) -> None:
+        """Observe *conv*, which must be among the databases of the survey that is given these reads."""
+        key = os.path.abspath(conv.path)
+        if not conv.access:
+            self.problems[key] = [f.message for f in conv.findings]
+            return
+        self.problems[key] = [f.message for f in conv.findings if f.code != "missing-table"]
+        self.schemas.add(conv)
+        self.wire.update(wire_observations(conv))
+
+
+def _databases(
+    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: DatabaseReads | None
+) -> Iterator[tuple[str, str, str]]:
+    """Read each database once: its schema into *schemas*, its wire observations yielded; those
+    in *read* are not read again (*schemas* and the yielded triples then include *read*'s)."""
+    if read is not None and observe:
+        yield from read.wire
     for path in paths:
-        conv = read_database(path)
         result.counts.databases += 1
+        if read is not None and (known := read.problems.get(os.path.abspath(path))) is not None:
+            result.problems.extend(known)
+            continue
+        conv = read_database(path)
         if not conv.access:
             result.problems.extend(f.message for f in conv.findings)
             continue
@@ -676,10 +706,17 @@ def _counting(progress: Callback | None, total: int) -> Callable[[list[Path]], I
     return each
 
 
-def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACES, *, progress: Callback | None = None) -> Survey:
+def survey(
+    paths: Iterable[str | os.PathLike],
+    surfaces: Iterable[str] = SURFACES,
+    *,
+    progress: Callback | None = None,
+    read: DatabaseReads | None = None,
+) -> Survey:
     """Fingerprint the requested *surfaces* of *paths*; unreadable files are reported in
     ``problems`` and skipped, a surface without input is listed in ``not_computed``.
-    *progress* is called before each file read with (files done, files to read, file)."""
+    *progress* is called before each file read with (files done, files to read, file);
+    databases in *read* are taken from it (see ``DatabaseReads``)."""
     wanted = set(surfaces)
     inputs, result = _collect(paths)
     result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
@@ -694,8 +731,8 @@ def survey(paths: Iterable[str | os.PathLike], surfaces: Iterable[str] = SURFACE
     if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts
         found["sidecar"] = _sidecars(each(inputs.sidecars), result)
     if read_databases:
-        schemas = _Schemas()
-        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted)
+        schemas = read.schemas if read is not None else _Schemas()
+        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read)
         if "wire" in wanted:
             wire = wire_fingerprint(observations)
         else:

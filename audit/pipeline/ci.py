@@ -80,7 +80,7 @@ from audit.checks.drift import (
     compare,
     observe,
 )
-from audit.checks.fingerprint import SURFACES
+from audit.checks.fingerprint import SURFACES, DatabaseReads
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
@@ -323,6 +323,7 @@ class _Tally:
 
 
 def _completeness_part(r: completeness.Result) -> _Tally:
+    """*r* as a share of its check (whose command shows every difference: ci checks with ``explain=False``)."""
     part = _Tally()
     part.counts[r.verdict] = 1
     if r.verdict != completeness.COMPLETE:
@@ -498,6 +499,8 @@ class _Context:
     profiles: list[Profile] = field(default_factory=list)
     done: dict[tuple[str, str], dict[object, _Tally]] = field(default_factory=dict)
     """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
+    reads: DatabaseReads = field(default_factory=DatabaseReads)
+    """The ``.db`` copies ``swept`` saw, for the corpus fingerprint."""
     spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
     """(stage, target) -> seconds ``swept`` spent on that check."""
 
@@ -591,7 +594,7 @@ class _Context:
             return Check("completeness", target, target, ERROR, exc.message, command)
         tally = _Tally()
         for t in found:
-            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t)))
+            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t, explain=False)))
         counts = {v: tally.counts[v] for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
@@ -656,19 +659,25 @@ class _Context:
             native = d.native or reconstruct(conv)
             source = completeness.source_of(conv, native)
             sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
-            self._keep("completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source)))
+            self._keep(
+                "completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source, explain=False))
+            )
         with self._spending("consistency", CORPUS):
             own = consistency.target_of(copy, copy.parent / "brain")
             result = consistency.check_session(own, (conv, native))
             self._keep("consistency", CORPUS, own, _consistency_part(result))
+        with self._spending("fingerprint", CORPUS):
+            self.reads.add(conv)
         if not self.live:
             return
         live = _as_read_from(conv, native, live_db)
         if session.sidecar is not None:
             with self._spending("completeness", LIVE):
                 at = completeness.target_of(session.sidecar, live_db)
-                live_source = completeness.Source(source.content_sha256, live[1], source.stable)
-                self._keep("completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source)))
+                live_source = dataclasses.replace(source, native=live[1])
+                self._keep(
+                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source, explain=False))
+                )
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
             if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
@@ -736,7 +745,10 @@ class _Context:
         return inputs
 
     def fingerprint(self, observed: dict[str, Observed]) -> list[Check]:
-        return [_timed(functools.partial(self._fingerprint, observed, *spec)) for spec in self._fingerprint_inputs()]
+        checks = [_timed(functools.partial(self._fingerprint, observed, *spec)) for spec in self._fingerprint_inputs()]
+        for check in checks:
+            check.seconds += self.spent.pop(("fingerprint", check.target), 0.0)
+        return checks
 
     def _fingerprint(self, observed: dict[str, Observed], target: str, paths: list[Path], surfaces: tuple[str, ...]) -> Check:
         surface_flags = ("--surface", "sidecar") if target == LIVE else ()
@@ -745,7 +757,8 @@ class _Context:
             if not paths:
                 raise NothingToCheck("no conversations/ directory in the stores")
             with self.bar(f"fingerprint {target}", "files") as bar:
-                observed[target] = found = observe(paths, surfaces, progress=bar)
+                read = self.reads if target == CORPUS else None
+                observed[target] = found = observe(paths, surfaces, progress=bar, read=read)
         except NothingToCheck as exc:
             return Check("fingerprint", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
