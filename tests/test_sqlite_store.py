@@ -371,3 +371,26 @@ def test_a_read_only_store_directory_is_read_without_new_files():
     # Another user's -shm is read-only to us: SQLite may still use it, else we copy.
     assert live in (["ro", 5, []], ["copy", 5, []])
     assert crashed == ["copy", 6, []]
+
+
+def test_schema_rows_hold_what_the_pragmas_of_each_table_say():
+    """The column and index lists, read for all tables in one query each, are the rows
+    ``pragma_table_info`` / ``pragma_index_list`` give table by table, in their order."""
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(
+        BASELINE_SCHEMA
+        + 'CREATE TABLE "we""ird" (b TEXT, a INTEGER PRIMARY KEY, c BLOB UNIQUE);'
+        + 'CREATE INDEX i1 ON "we""ird"(b); CREATE INDEX i0 ON "we""ird"(c, b);'
+        + "CREATE TABLE z (q INTEGER PRIMARY KEY AUTOINCREMENT, g AS (q + 1));"  # sqlite_sequence, a generated column
+        + "CREATE TABLE k (x, y, PRIMARY KEY (y, x)) WITHOUT ROWID; CREATE VIEW v AS SELECT 1;"
+    )
+    expected = []
+    for type_, name, tbl_name, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"):
+        columns = indexes = ()
+        if type_ == "table":
+            columns = tuple(conn.execute("SELECT * FROM pragma_table_info(?)", (name,)))
+            indexes = tuple(conn.execute("SELECT * FROM pragma_index_list(?)", (name,)))
+        expected.append(sqlite_store.SchemaObject(type_, name, tbl_name, sql, columns, indexes))
+    assert sqlite_store.schema_rows(conn) == expected
+    weird = next(obj for obj in expected if obj.name == 'we"ird')
+    assert [c[1] for c in weird.columns] == ["b", "a", "c"] and len(weird.indexes) == 3

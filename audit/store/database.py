@@ -293,17 +293,27 @@ def begin_read(conn: sqlite3.Connection) -> None:
 
 
 def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
-    """``sqlite_master`` ordered by (type, name), with column and index lists for tables."""
-    objects = []
-    for type_, name, tbl_name, sql in conn.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"
-    ).fetchall():
-        columns = indexes = ()
-        if type_ == "table":
-            columns = tuple(conn.execute("SELECT * FROM pragma_table_info(?)", (name,)).fetchall())
-            indexes = tuple(conn.execute("SELECT * FROM pragma_index_list(?)", (name,)).fetchall())
-        objects.append(SchemaObject(type_, name, tbl_name, sql, columns, indexes))
-    return objects
+    """``sqlite_master`` ordered by (type, name), with column and index lists for tables (each
+    list read for every table in one query: the rows ``PRAGMA table_info`` / ``index_list`` give)."""
+    columns: dict[str, list[tuple]] = {}
+    indexes: dict[str, list[tuple]] = {}
+    for found, query in ((columns, _TABLE_COLUMNS), (indexes, _TABLE_INDEXES)):
+        for name, *row in conn.execute(query):
+            found.setdefault(name, []).append(tuple(row))
+    return [
+        SchemaObject(type_, name, tbl_name, sql, tuple(columns.get(name, ())), tuple(indexes.get(name, ())))
+        if type_ == "table"
+        else SchemaObject(type_, name, tbl_name, sql)
+        for type_, name, tbl_name, sql in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")
+    ]
+
+
+_TABLE_COLUMNS = (
+    "SELECT m.name, p.* FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p WHERE m.type = 'table' ORDER BY m.name, p.cid"
+)
+_TABLE_INDEXES = (
+    "SELECT m.name, p.* FROM sqlite_master AS m JOIN pragma_index_list(m.name) AS p WHERE m.type = 'table' ORDER BY m.name, p.seq"
+)
 
 
 def schema_fingerprint(schema: list[SchemaObject], user_version: int | None) -> str:
