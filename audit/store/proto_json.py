@@ -95,10 +95,10 @@ def _plain(message: Message) -> dict:
         raise _Counted
     out = {}
     for fd, value in message.ListFields():
-        plan = _PLANS.get(fd)
-        if plan is None:
-            plan = _PLANS[fd] = (fd.json_name, _plain_converter(fd))
-        name, convert = plan
+        try:
+            name, convert = _PLANS[fd]
+        except KeyError:  # the first message of its type: plan its fields
+            name, convert = _PLANS[fd] = (fd.json_name, _plain_converter(fd))
         out[name] = value if convert is None else convert(value)
     return out
 
@@ -120,7 +120,7 @@ def _plain_converter(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
         return one
     if one is None:
         return list
-    return lambda value: [one(v) for v in value]
+    return lambda value: list(map(one, value))
 
 
 def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
