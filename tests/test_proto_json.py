@@ -10,7 +10,7 @@ import sqlite3
 from collections import Counter
 
 import pytest
-from google.protobuf import json_format, timestamp_pb2
+from google.protobuf import duration_pb2, json_format, timestamp_pb2
 from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -206,3 +206,30 @@ def test_a_timestamp_whose_second_is_known_is_still_checked():
         stamp.nanos = nanos
         with pytest.raises(proto_json.RenderError, match=f"nanos {nanos} outside"):
             proto_json._timestamp_of(stamp)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(st.integers(0, 3), st.integers(0, 315_576_000_000), st.integers(-315_576_000_000, 0)),
+    st.one_of(
+        st.sampled_from([0, 1, 1_000, 500_000_000, 999_999_999, 10_000, 1_000_000]),
+        st.integers(0, 999_999_999).map(lambda n: n - n % 1_000_000),
+        st.integers(0, 999_999_999).map(lambda n: n - n % 1_000),
+        st.integers(-999_999_999, 999_999_999),
+    ),
+)
+def test_durations_are_written_as_protobuf_writes_them(seconds, nanos):
+    duration = duration_pb2.Duration(seconds=seconds, nanos=nanos)
+    try:
+        expected = duration.ToJsonString()
+    except ValueError as exc:  # a sign mismatch: refused the same way
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            proto_json._duration_of(duration)
+        return
+    assert proto_json._duration_of(duration) == expected
+
+
+@pytest.mark.parametrize("seconds", [315_576_000_001, -315_576_000_001])
+def test_a_duration_out_of_range_is_refused_as_protobuf_refuses_it(seconds):
+    with pytest.raises(ValueError, match="Duration is not valid"):
+        proto_json._duration_of(duration_pb2.Duration(seconds=seconds))

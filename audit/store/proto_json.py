@@ -35,6 +35,7 @@ from audit.store.wire import WIRE_NAMES
 
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799  # 0001-01-01 .. 9999-12-31 (proto3 JSON's range)
 _EPOCH = _dt.datetime(1970, 1, 1)
+_DURATION_MAX_SECONDS = 315_576_000_000  # 10,000 years (proto3 JSON's range)
 _TIMESTAMP, _DURATION = "google.protobuf.Timestamp", "google.protobuf.Duration"
 _INT64 = frozenset(
     {
@@ -220,7 +221,18 @@ def _float(value: float, single: bool) -> float | str:
 
 
 def _duration_of(value: Any) -> str:
-    return value.ToJsonString()
+    """What ``Duration.ToJsonString`` writes; a duration that is not ``0 <= seconds <=
+    315576000000``, ``0 <= nanos < 10**9`` is left to it (negative, or invalid: it raises)."""
+    seconds, nanos = value.seconds, value.nanos
+    if not (0 <= seconds <= _DURATION_MAX_SECONDS and 0 <= nanos <= 999_999_999):
+        return value.ToJsonString()
+    if not nanos:
+        return f"{seconds}s"
+    if not nanos % 1_000_000:
+        return f"{seconds}.{nanos // 1_000_000:03d}s"
+    if not nanos % 1_000:
+        return f"{seconds}.{nanos // 1_000:06d}s"
+    return f"{seconds}.{nanos:09d}s"
 
 
 def _timestamp_of(value: Any) -> str:
