@@ -4,18 +4,21 @@
 ``google.protobuf.Timestamp`` at nine fractional digits as sidecars carry them: camelCase keys in
 field-number order, only the fields that are set, enum names (a number the schema does not name
 stays a number), 64-bit integers as strings, bytes as base64, float specials as ``"NaN"`` /
-``"Infinity"``, maps as objects with string keys, ``Duration`` as ``"1.500s"``. The same walk
-can count what ``audit.store.wire.unknown_fields`` counts (unknown fields as ``path:kind``,
-unnamed enum numbers as ``path:enum=N``), so a decoder needs no second walk. A test holds both
-to ``MessageToDict`` and ``unknown_fields`` on every message the store builder writes.
+``"Infinity"``, maps as objects with string keys, ``Duration`` as ``"1.500s"``. When given a
+counter, it counts what ``audit.store.wire.unknown_fields`` counts (unknown fields as
+``path:kind``, unnamed enum numbers as ``path:enum=N``), so a decoder needs no separate walk for
+them. A test holds both to ``MessageToDict`` and ``unknown_fields`` on every message the store
+builder writes.
 
-Two walks give the same result. ``render`` first tries one without bookkeeping: no field paths are
-built and nothing is counted; each message is refused (``UnknownFieldSet`` is not empty) or each
-unnamed enum number is (an enum's converter is its names dict's ``__getitem__``) with one C-level
-test, and a refused tree is walked again by ``render_counting``, which builds the paths and counts.
-Real rows have nothing to count, so they are walked once. Each field descriptor's converter is
-chosen once and cached (strings, bools and 32-bit integers need none), and a Timestamp's
-``YYYY-MM-DDTHH:MM:SS.`` is formatted by ``datetime`` and kept per second.
+Two walks give the same result. ``render`` first tries ``_plain``, which builds no field paths
+and counts nothing: it refuses a message whose ``UnknownFieldSet`` is not empty (one C-level test
+per message) and an enum number the schema does not name (an enum's converter is its names
+dict's ``__getitem__``, so the miss raises); a refused tree is walked again by
+``render_counting``, which builds the paths and counts. Real rows have nothing to count, so they
+are walked once. Each field descriptor's converter is chosen once and cached (strings, bools and
+32-bit integers need none), a Timestamp's ``YYYY-MM-DDTHH:MM:SS.`` is formatted by ``datetime``
+and kept per second, and a Duration in range is written without protobuf's float arithmetic
+(``ToJsonString`` writes the others).
 """
 
 from __future__ import annotations
