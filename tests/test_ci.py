@@ -612,7 +612,8 @@ def test_a_column_added_to_every_db_fails_ci_naming_it(capsys, store, tmp_path):
 def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys, store, tmp_path, monkeypatch):
     import sqlite3
 
-    from audit.store import database, trajectory
+    from audit.checks import contract
+    from audit.store import database, trajectory, transcript
 
     live_db = store.cli / "conversations" / f"{store.plain.id}.db"
     with sqlite3.connect(live_db) as conn:  # a column the schema does not know: a decode finding naming the .db
@@ -625,10 +626,18 @@ def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys,
     read: list[Path] = []
     real_read = database._read
     monkeypatch.setattr(database, "_read", lambda conv, *args: read.append(conv.path) or real_read(conv, *args))
+    parsed: list[tuple[str, ...]] = []
+    real_stream = transcript._read_stream
+    monkeypatch.setattr(transcript, "_read_stream", lambda files, *args: parsed.append(tuple(files)) or real_stream(files, *args))
     code, doc = run_json(capsys, store, tmp_path / "corpus")
     dbs = sorted(p.name for p in store.home.rglob("*.db"))
     assert sorted(decoded) == dbs  # sweep, completeness, consistency and their live twins: one decoding each
     assert sorted(p.name for p in read) == dbs and all(p.is_relative_to(tmp_path / "corpus") for p in read)  # the copies, once
+    # every transcript stream of the corpus parsed once (contract, consistency, fingerprint), the live ones never
+    streams = {
+        tuple(map(str, s)) for s in contract.transcript_streams(contract.find_files([tmp_path / "corpus"], "transcript")[0])[0]
+    }
+    assert len(parsed) == len(set(parsed)) and set(parsed) == streams and len(streams) > len(dbs)
     found = checks(doc)
     corpus_copy = tmp_path / "corpus" / "native" / "cli" / f"{store.plain.id}.db"
     decode = {

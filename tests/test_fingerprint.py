@@ -472,7 +472,7 @@ def test_wire_observations_are_distinct_per_conversation():
     ]
 
 
-def test_databases_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp_path, monkeypatch):
+def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp_path, monkeypatch):
     from audit.checks import fingerprint
     from audit.store.database import read_database
 
@@ -480,10 +480,13 @@ def test_databases_read_elsewhere_are_not_read_again_and_give_the_same_survey(tm
     broken = home / "conversations" / "00000000-0000-4000-8000-000000000000.db"
     broken.write_bytes(b"not a database")  # unreadable: its problem comes from the reads too
     alone = survey([home])
-    reads = fingerprint.DatabaseReads()
+    reads = fingerprint.Reads()
     for db in sorted(home.glob("conversations/*.db")):
         reads.add(read_database(db))
+    for brain in sorted(home.glob("brain/*")):
+        reads.add_brain(brain)
     monkeypatch.setattr(fingerprint, "read_database", lambda path: pytest.fail(f"{path} read again"))
+    monkeypatch.setattr(fingerprint, "iter_transcript", lambda paths, tier: pytest.fail(f"{paths} read again"))
     shared = survey([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert shared.counts == alone.counts and alone.counts.databases == 5 and len(alone.problems) == 1

@@ -1061,3 +1061,26 @@ def test_written_tiers_chunks_and_overview(tmp_path):
     assert all(isinstance(arg.raw, str) for r in a.overview for c in r.tool_calls for arg in c.args.values())
     assert any(not isinstance(arg.raw, str) for r in a.full for c in r.tool_calls for arg in c.args.values())
     assert a.pairing is not None and not [f for f in a.findings if f.kind in ("unpaired", "mismatch", "truncation-mismatch")]
+
+
+def test_shared_reads_parse_a_stream_once_until_a_file_changes(tmp_path, monkeypatch):
+    from audit.store import transcript
+
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(line(rec(0)) + b"\n")
+    opened: list[list[str]] = []
+    real = transcript._stream_lines
+    monkeypatch.setattr(transcript, "_stream_lines", lambda files, limit: opened.append(files) or real(files, limit))
+
+    def read(**kwargs) -> list[tuple[str, int | None]]:
+        return [(type(i).__name__, i.step_index if isinstance(i, Record) else None) for i in iter_transcript(path, **kwargs)]
+
+    assert read() == read() == [("Record", 0)] and len(opened) == 2  # no memo outside the block
+    with transcript.shared_reads():
+        first = read()
+        assert read() == first and read(tier="compact") == first and len(opened) == 3  # the same stream: parsed once
+        assert read(tier="full") == first and len(opened) == 4  # another tier decodes differently: parsed again
+        with open(path, "ab") as fh:
+            fh.write(line(rec(1)) + b"\n")
+        assert read() == [("Record", 0), ("Record", 1)] and len(opened) == 5  # the file changed: read again
+    assert read() == [("Record", 0), ("Record", 1)] and len(opened) == 6 and transcript._SHARED == []

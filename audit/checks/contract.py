@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,10 +238,17 @@ def validate_stream(paths: Iterable[str | os.PathLike], *, tier: str | None = No
         return _transcript_results(transcript.iter_transcript(files, tier=tier), files)
 
 
-def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, progress: Callback | None = None) -> Report:
+def verify_paths(
+    paths: Iterable[str | os.PathLike],
+    kind: str = "sidecar",
+    *,
+    progress: Callback | None = None,
+    checked: Mapping[tuple[str, ...], list[FileResult]] | None = None,
+) -> Report:
     """Check every file of *kind* named or found (recursively) under *paths*; *progress* is
     called before each file with (files done, files found, file). Transcripts are checked per
-    stream (``transcript_streams``).
+    stream (``transcript_streams``); a stream in *checked* (its files' paths, as ``validate_stream``
+    gave its results) is not read again.
 
     Raises ``NothingToCheck`` when no file was found and nothing was unreadable.
     """
@@ -255,11 +262,12 @@ def verify_paths(paths: Iterable[str | os.PathLike], kind: str = "sidecar", *, p
             if progress is not None:
                 progress(done, len(files), str(stream[0]))
             done += len(stream)
-            checked = validate_stream(stream)
+            known = checked.get(tuple(map(str, stream))) if checked is not None else None
+            found = list(known) if known is not None else validate_stream(stream)
             if stream[0] in extra:
-                first = checked[0]
-                checked[0] = FileResult(first.file, first.kind, first.records, (*first.findings, extra[stream[0]]), first.error)
-            results += checked
+                first = found[0]
+                found[0] = FileResult(first.file, first.kind, first.records, (*first.findings, extra[stream[0]]), first.error)
+            results += found
     else:
         for done, path in enumerate(files):
             if progress is not None:

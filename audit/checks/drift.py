@@ -31,7 +31,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.fingerprint import SURFACES, DatabaseReads, Fingerprint, Survey, survey
+from audit.checks.fingerprint import SURFACES, Fingerprint, Reads, Survey, survey
 from audit.errors import NothingToCheck, UsageError
 from audit.progress import Callback
 from audit.safeio import is_file, read_bytes
@@ -111,7 +111,7 @@ def observe(
     surfaces: tuple[str, ...] = SURFACES,
     *,
     progress: Callback | None = None,
-    read: DatabaseReads | None = None,
+    read: Reads | None = None,
 ) -> Observed:
     """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* and *read*
     as in ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot

@@ -354,19 +354,32 @@ def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
-def _transcripts(streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey) -> Fingerprint | None:
-    shape = TranscriptShape()
+def _transcripts(
+    streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey, read: Reads | None
+) -> Fingerprint | None:
+    shape = read.transcripts if read is not None else TranscriptShape()
     for tier, paths in streams:
         result.counts.transcripts += len(paths)
-        for item in iter_transcript(paths, tier=tier):
-            if isinstance(item, TranscriptFinding):
-                if item.kind == "unreadable":
-                    result.problems.append(f"{item.file}: {item.message}")
-                elif item.kind in DROPPED:
-                    result.skipped.append(f"{item.file}:{item.line}: {item.message}")
-            else:
-                shape.add(item.raw, tier)
+        known = read.streams.get(tuple(map(str, paths))) if read is not None else None
+        if known is not None:
+            result.problems += known[0]
+            result.skipped += known[1]
+            continue
+        _stream_shape(shape, tier, paths, result.problems, result.skipped)
     return Fingerprint.of("transcript", shape.lines()) if shape.records else None
+
+
+def _stream_shape(
+    shape: TranscriptShape, tier: str | None, paths: tuple[Path, ...], problems: list[str], skipped: list[str]
+) -> None:
+    for item in iter_transcript(paths, tier=tier):
+        if isinstance(item, TranscriptFinding):
+            if item.kind == "unreadable":
+                problems.append(f"{item.file}: {item.message}")
+            elif item.kind in DROPPED:
+                skipped.append(f"{item.file}:{item.line}: {item.message}")
+        else:
+            shape.add(item.raw, tier)
 
 
 def schema_lines(schema: list[SchemaObject], user_version: int | None) -> list[str]:
@@ -647,19 +660,32 @@ def wire_fingerprint(observations: Iterable[tuple[str, str, str]]) -> Fingerprin
     return Fingerprint.of("wire", (f"{p}\t{'|'.join(sorted(v))}" for p, v in values.items()))
 
 
-class DatabaseReads:
-    """The ``sqlite`` and ``wire`` observations of conversation databases read elsewhere (a
-    sweep reads each ``.db`` copy it writes), for a ``survey`` of paths listing them, which then
-    does not read them again. Only the distinct wire triples are kept, so memory does not grow
-    with the number of databases."""
+class Reads:
+    """Inputs of a ``survey`` observed elsewhere, which the survey then does not read again: the
+    ``sqlite`` and ``wire`` observations of conversation databases (a sweep reads each ``.db``
+    copy it writes) and the ``transcript`` shape of brain directories (read while a sweep's other
+    checks read them). Only the distinct wire triples and the merged shape are kept, so memory
+    does not grow with the number of inputs. Everything added must be among the survey's inputs."""
 
     def __init__(self) -> None:
         self.schemas = _Schemas()
         self.wire: set[tuple[str, str, str]] = set()
         self.problems: dict[str, list[str]] = {}  # absolute path -> its problems, for every database added
+        self.transcripts = TranscriptShape()
+        self.streams: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # stream files -> (problems, skipped)
+
+    def add_brain(self, brain: Path) -> None:
+        """Observe the transcript streams of the brain directory *brain* (as ``survey`` finds them)."""
+        inputs = _Inputs()
+        inputs.add_brain(brain)
+        for tier, paths in inputs.streams:
+            problems: list[str] = []
+            skipped: list[str] = []
+            _stream_shape(self.transcripts, tier, paths, problems, skipped)
+            self.streams[tuple(map(str, paths))] = (problems, skipped)
 
     def add(self, conv: NativeConversation) -> None:
-        """Observe *conv*, which must be among the databases of the survey that is given these reads."""
+        """Observe the conversation database *conv*."""
         key = os.path.abspath(conv.path)
         if not conv.access:
             self.problems[key] = [f.message for f in conv.findings]
@@ -670,7 +696,7 @@ class DatabaseReads:
 
 
 def _databases(
-    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: DatabaseReads | None
+    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: Reads | None
 ) -> Iterator[tuple[str, str, str]]:
     """Read each database once: its schema into *schemas*, its wire observations yielded; those
     in *read* are not read again (*schemas* and the yielded triples then include *read*'s)."""
@@ -711,12 +737,12 @@ def survey(
     surfaces: Iterable[str] = SURFACES,
     *,
     progress: Callback | None = None,
-    read: DatabaseReads | None = None,
+    read: Reads | None = None,
 ) -> Survey:
     """Fingerprint the requested *surfaces* of *paths*; unreadable files are reported in
     ``problems`` and skipped, a surface without input is listed in ``not_computed``.
     *progress* is called before each file read with (files done, files to read, file);
-    databases in *read* are taken from it (see ``DatabaseReads``)."""
+    databases and transcript streams in *read* are taken from it (see ``Reads``)."""
     wanted = set(surfaces)
     inputs, result = _collect(paths)
     result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
@@ -742,7 +768,7 @@ def survey(
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
     if read_transcripts:
-        found["transcript"] = _transcripts(((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result)
+        found["transcript"] = _transcripts(((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read)
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",

@@ -69,6 +69,7 @@ from audit.checks.baselines import Baseline
 from audit.checks.completeness import Target as SidecarTarget
 from audit.checks.consistency import Target as SessionTarget
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
+from audit.checks.contract import FileResult
 from audit.checks.drift import (
     CLASSES,
     DRIFT,
@@ -80,7 +81,7 @@ from audit.checks.drift import (
     compare,
     observe,
 )
-from audit.checks.fingerprint import SURFACES, DatabaseReads
+from audit.checks.fingerprint import SURFACES, Reads
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
@@ -499,8 +500,10 @@ class _Context:
     profiles: list[Profile] = field(default_factory=list)
     done: dict[tuple[str, str], dict[object, _Tally]] = field(default_factory=dict)
     """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
-    reads: DatabaseReads = field(default_factory=DatabaseReads)
-    """The ``.db`` copies ``swept`` saw, for the corpus fingerprint."""
+    reads: Reads = field(default_factory=Reads)
+    """The ``.db`` and brain copies ``swept`` saw, for the corpus fingerprint."""
+    transcripts_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
+    """The corpus transcript streams ``swept`` checked against the contract."""
     spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
     """(stage, target) -> seconds ``swept`` spent on that check."""
 
@@ -527,6 +530,8 @@ class _Context:
             _timed(lambda: self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar")),
             _timed(lambda: self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript")),
         ]
+        checks[-1].seconds += self.spent.pop(("verify-contract", CORPUS), 0.0)
+        self.transcripts_checked.clear()
         if self.live:
             checks.append(_timed(lambda: self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar")))
         return checks
@@ -539,7 +544,8 @@ class _Context:
             return Check("verify-contract", name, target, SKIPPED, why, command)
         try:
             with self.bar(f"verify-contract {name}", "files") as bar:
-                report = contract.verify_paths(present, kind, progress=bar)
+                checked = self.transcripts_checked if kind == "transcript" else None
+                report = contract.verify_paths(present, kind, progress=bar, checked=checked)
         except NothingToCheck as exc:
             return Check("verify-contract", name, target, SKIPPED, exc.message, command)
         except AuditError as exc:
@@ -662,12 +668,20 @@ class _Context:
             self._keep(
                 "completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source, explain=False))
             )
-        with self._spending("consistency", CORPUS):
-            own = consistency.target_of(copy, copy.parent / "brain")
-            result = consistency.check_session(own, (conv, native))
-            self._keep("consistency", CORPUS, own, _consistency_part(result))
-        with self._spending("fingerprint", CORPUS):
-            self.reads.add(conv)
+        own = consistency.target_of(copy, copy.parent / "brain")
+        with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
+            with self._spending("consistency", CORPUS):
+                result = consistency.check_session(own, (conv, native))
+                self._keep("consistency", CORPUS, own, _consistency_part(result))
+            with self._spending("fingerprint", CORPUS):
+                self.reads.add(conv)
+                if own.brain is not None:
+                    self.reads.add_brain(own.brain)
+            if own.brain is not None:
+                with self._spending("verify-contract", CORPUS):
+                    files, _, _ = contract.find_files([own.brain], "transcript")
+                    for stream in contract.transcript_streams(files)[0]:
+                        self.transcripts_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
         if not self.live:
             return
         live = _as_read_from(conv, native, live_db)

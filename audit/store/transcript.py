@@ -16,6 +16,7 @@ into typed fields; the raw text stays on the record.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -246,18 +247,54 @@ def iter_transcript(
     *paths* is one file or the parts of one stream (chunk files in order): their bytes are read
     as one stream, so a record that crosses from one part into the next is one record, reported
     at the file and line where it starts. *tier* (default: ``tier_of`` the first path) decides
-    how tool-call arguments are decoded. Never raises for file content or I/O errors.
+    how tool-call arguments are decoded. Never raises for file content or I/O errors. Inside
+    ``shared_reads`` a stream read before is not read again (see there).
     """
-    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    if tier is None and paths:
-        tier = tier_of(paths[0])
+    files = [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+    if tier is None and files:
+        tier = tier_of(files[0])
+    if not _SHARED:
+        return _read_stream(files, max_line_bytes, tier)
+    key = (tuple(files), tier, max_line_bytes)
+    stats = tuple(_identity(f) for f in files)
+    known = _SHARED[-1].get(key)
+    if known is None or known[0] != stats or None in stats:
+        known = _SHARED[-1][key] = (stats, list(_read_stream(files, max_line_bytes, tier)))
+    return iter(known[1])
+
+
+def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Iterator[Record | Finding]:
     state = _Stream(tier)
-    for item in _stream_lines([str(p) for p in paths], max_line_bytes):
+    for item in _stream_lines(files, max_line_bytes):
         if isinstance(item, Finding):
             yield item
         else:
             yield from _line(*item, max_line_bytes, state)
     yield from state.finish()
+
+
+_SHARED: list[dict[tuple, tuple[tuple, list[Record | Finding]]]] = []
+
+
+@contextlib.contextmanager
+def shared_reads() -> Iterator[None]:
+    """Within it, ``iter_transcript`` gives the records of a stream it read before (same files,
+    tier and line limit, each file still of the same size, mtime and inode) without reading them
+    again, so that several checks of one session parse its transcripts once; the records are held
+    until the block ends (one session's transcripts, in ``ci``)."""
+    _SHARED.append({})
+    try:
+        yield
+    finally:
+        _SHARED.pop()
+
+
+def _identity(file: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def iter_bytes(data: bytes, file: str, *, tier: str | None = None, max_line_bytes: int = MAX_LINE_BYTES):
