@@ -16,21 +16,23 @@ per message) and an enum number the schema does not name (an enum's converter is
 dict's ``__getitem__``, so the miss raises); a refused tree is walked again by
 ``render_counting``, which builds the paths and counts. Real rows have nothing to count, so they
 are walked once. Each field descriptor's converter is chosen once and cached (strings, bools and
-32-bit integers need none), a Timestamp's ``YYYY-MM-DDTHH:MM:SS.`` is formatted by ``datetime``
-and kept per second, and a Duration in range is written without protobuf's float arithmetic
-(``ToJsonString`` writes the others).
+32-bit integers need none), a message type of a few fields gets a walk compiled from them
+(``_small_walk``: no ``ListFields``), a Timestamp's ``YYYY-MM-DDTHH:MM:SS.`` is formatted by
+``datetime`` and kept per second, and a Duration in range is written without protobuf's float
+arithmetic (``ToJsonString`` writes the others).
 """
 
 from __future__ import annotations
 
 import base64
 import datetime as _dt
+import keyword
 import math
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
@@ -136,16 +138,74 @@ def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
             return _timestamp_of
         if full == _DURATION:
             return _duration_of
-        return _plain
+        return _small_walk(fd.message_type) or _plain
     if kind == FieldDescriptor.TYPE_ENUM:
         assert fd.enum_type is not None  # an enum field has its enum type
-        return {number: v.name for number, v in fd.enum_type.values_by_number.items()}.__getitem__
+        return _enum_names(fd).__getitem__
     if kind in _INT64:
         return str
     convert = _single(fd)
     if kind in (FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE):
         return lambda value: convert(value, "", None)
     return None  # string, bool, 32-bit integers
+
+
+def _enum_names(fd: FieldDescriptor) -> dict[int, str]:
+    assert fd.enum_type is not None  # an enum field has its enum type
+    return {number: v.name for number, v in fd.enum_type.values_by_number.items()}
+
+
+_SMALL = 5
+"""Message types of at most this many fields get a compiled walk (``_small_walk``)."""
+_SMALL_WALKS: dict[str, Callable[[Message], dict] | None] = {}
+
+
+def _small_walk(descriptor: Descriptor) -> Callable[[Message], dict] | None:
+    """``_plain`` for the messages of a small type, compiled from its fields: each field is read
+    by name and kept when ``ListFields`` would list it (an implicit-presence scalar when it is
+    not its default, a field with presence when ``HasField`` says so, a repeated one when not
+    empty), in field-number order, so the keys come out as ``ListFields`` orders them. On a
+    two-field message this takes half the time of ``ListFields`` and its loop. None
+    for a type it does not apply to (more fields, a oneof of several fields, floats, whose ``-0.0``
+    is listed yet false, maps, extensions)."""
+    if descriptor.full_name in _SMALL_WALKS:
+        return _SMALL_WALKS[descriptor.full_name]
+    fields = sorted(descriptor.fields, key=lambda fd: fd.number)
+    if (
+        len(fields) > _SMALL
+        or descriptor.extension_ranges
+        or any(
+            (fd.containing_oneof is not None and len(fd.containing_oneof.fields) > 1)
+            or fd.type in (FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE)
+            or (fd.message_type is not None and fd.message_type.GetOptions().map_entry)
+            for fd in fields
+        )
+    ):
+        _SMALL_WALKS[descriptor.full_name] = None
+        return None
+    _SMALL_WALKS[descriptor.full_name] = None  # a type that holds itself walks it with _plain
+    names: dict[str, object] = {"unknown_fields": UnknownFieldSet, "Counted": _Counted}
+    lines = ["def walk(m):", "    if unknown_fields(m):", "        raise Counted", "    out = {}"]
+    for i, fd in enumerate(fields):
+        get = f"getattr(m, {fd.name!r})" if keyword.iskeyword(fd.name) else f"m.{fd.name}"
+        key = repr(fd.json_name)
+        convert = _plain_converter(fd)
+        if fd.type == FieldDescriptor.TYPE_ENUM and not fd.is_repeated:
+            names[f"e{i}"] = _enum_names(fd)
+            value = f"e{i}[v]"
+        elif convert is None:
+            value = "v"
+        else:
+            names[f"c{i}"] = convert
+            value = f"c{i}(v)"
+        if fd.has_presence and not fd.is_repeated:
+            lines += [f"    if m.HasField({fd.name!r}):", f"        v = {get}", f"        out[{key}] = {value}"]
+        else:
+            lines += [f"    v = {get}", "    if v:", f"        out[{key}] = {value}"]
+    lines.append("    return out")
+    exec(compile("\n".join(lines), f"<walk of {descriptor.full_name}>", "exec"), names)  # noqa: S102 -- built from our descriptors
+    walk = _SMALL_WALKS[descriptor.full_name] = names["walk"]  # type: ignore[assignment]
+    return walk  # type: ignore[return-value]
 
 
 _SPECS: dict[FieldDescriptor, tuple[str, Convert, str]] = {}
