@@ -21,12 +21,17 @@ Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
   temp file in the target directory, mode 0600, fsync, optional mtime set before the rename,
   rename, fsync of the directory; on any failure the target keeps its old bytes and mtime and no
   temp file is left. Directories are created 0700. Writing to or through a symlink is refused.
+  ``create_fresh_file`` is for new names in a private directory this run made (a sweep's
+  corpus): one exclusive open, no temp file, the partial file removed on failure; such files,
+  written without an fsync each, are made durable together by ``sync_files`` (one ``syncfs(2)``
+  on Linux 5.8+, else an fsync of each file and directory).
   ``append`` adds to a file another program reads (never through a symlink either).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import decimal
 import errno
 import gc
@@ -35,6 +40,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import compress
 from pathlib import Path
@@ -612,7 +618,7 @@ class _Encoder:
 # ----------------------------------------------------------------------------- atomic writes
 
 
-def _refuse_symlink(path: Path) -> None:
+def _refuse_symlink(path: str | Path) -> None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -784,10 +790,86 @@ def create_new_file(path: str | os.PathLike, data: bytes, *, sync: bool = True) 
                 os.unlink(tmp)
 
 
-def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike) -> None:
-    """Make files written with ``sync=False`` durable: fsync each of them, then each directory
-    from their parents up to *top* (inclusive) once, so that new directories' entries are durable
-    too. Raises ``InputError`` naming the first file or directory that cannot be synced."""
+def create_fresh_file(path: str, data: bytes) -> None:
+    """Create *path* with *data* (0600) in one ``O_CREAT|O_EXCL|O_NOFOLLOW`` open: no temp file,
+    no rename, no fsync (make it durable with ``sync_files`` before what commits to it).
+
+    Only for a name nothing else can create: a new file in a private (0700) directory the caller
+    made in this run, such as a sweep's corpus. An existing path or a symbolic link there is
+    refused (``O_EXCL``) and left alone, and so is a parent directory that is a symbolic link;
+    on any failure (a full disk, Ctrl-C) what this call created at *path* is removed, so only
+    whole files are left. *path* is a string; errors are ``InputError`` naming it."""
+    if "\0" in path:
+        _path(path)  # the InputError naming it
+    _refuse_symlink(os.path.dirname(path))
+    opened = False
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        opened = True
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)  # whatever the umask
+            fh.write(data)
+    except FileExistsError:
+        raise InputError(f"{path}: already exists; refusing to overwrite") from None
+    except BaseException as exc:
+        # Removed when this call may have made it: the open succeeded, or an interruption (not an
+        # OSError of the open, which creates nothing) arrived around it; the name is ours alone.
+        if opened or not isinstance(exc, OSError):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        if isinstance(exc, OSError):
+            raise InputError(f"{path}: cannot create ({exc.strerror or exc})") from None
+        raise
+
+
+def filesystem_handle(directory: str | os.PathLike) -> int:
+    """A descriptor on *directory* for ``sync_files(..., filesystem=fd)``: opened before the files
+    are written, so that ``syncfs(2)`` on it reports every writeback error on that filesystem
+    since (the caller closes it)."""
+    return os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | O_NOFOLLOW | O_CLOEXEC)
+
+
+_SYNCFS: list[Callable[[int], int] | None] = []  # the libc function, looked up once (empty: not yet)
+_SYNCFS_SINCE = (5, 8)  # Linux reports writeback errors from syncfs(2) since 5.8; before, only EBADF
+
+
+def _kernel_reports_syncfs_errors(release: str) -> bool:
+    """Whether a Linux kernel release string (``os.uname().release``) is 5.8 or later."""
+    match = re.match(r"([0-9]+)\.([0-9]+)", release)
+    return match is not None and (int(match[1]), int(match[2])) >= _SYNCFS_SINCE
+
+
+def _syncfs_function() -> Callable[[int], int] | None:
+    if not _SYNCFS:
+        function = None
+        if sys.platform.startswith("linux") and _kernel_reports_syncfs_errors(os.uname().release):
+            with contextlib.suppress(OSError, AttributeError):
+                function = ctypes.CDLL(None, use_errno=True).syncfs
+                function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+        _SYNCFS.append(function)
+    return _SYNCFS[0]
+
+
+def syncfs(fd: int) -> bool:
+    """Write every dirty page and inode of the filesystem holding *fd* to disk (Linux ``syncfs(2)``,
+    through ctypes: ``os`` does not expose it). True when it ran and succeeded; False when it is
+    unavailable (not Linux, a kernel before 5.8 whose syncfs reports no writeback error, no libc
+    symbol) or failed (an I/O error anywhere on that filesystem since *fd* was opened)."""
+    function = _syncfs_function()
+    return function is not None and function(fd) == 0
+
+
+def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike, *, filesystem: int | None = None) -> None:
+    """Make files written with ``sync=False`` (or by ``create_fresh_file``) durable, with their
+    directories from their parents up to *top* (inclusive).
+
+    With *filesystem* (a ``filesystem_handle`` on *top*, opened before the files were written,
+    all of them on its filesystem) one ``syncfs`` does it when it succeeds. Otherwise, or when it
+    fails, each file is fsynced, then each of those directories once, children first, so that
+    new directories' entries are durable too. Raises ``InputError`` naming the first file or
+    directory that cannot be synced."""
+    if filesystem is not None and syncfs(filesystem):
+        return
     top = _path(top)
     directories: dict[Path, None] = {}
     for name in paths:

@@ -267,6 +267,165 @@ def test_create_new_file_refuses_existing_and_is_private(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["new.json"]
 
 
+def test_create_fresh_file_writes_whole_private_files_in_one_open(tmp_path, monkeypatch):
+    target = f"{tmp_path}/new.json"
+    old = os.umask(0o277)  # a umask that would take the owner's write bit: the file is 0600 anyway
+    try:
+        safeio.create_fresh_file(target, b"1")
+    finally:
+        os.umask(old)
+    assert _mode(target) == 0o600 and open(target, "rb").read() == b"1"
+    with pytest.raises(InputError) as info:
+        safeio.create_fresh_file(target, b"2")
+    assert info.value.message == f"{target}: already exists; refusing to overwrite"
+    assert open(target, "rb").read() == b"1" and sorted(os.listdir(tmp_path)) == ["new.json"]  # no temp file, ever
+
+
+def test_create_fresh_file_refuses_links_and_leaves_them(tmp_path):
+    real = tmp_path / "real"
+    real.write_bytes(b"keep")
+    (tmp_path / "link").symlink_to(real)
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "linkdir").symlink_to(tmp_path / "dir")
+    for name in ("link", "dangling"):
+        with pytest.raises(InputError) as info:
+            safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
+        assert info.value.message == f"{tmp_path}/{name}: already exists; refusing to overwrite"
+        assert os.path.islink(tmp_path / name)
+    with pytest.raises(InputError) as info:
+        safeio.create_fresh_file(f"{tmp_path}/linkdir/f", b"x")
+    assert info.value.message == f"{tmp_path}/linkdir: is a symbolic link; refusing to write through it"
+    assert real.read_bytes() == b"keep" and not (tmp_path / "nowhere").exists() and os.listdir(tmp_path / "dir") == []
+
+
+class _FailingFile:
+    """A file object whose write stores half of *data*, then raises *error*."""
+
+    def __init__(self, fh, error: BaseException) -> None:
+        self._fh, self._error = fh, error
+
+    def write(self, data: bytes) -> int:
+        self._fh.write(data[: len(data) // 2])
+        raise self._error
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._fh.__exit__(*exc)
+
+
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt()], ids=["ENOSPC", "Ctrl-C"])
+def test_create_fresh_file_leaves_nothing_when_the_write_fails(tmp_path, monkeypatch, error):
+    real = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _FailingFile(real(fd, *a, **k), error))
+    target = f"{tmp_path}/new.db"
+    if isinstance(error, OSError):
+        with pytest.raises(InputError) as info:
+            safeio.create_fresh_file(target, b"x" * 4096)
+        assert info.value.message == f"{target}: cannot create (No space left on device)"
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            safeio.create_fresh_file(target, b"x" * 4096)
+    assert os.listdir(tmp_path) == []
+
+
+def test_create_fresh_file_removes_what_an_interrupted_open_created(tmp_path, monkeypatch):
+    """Ctrl-C arriving as the open returns (the file exists, its descriptor is lost): removed."""
+    real = os.open
+
+    def interrupted(path, flags, mode=0o777):
+        os.close(real(path, flags, mode))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        safeio.create_fresh_file(f"{tmp_path}/new", b"x")
+    assert os.listdir(tmp_path) == []
+
+
+def test_create_fresh_file_keeps_what_a_failed_open_did_not_create(tmp_path, monkeypatch):
+    """An open that fails with an OSError created nothing, so nothing is removed (here: the file
+    at the path stays, whoever made it)."""
+    target = tmp_path / "there"
+    target.write_bytes(b"keep")
+
+    def failing(path, flags, mode=0o777):
+        raise OSError(24, "Too many open files", path)
+
+    monkeypatch.setattr(os, "open", failing)
+    with pytest.raises(InputError) as info:
+        safeio.create_fresh_file(str(target), b"x")
+    monkeypatch.undo()
+    assert info.value.message == f"{target}: cannot create (Too many open files)"
+    assert target.read_bytes() == b"keep"
+
+
+@pytest.mark.parametrize(
+    ("release", "reports"),
+    [
+        ("5.7.19", False),
+        ("5.8.0", True),
+        ("5.10.0-21-amd64", True),
+        ("6.18.44-fc-v657", True),
+        ("4.19.0", False),
+        ("10.0", True),
+        ("x", False),
+        ("", False),
+    ],
+)
+def test_syncfs_is_used_only_where_it_reports_writeback_errors(release, reports):
+    assert safeio._kernel_reports_syncfs_errors(release) is reports
+
+
+def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
+    monkeypatch.setattr(safeio, "_SYNCFS", [None])
+    fd = safeio.filesystem_handle(tmp_path)
+    try:
+        assert safeio.syncfs(fd) is False
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not safeio._kernel_reports_syncfs_errors(os.uname().release), reason="Linux 5.8+"
+)
+def test_syncfs_on_linux(tmp_path):
+    fd = safeio.filesystem_handle(tmp_path)
+    try:
+        assert safeio.syncfs(fd) is True
+    finally:
+        os.close(fd)
+    closed = fd
+    assert safeio.syncfs(closed) is False  # EBADF: a failure, never an exception
+
+
+@pytest.mark.parametrize("how", ["works", "fails", "unavailable"])
+def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, how):
+    top = tmp_path / "top"
+    fd = None
+    try:
+        fd = safeio.filesystem_handle(tmp_path) if how != "unavailable" else None
+        safeio.make_private_dir(top / "a")
+        for name in ("top/a/1", "top/a/2", "top/3"):
+            safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
+        calls, fsynced = [], []
+        monkeypatch.setattr(safeio, "_SYNCFS", [lambda fd: calls.append(fd) or (0 if how == "works" else -1)])
+        real = os.fsync
+        monkeypatch.setattr(os, "fsync", lambda d: fsynced.append(os.fstat(d).st_ino) or real(d))
+        safeio.sync_files([top / "a" / "1", top / "a" / "2", top / "3"], top, filesystem=fd)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    assert calls == ([] if how == "unavailable" else [fd])
+    inodes = [os.stat(p).st_ino for p in (top / "a" / "1", top / "a" / "2", top / "3", top / "a", top)]
+    assert fsynced == ([] if how == "works" else inodes)  # files in order, then directories, children first
+
+
 def test_make_private_dir(tmp_path):
     made = safeio.make_private_dir(tmp_path / "a" / "b")
     assert _mode(tmp_path / "a") == 0o700 and _mode(made) == 0o700
@@ -285,10 +444,11 @@ def test_make_private_dir(tmp_path):
         lambda p: safeio.read_bytes(p),
         lambda p: safeio.atomic_write(p, b"x"),
         lambda p: safeio.create_new_file(p, b"x"),
+        lambda p: safeio.create_fresh_file(p, b"x"),
         lambda p: safeio.append(p, b"x"),
         lambda p: safeio.make_private_dir(p),
     ],
-    ids=["read_bytes", "atomic_write", "create_new_file", "append", "make_private_dir"],
+    ids=["read_bytes", "atomic_write", "create_new_file", "create_fresh_file", "append", "make_private_dir"],
 )
 def test_a_nul_in_a_path_is_an_input_error_naming_it(tmp_path, call):
     with pytest.raises(InputError) as info:
