@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from audit import safeio
 from audit.actions import sweep as sweep_module
 from audit.actions.sweep import (
     SKIP_DUPLICATE_PB,
@@ -592,10 +593,44 @@ def _fsynced(monkeypatch) -> list[str]:
     return synced
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to name descriptors")
-def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(store, tmp_path, monkeypatch):
+REAL_SYNCFS = safeio._syncfs_function()
+
+
+def _syncfs(monkeypatch, how: str, synced: list[str]) -> None:
+    """syncfs(2) as *how*: "works" (the real one, recorded as "syncfs <path of its descriptor>"),
+    "fails" (recorded, returns -1 like an I/O error) or "unavailable" (not looked up)."""
+
+    def recorded(fd):
+        synced.append(f"syncfs {os.readlink(f'/proc/self/fd/{fd}')}")
+        return REAL_SYNCFS(fd) if how == "works" else -1
+
+    monkeypatch.setattr(safeio, "_SYNCFS", [None if how == "unavailable" else recorded])
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to name descriptors")
+
+
+@needs_proc
+@pytest.mark.skipif(REAL_SYNCFS is None, reason="needs Linux 5.8+ syncfs(2)")
+def test_one_syncfs_makes_the_corpus_durable_before_the_final_manifest(store, tmp_path, monkeypatch):
     out = tmp_path / "corpus"
     synced = _fsynced(monkeypatch)
+    _syncfs(monkeypatch, "works", synced)
+    result = sweep(resolve_roots(roots=[store.cli.path]), out, source="native")
+    assert result.complete and len(result.sessions) == 3
+    # the first manifest (atomic_write: file, then directory), one syncfs of the corpus
+    # filesystem through the descriptor held on the corpus, then the final manifest
+    assert synced == ["MANIFEST", str(out), f"syncfs {out}", "MANIFEST", str(out)]
+    check_files(out, manifest(out))
+
+
+@needs_proc
+@pytest.mark.parametrize("how", ["unavailable", "fails"])
+def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(store, tmp_path, monkeypatch, how):
+    """Without a working syncfs(2) each file and directory is fsynced, once, before the final manifest."""
+    out = tmp_path / "corpus"
+    synced = _fsynced(monkeypatch)
+    _syncfs(monkeypatch, how, synced)
     result = sweep(resolve_roots(roots=[store.cli.path]), out, source="native")
     assert result.complete
     listed = [out / rel for s in result.sessions for rel in s.files]
@@ -605,13 +640,17 @@ def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(store,
     assert synced.count("MANIFEST") == 2  # written first incomplete, then at the end
     assert {str(p) for p in listed} | {str(d) for d in directories} <= set(before)
     assert synced[:2] == ["MANIFEST", str(out)]  # the first manifest (atomic_write: file, then directory)
-    assert len(before) - 2 == len(listed) + len(directories)  # then every file and directory once, at the end
+    tried = [f"syncfs {out}"] if how == "fails" else []
+    assert synced[2 : 2 + len(tried)] == tried  # a failed syncfs is tried once, first
+    assert len(before) - 2 - len(tried) == len(listed) + len(directories)  # then every file and directory once
     assert before[-1] == str(out)  # children before parents: the corpus directory last
 
 
-def test_a_file_that_cannot_be_synced_leaves_the_corpus_incomplete(store, tmp_path, monkeypatch):
+@pytest.mark.parametrize("how", ["unavailable", "fails"])
+def test_a_file_that_cannot_be_synced_leaves_the_corpus_incomplete(store, tmp_path, monkeypatch, how):
     out = tmp_path / "corpus"
     real = os.fsync
+    _syncfs(monkeypatch, how, [])
 
     def fsync(fd):
         if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).endswith(".db"):
@@ -625,3 +664,35 @@ def test_a_file_that_cannot_be_synced_leaves_the_corpus_incomplete(store, tmp_pa
     [failure] = doc["failures"]
     assert failure["stage"] == "write" and failure["id"] is None
     assert failure["message"].endswith(".db: cannot sync to disk (Input/output error); the corpus is not durable")
+
+
+def test_a_failed_session_leaves_none_of_its_files_and_the_next_recreates_the_directories(tmp_path, capsys, monkeypatch):
+    """The first session fails on its second brain file, after its .db, trajectory and first brain
+    file were written: they and the directories they emptied are removed (every one of them was
+    made for it), and the next session creates them again."""
+    root = StoreBuilder(tmp_path / "home", seed=12).root("cli")
+    first, second = sorted((root.conversation(turns=2), root.conversation(turns=2)), key=lambda c: c.id)
+    real, written = sweep_module.create_fresh_file, []
+
+    def full_disk(path, data):
+        written.append(path)
+        if f"/brain/{first.id}/" in path and sum(f"/brain/{first.id}/" in p for p in written) == 2:
+            raise safeio.InputError(f"{path}: cannot create (No space left on device)")
+        real(path, data)
+
+    monkeypatch.setattr(sweep_module, "create_fresh_file", full_disk)
+    out = tmp_path / "corpus"
+    code, _, stderr = run(capsys, "--root", root.path, "--out", out, "--source", "native", "--keep-going")
+    assert code == 1, stderr
+    doc = manifest(out)
+    assert [s["id"] for s in doc["sessions"]] == [second.id]
+    assert doc["failures"] == [
+        {"id": first.id, "stage": "write", "message": f"{written[3]}: cannot create (No space left on device)"}
+    ]
+    brain = f"{out}/native/cli/brain/{first.id}/"
+    assert written[:2] == [f"{out}/native/cli/{first.id}.db", f"{out}/corpus/cli/{first.id}.trajectory.json"]
+    assert written[2].startswith(brain) and written[3].startswith(brain)
+    check_files(out, doc)  # the second session's files alone, 0600 in 0700 directories
+    left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir())
+    assert not any(first.id in d for d in left)
+    assert {"native/cli", "corpus/cli", f"native/cli/brain/{second.id}"} <= set(left)

@@ -4,7 +4,7 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
 
     manifest.json                          schemas/manifest.schema.json; written first with
                                            complete=false, rewritten atomically at the end, once
-                                           every file it lists (and its directories) is fsynced
+                                           every file it lists (and its directories) is durable
     corpus/<surface>/<id>.trajectory.json  the daemon's ``trajectory`` bytes unchanged, or the
                                            offline reconstruction of the .db (2-space JSON)
     native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
@@ -18,8 +18,12 @@ skipped. A brain directory with a transcript but no ``.db`` or ``.pb`` (a headle
 swept natively as its brain files alone: no trajectory is reconstructed, ``steps`` counts its
 transcript's records. Other ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a
 source), and so is every entry the store scan reports as foreign (symbolic links, names that are
-not ``<uuid>.<ext>``). Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon
-for every root; ``auto`` uses the daemon of a root when one is reachable, else native.
+not ``<uuid>.<ext>``). Corpus files are created under their names in one exclusive open each
+(``safeio.create_fresh_file``: the corpus is new and private), without an fsync; a session's files
+are all written or, on a failure, all removed, and ``_make_durable`` syncs them before the final
+manifest (one ``syncfs(2)``, or an fsync of each file and directory). Sources: ``native``
+reconstructs offline; ``daemon`` needs a reachable daemon for every root; ``auto`` uses the
+daemon of a root when one is reachable, else native.
 
 Daemon endpoints come from ``discovery.discover``: a token only goes to a pinned endpoint or to a
 listener verified as the root's daemon; the others are noted in ``RootSource.notes``, never
@@ -56,8 +60,10 @@ from audit.errors import (
 from audit.progress import Callback
 from audit.safeio import (
     atomic_write,
-    create_new_file,
+    create_fresh_file,
     dumps,
+    dumps_bytes,
+    filesystem_handle,
     make_private_dir,
     read_bytes,
     sync_files,
@@ -235,6 +241,21 @@ def sweep(
     origins = [origin for origin, _ in chosen]
     result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped)
     make_private_dir(out)
+    corpus = _Corpus(out)
+    try:
+        return _sweep_items(result, corpus, items, keep_going, progress, on_swept)
+    finally:
+        corpus.close()
+
+
+def _sweep_items(
+    result: SweepResult,
+    corpus: _Corpus,
+    items: list[_Item],
+    keep_going: bool,
+    progress: Callback | None,
+    on_swept: OnSwept | None,
+) -> SweepResult:
     _write_manifest(result)
     current = None
     rejected: set[Path] = set()  # roots whose daemon refused the token: the rest of them is not swept
@@ -246,7 +267,7 @@ def sweep(
             if progress is not None:
                 progress(done, len(items), current)
             try:
-                swept, conv, native = _sweep_one(item, out)
+                swept, conv, native = _sweep_one(item, corpus)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
@@ -265,7 +286,7 @@ def sweep(
         result.interrupted = interrupt_exit_code(exc)
         result.failures.append(Failure(current, "interrupted", "interrupted before every selected session was swept"))
     try:
-        _make_durable(result)
+        _make_durable(result, corpus)
     except KeyboardInterrupt as exc:
         result.interrupted = result.interrupted or interrupt_exit_code(exc)
         result.failures.append(Failure(None, "interrupted", "interrupted while the corpus was being synced to disk"))
@@ -274,12 +295,14 @@ def sweep(
     return result
 
 
-def _make_durable(result: SweepResult) -> None:
-    """Every file the final manifest lists, fsynced (and its directories) before the manifest is
-    written: files are written without an fsync each, and the manifest is the commit point."""
-    files = [result.out / rel for swept in result.sessions for rel in swept.files]
+def _make_durable(result: SweepResult, corpus: _Corpus) -> None:
+    """Every file the final manifest lists, and its directories, made durable before the manifest
+    is written: files are written without an fsync each, and the manifest is the commit point.
+    One ``syncfs(2)`` of the corpus filesystem where Linux offers it (on the descriptor held since
+    the corpus was created), else, or when it fails, an fsync of each file and directory."""
+    files = [f"{corpus.root}/{rel}" for swept in result.sessions for rel in swept.files]
     try:
-        sync_files(files, result.out)
+        sync_files(files, result.out, filesystem=corpus.fd)
     except InputError as exc:
         result.failures.append(Failure(None, "write", f"{exc.message}; the corpus is not durable"))
 
@@ -377,23 +400,63 @@ def _select(
 _Swept = tuple[SweptSession, NativeConversation | None, NativeTrajectory | None]
 
 
-def _sweep_one(item: _Item, out: Path) -> _Swept:
+class _Corpus:
+    """The corpus being written: its path, the directories this sweep made in it (each created,
+    and checked to be a directory, once), and a descriptor on it opened right after it was
+    created (None if that failed), for one ``syncfs`` at the end (see ``_make_durable``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.root = str(path)
+        self.made: set[str] = {self.root}
+        self.fd: int | None = None
+        with contextlib.suppress(OSError):  # without it, each file is fsynced
+            self.fd = filesystem_handle(path)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def write(self, rel: str, data: bytes, files: dict[str, str]) -> str:
+        """Create ``<corpus>/<rel>`` with *data*, its missing directories 0700; *rel* is
+        recorded in *files* with its sha256 once the whole file is written."""
+        path = f"{self.root}/{rel}"
+        parent = path.rpartition("/")[0]
+        if parent not in self.made:
+            _stage("write", make_private_dir, parent, exist_ok=True)
+            while parent not in self.made:  # it and every directory above it, up to the corpus
+                self.made.add(parent)
+                parent = parent.rpartition("/")[0]
+        # a new name in the private corpus: one exclusive open, no temp file; durable before the final manifest
+        _stage("write", create_fresh_file, path, data)
+        files[rel] = hashlib.sha256(data).hexdigest()
+        return path
+
+    def remove(self, files: dict[str, str]) -> None:
+        """Remove the files of *files* and the directories that are then empty."""
+        for rel in files:
+            path = f"{self.root}/{rel}"
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            parent = path.rpartition("/")[0]
+            while parent != self.root and _rmdir_if_empty(parent):
+                self.made.discard(parent)
+                parent = parent.rpartition("/")[0]
+
+
+def _sweep_one(item: _Item, corpus: _Corpus) -> _Swept:
     """Write every file of one session, or none: on any failure what was written is removed.
     Returns what was written, with the ``.db`` copy as read and reconstructed (see ``Decoded``)."""
     files: dict[str, str] = {}
     try:
-        return _sweep_files(item, out, files)
+        return _sweep_files(item, corpus, files)
     except BaseException:
-        for rel in files:
-            with contextlib.suppress(OSError):
-                os.unlink(out / rel)
-            for parent in (out / rel).parents:  # and the directories that are now empty
-                if parent == out or not _rmdir_if_empty(parent):
-                    break
+        corpus.remove(files)
         raise
 
 
-def _rmdir_if_empty(path: Path) -> bool:
+def _rmdir_if_empty(path: str) -> bool:
     try:
         os.rmdir(path)
     except OSError:
@@ -401,17 +464,18 @@ def _rmdir_if_empty(path: Path) -> bool:
     return True
 
 
-def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> _Swept:
+def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str]) -> _Swept:
     session, surface = item.session, item.session.surface
     if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
         first = session.unlisted[0]
         raise _Failed("brain", f"{first.path}: {first.reason}; the session's files there were not swept")
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
-        _copy_brain(session, out, files)
-        return SweptSession(session.id, session.id, surface, "native", _transcript_steps(session, out), files), None, None
+        _copy_brain(session, corpus, files)
+        steps = _transcript_steps(session, corpus.path)
+        return SweptSession(session.id, session.id, surface, "native", steps, files), None, None
     internal = conv = native = None
     if session.db is not None:
-        copy = _write(out, f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
+        copy = corpus.write(f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
         conv = read_database(copy)
         if not conv.access:
             problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings) or "unreadable"
@@ -424,7 +488,7 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> _Swept:
         assert conv is not None  # without a daemon only a .db is swept (a legacy .pb is skipped)
         native = reconstruct(conv)
         trajectory = native.trajectory
-        raw = (dumps(trajectory) + "\n").encode()
+        raw = dumps_bytes(trajectory) + b"\n"
     cascade_id = canonical_id(trajectory.get("cascadeId"))
     if cascade_id is None or cascade_id not in {session.id, internal or cascade_id}:
         raise _Failed(
@@ -432,8 +496,8 @@ def _sweep_files(item: _Item, out: Path, files: dict[str, str]) -> _Swept:
             f"{session.id}: trajectory cascadeId {_shown(item, trajectory.get('cascadeId'))!r} "
             f"is neither the file id nor the internal cascade id {internal}",
         )
-    _write(out, f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
-    _copy_brain(session, out, files)
+    corpus.write(f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
+    _copy_brain(session, corpus, files)
     steps = trajectory.get("steps")
     swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
     return swept, conv, native
@@ -452,13 +516,15 @@ def _brain_dir(session: Session) -> str:
     return f"native/{session.surface}/brain/{session.id}"
 
 
-def _copy_brain(session: Session, out: Path, files: dict[str, str]) -> None:
+def _copy_brain(session: Session, corpus: _Corpus, files: dict[str, str]) -> None:
     brain = session.brain
     if brain is None:  # no brain directory, so no brain files
         return
+    base, where = os.path.join(brain, ""), _brain_dir(session)
     for path in sorted(p for paths in session.brain_files.values() for p in paths):
-        rel = path.relative_to(brain).as_posix()
-        _write(out, f"{_brain_dir(session)}/{rel}", _stage("brain", read_bytes, path), files)
+        name = os.fspath(path)
+        rel = name[len(base) :] if os.sep == "/" and name.startswith(base) else path.relative_to(brain).as_posix()
+        corpus.write(f"{where}/{rel}", _stage("brain", read_bytes, path), files)
 
 
 def _has_transcript(session: Session) -> bool:
@@ -484,14 +550,6 @@ def _stage(stage: str, function: Callable, *args: object, **kwargs: object):
         raise _Failed(stage, exc.message) from None
     except OSError as exc:
         raise _Failed(stage, f"{exc.filename or ''}: {exc.strerror or exc}") from None
-
-
-def _write(out: Path, rel: str, data: bytes, files: dict[str, str]) -> Path:
-    path = out / rel
-    _stage("write", make_private_dir, path.parent, exist_ok=True)
-    _stage("write", create_new_file, path, data, sync=False)  # made durable before the final manifest
-    files[rel] = hashlib.sha256(data).hexdigest()
-    return path
 
 
 def _write_manifest(result: SweepResult) -> None:
