@@ -24,7 +24,7 @@ Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
   ``create_fresh_file`` is for new names in a private directory this run made (a sweep's
   corpus): one exclusive open, no temp file, the partial file removed on failure; such files,
   written without an fsync each, are made durable together by ``sync_files`` (one ``syncfs(2)``
-  on Linux 5.8+, else an fsync of each file and directory).
+  on Linux 5.8+ and a ``SYNCFS_FILESYSTEMS`` filesystem, else an fsync of each file and directory).
   ``append`` adds to a file another program reads (never through a symlink either).
 """
 
@@ -830,7 +830,13 @@ def filesystem_handle(directory: str | os.PathLike) -> int:
 
 
 _SYNCFS: list[Callable[[int], int] | None] = []  # the libc function, looked up once (empty: not yet)
+_FSTATFS: list[Callable[[int, Any], int] | None] = []
 _SYNCFS_SINCE = (5, 8)  # Linux reports writeback errors from syncfs(2) since 5.8; before, only EBADF
+SYNCFS_FILESYSTEMS = {0xEF53: "ext2/3/4", 0x58465342: "xfs", 0x9123683E: "btrfs", 0xF2F52010: "f2fs", 0x01021994: "tmpfs"}
+"""``statfs`` magic numbers of the local filesystems whose ``syncfs`` writes every dirty page and
+inode and commits its journal (tmpfs: nothing is durable there, by fsync either). Elsewhere -- FUSE
+(which sends no fsync to its server on syncfs unless it opts in), network and stacked filesystems
+-- each file is fsynced."""
 
 
 def _kernel_reports_syncfs_errors(release: str) -> bool:
@@ -839,24 +845,45 @@ def _kernel_reports_syncfs_errors(release: str) -> bool:
     return match is not None and (int(match[1]), int(match[2])) >= _SYNCFS_SINCE
 
 
+def _libc(name: str, argtypes: list) -> Any:
+    """A libc function through ctypes, on Linux 5.8+ only; None when absent."""
+    if not sys.platform.startswith("linux") or not _kernel_reports_syncfs_errors(os.uname().release):
+        return None
+    try:
+        function = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return None
+    function.argtypes, function.restype = argtypes, ctypes.c_int
+    return function
+
+
 def _syncfs_function() -> Callable[[int], int] | None:
     if not _SYNCFS:
-        function = None
-        if sys.platform.startswith("linux") and _kernel_reports_syncfs_errors(os.uname().release):
-            with contextlib.suppress(OSError, AttributeError):
-                function = ctypes.CDLL(None, use_errno=True).syncfs
-                function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
-        _SYNCFS.append(function)
+        _SYNCFS.append(_libc("syncfs", [ctypes.c_int]))
     return _SYNCFS[0]
+
+
+def _filesystem_type(fd: int) -> int | None:
+    """The ``f_type`` of ``fstatfs(2)`` on *fd* (the first member of ``struct statfs``), or None."""
+    if not _FSTATFS:
+        _FSTATFS.append(_libc("fstatfs", [ctypes.c_int, ctypes.c_void_p]))
+    function = _FSTATFS[0]
+    if function is None:
+        return None
+    buffer = ctypes.create_string_buffer(512)  # larger than struct statfs on every Linux ABI
+    if function(fd, buffer) != 0:
+        return None
+    return ctypes.c_long.from_buffer(buffer).value & 0xFFFFFFFF
 
 
 def syncfs(fd: int) -> bool:
     """Write every dirty page and inode of the filesystem holding *fd* to disk (Linux ``syncfs(2)``,
     through ctypes: ``os`` does not expose it). True when it ran and succeeded; False when it is
     unavailable (not Linux, a kernel before 5.8 whose syncfs reports no writeback error, no libc
-    symbol) or failed (an I/O error anywhere on that filesystem since *fd* was opened)."""
+    symbol, a filesystem not in ``SYNCFS_FILESYSTEMS``) or failed (an I/O error anywhere on that
+    filesystem since *fd* was opened)."""
     function = _syncfs_function()
-    return function is not None and function(fd) == 0
+    return function is not None and _filesystem_type(fd) in SYNCFS_FILESYSTEMS and function(fd) == 0
 
 
 def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike, *, filesystem: int | None = None) -> None:

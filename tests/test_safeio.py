@@ -5,9 +5,12 @@ import enum
 import json
 import os
 import re
+import shutil
 import stat
+import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import orjson
 import pytest
@@ -391,17 +394,45 @@ def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
         os.close(fd)
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or not safeio._kernel_reports_syncfs_errors(os.uname().release), reason="Linux 5.8+"
+@pytest.mark.parametrize(
+    ("magic", "used"), [(0xEF53, True), (0x9123683E, True), (0x65735546, False), (0x6969, False), (None, False)]
 )
+def test_syncfs_only_on_filesystems_where_it_commits_everything(tmp_path, monkeypatch, magic, used):
+    """ext4, btrfs: used; FUSE (0x65735546), NFS (0x6969) or an unknown type: each file is fsynced instead."""
+    calls = []
+    monkeypatch.setattr(safeio, "_SYNCFS", [lambda fd: calls.append(fd) or 0])
+    monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: magic)
+    assert safeio.syncfs(7) is used and calls == ([7] if used else [])
+
+
+LINUX_58 = sys.platform.startswith("linux") and safeio._kernel_reports_syncfs_errors(os.uname().release)
+
+
+@pytest.mark.skipif(not LINUX_58 or not shutil.which("stat"), reason="Linux 5.8+ and stat(1)")
+@pytest.mark.parametrize("where", ["tmp", "/proc", "/dev/shm"])
+def test_the_filesystem_type_is_statfs_f_type(tmp_path, where):
+    directory = tmp_path if where == "tmp" else Path(where)
+    if not directory.is_dir():
+        pytest.skip(f"no {where}")
+    expected = int(subprocess.run(["stat", "-f", "-c", "%t", directory], capture_output=True, text=True, check=True).stdout, 16)
+    fd = safeio.filesystem_handle(directory)
+    try:
+        assert safeio._filesystem_type(fd) == expected
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not LINUX_58, reason="Linux 5.8+")
 def test_syncfs_on_linux(tmp_path):
     fd = safeio.filesystem_handle(tmp_path)
     try:
-        assert safeio.syncfs(fd) is True
+        assert safeio.syncfs(fd) is (safeio._filesystem_type(fd) in safeio.SYNCFS_FILESYSTEMS)
+        assert safeio._syncfs_function()(fd) == 0  # the real call, whatever the filesystem
     finally:
         os.close(fd)
     closed = fd
-    assert safeio.syncfs(closed) is False  # EBADF: a failure, never an exception
+    assert safeio._syncfs_function()(closed) == -1  # EBADF: a failure, never an exception
+    assert safeio.syncfs(closed) is False
 
 
 @pytest.mark.parametrize("how", ["works", "fails", "unavailable"])
@@ -415,6 +446,7 @@ def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, 
             safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
         calls, fsynced = [], []
         monkeypatch.setattr(safeio, "_SYNCFS", [lambda fd: calls.append(fd) or (0 if how == "works" else -1)])
+        monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)
         real = os.fsync
         monkeypatch.setattr(os, "fsync", lambda d: fsynced.append(os.fstat(d).st_ino) or real(d))
         safeio.sync_files([top / "a" / "1", top / "a" / "2", top / "3"], top, filesystem=fd)

@@ -605,6 +605,7 @@ def _syncfs(monkeypatch, how: str, synced: list[str]) -> None:
         return REAL_SYNCFS(fd) if how == "works" else -1
 
     monkeypatch.setattr(safeio, "_SYNCFS", [None if how == "unavailable" else recorded])
+    monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)  # ext4, wherever the test runs
 
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to name descriptors")
