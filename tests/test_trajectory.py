@@ -613,3 +613,23 @@ def test_unknown_fields_are_counted_cell_by_cell_though_a_step_is_walked_once(tm
     ]
     assert result.trajectory["steps"][3]["metadata"] == {"executionId": "e"}
     assert result.trajectory["steps"][7]["generic"]["result"] == {"stepRenderInfo": {}}
+
+
+def test_a_duration_proto3_json_cannot_hold_is_a_finding_not_a_crash(tmp_path):
+    """A Duration whose seconds and nanos disagree in sign has no proto3 JSON: the step is an
+    ``unrenderable`` finding rebuilt from its type and status, like a Timestamp out of range."""
+    path = tmp_path / "duration.db"
+    write_conversation_db(path, _steps(2))
+    bad = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE, status=pb.CORTEX_STEP_STATUS_DONE)
+    bad.planner_response.thinking_duration.seconds, bad.planner_response.thinking_duration.nanos = 1, -1
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE steps SET step_type = ?, step_payload = ?, metadata = NULL WHERE idx = 1", (bad.type, bad.SerializeToString())
+        )
+    conn.close()
+    result = read_trajectory(path)
+    assert [(f.code, f.message, f.projected) for f in result.findings] == [
+        ("unrenderable", f"{path}: steps[idx=1] cannot be rendered as JSON (Duration is not valid: Sign mismatch.)", True)
+    ]
+    assert result.trajectory["steps"][1] == {"type": "CORTEX_STEP_TYPE_PLANNER_RESPONSE", "status": "CORTEX_STEP_STATUS_DONE"}
+    assert result.unknown_fields == Counter()

@@ -54,7 +54,8 @@ _INT64 = frozenset(
 
 
 class RenderError(ValueError):
-    """A value proto3 JSON cannot represent (a Timestamp outside years 1..9999)."""
+    """A value proto3 JSON cannot represent (a Timestamp outside years 1..9999, a Duration out of
+    range or whose seconds and nanos differ in sign)."""
 
 
 Unknown = Counter[str] | None
@@ -285,10 +286,14 @@ def _float(value: float, single: bool) -> float | str:
 
 def _duration_of(value: Any) -> str:
     """What ``Duration.ToJsonString`` writes; a duration that is not ``0 <= seconds <=
-    315576000000``, ``0 <= nanos < 10**9`` is left to it (negative, or invalid: it raises)."""
+    315576000000``, ``0 <= nanos < 10**9`` is left to it (negative, or invalid: ``RenderError``
+    with its message)."""
     seconds, nanos = value.seconds, value.nanos
     if not (0 <= seconds <= _DURATION_MAX_SECONDS and 0 <= nanos <= 999_999_999):
-        return value.ToJsonString()
+        try:
+            return value.ToJsonString()
+        except ValueError as exc:  # out of range, or seconds and nanos of opposite signs
+            raise RenderError(str(exc)) from None
     if not nanos:
         return f"{seconds}s"
     if not nanos % 1_000_000:

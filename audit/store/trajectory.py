@@ -171,7 +171,7 @@ class _Decoder:
         is emptied when rendering fails."""
         try:
             doc = proto_json.render(message, unknown)
-        except proto_json.RenderError as exc:  # a Timestamp outside years 1..9999
+        except proto_json.RenderError as exc:  # a Timestamp outside years 1..9999, an invalid Duration
             if unknown is not None:
                 unknown.clear()
             self._finding("unrenderable", f"{where} cannot be rendered as JSON ({exc})", projected=projected)
