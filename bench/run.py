@@ -9,7 +9,7 @@ the same files. In-process timings are the CPU time of this process (``time.proc
 waiting for the disk or for the hypervisor is left out, on both sides), each the least of 5
 interleaved rounds (7 for the sidecar ratios that have goals); command lines are wall-clock,
 start-up included (verify-contract / check-jsonschema: 2 rounds; ci: one run at N and one at 4N,
-its roots given as ``--root``). Peak RSS is
+its roots given as ``--root``; its CPU time, user + system, is reported beside). Peak RSS is
 ``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
 Results print as a table and are written as JSON.
 """
@@ -75,18 +75,24 @@ _MEASURE = """
 import json, resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-print(json.dumps([time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code]))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps([time.perf_counter() - start, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime]))
 """
+CPU: dict[str, float] = {}
+"""CPU seconds (user + system) of the last ``child`` run of each command line, by its ``seconds`` key."""
 
 
-def child(argv: list[str]) -> tuple[float, float, int]:
-    """(seconds, peak RSS in MiB, exit code) of *argv*, output discarded.
+def child(argv: list[str], key: str | None = None) -> tuple[float, float, int]:
+    """(seconds, peak RSS in MiB, exit code) of *argv*, output discarded; its CPU seconds go to
+    ``CPU[key]`` when *key* is given.
 
     A small fresh Python starts the command and reports ``RUSAGE_CHILDREN``: a command forked
     from this big process would report our RSS (Linux keeps the pre-exec high-water mark).
     """
     done = subprocess.run([sys.executable, "-c", _MEASURE, *argv], cwd=REPO, capture_output=True, text=True, check=True)
-    seconds, kib, code = json.loads(done.stdout)
+    seconds, kib, code, cpu = json.loads(done.stdout)
+    if key is not None:
+        CPU[key] = cpu
     return seconds, kib / 1024, code
 
 
@@ -217,11 +223,13 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
         roots = [w for s in shards[:count] for w in ("--root", s.conversations.parent)]
         with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
             seconds[f"ci_cli_{size}"], out[f"ci_peak_rss_mb_{size}"], code = child(
-                cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
+                cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json"), f"ci_cli_{size}"
             )
         if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
             raise SystemExit(f"ci exited {code} at {size}")
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
+    seconds["ci_cpu_N"] = CPU["ci_cli_N"]
+    out["ci_cpu_vs_db_decode"] = CPU["ci_cli_N"] / seconds["db_decode_N"]  # the same clock on both sides
     out["ci_4N_vs_N"] = seconds["ci_cli_4N"] / seconds["ci_cli_N"]
     out["ci_peak_rss_4N_vs_N"] = out["ci_peak_rss_mb_4N"] / out["ci_peak_rss_mb_N"]
 
@@ -269,6 +277,7 @@ def render(results: dict) -> str:
             "db_decode_steps_per_s",
             "db_decode_vs_select",
             "ci_vs_db_decode",
+            "ci_cpu_vs_db_decode",
             "ci_4N_vs_N",
             "ci_peak_rss_mb_N",
             "ci_peak_rss_mb_4N",
