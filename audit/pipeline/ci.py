@@ -32,6 +32,14 @@ holds only what ``cortex.proto`` decodes: none of the sidecar-only keys (``paren
 beyond the ``.db``. Stale sidecars, wrong parent stamps and new fields in the daemon's JSON are
 therefore only visible in the live sidecars; ``live=False`` leaves those checks out.
 
+One pass: the sweep calls ``_Context.swept`` with each session it wrote, while its ``.db`` copy is
+decoded, and the session's completeness and consistency (corpus and live), contract check of its
+transcripts and corpus ``sqlite`` / ``wire`` / ``transcript`` observations are made there (each
+transcript stream parsed once, inside ``transcript.shared_reads``); each stage's listing then
+takes those results and reads only what the sweep did not write. The live checks rest on the
+sweep's snapshot of the live ``.db`` (the rows of its backup copy). Checks keep their first
+``SHOWN`` findings and count the rest.
+
 A check fails when its own command (``Check.command``, the one that lists every finding) reports
 a failure: contract violations or unreadable files; incomplete, unsupported or unreadable
 sidecars; disagreements between a ``.db`` and its transcripts, invariant breaches and unreadable
