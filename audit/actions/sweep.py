@@ -37,6 +37,7 @@ printed here.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import os
@@ -243,7 +244,9 @@ def sweep(
     make_private_dir(out)
     corpus = _Corpus(out)
     try:
-        return _sweep_items(result, corpus, items, keep_going, progress, on_swept)
+        pending = collections.deque(items)  # each session's listing is let go once it is swept
+        del items
+        return _sweep_items(result, corpus, pending, keep_going, progress, on_swept)
     finally:
         corpus.close()
 
@@ -251,7 +254,7 @@ def sweep(
 def _sweep_items(
     result: SweepResult,
     corpus: _Corpus,
-    items: list[_Item],
+    pending: collections.deque[_Item],
     keep_going: bool,
     progress: Callback | None,
     on_swept: OnSwept | None,
@@ -260,19 +263,20 @@ def _sweep_items(
     current = None
     rejected: set[Path] = set()  # roots whose daemon refused the token: the rest of them is not swept
     try:
-        for done, item in enumerate(items):
+        for done in range(result.selected):
+            item = pending.popleft()
             if item.origin.root.path in rejected:
                 continue
             current = item.session.id
             if progress is not None:
-                progress(done, len(items), current)
+                progress(done, result.selected, current)
             try:
                 swept, conv, native = _sweep_one(item, corpus)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
                     rejected.add(item.origin.root.path)
-                    left = sum(1 for later in items[done + 1 :] if later.origin.root.path == item.origin.root.path)
+                    left = sum(1 for later in pending if later.origin.root.path == item.origin.root.path)
                     message += f"; sweep of {item.origin.root.path} stopped: {left} more session(s) of this root not tried"
                 result.failures.append(Failure(current, failed.stage, message))
                 if not keep_going:
@@ -300,7 +304,7 @@ def _make_durable(result: SweepResult, corpus: _Corpus) -> None:
     is written: files are written without an fsync each, and the manifest is the commit point.
     One ``syncfs(2)`` of the corpus filesystem where Linux offers it (on the descriptor held since
     the corpus was created), else, or when it fails, an fsync of each file and directory."""
-    files = [f"{corpus.root}/{rel}" for swept in result.sessions for rel in swept.files]
+    files = (f"{corpus.root}/{rel}" for swept in result.sessions for rel in swept.files)  # named only if fsynced one by one
     try:
         sync_files(files, result.out, filesystem=corpus.fd)
     except InputError as exc:

@@ -65,7 +65,7 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,6 +285,7 @@ def run(
     report = Report(started, corpus, True, result.roots, chosen, failing.text, live, failing=failing)
     sweep_seconds = time.monotonic() - sweep_started - sum(ctx.spent.values())  # without the checks run meanwhile
     report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds)]))
+    del result  # its sessions list every file of the corpus with its digest: not held through the other stages
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
     report.stages.append(Stage("consistency", ctx.consistency()))
@@ -306,35 +307,48 @@ def run(
 
 class _Tally:
     """Findings as they come, of one session or of a whole check: the first ``SHOWN`` of each
-    level kept in order, all of them counted (``levels``), with the check's other ``counts``."""
+    level kept in order, all of them counted, with the check's other ``counts``. Small: ``ci``
+    holds one per session and check until the check's listing takes it."""
+
+    __slots__ = ("errors", "warnings", "n_errors", "n_warnings", "counts")
 
     def __init__(self) -> None:
-        self.kept: dict[str, list[Finding]] = {ERROR: [], WARNING: []}
-        self.levels: Counter[str] = Counter()
-        self.counts: Counter[str] = Counter()
+        self.errors: list[Finding] = []
+        self.warnings: list[Finding] = []
+        self.n_errors = self.n_warnings = 0
+        self.counts: dict[str, int] = {}
 
     def add(self, finding: Finding) -> None:
-        self.levels[finding.level] += 1
-        kept = self.kept[finding.level]
+        if finding.level == ERROR:
+            self.n_errors += 1
+            kept = self.errors
+        else:
+            self.n_warnings += 1
+            kept = self.warnings
         if len(kept) < SHOWN:
             kept.append(finding)
 
+    def count(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
     def merge(self, other: _Tally) -> None:
-        self.counts.update(other.counts)
-        self.levels.update(other.levels)
-        for level, found in other.kept.items():
-            self.kept[level].extend(found[: SHOWN - len(self.kept[level])])
+        for key, n in other.counts.items():
+            self.count(key, n)
+        self.n_errors += other.n_errors
+        self.n_warnings += other.n_warnings
+        self.errors.extend(other.errors[: SHOWN - len(self.errors)])
+        self.warnings.extend(other.warnings[: SHOWN - len(self.warnings)])
 
     def check(self, stage: str, name: str, target: str, verdict: str, summary: str, command: str, counts: dict) -> Check:
-        check = Check(stage, name, target, verdict, summary, command, self.kept[ERROR] + self.kept[WARNING], counts)
-        check.errors, check.warnings = self.levels[ERROR], self.levels[WARNING]
+        check = Check(stage, name, target, verdict, summary, command, self.errors + self.warnings, counts)
+        check.errors, check.warnings = self.n_errors, self.n_warnings
         return check
 
 
 def _completeness_part(r: completeness.Result) -> _Tally:
     """*r* as a share of its check (whose command shows every difference: ci checks with ``explain=False``)."""
     part = _Tally()
-    part.counts[r.verdict] = 1
+    part.count(r.verdict)
     if r.verdict != completeness.COMPLETE:
         part.add(Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar)))
     return part
@@ -351,9 +365,10 @@ def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] |
         return text
 
     part = _Tally()
-    part.counts.update({r.verdict: 1, "joined": sum(r.joined.values())})
+    part.count(r.verdict)
+    part.count("joined", sum(r.joined.values()))
     for f in r.findings:
-        part.counts["violations" if f.level == consistency.VIOLATION else "advisories"] += 1
+        part.count("violations" if f.level == consistency.VIOLATION else "advisories")
         # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
         failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
         file = None if f.file is None else named(f.file)
@@ -609,7 +624,7 @@ class _Context:
         tally = _Tally()
         for t in found:
             tally.merge(done.get(t) or _completeness_part(completeness.check_target(t, explain=False)))
-        counts = {v: tally.counts[v] for v in completeness.VERDICTS}
+        counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
         if verdict == SKIPPED:
@@ -644,15 +659,14 @@ class _Context:
             tally.merge(done.get(t) or _consistency_part(consistency.check_session(t)))
         counts = {
             "sessions": len(found),
-            **{v: tally.counts[v] for v in consistency.VERDICTS},
-            **{k: tally.counts[k] for k in ("joined", "violations", "advisories")},
+            **{k: tally.counts.get(k, 0) for k in (*consistency.VERDICTS, "joined", "violations", "advisories")},
         }
         summary = (
             f"{counts['sessions']} session(s): {counts[consistency.CONSISTENT]} consistent, "
             f"{counts[consistency.INCONSISTENT]} inconsistent, {counts[consistency.UNREADABLE]} unreadable; "
             f"{counts['joined']} transcript record(s) joined; {counts['advisories']} advisory(ies)"
         )
-        verdict = FAIL if tally.levels[ERROR] else PASS
+        verdict = FAIL if tally.n_errors else PASS
         check = tally.check("consistency", target, target, verdict, summary, command, counts)
         check.seconds = time.monotonic() - started + self.spent.pop(("consistency", target), 0.0)
         return check
