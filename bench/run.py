@@ -8,8 +8,9 @@ corpora of ``links`` and 4x ``links`` sidecars. Every ratio compares two timings
 the same files. In-process timings are the CPU time of this process (``time.process_time``:
 waiting for the disk or for the hypervisor is left out, on both sides), each the least of 5
 interleaved rounds (7 for the sidecar ratios that have goals); command lines are wall-clock,
-start-up included (verify-contract / check-jsonschema: 2 rounds; ci: one run at N and one at 4N,
-its roots given as ``--root``; its CPU time, user + system, is reported beside). Peak RSS is
+start-up included (verify-contract / check-jsonschema: 2 rounds; ci: 2 interleaved rounds at N
+and at 4N, its roots given as ``--root``, the fastest of each with its CPU time, user + system,
+reported beside, and the highest peak RSS). Peak RSS is
 ``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
 Results print as a table and are written as JSON.
 """
@@ -42,6 +43,7 @@ from audit.store.trajectory import read_trajectory
 
 FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)
 SIDECAR_ROUNDS = 7  # the goal ratios: more rounds give each side more chances at a quiet spell
+CI_ROUNDS = 2  # ci at N and at 4N, interleaved; the fastest of each, and the highest peak RSS
 QUICK = corpus.Params(sessions=8, turns=4, output_kb=4, links=500)
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = data_path("schemas") / "sidecar.schema.json"
@@ -218,15 +220,19 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
     out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
     out["db_decode_vs_select"] = seconds["db_decode_N"] / seconds["db_select_N"]
 
-    for size, count in (("N", 1), ("4N", len(shards))):
-        log(f"agy-audit ci --source native at {size} (one run)")
-        roots = [w for s in shards[:count] for w in ("--root", s.conversations.parent)]
-        with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
-            seconds[f"ci_cli_{size}"], out[f"ci_peak_rss_mb_{size}"], code = child(
-                cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json"), f"ci_cli_{size}"
-            )
-        if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
-            raise SystemExit(f"ci exited {code} at {size}")
+    for round_ in range(CI_ROUNDS):  # interleaved: a slow spell of the machine hits both sizes alike
+        for size, count in (("N", 1), ("4N", len(shards))):
+            log(f"agy-audit ci --source native at {size} (round {round_ + 1} of {CI_ROUNDS})")
+            roots = [w for s in shards[:count] for w in ("--root", s.conversations.parent)]
+            with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
+                argv = cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
+                wall, rss, code = child(argv, "ci_round")
+            if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
+                raise SystemExit(f"ci exited {code} at {size}")
+            key = f"ci_cli_{size}"
+            if wall < seconds.get(key, float("inf")):  # the fastest round, and its CPU time
+                seconds[key], CPU[key] = wall, CPU["ci_round"]
+            out[f"ci_peak_rss_mb_{size}"] = max(rss, out.get(f"ci_peak_rss_mb_{size}", 0.0))  # the highest
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
     seconds["ci_cpu_N"] = CPU["ci_cli_N"]
     out["ci_cpu_vs_db_decode"] = CPU["ci_cli_N"] / seconds["db_decode_N"]  # the same clock on both sides
