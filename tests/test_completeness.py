@@ -88,6 +88,9 @@ def test_complete(cli):
     )
     assert r.evidence.projection_sha256 == C.projection_sha256(read_trajectory(convo.paths["db"]).trajectory)
     assert report.exit_code == 0
+    [target] = C.targets([cli.path])
+    brief = C.check_target(target, details=False)  # what ci asks: no evidence, so no contentSha256 of the rows
+    assert (brief.verdict, brief.detail, brief.evidence) == (C.COMPLETE, "", None)
     assert files(cli.path) == before  # a check writes nothing
 
 
@@ -100,7 +103,7 @@ def test_one_step_missing(cli):
     assert (r.sidecar_steps, r.source_steps, r.evidence) == (n - 1, n, None)
     assert r.differences == f"added steps.[{n - 1}]"
     [target] = C.targets([cli.path])
-    brief = C.check_target(target, explain=False)  # what ci asks: the verdict without the explanation
+    brief = C.check_target(target, details=False)  # what ci asks: the verdict without the explanation
     assert (brief.verdict, brief.detail, brief.differences) == (r.verdict, r.detail, None)
 
 

@@ -60,7 +60,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -437,19 +437,21 @@ def _stats(db: Path) -> tuple:
 
 @dataclass(frozen=True)
 class Source:
-    """One decoded snapshot of a sidecar's ``.db``: its ``contentSha256``, the reconstruction,
-    and whether the WAL index stood still while it was read (``stable``)."""
+    """One decoded snapshot of a sidecar's ``.db``: the reconstruction, whether the WAL index
+    stood still while it was read (``stable``), the projection of its steps, and its
+    ``contentSha256`` (``digest()``: computed when an evidence needs it, i.e. a complete verdict
+    with details)."""
 
-    content_sha256: str
     native: NativeTrajectory
     stable: bool
-    steps: list  # the projection of the reconstruction's steps (``projection(native.trajectory)[1]``)
+    steps: list  # ``projection(native.trajectory)[1]``
+    digest: Callable[[], str]
 
 
 def source_of(conv: NativeConversation, native: NativeTrajectory) -> Source:
     """The ``Source`` of a snapshot already read (``native = reconstruct(conv)``), e.g. a sweep's
     backup copy of the ``.db``: one read transaction, so as consistent as ``_read_source``'s."""
-    return Source(conv.content_sha256(), native, not conv.wal_index_changed, projection(native.trajectory)[1])
+    return Source(native, not conv.wal_index_changed, projection(native.trajectory)[1], conv.content_sha256)
 
 
 def _read_source(db: Path) -> Source:
@@ -492,9 +494,10 @@ class Target:
     corpus: bool = False
 
 
-def check_target(target: Target, decoded: Source | None = None, *, explain: bool = True) -> Result:
+def check_target(target: Target, decoded: Source | None = None, *, details: bool = True) -> Result:
     """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*. Without
-    *explain*, an incomplete result's ``differences`` (every difference, by path) is left unset."""
+    *details*, an incomplete result's ``differences`` (every difference, by path) and a complete
+    one's ``evidence`` are left unset (what ``ci`` never shows; verdicts and ``detail`` are the same)."""
     result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
     try:
         st = os.lstat(target.sidecar)
@@ -544,7 +547,7 @@ def check_target(target: Target, decoded: Source | None = None, *, explain: bool
     except InputError as exc:
         result.detail = exc.message
         return result
-    digest, native, result.stable = read.content_sha256, read.native, read.stable
+    native, result.stable = read.native, read.stable
     fatal = [f.message for f in native.findings if f.code in READ_FAILURES]
     if fatal:
         result.detail = _listed(fatal[:_SHOWN], len(fatal) - _SHOWN)
@@ -565,10 +568,11 @@ def check_target(target: Target, decoded: Source | None = None, *, explain: bool
             result.detail += f"; also incomplete: {difference}"
     elif difference:
         result.verdict, result.detail = INCOMPLETE, difference
-        result.differences = explain_projection(side, source) if explain else None
+        result.differences = explain_projection(side, source) if details else None
     else:
         result.verdict = COMPLETE
-        result.evidence = Evidence(PROFILE, digest, sha256_hex(canonical_json([PROFILE, source])), len(source))
+        if details:
+            result.evidence = Evidence(PROFILE, read.digest(), sha256_hex(canonical_json([PROFILE, source])), len(source))
     if not result.stable:
         result.detail = f"{target.db}: the WAL index (-shm header) changed during each read: a commit in progress"
     return result

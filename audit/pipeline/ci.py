@@ -346,7 +346,7 @@ class _Tally:
 
 
 def _completeness_part(r: completeness.Result) -> _Tally:
-    """*r* as a share of its check (whose command shows every difference: ci checks with ``explain=False``)."""
+    """*r* as a share of its check (whose command shows every difference: ci checks with ``details=False``)."""
     part = _Tally()
     part.count(r.verdict)
     if r.verdict != completeness.COMPLETE:
@@ -623,7 +623,7 @@ class _Context:
             return Check("completeness", target, target, ERROR, exc.message, command)
         tally = _Tally()
         for t in found:
-            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t, explain=False)))
+            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t, details=False)))
         counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
@@ -688,7 +688,7 @@ class _Context:
             source = completeness.source_of(conv, native)
             sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
             self._keep(
-                "completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source, explain=False))
+                "completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source, details=False))
             )
         own = consistency.target_of(copy, copy.parent / "brain")
         with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
@@ -712,7 +712,7 @@ class _Context:
                 at = completeness.target_of(session.sidecar, live_db)
                 live_source = dataclasses.replace(source, native=live[1])
                 self._keep(
-                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source, explain=False))
+                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source, details=False))
                 )
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
