@@ -96,6 +96,8 @@ RULES = {
     **invariants.RULES,
 }
 
+NO_DB = "no conversation .db found"
+"""Why there is nothing to check (``NothingToCheck``)."""
 _FATAL_DB = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
 _OPEN = frozenset({"UNSPECIFIED", "PENDING", "GENERATING", "WAITING", "QUEUED", "RUNNING"})
 """Statuses a step leaves; any other is final."""
@@ -237,7 +239,7 @@ def check_roots(roots: Iterable[Root]) -> Report:
 
 def check_targets(found: list[Target]) -> Report:
     if not found:
-        raise NothingToCheck("no conversation .db found")
+        raise NothingToCheck(NO_DB)
     return Report([check_session(t) for t in found])
 
 

@@ -649,7 +649,7 @@ class _Context:
         try:
             found = listing()
             if not found:
-                raise NothingToCheck("no conversation .db found")
+                raise NothingToCheck(consistency.NO_DB)
         except NothingToCheck as exc:
             return Check("consistency", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
