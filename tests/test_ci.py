@@ -656,3 +656,21 @@ def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys,
         [db_finding] = [f for s in alone["results"] for f in s["advisories"] if f["rule"] == "consistency/db-decode"]
         assert db_finding["message"] == decode[target][0]
     assert code == 1
+
+
+def test_live_consistency_read_again_or_taken_from_the_corpus_check_is_the_same(capsys, store, tmp_path, monkeypatch):
+    import sqlite3
+
+    live_db = store.cli / "conversations" / f"{store.plain.id}.db"
+    with sqlite3.connect(live_db) as conn:  # a decode finding naming the .db, in both live checks
+        conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
+    conn.close()
+    _, reused = run_json(capsys, store, tmp_path / "reused")
+    monkeypatch.setattr(ci, "_same_transcripts", lambda copy, live: False)  # read the live brain itself
+    _, read = run_json(capsys, store, tmp_path / "read")
+
+    def live(doc: dict) -> dict:
+        return {k: v for k, v in checks(doc)[("consistency", "live")].items() if k != "seconds"}
+
+    assert live(reused) == live(read)
+    assert any(f["message"].startswith(f"undecoded-column: {live_db}: ") for f in live(read)["findings"])

@@ -57,7 +57,6 @@ progress goes to the injected factory.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import os
 import re
@@ -96,10 +95,8 @@ from audit.progress import Callback, Progress
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store import transcript
 from audit.store.corpus import MANIFEST
-from audit.store.database import Finding as DbFinding
-from audit.store.database import NativeConversation
 from audit.store.layout import Root
-from audit.store.trajectory import NativeTrajectory, reconstruct
+from audit.store.trajectory import reconstruct
 
 TOOL = "agy-audit"
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
@@ -345,25 +342,28 @@ class _Tally:
         return check
 
 
-def _completeness_part(r: completeness.Result) -> _Tally:
-    """*r* as a share of its check (whose command shows every difference: ci checks with ``details=False``)."""
+def _renamed(text: str, renames: Mapping[str, str] | None) -> str:
+    """*text* with the first of *renames* (path of a copy -> path of its original) found in it replaced."""
+    for old, new in (renames or {}).items():
+        if old in text:
+            return text.replace(old, new)
+    return text
+
+
+def _completeness_part(r: completeness.Result, renames: Mapping[str, str] | None = None) -> _Tally:
+    """*r* as a share of its check (whose command shows every difference: ci checks with
+    ``details=False``); with *renames*, as a result read from copies (see ``_consistency_part``)."""
     part = _Tally()
     part.count(r.verdict)
     if r.verdict != completeness.COMPLETE:
-        part.add(Finding(WARNING if r.verdict == completeness.UNKNOWN else ERROR, r.verdict, r.detail, str(r.sidecar)))
+        level = WARNING if r.verdict == completeness.UNKNOWN else ERROR
+        part.add(Finding(level, r.verdict, _renamed(r.detail, renames), str(r.sidecar)))
     return part
 
 
 def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] | None = None) -> _Tally:
     """*r* as a share of its check; with *renames* (path -> path), as a result read from copies of
     its files: the findings name the originals instead (the first of the *renames* found in a text)."""
-
-    def named(text: str) -> str:
-        for old, new in (renames or {}).items():
-            if old in text:
-                return text.replace(old, new)
-        return text
-
     part = _Tally()
     part.count(r.verdict)
     part.count("joined", sum(r.joined.values()))
@@ -371,8 +371,8 @@ def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] |
         part.count("violations" if f.level == consistency.VIOLATION else "advisories")
         # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
         failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
-        file = None if f.file is None else named(f.file)
-        part.add(Finding(ERROR if failing else WARNING, f.rule, named(f.message), file, f.line))
+        file = None if f.file is None else _renamed(f.file, renames)
+        part.add(Finding(ERROR if failing else WARNING, f.rule, _renamed(f.message, renames), file, f.line))
     return part
 
 
@@ -392,23 +392,6 @@ def _same_transcripts(copy: Path | None, live: Path | None) -> bool:
 
     mine = listing(copy)
     return mine != (None,) and mine == listing(live)
-
-
-def _as_read_from(conv: NativeConversation, native: NativeTrajectory, path: Path) -> tuple[NativeConversation, NativeTrajectory]:
-    """*conv* and *native*, read from a copy of the ``.db`` at *path*, as if read from *path*: the
-    findings that name the copy name *path* instead."""
-    copy = f"{conv.path}: "
-
-    def renamed(findings: list[DbFinding]) -> list[DbFinding]:
-        return [
-            dataclasses.replace(f, message=f"{path}: {f.message[len(copy) :]}") if f.message.startswith(copy) else f
-            for f in findings
-        ]
-
-    return (
-        dataclasses.replace(conv, path=path, findings=renamed(conv.findings)),
-        dataclasses.replace(native, findings=renamed(native.findings)),
-    )
 
 
 def _command(*words: object) -> str:
@@ -706,20 +689,19 @@ class _Context:
                         self.transcripts_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
         if not self.live:
             return
-        live = _as_read_from(conv, native, live_db)
+        copied = {str(copy): str(live_db)}  # the findings of the copy's decoding name the live .db
         if session.sidecar is not None:
             with self._spending("completeness", LIVE):
                 at = completeness.target_of(session.sidecar, live_db)
-                live_source = dataclasses.replace(source, native=live[1])
                 self._keep(
-                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, live_source, details=False))
+                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, source, details=False), copied)
                 )
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
             if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
-                part = _consistency_part(result, {str(copy): str(live_db), str(own.brain): str(there.brain)})
+                part = _consistency_part(result, {**copied, str(own.brain): str(there.brain)})
             else:
-                part = _consistency_part(consistency.check_session(there, live))
+                part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
             self._keep("consistency", LIVE, there, part)
 
     def _keep(self, stage: str, target: str, key: object, part: _Tally) -> None:
