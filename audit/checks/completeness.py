@@ -278,7 +278,12 @@ def canonical_json(value: object) -> bytes:
 
 
 def projection_sha256(trajectory: Mapping) -> str:
-    return sha256_hex(canonical_json(projection(trajectory)))
+    return _projected_sha256(projection(trajectory)[1])
+
+
+def _projected_sha256(steps: list) -> str:
+    """``projectionSha256`` of a projection whose steps are *steps*."""
+    return sha256_hex(canonical_json([PROFILE, steps]))
 
 
 def _same_value(a: object, b: object) -> bool:
@@ -572,7 +577,7 @@ def check_target(target: Target, decoded: Source | None = None, *, details: bool
     else:
         result.verdict = COMPLETE
         if details:
-            result.evidence = Evidence(PROFILE, read.digest(), sha256_hex(canonical_json([PROFILE, source])), len(source))
+            result.evidence = Evidence(PROFILE, read.digest(), _projected_sha256(source), len(source))
     if not result.stable:
         result.detail = f"{target.db}: the WAL index (-shm header) changed during each read: a commit in progress"
     return result
