@@ -80,22 +80,17 @@ code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps([time.perf_counter() - start, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime]))
 """
-CPU: dict[str, float] = {}
-"""CPU seconds (user + system) of the last ``child`` run of each command line, by its ``seconds`` key."""
 
 
-def child(argv: list[str], key: str | None = None) -> tuple[float, float, int]:
-    """(seconds, peak RSS in MiB, exit code) of *argv*, output discarded; its CPU seconds go to
-    ``CPU[key]`` when *key* is given.
+def child(argv: list[str]) -> tuple[float, float, int, float]:
+    """(seconds, peak RSS in MiB, exit code, CPU seconds: user + system) of *argv*, output discarded.
 
     A small fresh Python starts the command and reports ``RUSAGE_CHILDREN``: a command forked
     from this big process would report our RSS (Linux keeps the pre-exec high-water mark).
     """
     done = subprocess.run([sys.executable, "-c", _MEASURE, *argv], cwd=REPO, capture_output=True, text=True, check=True)
     seconds, kib, code, cpu = json.loads(done.stdout)
-    if key is not None:
-        CPU[key] = cpu
-    return seconds, kib / 1024, code
+    return seconds, kib / 1024, code, cpu
 
 
 def check_jsonschema() -> str | None:
@@ -205,7 +200,7 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
             ("fingerprint", cli("fingerprint", "--surface", "sidecar", *dirs[size])),
             ("verify-contract", cli("verify-contract", *dirs[size])),
         ):
-            seconds[f"{name}_cli_{size}"], rss[name], code = child(argv)
+            seconds[f"{name}_cli_{size}"], rss[name], code, _ = child(argv)
             if code != 0:
                 raise SystemExit(f"{' '.join(argv[2:4])} exited {code} at {size}")
         out[f"peak_rss_mb_{size}"] = rss
@@ -226,16 +221,15 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
             roots = [w for s in shards[:count] for w in ("--root", s.conversations.parent)]
             with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
                 argv = cli("ci", *roots, "--source", "native", "--out", Path(scratch) / "corpus", "--format", "json")
-                wall, rss, code = child(argv, "ci_round")
+                wall, rss, code, cpu = child(argv)
             if code not in (0, 1):  # 1: the corpus's sidecar-only steps make completeness fail, by design
                 raise SystemExit(f"ci exited {code} at {size}")
             key = f"ci_cli_{size}"
             if wall < seconds.get(key, float("inf")):  # the fastest round, and its CPU time
-                seconds[key], CPU[key] = wall, CPU["ci_round"]
+                seconds[key], seconds[f"ci_cpu_{size}"] = wall, cpu
             out[f"ci_peak_rss_mb_{size}"] = max(rss, out.get(f"ci_peak_rss_mb_{size}", 0.0))  # the highest
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
-    seconds["ci_cpu_N"] = CPU["ci_cli_N"]
-    out["ci_cpu_vs_db_decode"] = CPU["ci_cli_N"] / seconds["db_decode_N"]  # the same clock on both sides
+    out["ci_cpu_vs_db_decode"] = seconds["ci_cpu_N"] / seconds["db_decode_N"]  # the same clock on both sides
     out["ci_4N_vs_N"] = seconds["ci_cli_4N"] / seconds["ci_cli_N"]
     out["ci_peak_rss_4N_vs_N"] = out["ci_peak_rss_mb_4N"] / out["ci_peak_rss_mb_N"]
 
@@ -247,7 +241,7 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
         ("read", [sys.executable, "-c", _READ_TRANSCRIPT, str(big)]),
         ("inspect", cli("inspect", big, "--format", "json")),
     ):
-        seconds[f"transcript_{name}"], out["transcript_peak_rss_mb"][name], code = child(argv)
+        seconds[f"transcript_{name}"], out["transcript_peak_rss_mb"][name], code, _ = child(argv)
         if code not in (0, 1):  # inspect exits 1 when the transcript has anomalies
             raise SystemExit(f"{name} of {big} exited {code}")
 
