@@ -12,6 +12,7 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_trajectory import _messages as step_messages
+from test_wire import _varint
 
 from audit.actions.sweep import sweep
 from audit.checks import fingerprint
@@ -291,15 +292,6 @@ def _walked(descriptor, data: bytes) -> set[tuple[str, str]]:
 
 def _parsed(descriptor, data: bytes) -> set[tuple[str, str]] | None:
     return fingerprint._decoded_fields(descriptor, data)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
 
 
 def _field(number: int, wire_type: int, payload: bytes = b"\x01") -> bytes:

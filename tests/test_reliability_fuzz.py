@@ -17,6 +17,7 @@ import pytest
 from cli_capture import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_wire import _varint
 
 from audit.actions.sweep import sweep
 from audit.checks import contract, links
@@ -265,15 +266,6 @@ def blobs(draw) -> bytes:
     for _ in range(depth):
         blob = b"\x0a" + _varint(len(blob)) + blob
     return blob
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
 
 
 cells = st.none() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=10) | st.binary(max_size=40)
