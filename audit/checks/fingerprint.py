@@ -686,13 +686,18 @@ class Reads:
 
     def add(self, conv: NativeConversation) -> None:
         """Observe the conversation database *conv*."""
-        key = os.path.abspath(conv.path)
-        if not conv.access:
-            self.problems[key] = [f.message for f in conv.findings]
-            return
-        self.problems[key] = [f.message for f in conv.findings if f.code != "missing-table"]
-        self.schemas.add(conv)
-        self.wire.update(wire_observations(conv))
+        self.problems[os.path.abspath(conv.path)] = _problems(conv)
+        if conv.access:
+            self.schemas.add(conv)
+            self.wire.update(wire_observations(conv))
+
+
+def _problems(conv: NativeConversation) -> list[str]:
+    """What a survey reports of *conv*: every finding when it could not be read, else all but
+    missing tables (the sqlite surface shows those)."""
+    if not conv.access:
+        return [f.message for f in conv.findings]
+    return [f.message for f in conv.findings if f.code != "missing-table"]
 
 
 def _databases(
@@ -708,10 +713,9 @@ def _databases(
             result.problems.extend(known)
             continue
         conv = read_database(path)
+        result.problems.extend(_problems(conv))
         if not conv.access:
-            result.problems.extend(f.message for f in conv.findings)
             continue
-        result.problems.extend(f.message for f in conv.findings if f.code != "missing-table")
         schemas.add(conv)
         if observe:
             yield from wire_observations(conv)
