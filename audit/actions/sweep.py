@@ -216,8 +216,9 @@ def sweep(
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
     before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
     after each session whose files are all written, with what was read of it (``Decoded``), so
-    that a caller can check the session while it is decoded; what it raises ends the sweep as
-    a failure of that session would not (Ctrl-C included, handled as here).
+    that a caller can check the session while it is decoded; an exception it raises is not a
+    session failure: it ends the sweep without the final manifest, except Ctrl-C and SIGTERM,
+    which end it as they do between sessions.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
