@@ -308,12 +308,25 @@ class _Session:
         self.target = target
         self.steps = steps
         self.unknown: set[tuple[str, object]] = set()
+        self.parsed: dict[str, dict | None] = {}  # argumentsJson -> its object (None: not one)
         self.calls: dict[str, tuple[int, int, int]] = {}  # call id -> (planner step, position, calls of the planner)
         for i, step in sorted(steps.items()):
             planned = (step.get("plannerResponse") or {}).get("toolCalls") or []
             for k, call in enumerate(planned):
                 if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
                     self.calls.setdefault(call["id"], (i, k, len(planned)))
+
+    def arguments(self, arguments_json: object) -> dict | None:
+        """A planner call's ``argumentsJson`` as an object (none or empty: ``{}``), None when it is
+        not a JSON object; each text is parsed once per session (the tiers compare the same calls)."""
+        text = arguments_json if isinstance(arguments_json, str) and arguments_json else "{}"
+        if text not in self.parsed:
+            try:
+                value = tr.loads_text(text)
+            except JSONError:
+                value = None
+            self.parsed[text] = value if type(value) is dict else None
+        return self.parsed[text]
 
     def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
         file, line = (record.file, record.line) if record is not None else (None, None)
@@ -398,7 +411,8 @@ class _Step:
     def _name(self, what: str, value: object) -> str | None:
         """The enum name without its prefix; None when absent or a number cortex.proto does not name."""
         if isinstance(value, str):
-            return _SPELLING.get(value.removeprefix(_PREFIXES[what]), value.removeprefix(_PREFIXES[what]))
+            name = value.removeprefix(_PREFIXES[what])
+            return _SPELLING.get(name, name)
         if value is not None:
             self.session.unknown_enum(what, value, self.index)
         return None
@@ -448,7 +462,7 @@ class _Step:
         if not isinstance(text, str) or not text:
             items = payload.get("items") or []
             text = "".join(i.get("text", "") for i in items if isinstance(i, dict) and isinstance(i.get("text"), str))
-        request = self.record.info.user_request
+        request = tr.user_request(self.record.content or "")
         if request is None:
             return  # no <USER_REQUEST> block (or cut away by truncation): nothing to compare
         if not _text_agrees(request, text.strip()):
@@ -480,9 +494,8 @@ class _Step:
             self._arguments(k, name, db_call.get("argumentsJson"), tr_call)
 
     def _arguments(self, k: int, name: str, arguments_json: object, call: tr.ToolCall) -> None:
-        try:
-            db_args = loads(arguments_json if isinstance(arguments_json, str) and arguments_json else "{}")
-        except JSONError:
+        db_args = self.session.arguments(arguments_json)
+        if db_args is None:
             self.add(
                 "consistency/tool-args", f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared", ADVISORY
             )
@@ -529,6 +542,8 @@ class _Step:
     # -- errors -----------------------------------------------------------------------------------
 
     def _error(self) -> None:
+        if self.record.error is None and self.record.error_code is None:
+            return  # the transcript gives neither: nothing to compare
         details = [d for d in ((self.step.get("errorMessage") or {}).get("error"), self.step.get("error")) if isinstance(d, dict)]
         text = self.record.error
         if text is not None:
@@ -555,7 +570,12 @@ def _second(text: object) -> str | None:
         moment = datetime.fromisoformat(m[1] + m[2].replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if m[2] == "Z" and moment.year >= 1000 and text.isascii():
+        return m[1] + "Z"  # already UTC: the text up to its second is what strftime writes (4-digit years)
+    try:
+        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OverflowError:  # an offset that moves it past year 1 or 9999: no instant to compare
+        return None
 
 
 def _head(text: str) -> str | None:
@@ -594,7 +614,14 @@ def _string_head(head: str) -> str | None:
 
 
 def _same(a: object, b: object) -> bool:
-    return type(a) is type(b) and dumps(a, indent=None, sort_keys=True) == dumps(b, indent=None, sort_keys=True)
+    if type(a) is not type(b):
+        return False
+    if type(a) in _SCALARS:
+        return a == b  # their JSON texts are equal exactly when they are (no float: 0.0 == -0.0)
+    return dumps(a, indent=None, sort_keys=True) == dumps(b, indent=None, sort_keys=True)
+
+
+_SCALARS = frozenset((str, int, bool, type(None)))
 
 
 def _arg_agrees(arg: tr.Arg | None, value: object, tier: str) -> bool | None:

@@ -266,7 +266,7 @@ def iter_transcript(
 def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Iterator[Record | Finding]:
     state = _Stream(tier)
     for item in _stream_lines(files, max_line_bytes):
-        if isinstance(item, Finding):
+        if type(item) is Finding:
             yield item
         else:
             yield from _line(*item, max_line_bytes, state)
@@ -334,9 +334,10 @@ class _Stream:
         self.previous_time: tuple[datetime, str, int] | None = None  # (created_at, file, line)
         self.encodings: dict[str, tuple[int, str, int, str]] = {}  # "text"/"native" -> first (seq, file, line, where)
 
-    def encoding(self, kind: str, file: str, line: int, where: str) -> None:
+    def encoding(self, kind: str, file: str, line: int, call: int, name: str) -> None:
+        """Note the first argument (*name* of tool call number *call*) showing encoding *kind*."""
         if kind not in self.encodings:
-            self.encodings[kind] = (len(self.encodings), file, line, where)
+            self.encodings[kind] = (len(self.encodings), file, line, _where(call, name))
 
     def finish(self) -> Iterator[Finding]:
         """The stream-level findings about argument encodings."""
@@ -396,6 +397,9 @@ def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Finding]:
                 while piece := fh.readline(_SKIP_BYTES if pending is not None and pending[2] is None else cap + 1):
                     if at_start:
                         line += 1
+                        if pending is None and piece[-1:] == b"\n":  # a whole line within the cap, in one piece
+                            yield path, line, piece[:-1], True
+                            continue
                     if pending is None:
                         pending = [path, line, [], 0]
                     terminated = piece.endswith(b"\n")
@@ -437,33 +441,30 @@ def _split(fh: BinaryIO, file: str, cap: int) -> Iterator[_Line]:
             yield file, line, None, bool(rest)
 
 
-def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, state: _Stream) -> Iterator[Record | Finding]:
-    yield from _parsed(path, line, data, cap, state)
+def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, state: _Stream) -> list[Record | Finding]:
+    """The findings and record of one line, in the order they are yielded."""
+    items = _parsed(path, line, data, cap, state)
     if not terminated:
-        yield Finding(path, line, "unterminated-line", "last line does not end with a newline")
+        items.append(Finding(path, line, "unterminated-line", "last line does not end with a newline"))
+    return items
 
 
-def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> Iterator[Record | Finding]:
+def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> list[Record | Finding]:
     if data is None:
-        yield Finding(path, line, "line-too-long", f"longer than {cap} bytes; skipped")
-        return
+        return [Finding(path, line, "line-too-long", f"longer than {cap} bytes; skipped")]
     if not data.strip():
-        yield Finding(path, line, "blank-line", "empty line")
-        return
+        return [Finding(path, line, "blank-line", "empty line")]
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        yield Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")
-        return
+        return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")]
     try:
         obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
         at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
-        yield Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")
-        return
+        return [Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
     if not isinstance(obj, dict):
-        yield Finding(path, line, "not-object", f"line holds a JSON {json_type(obj)}, not an object")
-        return
+        return [Finding(path, line, "not-object", f"line holds a JSON {json_type(obj)}, not an object")]
     findings: list[Finding] = []
     record = _record(obj, path, line, findings, state)
     if record.step_index is not None:
@@ -480,12 +481,82 @@ def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) 
                 Finding(path, line, "backward-time", f"created_at {record.created_at} is before {before[1]} of the line before")
             )
         state.previous_time = (moment, record.created_at, line)
-    yield from findings
-    yield record
+    return [*findings, record]
 
 
 def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream | None = None) -> Record:
+    """The record of one line's object; its findings are appended to *out*.
+
+    A record every key and value of which is as documented (the common case) is built straight
+    away; any other goes through ``_judged_record``, which says what is wrong. Both give equal
+    records and findings (tests/test_transcript_fast.py)."""
     state = state if state is not None else _Stream(None)
+    get = obj.get
+    step, source, kind, status, created = get("step_index"), get("source"), get("type"), get("status"), get("created_at")
+    truncated, calls = get("truncated_fields", _ABSENT), get("tool_calls", _ABSENT)
+    content, thinking, error = get("content", _ABSENT), get("thinking", _ABSENT), get("error", _ABSENT)
+    exit_code, error_code = get("exit_code", _ABSENT), get("error_code", _ABSENT)
+    if not (
+        type(step) is int
+        and step >= 0
+        and type(source) is str
+        and source in KNOWN_SOURCES
+        and type(kind) is str
+        and kind in KNOWN_TYPES
+        and type(status) is str
+        and status in KNOWN_STATUSES
+        and type(created) is str
+        and obj.keys() <= RECORD_KEYS
+        and (content is _ABSENT or type(content) is str)
+        and (thinking is _ABSENT or type(thinking) is str)
+        and (error is _ABSENT or type(error) is str)
+        and (exit_code is _ABSENT or type(exit_code) is int)
+        and (error_code is _ABSENT or type(error_code) is int)
+        and (truncated is _ABSENT or (type(truncated) is list and (not truncated or _truncatable(truncated, state.tier))))
+        and (calls is _ABSENT or (type(calls) is list and all(map(_plain_call, calls))))
+        and is_rfc3339(created)
+    ):
+        return _judged_record(obj, path, line, out, state)
+    return Record(
+        file=path,
+        line=line,
+        step_index=step,
+        source=source,
+        type=kind,
+        status=status,
+        created_at=created,
+        content=None if content is _ABSENT else content,
+        thinking=None if thinking is _ABSENT else thinking,
+        tool_calls=()
+        if calls is _ABSENT
+        else tuple(
+            ToolCall(call["name"], {arg: _arg(value, i, arg, state, path, line, out) for arg, value in call["args"].items()})
+            for i, call in enumerate(calls)
+        ),
+        truncated_fields=() if truncated is _ABSENT else tuple(truncated),
+        error=None if error is _ABSENT else error,
+        exit_code=None if exit_code is _ABSENT else exit_code,
+        raw=obj,
+        error_code=None if error_code is _ABSENT else error_code,
+        tier=state.tier,
+    )
+
+
+_ABSENT = object()
+
+
+def _truncatable(fields: list, tier: str | None) -> bool:
+    """*fields* (not empty) are strings, in a tier that truncates."""
+    return tier not in ("full", "overview") and all(type(f) is str for f in fields)
+
+
+def _plain_call(call: object) -> bool:
+    """*call* is a tool call with exactly a string name and an object of arguments."""
+    return type(call) is dict and call.keys() == _TOOL_CALL_KEYS and type(call["name"]) is str and type(call["args"]) is dict
+
+
+def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream) -> Record:
+    """``_record`` for any object: every deviation from the documented record becomes a finding."""
 
     def emit(kind: str, message: str) -> None:
         out.append(Finding(path, line, kind, message))
@@ -536,12 +607,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
             emit("unknown-key", f"{where[:-1]}: unknown " + ", ".join(unknown))
         args = get("args", dict, call, where) or {}
         name = get("name", str, call, where)
-        calls.append(
-            ToolCall(
-                name,
-                {arg: _arg(value, f"{where}args/{pointer_escape(arg)}", state, path, line, out) for arg, value in args.items()},
-            )
-        )
+        calls.append(ToolCall(name, {arg: _arg(value, i, arg, state, path, line, out) for arg, value in args.items()}))
     return Record(
         file=path,
         line=line,
@@ -569,46 +635,90 @@ _JSON_NAME: dict[type, str] = {int: "integer", str: "string", list: "array", dic
 def _moment(text: str) -> datetime | None:
     """The instant an RFC 3339 timestamp names (fractions past microseconds dropped)."""
     try:
-        moment = datetime.fromisoformat(_FRACTION.sub(r"\1", text, count=1).replace("Z", "+00:00").replace("z", "+00:00"))
+        if "." in text:  # a fraction, perhaps beyond microseconds
+            text = _FRACTION.sub(r"\1", text, count=1)
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else None
 
 
 _TEXT_STARTS = ('"', "{", "[")
+_JSON_START = re.compile(r'[ \t\n\r]*[-"{\[0-9tfn]')
+"""What every JSON text the strict parser accepts starts with (JSON whitespace, then the first
+character of a string, object, array, number, true, false or null): a string that does not
+cannot be JSON text and is not given to the parser."""
 
 
-def _arg(value: object, where: str, state: _Stream, path: str, line: int, out: list[Finding]) -> Arg:
-    """Decode one argument as its tier stores it and note which encoding it shows.
+def _arg(value: object, call: int, name: str, state: _Stream, path: str, line: int, out: list[Finding]) -> Arg:
+    """Decode one argument (*name* of tool call number *call*) as its tier stores it and note
+    which encoding it shows.
 
     JSON text is certain for a string holding a JSON string, object or array (in the full tier
     only a JSON string: a native string may hold a JSON document); a non-string, or a string
     that is not JSON text, is a native value; ``"5000"`` or ``"true"`` could be either."""
     if not isinstance(value, str):
-        state.encoding("native", path, line, where)
+        state.encoding("native", path, line, call, name)
         return Arg(value, value, True)
-    try:
-        decoded = loads(value, require_object=False)
-    except JSONError as exc:
+    start = _JSON_START.match(value)
+    decoded: object = _ABSENT
+    reason = None
+    if start is not None:
+        try:
+            decoded = loads_text(value)
+        except JSONError as exc:
+            reason = exc.reason
+    if decoded is _ABSENT:  # not JSON text
         if state.tier == "full":
-            state.encoding("native", path, line, where)
+            state.encoding("native", path, line, call, name)
             return Arg(value, value, True)
-        if (marker := _MARKER.search(value)) is not None and state.tier != "full":
-            message = f"{where} is cut by {marker.group(0)}; not JSON text ({exc.reason})"
+        if "<truncated " in value and (marker := _MARKER.search(value)) is not None:
+            where = _where(call, name)
+            if reason is None:  # not parsed (it cannot be JSON text): the parser says why
+                reason = _refusal(value)
+            message = f"{where} is cut by {marker.group(0)}; not JSON text ({reason})"
             out.append(Finding(path, line, "truncated-arg", message, "/" + where))
-            state.encoding("text", path, line, where)
+            state.encoding("text", path, line, call, name)
         else:
-            state.encoding("native", path, line, where)
+            state.encoding("native", path, line, call, name)
         return Arg(value, value, False)
+    # JSON text: its first character after JSON whitespace is start's last (what lstrip() gives)
+    first = value[start.end() - 1] if start is not None else ""
     if state.tier == "full":
         # a native string can be a JSON document (a written package.json): only a quoted string is
         # the compact tier's encoding for sure
-        if value.lstrip()[:1] == '"':
-            state.encoding("text", path, line, where)
+        if first == '"':
+            state.encoding("text", path, line, call, name)
         return Arg(value, value, True)
-    if value.lstrip()[:1] in _TEXT_STARTS:
-        state.encoding("text", path, line, where)
+    if first in _TEXT_STARTS:
+        state.encoding("text", path, line, call, name)
     return Arg(value, decoded, True)
+
+
+def _where(call: int, name: str) -> str:
+    """The pointer (without its leading slash) to argument *name* of tool call number *call*."""
+    return f"tool_calls/{call}/args/{pointer_escape(name)}"
+
+
+def _refusal(text: str) -> str:
+    """Why the strict parser refuses *text*."""
+    try:
+        loads(text, require_object=False)
+    except JSONError as exc:
+        return exc.reason
+    raise AssertionError("JSON text taken for not JSON text")  # pragma: no cover - _JSON_START is exact
+
+
+def loads_text(text: str) -> object:
+    """``loads(text, require_object=False)``: the same value, or the same ``JSONError``, at the cost
+    of the bytes path (jiter, which returns what the json path would and leaves it every input it
+    refuses) for every text with a UTF-8 form; a text with a lone surrogate has none and takes
+    the str path."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return loads(text, require_object=False)
+    return loads(data, require_object=False)
 
 
 # ----------------------------------------------------------------------------- brain directories
@@ -1029,11 +1139,18 @@ def _uri(text: str | None) -> str | None:
     return text.rstrip(".,") if text is not None else None
 
 
-def parse_content(text: str) -> ContentInfo:
-    """Typed view of the metadata a record's text carries; absent items are None / empty."""
+def user_request(text: str) -> str | None:
+    """``parse_content(text).user_request`` alone: the inner text of the first ``<USER_REQUEST>``
+    block, nested metadata blocks removed, stripped (None without one)."""
     request = _first(_USER_REQUEST, text)
     if request is not None:
         request = _SETTINGS.sub("", _ADDITIONAL.sub("", request)).strip()
+    return request
+
+
+def parse_content(text: str) -> ContentInfo:
+    """Typed view of the metadata a record's text carries; absent items are None / empty."""
+    request = user_request(text)
     additional = tuple(m.strip() for m in _ADDITIONAL.findall(text))
     local_time = next((t for block in additional if (t := _first(_LOCAL_TIME, block))), None)
     changes = tuple(SettingChange(*m.groups()) for block in _SETTINGS.findall(text) for m in _SETTING.finditer(block))
