@@ -494,7 +494,7 @@ def test_the_step_summary_is_never_written_through_a_symlink(capsys, store, tmp_
 
 
 def test_an_interrupted_sweep_names_the_corpus_it_leaves(capsys, store, tmp_path, monkeypatch):
-    def interrupted(item, out):
+    def interrupted(item, *args):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)

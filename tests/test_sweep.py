@@ -415,11 +415,11 @@ def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkey
     out = tmp_path / "corpus"
     real, calls = sweep_module._sweep_one, []
 
-    def interrupted(item, where):
+    def interrupted(item, *args):
         calls.append(item.session.id)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real(item, where)
+        return real(item, *args)
 
     monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)
     code, stdout, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "native")

@@ -76,7 +76,7 @@ from audit.store.database import NativeConversation, open_snapshot, read_databas
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.layout import Root, Session, refuse_inside_store, scan_root
-from audit.store.trajectory import NativeTrajectory, reconstruct
+from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
@@ -113,12 +113,15 @@ class SweptSession:
 class Decoded:
     """What the sweep read of one session it swept, for checks that would read it again: the
     live ``session``, its ``swept`` record, and the ``.db`` copy as read (``conv``) and, for a
-    native sweep, reconstructed (``native``); both None without a ``.db``."""
+    native sweep, reconstructed (``native``); both None without a ``.db``. ``fields`` is what the
+    reconstruction recorded of the blobs (``trajectory.BlobFields``) when the sweep was asked to
+    (``record_fields``), else None."""
 
     session: Session
     swept: SweptSession
     conv: NativeConversation | None
     native: NativeTrajectory | None
+    fields: BlobFields | None = None
 
 
 OnSwept = Callable[[Decoded], None]
@@ -212,13 +215,16 @@ def sweep(
     proc_root: str | os.PathLike | None = None,
     progress: Callback | None = None,
     on_swept: OnSwept | None = None,
+    record_fields: bool = False,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
     before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
     after each session whose files are all written, with what was read of it (``Decoded``), so
     that a caller can check the session while it is decoded; an exception it raises is not a
     session failure: it ends the sweep without the final manifest, except Ctrl-C and SIGTERM,
-    which end it as they do between sessions.
+    which end it as they do between sessions. With *record_fields*, a native reconstruction
+    records which fields each blob held (``Decoded.fields``), for a caller that would otherwise
+    parse the blobs again.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
@@ -247,7 +253,7 @@ def sweep(
     try:
         pending = collections.deque(items)  # each session's listing is let go once it is swept
         del items
-        return _sweep_items(result, corpus, pending, keep_going, progress, on_swept)
+        return _sweep_items(result, corpus, pending, keep_going, progress, on_swept, record_fields)
     finally:
         corpus.close()
 
@@ -259,6 +265,7 @@ def _sweep_items(
     keep_going: bool,
     progress: Callback | None,
     on_swept: OnSwept | None,
+    record_fields: bool = False,
 ) -> SweepResult:
     _write_manifest(result)
     current = None
@@ -272,7 +279,7 @@ def _sweep_items(
             if progress is not None:
                 progress(done, result.selected, current)
             try:
-                swept, conv, native = _sweep_one(item, corpus)
+                swept, conv, native, fields = _sweep_one(item, corpus, record_fields)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
@@ -285,7 +292,7 @@ def _sweep_items(
                 continue
             result.sessions.append(swept)
             if on_swept is not None:
-                on_swept(Decoded(item.session, swept, conv, native))
+                on_swept(Decoded(item.session, swept, conv, native, fields))
         current = None
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (audit.errors.Terminated)
         result.interrupted = interrupt_exit_code(exc)
@@ -402,7 +409,7 @@ def _select(
 # ----------------------------------------------------------------------------- one session
 
 
-_Swept = tuple[SweptSession, NativeConversation | None, NativeTrajectory | None]
+_Swept = tuple[SweptSession, NativeConversation | None, NativeTrajectory | None, BlobFields | None]
 
 
 class _Corpus:
@@ -450,12 +457,12 @@ class _Corpus:
                 parent = parent.rpartition("/")[0]
 
 
-def _sweep_one(item: _Item, corpus: _Corpus) -> _Swept:
+def _sweep_one(item: _Item, corpus: _Corpus, record_fields: bool = False) -> _Swept:
     """Write every file of one session, or none: on any failure what was written is removed.
     Returns what was written, with the ``.db`` copy as read and reconstructed (see ``Decoded``)."""
     files: dict[str, str] = {}
     try:
-        return _sweep_files(item, corpus, files)
+        return _sweep_files(item, corpus, files, record_fields)
     except BaseException:
         corpus.remove(files)
         raise
@@ -469,7 +476,7 @@ def _rmdir_if_empty(path: str) -> bool:
     return True
 
 
-def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str]) -> _Swept:
+def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fields: bool = False) -> _Swept:
     session, surface = item.session, item.session.surface
     if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
         first = session.unlisted[0]
@@ -477,8 +484,8 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str]) -> _Swept:
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, corpus, files)
         steps = _transcript_steps(session, corpus.path)
-        return SweptSession(session.id, session.id, surface, "native", steps, files), None, None
-    internal = conv = native = None
+        return SweptSession(session.id, session.id, surface, "native", steps, files), None, None, None
+    internal = conv = native = fields = None
     if session.db is not None:
         copy = corpus.write(f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
         conv = read_database(copy)
@@ -491,7 +498,8 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str]) -> _Swept:
         raw, trajectory = fetched.raw, fetched.trajectory
     else:
         assert conv is not None  # without a daemon only a .db is swept (a legacy .pb is skipped)
-        native = reconstruct(conv)
+        fields = BlobFields() if record_fields else None
+        native = reconstruct(conv, fields)
         trajectory = native.trajectory
         raw = dumps_bytes(trajectory) + b"\n"
     cascade_id = canonical_id(trajectory.get("cascadeId"))
@@ -505,7 +513,7 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str]) -> _Swept:
     _copy_brain(session, corpus, files)
     steps = trajectory.get("steps")
     swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
-    return swept, conv, native
+    return swept, conv, native, fields
 
 
 def _shown(item: _Item, value: object) -> str:

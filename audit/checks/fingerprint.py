@@ -58,6 +58,8 @@ from audit.store.database import (
 from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.proto_json import FieldSets
+from audit.store.trajectory import BlobFields
 from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, MAX_FIELDS, VARINT, WIRE_NAMES, WireError, WireField
@@ -434,7 +436,7 @@ BLOB_MESSAGES: dict[tuple[str, str], MessageDescriptor | None] = {
 }
 
 
-def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]]:
+def wire_observations(conv: NativeConversation, recorded: BlobFields | None = None) -> Iterator[tuple[str, str, str]]:
     """(scope, field path, wire type) of the fields in the blob cells of *conv*, each distinct one once.
 
     Scope is ``table.column`` (``steps.step_payload[<step type>]`` for payloads). Field paths
@@ -442,10 +444,16 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
     our schema does not know (or knows as string/bytes) is not parsed further. The (path, wire
     type) set of each blob is merged into its scope's with one set union, so the triples are
     made once per conversation rather than once per field.
+
+    *recorded*, what decoding *conv* recorded of its blobs (``reconstruct(conv, recorded)``),
+    answers for the blobs it holds whole (``BlobFields.cells``): each set of fields recorded at a
+    path is turned into its (path, wire type) pairs once (``_recorded_fields``), as
+    ``_decoded_fields`` turns the same message's fields, and only the other blobs are parsed.
     """
+    cells = recorded.cells if recorded is not None else frozenset()
     scopes: dict[str, set[tuple[str, str]]] = {}
     for table, rows in sorted(conv.tables.items()):
-        for row in rows:
+        for position, row in enumerate(rows):
             for column, value in row.items():
                 if type(value) is not bytes:
                     continue
@@ -455,7 +463,17 @@ def wire_observations(conv: NativeConversation) -> Iterator[tuple[str, str, str]
                 found = scopes.get(scope)
                 if found is None:
                     found = scopes[scope] = set()
-                found |= _blob_fields(BLOB_MESSAGES.get((table, column)), value)
+                if (table, position, column) not in cells:
+                    found |= _blob_fields(BLOB_MESSAGES.get((table, column)), value)
+    if recorded is not None:
+        for (table, column, step_type), roots in recorded.trees.items():
+            scope = f"{table}.{column}"
+            if (table, column) == ("steps", "step_payload"):
+                scope += f"[{_step_type(step_type)}]"
+            descriptor = BLOB_MESSAGES[(table, column)]
+            assert descriptor is not None  # only blobs of known messages are recorded
+            for sets in roots:
+                _recorded_fields(sets, descriptor, scopes.setdefault(scope, set()))
     for scope, found in scopes.items():
         for path, kind in found:
             yield scope, path, kind
@@ -559,6 +577,32 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
         if counting and fields > MAX_FIELDS:
             return None
     return found
+
+
+def _recorded_fields(sets: FieldSets, descriptor: MessageDescriptor, found: set[tuple[str, str]]) -> None:
+    """Add to *found* the (path, wire type) pairs of the messages recorded in *sets*, each of the
+    root message type *descriptor*: what ``_decoded_fields`` finds in each of them, one set union
+    per distinct set of fields a message at a path held. A recorded tree holds no unknown field,
+    map or group, and its blobs are their own serialisation within the field budget
+    (``BlobFields``), which is where ``_decoded_fields`` answers."""
+    root = _ROOTS.get(descriptor)
+    if root is None:
+        root = _ROOTS[descriptor] = _Node("", 0)
+    stack = [(sets, root)]
+    while stack:
+        sets, node = stack.pop()
+        for fds in sets.held:
+            try:
+                shape = node.shapes[fds]
+            except KeyError:
+                shape = node.shape(fds)
+            assert shape is not None  # render_recorded records no map or group
+            found |= shape[0]
+        children = node.children
+        for fd, below in sets.below.items():
+            child = children.get(fd)  # None beyond MAX_DEPTH, and where no message held fd
+            if child is not None:
+                stack.append((below, child))
 
 
 _first = itemgetter(0)
@@ -684,12 +728,13 @@ class Reads:
             _stream_shape(self.transcripts, tier, paths, problems, skipped)
             self.streams[tuple(map(str, paths))] = (problems, skipped)
 
-    def add(self, conv: NativeConversation) -> None:
-        """Observe the conversation database *conv*."""
+    def add(self, conv: NativeConversation, recorded: BlobFields | None = None) -> None:
+        """Observe the conversation database *conv*; *recorded*, what decoding it recorded of its
+        blobs, spares parsing them again (``wire_observations``)."""
         self.problems[os.path.abspath(conv.path)] = _problems(conv)
         if conv.access:
             self.schemas.add(conv)
-            self.wire.update(wire_observations(conv))
+            self.wire.update(wire_observations(conv, recorded))
 
 
 def _problems(conv: NativeConversation) -> list[str]:

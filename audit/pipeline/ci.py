@@ -272,6 +272,7 @@ def run(
                 env=env,
                 progress=bar,
                 on_swept=ctx.swept,
+                record_fields=True,
             )
     except BaseException:
         if workdir is not None and not os.path.lexists(corpus):
@@ -679,7 +680,7 @@ class _Context:
                 result = consistency.check_session(own, (conv, native))
                 self._keep("consistency", CORPUS, own, _consistency_part(result))
             with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv)
+                self.reads.add(conv, d.fields)
                 if own.brain is not None:
                     self.reads.add_brain(own.brain)
             if own.brain is not None:

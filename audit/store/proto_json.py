@@ -20,6 +20,12 @@ are walked once. Each field descriptor's converter is chosen once and cached (st
 (``_small_walk``: no ``ListFields``), a Timestamp's ``YYYY-MM-DDTHH:MM:SS.`` is formatted by
 ``datetime`` and kept per second, and a Duration in range is written without protobuf's float
 arithmetic (``ToJsonString`` writes the others).
+
+``render_recorded`` is ``_plain`` for a caller that also wants to know which fields the messages
+held (the ``wire`` fingerprint, which would otherwise parse and walk every blob again): it adds
+each message's set of fields (its ``ListFields`` descriptors, in order) to the ``FieldSets`` of
+its field path. It records only trees it can render whole without bookkeeping and without maps
+or groups; on anything else it takes back what it added and raises ``Unrecorded``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import keyword
 import math
 from collections import Counter
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -327,3 +334,116 @@ def _timestamp(seconds: int, nanos: int) -> str:
 _SECONDS: dict[int, str] = {}
 """``YYYY-MM-DDTHH:MM:SS.`` per Unix second (the timestamps of a step mostly share a few seconds)."""
 _SECONDS_KEPT = 4096
+
+
+# -- a render walk that records the fields of every message -------------------------------------
+
+
+class FieldSets:
+    """What the messages at one field path held, as ``render_recorded`` saw them: ``held`` has
+    each distinct set of fields (``ListFields`` descriptors, in field-number order) of a message
+    there, ``below`` the same for the messages of each of their message fields."""
+
+    __slots__ = ("below", "held")
+
+    def __init__(self) -> None:
+        self.held: set[tuple[FieldDescriptor, ...]] = set()
+        self.below: dict[FieldDescriptor, FieldSets] = {}
+
+    def at(self, fd: FieldDescriptor) -> FieldSets:
+        """The field sets of the messages in the message field *fd* (created when new)."""
+        below = self.below.get(fd)
+        if below is None:
+            below = self.below[fd] = FieldSets()
+        return below
+
+
+class Unrecorded(Exception):
+    """``render_recorded`` met what it does not record: an unknown field (in any message,
+    Timestamps and Durations included), an enum number the schema does not name, a map or a
+    group, or a value proto3 JSON cannot hold. Nothing it added is left."""
+
+
+Added = list[tuple[set, tuple]]  # (a FieldSets.held, the set of fields added to it)
+
+
+def render_recorded(message: Message, sets: FieldSets) -> dict:
+    """``render(message)`` of a tree ``_plain`` renders whole, with each message's set of fields
+    added to *sets* (the root's) and the ``FieldSets`` below it; ``Unrecorded`` (with *sets* as
+    they were) for any other tree, so a caller records a message's tree entirely or not at all."""
+    added: Added = []
+    try:
+        return _recorded(message, sets, added)
+    except BaseException as exc:
+        for held, fds in added:
+            held.discard(fds)
+        if isinstance(exc, (_Counted, KeyError, RenderError)):
+            raise Unrecorded from None
+        raise
+
+
+def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
+    if UnknownFieldSet(message):
+        raise _Counted
+    listed = message.ListFields()
+    fds = tuple(map(_first, listed))
+    held = sets.held
+    if fds not in held:
+        held.add(fds)
+        added.append((held, fds))
+    out = {}
+    for fd, value in listed:
+        try:
+            name, convert, below = _RECORDING[fd]
+        except KeyError:
+            name, convert, below = _RECORDING[fd] = _recording_plan(fd)
+        if below:
+            out[name] = convert(value, sets.at(fd), added)
+        else:
+            out[name] = value if convert is None else convert(value)
+    return out
+
+
+_first = itemgetter(0)
+_RECORDING: dict[FieldDescriptor, tuple[str, Any, bool]] = {}
+"""Per field descriptor: its JSON name, converter, and whether the converter records below it
+(it is then called with the value, the field's ``FieldSets`` and the list of what was added)."""
+
+
+def _recording_plan(fd: FieldDescriptor) -> tuple[str, Any, bool]:
+    if fd.type == FieldDescriptor.TYPE_GROUP or (fd.message_type is not None and fd.message_type.GetOptions().map_entry):
+        return fd.json_name, _refuse, True
+    if fd.type != FieldDescriptor.TYPE_MESSAGE:
+        return fd.json_name, _plain_converter(fd), False
+    assert fd.message_type is not None  # a message field has its message type
+    full = fd.message_type.full_name
+    one: Callable[[Any, FieldSets, Added], Any] = _recorded
+    if full in (_TIMESTAMP, _DURATION):
+        one = _recorded_leaf(fd.message_type, _timestamp_of if full == _TIMESTAMP else _duration_of)
+    if not fd.is_repeated:
+        return fd.json_name, one, True
+    return fd.json_name, lambda value, sets, added: [one(v, sets, added) for v in value], True
+
+
+def _refuse(value: Any, sets: FieldSets, added: Added) -> Any:
+    raise _Counted  # a map or a group: not recorded
+
+
+def _recorded_leaf(descriptor: Descriptor, convert: Callable[[Any], str]) -> Callable[[Any, FieldSets, Added], str]:
+    """The recording converter of a Timestamp or Duration: its set of fields is that of its two
+    implicit-presence integers (``seconds``, ``nanos``) that are not zero."""
+    seconds, nanos = descriptor.fields_by_name["seconds"], descriptor.fields_by_name["nanos"]
+    assert seconds.number < nanos.number
+    sets_of = ((), (nanos,), (seconds,), (seconds, nanos))
+
+    def leaf(value: Any, sets: FieldSets, added: Added) -> str:
+        if UnknownFieldSet(value):
+            raise _Counted
+        fds = sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)]
+        held = sets.held
+        if fds not in held:
+            held.add(fds)
+            added.append((held, fds))
+        return convert(value)
+
+    return leaf

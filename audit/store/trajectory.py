@@ -17,6 +17,11 @@ column that cannot be used becomes a finding. A finding whose problem touches th
 status, metadata or payload is marked ``projected`` (``database.affects_projection``): the rest
 (generator, executor and trajectory metadata, error/permission/task/render columns, unknown
 tables) leave every step as stored.
+
+``reconstruct(conv, fields)`` also records, into a ``BlobFields``, which fields the messages of
+each blob held, as the walk that renders them sees them (``proto_json.render_recorded``), for a
+reader that would otherwise parse every blob again (the ``wire`` fingerprint). It costs a plain
+decoding nothing: without *fields* nothing is recorded.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
-from audit.store import proto_json
+from audit.store import proto_json, wire
 from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, Finding, NativeConversation, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
@@ -62,6 +67,7 @@ BLOB_TABLES = (  # table -> JSON key, message
 )
 _STEP_TYPES = {number: value.name for number, value in pb.CortexStepType.DESCRIPTOR.values_by_number.items()}
 _STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in STEP_COLUMNS.values()}
+_STEP_FIELDS = {column: pb.Step.DESCRIPTOR.fields_by_name[attr] for column, (attr, _) in STEP_COLUMNS.items()}
 
 
 @dataclass
@@ -89,14 +95,62 @@ class NativeTrajectory:
         return [f for f in self.findings if affects_projection(f)]
 
 
+class BlobFields:
+    """Which fields the messages of a conversation's blob cells held, recorded by the walk that
+    rendered them (``reconstruct(conv, fields)``).
+
+    ``trees`` has, per (table, column, the row's ``step_type`` cell for ``steps``, else None), the
+    ``FieldSets`` of each root message recorded there (a blob's message, from its root); ``cells``
+    the (table, row position in ``conv.tables[table]``, column) of every blob recorded whole. A
+    blob is recorded only when what was rendered is exactly what it holds: bytes that are their
+    own serialisation (so the parsed message says which fields, and in which wire types, the
+    bytes hold), of at most ``2 * wire.MAX_FIELDS`` bytes, rendered as parsed (nothing merged
+    into it) by ``render_recorded``. A step column that is a byte-identical copy of the payload's
+    field is recorded with the payload: the ``FieldSets`` below that field of the payload's root
+    is the column's root, shared by every payload root of that step type."""
+
+    def __init__(self) -> None:
+        self.trees: dict[tuple[str, str, object], list[proto_json.FieldSets]] = {}
+        self.cells: set[tuple[str, int, str]] = set()
+        self._payloads: dict[tuple[object, tuple[str, ...]], proto_json.FieldSets] = {}
+
+    def root(self, table: str, column: str) -> proto_json.FieldSets:
+        """The one root of a blob column outside ``steps``."""
+        trees = self.trees.setdefault((table, column, None), [])
+        if not trees:
+            trees.append(proto_json.FieldSets())
+        return trees[0]
+
+    def payload_root(self, step_type: object, copies: tuple[str, ...]) -> proto_json.FieldSets:
+        """The root of the payloads of the rows whose ``step_type`` cell is *step_type* and whose
+        step columns *copies* are copies of the payload's fields."""
+        key = (step_type, copies)
+        root = self._payloads.get(key)
+        if root is None:
+            root = self._payloads[key] = proto_json.FieldSets()
+            self.trees.setdefault(("steps", "step_payload", step_type), []).append(root)
+            for column in copies:
+                trees = self.trees.setdefault(("steps", column, step_type), [])
+                if not trees:
+                    trees.append(proto_json.FieldSets())
+                root.below[_STEP_FIELDS[column]] = trees[0]  # type: ignore[index]  # upb's descriptor is the one at run time
+        return root
+
+
+def _recordable(message: Message, value: bytes) -> bool:
+    """Whether the message parsed from *value* says exactly what *value* holds (see ``BlobFields``)."""
+    return len(value) <= 2 * wire.MAX_FIELDS and message.SerializeToString() == value
+
+
 def read_trajectory(path: str | os.PathLike) -> NativeTrajectory:
     """``reconstruct(read_database(path))``."""
     return reconstruct(read_database(path))
 
 
-def reconstruct(conv: NativeConversation) -> NativeTrajectory:
-    """Decode the rows of *conv* into a sidecar-shaped trajectory dict."""
-    decoder = _Decoder(conv)
+def reconstruct(conv: NativeConversation, fields: BlobFields | None = None) -> NativeTrajectory:
+    """Decode the rows of *conv* into a sidecar-shaped trajectory dict; which fields its blobs
+    held is recorded into *fields* when given."""
+    decoder = _Decoder(conv, fields)
     parts: dict[str, object] = decoder.header()  # proto3 JSON: default values are absent
     parts["steps"] = decoder.steps()
     for table, key, message_class in BLOB_TABLES:
@@ -127,8 +181,9 @@ class LeftOut:
 
 
 class _Decoder:
-    def __init__(self, conv: NativeConversation) -> None:
+    def __init__(self, conv: NativeConversation, fields: BlobFields | None = None) -> None:
         self.conv = conv
+        self.fields = fields
         self.left_out: list[LeftOut] = []
         self.unknown: Counter[str] = Counter()
         self.unknown_rows: Counter[str] = Counter()
@@ -178,8 +233,19 @@ class _Decoder:
             return None
         return doc
 
-    def _rendered_row(self, message: Message, key: str, where: str) -> dict | None:
-        """The proto3 JSON of one row's *message*, its unknown fields counted under *key* in the same walk."""
+    def _rendered_row(self, message: Message, key: str, where: str, cell: tuple[str, int, object]) -> dict | None:
+        """The proto3 JSON of one row's *message*, its unknown fields counted under *key* in the same
+        walk; *cell* is (table, row position, the ``data`` bytes it was parsed from), for ``fields``."""
+        if self.fields is not None:
+            table, position, value = cell
+            if _recordable(message, value):  # type: ignore[arg-type]  # a parsed cell is bytes
+                try:
+                    recorded = proto_json.render_recorded(message, self.fields.root(table, "data"))
+                except proto_json.Unrecorded:
+                    pass
+                else:
+                    self.fields.cells.add((table, position, "data"))
+                    return recorded
         found = self._found  # empty between rows
         doc = self._json(message, where, unknown=found)
         if doc is None:
@@ -213,17 +279,20 @@ class _Decoder:
                 f"steps.idx is not 0..{len(rows) - 1} (row {gap} has idx {rows[gap].get('idx')!r})",
                 projected=True,
             )
-        return [self._step(row) for row in rows]
+        return [self._step(position, row) for position, row in enumerate(rows)]
 
-    def _step(self, row: dict[str, object]) -> dict:
+    def _step(self, position: int, row: dict[str, object]) -> dict:
         where = f"steps[idx={row.get('idx')!r}]"
         payload = self._decode(pb.Step, row.get("step_payload"), where, ".step_payload", projected=True)
         if payload is None and row.get("step_payload") is None:
             self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns", projected=True)
         step = payload or pb.Step()
+        # recorded (BlobFields) only when rendered as parsed from bytes that are its serialisation
+        recording = self.fields is not None and payload is not None and _recordable(payload, row["step_payload"])  # type: ignore[arg-type]  # a parsed payload's cell is bytes
         for column, attr in (("step_type", "type"), ("status", "status")):
             value, stored = row.get(column), getattr(step, attr)
             if stored == 0 and isinstance(value, int) and value:
+                recording = False  # the payload is changed
                 try:
                     setattr(step, attr, value)
                 except ValueError:
@@ -263,7 +332,9 @@ class _Decoder:
                 pending = False
             step.generic.result.step_render_info.CopyFrom(info)
         found = self._found if pending else None  # empty between rows
-        doc = self._json(step, where, projected=True, unknown=found)
+        doc = self._recorded_step(step, position, row, copies) if recording and pending else None
+        if doc is None:
+            doc = self._json(step, where, projected=True, unknown=found)
         if pending and doc is None:
             self._count_unknown(step, f"steps.step_payload/{kind}")
         elif found:
@@ -282,6 +353,20 @@ class _Decoder:
         rendered = doc or self._json(pb.Step(type=step.type, status=step.status), where)
         assert rendered is not None  # a Step of just type and status has no Timestamp that could fail to render
         return rendered
+
+    def _recorded_step(self, step: pb.Step, position: int, row: dict[str, object], copies: list[tuple[str, str]]) -> dict | None:
+        """The proto3 JSON of the payload *step* as parsed, its fields (and those of the columns that
+        are *copies* of its fields) recorded into ``fields``; None when it is not recorded. It has
+        no unknown field to count (``render_recorded`` refuses those)."""
+        assert self.fields is not None
+        columns = tuple(column for column, _ in copies)
+        try:
+            doc = proto_json.render_recorded(step, self.fields.payload_root(row.get("step_type"), columns))
+        except proto_json.Unrecorded:
+            return None
+        self.fields.cells.add(("steps", position, "step_payload"))
+        self.fields.cells.update(("steps", position, column) for column in columns)
+        return doc
 
     def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> pb.StepRenderInfo | None:
         """The ``render_info`` column: a copy of a GENERIC step's ``generic.result.step_render_info``
@@ -303,28 +388,29 @@ class _Decoder:
 
     def blob_rows(self, table: str, message_class: type[Message]) -> list[dict]:
         docs = []
-        for row in self.conv.tables.get(table, []):
+        for position, row in enumerate(self.conv.tables.get(table, [])):
             where = f"{table}[idx={row.get('idx')!r}].data"
             message = self._decode(message_class, row.get("data"), where)
             if message is None:
                 if row.get("data") is None:
                     self._finding("null-blob", f"{where} is NULL")
                 continue
-            doc = self._rendered_row(message, f"{table}.data", where)
+            doc = self._rendered_row(message, f"{table}.data", where, (table, position, row["data"]))
             if doc is not None:
                 docs.append(doc)
         return docs
 
     def metadata(self) -> dict | None:
         doc = None
-        for row in self.conv.tables.get("trajectory_metadata_blob", []):
+        for position, row in enumerate(self.conv.tables.get("trajectory_metadata_blob", [])):
             where = f"trajectory_metadata_blob[id={row.get('id')!r}].data"
             if row.get("id") != "main":
                 self._finding("undecoded-row", f"{where}: only id 'main' is known")
                 continue
             message = self._decode(pb.CortexTrajectoryMetadata, row.get("data"), where)
             if message is not None:
-                doc = self._rendered_row(message, "trajectory_metadata_blob.data", where)
+                cell = ("trajectory_metadata_blob", position, row["data"])
+                doc = self._rendered_row(message, "trajectory_metadata_blob.data", where, cell)
         return doc
 
     def undecoded_tables(self) -> None:
