@@ -674,3 +674,36 @@ def test_live_consistency_read_again_or_taken_from_the_corpus_check_is_the_same(
 
     assert live(reused) == live(read)
     assert any(f["message"].startswith(f"undecoded-column: {live_db}: ") for f in live(read)["findings"])
+
+
+def test_each_sidecar_is_parsed_once_for_completeness_contract_and_links(capsys, store, tmp_path, monkeypatch):
+    from collections import Counter
+
+    from audit.checks import completeness, contract, links
+    from audit.store import sidecar as sidecar_module
+
+    parsed: Counter[str] = Counter()
+    for module in (sidecar_module, completeness, contract, links):
+
+        def counting(data, *args, _real=module.loads, **kwargs):
+            if kwargs.get("source", "").endswith(".trajectory.json"):
+                parsed[Path(kwargs["source"]).name] += 1
+            return _real(data, *args, **kwargs)
+
+        monkeypatch.setattr(module, "loads", counting)
+    orphan = store.cli / "conversations" / "0badc0de-0000-4000-8000-000000000001.trajectory.json"
+    shutil.copy2(sidecar(store, store.plain), orphan)  # no .db: not swept, so each check reads it itself
+    code, doc = run_json(capsys, store, tmp_path / "corpus")
+    stores = list(store.home.glob(".gemini/*/conversations"))
+    with_db = {p.name.removesuffix(".db") + ".trajectory.json" for d in stores for p in d.glob("*.db")}
+    live = {p.name for d in stores for p in d.glob("*.trajectory.json")}
+    corpus = {p.name for p in (tmp_path / "corpus" / "corpus").rglob("*.trajectory.json")}
+    assert corpus == with_db and orphan.name in live - with_db
+    # a swept session's sidecar: once in the corpus, once live; the orphan by each of the three checks
+    assert parsed == Counter({**{name: 2 for name in live & with_db}, orphan.name: 3})
+    found = checks(doc)
+    assert sum(
+        c["counts"]["sidecars"] for (stage, name), c in found.items() if stage == "links" and name.startswith("live")
+    ) == len(live)
+    assert found[("verify-contract", "live sidecars")]["counts"]["files"] == len(live)
+    assert code == 0

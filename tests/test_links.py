@@ -410,6 +410,30 @@ def test_invalid_cascade_id_and_duplicates(tmp_path):
     assert res.failing == ()
 
 
+def test_sidecars_read_elsewhere_resolve_as_sidecars_read_here(tmp_path):
+    from audit.store import sidecar
+
+    write(tmp_path, doc(ROOT))
+    write(tmp_path, {**doc(ROOT.upper()), "steps": [invoke(KID)]}, name=f"{OTHER}.trajectory.json")  # a duplicate
+    write(tmp_path, doc("not-a-uuid"), name=f"{STRANGER}.trajectory.json")
+    write(tmp_path, doc(KID, parent=ROOT, reader={"parentCascadeId": "nope"}))  # an invalid stamp
+    write(tmp_path, b"{not json", name=f"{GRANDKID}.trajectory.json")  # read by nobody else: resolve reads it
+    alone = links.resolve(tmp_path)
+    reads = {p.name: sidecar.read(p) for p in sorted(tmp_path.iterdir())}
+    assert reads[f"{GRANDKID}.trajectory.json"] is None
+    known = {name: links.facts_of(r) for name, r in reads.items() if r is not None}
+    for name in known:
+        (tmp_path / name).write_bytes(b"[]")  # the known ones are not read again
+    assert links.resolve(tmp_path, known=known) == alone
+    assert links.resolve(tmp_path) != alone
+    assert [d.kind for d in alone.diagnostics] == [
+        "duplicate-cascade-id",
+        "invalid-parent-stamp",
+        "unreadable-sidecar",
+        "invalid-cascade-id",
+    ]
+
+
 @pytest.mark.parametrize(
     "reader, shown",
     [

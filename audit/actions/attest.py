@@ -25,10 +25,10 @@ from audit.checks.completeness import (
     Report,
     Result,
 )
-from audit.checks.links import MAX_SIDECAR_BYTES, sha256_hex
 from audit.clock import now_rfc3339
 from audit.errors import InputError
 from audit.safeio import atomic_write, dumps, read_bytes
+from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
 from audit.store.stamps import set_reader_key
 
 _CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")

@@ -24,14 +24,7 @@ from pathlib import Path
 
 from audit.actions.stamp import check_writable, store_busy
 from audit.checks import diff
-from audit.checks.links import (
-    MAX_SIDECAR_BYTES,
-    SIDECAR_NAME,
-    FileState,
-    find_cycles,
-    list_sidecars,
-    sha256_hex,
-)
+from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
 from audit.errors import FindingsError, InputError, NothingToCheck
 from audit.safeio import (
     atomic_write,
@@ -46,6 +39,7 @@ from audit.safeio import (
     read_json,
 )
 from audit.store.ids import canonical_id
+from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.store.stamps import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 
 MANIFEST = "manifest.json"

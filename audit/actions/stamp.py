@@ -7,9 +7,10 @@ import os
 import stat
 from pathlib import Path
 
-from audit.checks.links import MAX_SIDECAR_BYTES, Link, Resolution, sha256_hex
+from audit.checks.links import Link, Resolution
 from audit.errors import FindingsError, InputError
 from audit.safeio import atomic_write, read_bytes
+from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
 from audit.store.stamps import PARENT_KEY, set_reader_key
 
 

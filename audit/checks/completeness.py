@@ -65,7 +65,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.checks import diff
-from audit.checks.links import MAX_SIDECAR_BYTES, FileState, sha256_hex
 from audit.errors import (
     EXIT_FINDINGS,
     EXIT_NOTHING,
@@ -80,6 +79,7 @@ from audit.store.database import READ_FAILURES, NativeConversation, affects_proj
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.stamps import READER_BLOCK
 from audit.store.trajectory import NativeTrajectory, reconstruct
 
@@ -499,25 +499,29 @@ class Target:
     corpus: bool = False
 
 
-def check_target(target: Target, decoded: Source | None = None, *, details: bool = True) -> Result:
-    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*. Without
-    *details*, an incomplete result's ``differences`` (every difference, by path) and a complete
-    one's ``evidence`` are left unset (what ``ci`` never shows; verdicts and ``detail`` are the same)."""
+def check_target(target: Target, decoded: Source | None = None, *, details: bool = True, parsed: Sidecar | None = None) -> Result:
+    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*, the sidecar
+    unless given *parsed* (``sidecar.read`` of it). Without *details*, an incomplete result's
+    ``differences`` (every difference, by path) and a complete one's ``evidence`` are left unset
+    (what ``ci`` never shows; verdicts and ``detail`` are the same)."""
     result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
-    try:
-        st = os.lstat(target.sidecar)
-        if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-            result.detail = f"{target.sidecar}: not a regular file (symbolic link or special file); not read"
+    if parsed is not None:
+        doc, result._state = parsed.document, parsed.state
+    else:
+        try:
+            st = os.lstat(target.sidecar)
+            if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+                result.detail = f"{target.sidecar}: not a regular file (symbolic link or special file); not read"
+                return result
+            data = read_bytes(target.sidecar, limit=MAX_SIDECAR_BYTES)
+            doc = loads(data, source=str(target.sidecar))
+        except InputError as exc:
+            result.detail = exc.message
             return result
-        data = read_bytes(target.sidecar, limit=MAX_SIDECAR_BYTES)
-        doc = loads(data, source=str(target.sidecar))
-    except InputError as exc:
-        result.detail = exc.message
-        return result
-    except OSError as exc:
-        result.detail = f"{target.sidecar}: {exc.strerror or exc}"
-        return result
-    result._state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
+        except OSError as exc:
+            result.detail = f"{target.sidecar}: {exc.strerror or exc}"
+            return result
+        result._state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
     reader = doc.get(READER_BLOCK)
     if isinstance(reader, dict):
         namespace = reader.get(READER_KEY)

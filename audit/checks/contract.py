@@ -247,8 +247,8 @@ def verify_paths(
 ) -> Report:
     """Check every file of *kind* named or found (recursively) under *paths*; *progress* is
     called before each file with (files done, files found, file). Transcripts are checked per
-    stream (``transcript_streams``); a stream in *checked* (its files' paths, as ``validate_stream``
-    gave its results) is not read again.
+    stream (``transcript_streams``). A stream or file in *checked* (its files' paths, as
+    ``validate_stream`` or ``validate_document`` gave its results) is not read again.
 
     Raises ``NothingToCheck`` when no file was found and nothing was unreadable.
     """
@@ -272,7 +272,8 @@ def verify_paths(
         for done, path in enumerate(files):
             if progress is not None:
                 progress(done, len(files), str(path))
-            results.append(validate_file(path, kind))
+            known = checked.get((str(path),)) if checked is not None else None
+            results += known if known is not None else [validate_file(path, kind)]
     if not results:
         raise NothingToCheck(f"no {_PATTERN_TEXT[kind]} found")
     return Report(kind, tuple(results), tuple(skipped))

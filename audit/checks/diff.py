@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audit.checks.links import MAX_SIDECAR_BYTES
 from audit.errors import InputError, NothingToCheck
 from audit.safeio import FILE, is_dir, loads, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
 from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
+from audit.store.sidecar import MAX_SIDECAR_BYTES
 
 CHANGED, TYPE_CHANGED, ADDED, REMOVED = "changed", "type-changed", "added", "removed"
 KINDS = (CHANGED, TYPE_CHANGED, ADDED, REMOVED)

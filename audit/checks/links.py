@@ -18,7 +18,6 @@ mtime kept.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -27,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.safeio import MAX_DOCUMENT_BYTES, json_type, loads, read_bytes
+from audit.safeio import json_type, loads, read_bytes
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import SIDECAR_SUFFIX, list_dir
+from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.stamps import PARENT_KEY, READER_BLOCK
 
-MAX_SIDECAR_BYTES = MAX_DOCUMENT_BYTES  # the one limit for sidecars (audit.safeio)
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
 PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
 INVOKE_TOOLS = frozenset({"invoke_subagent", "spawnagents", "spawn_agents"})
@@ -57,15 +56,6 @@ _UUID = UUID_PATTERN
 SIDECAR_NAME = re.compile(_UUID + re.escape(SIDECAR_SUFFIX))
 _UUID_IN_TEXT = re.compile(rf"(?<![0-9a-fA-F]){_UUID}(?![0-9a-fA-F])")
 _AGENT_PATH = re.compile(rf"/brain/({_UUID})/\.agents/agents/")
-
-
-@dataclass(frozen=True)
-class FileState:
-    """A sidecar as read: its size, mtime and content hash (to detect concurrent writers)."""
-
-    size: int
-    mtime_ns: int
-    sha256: str
 
 
 @dataclass(frozen=True)
@@ -182,10 +172,6 @@ def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
     return out
 
 
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def _obj(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
@@ -277,8 +263,37 @@ def _facts(doc: dict, cid: str, path: Path, diagnostics: list[Diagnostic]) -> _F
     return facts
 
 
-def _read(directory: Path) -> tuple[int, dict[str, FileState], list[_Facts], list[Diagnostic]]:
-    """Read every sidecar once; returns (scanned, file states, facts of usable ones, diagnostics)."""
+@dataclass(frozen=True, slots=True)
+class SidecarFacts:
+    """What links takes from one sidecar (``facts_of``): its state, and its facts (None when its
+    cascadeId is not a UUID) with the diagnostics reading them gave."""
+
+    state: FileState
+    facts: _Facts | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def facts_of(read: Sidecar) -> SidecarFacts:
+    """What links takes from the sidecar *read* (``sidecar.read``), for ``resolve(known=)``."""
+    return _file_facts(read.path, read.state, read.document)
+
+
+def _file_facts(path: Path, state: FileState, doc: dict) -> SidecarFacts:
+    diagnostics: list[Diagnostic] = []
+    cid = canonical_id(doc.get("cascadeId"))
+    if cid is None:
+        value = doc.get("cascadeId")
+        shown = repr(value)[:60] if isinstance(value, str) else json_type(value)
+        stem = path.name[: -len(SIDECAR_SUFFIX)].lower()
+        diagnostics.append(Diagnostic(stem, INVALID_CASCADE_ID, f"{path.name}: cascadeId is {shown}, not a UUID; left out"))
+        return SidecarFacts(state, None, tuple(diagnostics))
+    facts = _facts(doc, cid, path, diagnostics)
+    return SidecarFacts(state, facts, tuple(diagnostics))
+
+
+def _read(directory: Path, known: Mapping[str, SidecarFacts]) -> tuple[int, dict[str, FileState], list[_Facts], list[Diagnostic]]:
+    """Read every sidecar once (those in *known*, by file name, not at all); returns (scanned,
+    file states, facts of usable ones, diagnostics)."""
     listing = list_sidecars(directory)
     files: dict[str, FileState] = {}
     facts: list[_Facts] = []
@@ -292,30 +307,35 @@ def _read(directory: Path) -> tuple[int, dict[str, FileState], list[_Facts], lis
                 Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: not a regular file (symbolic link or special file); not read")
             )
             continue
-        try:
-            st = os.lstat(path)
-            data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
-            files[name] = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
-            doc = loads(data, source=name)
-        except InputError as exc:
-            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, exc.message))
+        read = known.get(name)
+        if read is None:
+            try:
+                st = os.lstat(path)
+                data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
+                files[name] = state = FileState(len(data), st.st_mtime_ns, sha256_hex(data))
+                doc = loads(data, source=name)
+            except InputError as exc:
+                diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, exc.message))
+                continue
+            except OSError as exc:  # vanished between listing and reading
+                diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: {exc.strerror or exc}"))
+                continue
+            read = _file_facts(path, state, doc)
+            del doc  # before the next one is parsed
+        else:
+            files[name] = read.state
+        if read.facts is None:
+            diagnostics += read.diagnostics
             continue
-        except OSError as exc:  # vanished between listing and reading
-            diagnostics.append(Diagnostic(stem, UNREADABLE_SIDECAR, f"{name}: {exc.strerror or exc}"))
-            continue
-        cid = canonical_id(doc.get("cascadeId"))
-        if cid is None:
-            value = doc.get("cascadeId")
-            shown = repr(value)[:60] if isinstance(value, str) else json_type(value)
-            diagnostics.append(Diagnostic(stem, INVALID_CASCADE_ID, f"{name}: cascadeId is {shown}, not a UUID; left out"))
-            continue
+        cid = read.facts.id
         if cid in by_id:
             diagnostics.append(
                 Diagnostic(cid, DUPLICATE_CASCADE_ID, f"{name} repeats the cascadeId of {by_id[cid].name}; {name} left out")
             )
             continue
         by_id[cid] = path
-        facts.append(_facts(doc, cid, path, diagnostics))
+        facts.append(read.facts)
+        diagnostics += read.diagnostics
     return len(listing), files, facts, diagnostics
 
 
@@ -377,7 +397,7 @@ def _cycle_text(cycle: list[str]) -> str:
     return " -> ".join(shown + [cycle[0]]) + (f" ({len(cycle)} members)" if len(cycle) > 6 else "")
 
 
-def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution:
+def resolve(directory: str | os.PathLike, *, repair: bool = False, known: Mapping[str, SidecarFacts] | None = None) -> Resolution:
     """Resolve every parent link of *directory*; nothing is written.
 
     Default (backfill) mode: a valid stamp is the parent (``stale-stamp`` when the evidence does
@@ -386,9 +406,11 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False) -> Resolution
     speaks for or against, whose parent has no sidecar in the directory, is kept (``missing-parent``):
     the evidence that supported it may be in that absent sidecar (a partial copy), and a stamp is
     never cleared without evidence against it.
+
+    *known* holds ``facts_of`` sidecars of *directory* by file name: those are not read again.
     """
     directory = Path(directory)
-    scanned, files, facts, diagnostics = _read(directory)
+    scanned, files, facts, diagnostics = _read(directory, known or {})
     evidence = _evidence(facts)
     ids = {f.id for f in facts}
     kept_unseen: set[str] = set()  # repair: stamps kept because their parent's sidecar is absent

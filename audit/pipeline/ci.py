@@ -34,8 +34,9 @@ therefore only visible in the live sidecars; ``live=False`` leaves those checks 
 
 One pass: the sweep calls ``_Context.swept`` with each session it wrote, while its ``.db`` copy is
 decoded, and the session's completeness and consistency (corpus and live), contract check of its
-transcripts and corpus ``sqlite`` / ``wire`` / ``transcript`` observations are made there (each
-transcript stream parsed once, inside ``transcript.shared_reads``); each stage's listing then
+sidecars and transcripts, links facts and corpus ``sqlite`` / ``wire`` / ``transcript`` observations
+are made there (each sidecar read once, ``sidecar.read``, for completeness, the contract check and
+links; each transcript stream parsed once, inside ``transcript.shared_reads``); each stage's listing then
 takes those results and reads only what the sweep did not write. The live checks rest on the
 sweep's snapshot of the live ``.db`` (the rows of its backup copy). Checks keep their first
 ``SHOWN`` findings and count the rest.
@@ -93,7 +94,7 @@ from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
-from audit.store import transcript
+from audit.store import sidecar, transcript
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
 from audit.store.trajectory import reconstruct
@@ -509,8 +510,10 @@ class _Context:
     """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
     reads: Reads = field(default_factory=Reads)
     """The ``.db`` and brain copies ``swept`` saw, for the corpus fingerprint."""
-    transcripts_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
-    """The corpus transcript streams ``swept`` checked against the contract."""
+    contract_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
+    """The sidecars and corpus transcript streams ``swept`` checked against the contract, by their files' paths."""
+    links_known: dict[str, dict[str, links.SidecarFacts]] = field(default_factory=dict)
+    """directory -> the links facts of the sidecars ``swept`` read there, by file name."""
     spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
     """(stage, target) -> seconds ``swept`` spent on that check."""
 
@@ -537,10 +540,12 @@ class _Context:
             _timed(lambda: self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar")),
             _timed(lambda: self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript")),
         ]
-        checks[-1].seconds += self.spent.pop(("verify-contract", CORPUS), 0.0)
-        self.transcripts_checked.clear()
+        checks[1].seconds += self.spent.pop(("verify-contract", "corpus sidecars"), 0.0)
+        checks[2].seconds += self.spent.pop(("verify-contract", CORPUS), 0.0)
         if self.live:
             checks.append(_timed(lambda: self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar")))
+            checks[-1].seconds += self.spent.pop(("verify-contract", LIVE), 0.0)
+        self.contract_checked.clear()
         return checks
 
     def _contract(self, name: str, target: str, paths: list[Path], kind: str) -> Check:
@@ -551,8 +556,7 @@ class _Context:
             return Check("verify-contract", name, target, SKIPPED, why, command)
         try:
             with self.bar(f"verify-contract {name}", "files") as bar:
-                checked = self.transcripts_checked if kind == "transcript" else None
-                report = contract.verify_paths(present, kind, progress=bar, checked=checked)
+                report = contract.verify_paths(present, kind, progress=bar, checked=self.contract_checked)
         except NothingToCheck as exc:
             return Check("verify-contract", name, target, SKIPPED, exc.message, command)
         except AuditError as exc:
@@ -670,10 +674,14 @@ class _Context:
         with self._spending("completeness", CORPUS):
             native = d.native or reconstruct(conv)
             source = completeness.source_of(conv, native)
-            sidecar = completeness.target_of(corpus_sidecar, copy, corpus=True)
+            read = sidecar.read(corpus_sidecar)
+            at = completeness.target_of(corpus_sidecar, copy, corpus=True)
             self._keep(
-                "completeness", CORPUS, sidecar, _completeness_part(completeness.check_target(sidecar, source, details=False))
+                "completeness", CORPUS, at, _completeness_part(completeness.check_target(at, source, details=False, parsed=read))
             )
+        if read is not None:
+            self._share(read, "corpus sidecars")
+            del read
         own = consistency.target_of(copy, copy.parent / "brain")
         with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
             with self._spending("consistency", CORPUS):
@@ -687,16 +695,19 @@ class _Context:
                 with self._spending("verify-contract", CORPUS):
                     files, _, _ = contract.find_files([own.brain], "transcript")
                     for stream in contract.transcript_streams(files)[0]:
-                        self.transcripts_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
+                        self.contract_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
         if not self.live:
             return
         copied = {str(copy): str(live_db)}  # the findings of the copy's decoding name the live .db
         if session.sidecar is not None:
             with self._spending("completeness", LIVE):
+                read = sidecar.read(session.sidecar)
                 at = completeness.target_of(session.sidecar, live_db)
-                self._keep(
-                    "completeness", LIVE, at, _completeness_part(completeness.check_target(at, source, details=False), copied)
-                )
+                part = _completeness_part(completeness.check_target(at, source, details=False, parsed=read), copied)
+                self._keep("completeness", LIVE, at, part)
+            if read is not None:
+                self._share(read, LIVE)
+                del read
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
             if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
@@ -704,6 +715,15 @@ class _Context:
             else:
                 part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
             self._keep("consistency", LIVE, there, part)
+
+    def _share(self, read: sidecar.Sidecar, contract_target: str) -> None:
+        """The contract check and the links facts of a sidecar completeness just read."""
+        with self._spending("verify-contract", contract_target):
+            file = str(read.path)
+            self.contract_checked[(file,)] = [contract.validate_document(read.document, "sidecar", file=file)]
+        directory = str(read.path.parent)
+        with self._spending("links", directory):
+            self.links_known.setdefault(directory, {})[read.path.name] = links.facts_of(read)
 
     def _keep(self, stage: str, target: str, key: object, part: _Tally) -> None:
         self.done.setdefault((stage, target), {})[key] = part
@@ -731,13 +751,18 @@ class _Context:
         )
         if self.live:
             found += [(f"live {r.path.name}", LIVE, d, r.path) for r, d in self._live_dirs()]
-        checks = [_timed(functools.partial(self._links, *spec)) for spec in found if links.list_sidecars(spec[2])]
+        checks = []
+        for spec in found:
+            if links.list_sidecars(spec[2]):
+                checks.append(_timed(functools.partial(self._links, *spec)))
+                checks[-1].seconds += self.spent.pop(("links", str(spec[2])), 0.0)
+        self.links_known.clear()
         return checks or [Check("links", "sidecars", CORPUS, SKIPPED, "no sidecars to resolve")]
 
     def _links(self, name: str, target: str, directory: Path, root: Path) -> Check:
         command = _command("links", "check", "--root", root)
         try:
-            res = links.resolve(directory)
+            res = links.resolve(directory, known=self.links_known.pop(str(directory), None))
         except AuditError as exc:
             return Check("links", name, target, ERROR, exc.message, command)
         paths = {link.id: str(link.path) for link in res.links}

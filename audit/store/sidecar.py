@@ -1,0 +1,60 @@
+"""One ``<uuid>.trajectory.json`` sidecar as the checks read it: a regular file (never through a
+symbolic link) of at most ``MAX_SIDECAR_BYTES``, its state (size, mtime, SHA-256) and its strict
+parse (``safeio.loads``, an object at the top level).
+
+Completeness, the contract check and links each read a sidecar this way, so one read can serve
+all three: ``ci`` reads each sidecar it checks once (``read``) and hands the result to each. A
+sidecar that cannot be read so is left to each check, which reads it again and says why in its
+own words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from audit.errors import InputError
+from audit.safeio import MAX_DOCUMENT_BYTES, gc_paused, loads, read_bytes
+
+MAX_SIDECAR_BYTES = MAX_DOCUMENT_BYTES  # the one limit for sidecars (audit.safeio)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A sidecar as read: its size, mtime and content hash (to detect concurrent writers)."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    """A sidecar read and parsed: *document* is its top-level object."""
+
+    path: Path
+    state: FileState
+    document: dict
+
+
+def read(path: str | os.PathLike) -> Sidecar | None:
+    """*path* read and parsed as every check reads a sidecar, or None when it cannot be (not a
+    regular file, unreadable, too large, not strict JSON with an object at the top level)."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        data = read_bytes(path, limit=MAX_SIDECAR_BYTES)
+        with gc_paused():
+            document = loads(data, source=str(path))
+    except (InputError, OSError):
+        return None
+    return Sidecar(path, FileState(len(data), st.st_mtime_ns, sha256_hex(data)), document)
