@@ -63,6 +63,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from audit.checks import diff
 from audit.errors import (
@@ -291,24 +292,21 @@ def _same_value(a: object, b: object) -> bool:
     return a == b and json_key(a) == json_key(b)
 
 
-def _get(obj: object, *keys: str) -> object:
-    for key in keys:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def _or(value: object, default: object) -> object:
     return default if value is None else value
 
 
-def _enum(value: object, enum) -> object:
+def _enum(value: object, names: Mapping[int, str]) -> object:
+    """The name of an enum number in *names* (number -> name; None is 0), anything else as it is."""
     if value is None:
-        return enum.Name(0)
-    if type(value) is int and value in enum.values():
-        return enum.Name(value)
+        return names[0]
+    if type(value) is int:
+        return names.get(value, value)
     return value
+
+
+_STEP_TYPES = {n: pb.CortexStepType.Name(n) for n in pb.CortexStepType.values()}
+_STEP_STATUSES = {n: pb.CortexStepStatus.Name(n) for n in pb.CortexStepStatus.values()}
 
 
 def _timestamp(value: object) -> object:
@@ -342,30 +340,41 @@ def _each(value: object, function) -> object:
     return [function(item) for item in value] if isinstance(value, list) else value
 
 
+def _item(item: object) -> object:
+    return _or(item.get("text"), "") if isinstance(item, dict) else item
+
+
+_NOTHING: Mapping[str, object] = MappingProxyType({})
+
+
 def _step(step: object) -> object:
     if not isinstance(step, dict):
         return step
-    user, planner, command = step.get("userInput"), step.get("plannerResponse"), step.get("runCommand")
+    # each object the projection reads into, or an empty one where it is absent or not an object
+    meta, user, planner, command, mcp, ask = (
+        value if isinstance(value, dict) else _NOTHING
+        for value in map(step.get, ("metadata", "userInput", "plannerResponse", "runCommand", "mcpTool", "askQuestion"))
+    )
     return [
-        _enum(step.get("type"), pb.CortexStepType),
-        _enum(step.get("status"), pb.CortexStepStatus),
-        _timestamp(_get(step, "metadata", "createdAt")),
-        _timestamp(_get(step, "metadata", "startedAt")),
-        _or(_get(step, "metadata", "toolSummary"), ""),
-        _or(_get(step, "metadata", "toolAction"), ""),
-        _or(_get(user, "userResponse"), ""),
-        _or(_get(user, "query"), ""),
-        _each(_get(user, "items"), lambda item: _or(_get(item, "text"), "") if isinstance(item, dict) else item),
-        _or(_get(planner, "response"), ""),
-        _or(_get(planner, "modifiedResponse"), ""),
-        _or(_get(planner, "thinking"), ""),
-        _each(_get(planner, "toolCalls"), _call),
-        _call(_get(step, "metadata", "toolCall")),
-        _call(_get(step, "mcpTool", "toolCall")),
-        _or(_get(command, "commandLine"), ""),
-        _or(_get(command, "proposedCommandLine"), ""),
-        _or(_get(command, "exitCode"), 0),
-        _each(_get(step, "askQuestion", "questions"), _question),
+        _enum(step.get("type"), _STEP_TYPES),
+        _enum(step.get("status"), _STEP_STATUSES),
+        _timestamp(meta.get("createdAt")),
+        _timestamp(meta.get("startedAt")),
+        _or(meta.get("toolSummary"), ""),
+        _or(meta.get("toolAction"), ""),
+        _or(user.get("userResponse"), ""),
+        _or(user.get("query"), ""),
+        _each(user.get("items"), _item),
+        _or(planner.get("response"), ""),
+        _or(planner.get("modifiedResponse"), ""),
+        _or(planner.get("thinking"), ""),
+        _each(planner.get("toolCalls"), _call),
+        _call(meta.get("toolCall")),
+        _call(mcp.get("toolCall")),
+        _or(command.get("commandLine"), ""),
+        _or(command.get("proposedCommandLine"), ""),
+        _or(command.get("exitCode"), 0),
+        _each(ask.get("questions"), _question),
     ]
 
 
