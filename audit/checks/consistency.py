@@ -309,6 +309,7 @@ class _Session:
         self.steps = steps
         self.unknown: set[tuple[str, object]] = set()
         self.parsed: dict[str, dict | None] = {}  # argumentsJson -> its object (None: not one)
+        self.seconds: dict[str, str | None] = {}  # timestamp -> _second of it
         self.calls: dict[str, tuple[int, int, int]] = {}  # call id -> (planner step, position, calls of the planner)
         for i, step in sorted(steps.items()):
             planned = (step.get("plannerResponse") or {}).get("toolCalls") or []
@@ -327,6 +328,14 @@ class _Session:
                 value = None
             self.parsed[text] = value if type(value) is dict else None
         return self.parsed[text]
+
+    def second(self, text: object) -> str | None:
+        """``_second(text)``, once per text and session (each tier meets a .db step's createdAt)."""
+        if not isinstance(text, str):
+            return None
+        if (known := self.seconds.get(text, "")) == "":
+            known = self.seconds[text] = _second(text)
+        return known
 
     def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
         file, line = (record.file, record.line) if record is not None else (None, None)
@@ -426,8 +435,8 @@ class _Step:
         db_source = self._name("source", meta.get("source"))
         if db_source is not None and r.source is not None and db_source != r.source:
             self.add("consistency/source", f"source: .db {db_source}, {self.tier} transcript {r.source}")
-        created = _second(meta.get("createdAt"))
-        if created is not None and r.created_at is not None and created != _second(r.created_at):
+        created = self.session.second(meta.get("createdAt"))
+        if created is not None and r.created_at is not None and created != self.session.second(r.created_at):
             self.add("consistency/created-at", f"createdAt: .db {meta.get('createdAt')}, {self.tier} transcript {r.created_at}")
         # proto3 JSON drops a zero status on both sides: absent is UNSPECIFIED (a state a step leaves)
         raw = self.step.get("status")
@@ -500,9 +509,13 @@ class _Step:
                 "consistency/tool-args", f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared", ADVISORY
             )
             return
-        only_db = [key for key in db_args if key not in call.args]
-        only_tr = [key for key in call.args if key not in db_args]
-        differ = [key for key in db_args if key in call.args and _arg_agrees(call.args[key], db_args[key], self.tier) is False]
+        args, only_db, differ = call.args, [], []
+        for key, value in db_args.items():
+            if key not in args:
+                only_db.append(key)
+            elif _arg_agrees(args[key], value, self.tier) is False:
+                differ.append(key)
+        only_tr = [key for key in args if key not in db_args]
         parts = []
         if only_db:
             parts.append(f"only in the .db: {', '.join(only_db)}")
@@ -517,7 +530,7 @@ class _Step:
 
     def _run_command(self) -> None:
         payload = self.step.get("runCommand") or {}
-        code = self.record.exit_code if self.record.exit_code is not None else self.record.info.exit_code
+        code = self.record.exit_code if self.record.exit_code is not None else tr.command_exit_code(self.record.content or "")
         if code is not None:
             db_code = payload.get("exitCode")
             if db_code is None:

@@ -268,8 +268,11 @@ def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Ite
     for item in _stream_lines(files, max_line_bytes):
         if type(item) is Finding:
             yield item
-        else:
-            yield from _line(*item, max_line_bytes, state)
+            continue
+        path, line, data, terminated = item
+        yield from _parsed(path, line, data, max_line_bytes, state)
+        if not terminated:
+            yield _unterminated(path, line)
     yield from state.finish()
 
 
@@ -445,22 +448,32 @@ def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, 
     """The findings and record of one line, in the order they are yielded."""
     items = _parsed(path, line, data, cap, state)
     if not terminated:
-        items.append(Finding(path, line, "unterminated-line", "last line does not end with a newline"))
+        items.append(_unterminated(path, line))
     return items
+
+
+def _unterminated(path: str, line: int) -> Finding:
+    return Finding(path, line, "unterminated-line", "last line does not end with a newline")
+
+
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+"""The bytes ``bytes.strip()`` removes: a line starting with another byte is not blank."""
 
 
 def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> list[Record | Finding]:
     if data is None:
         return [Finding(path, line, "line-too-long", f"longer than {cap} bytes; skipped")]
-    if not data.strip():
+    if (not data or data[0] in _ASCII_SPACE) and not data.strip():
         return [Finding(path, line, "blank-line", "empty line")]
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")]
     try:
         obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
+        # the parser refuses invalid UTF-8 (safeio.loads), so a line it accepts needs no decoding
+        # first; one it refuses is bad UTF-8 before it is bad JSON
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {bad.start}")]
         at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
         return [Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
     if not isinstance(obj, dict):
@@ -517,7 +530,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         and is_rfc3339(created)
     ):
         return _judged_record(obj, path, line, out, state)
-    return Record(
+    record = object.__new__(Record)  # the fields set at once: a frozen dataclass's __init__ sets each through object.__setattr__
+    record.__dict__.update(
         file=path,
         line=line,
         step_index=step,
@@ -540,6 +554,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         error_code=None if error_code is _ABSENT else error_code,
         tier=state.tier,
     )
+    return record
 
 
 _ABSENT = object()
@@ -1148,6 +1163,12 @@ def user_request(text: str) -> str | None:
     return request
 
 
+def command_exit_code(text: str) -> int | None:
+    """``parse_content(text).exit_code`` alone: N of the first "The command exited with code N." line."""
+    code = _first(_EXIT, text)
+    return int(code) if code is not None else None
+
+
 def parse_content(text: str) -> ContentInfo:
     """Typed view of the metadata a record's text carries; absent items are None / empty."""
     request = user_request(text)
@@ -1161,7 +1182,6 @@ def parse_content(text: str) -> ContentInfo:
         request_at = text.find("<USER_REQUEST>", m.end(), end)
         body = text[m.end() : end if request_at < 0 else request_at].strip()
         comments.append(ArtifactComment(m.group(1), body, _APPROVED in body))
-    exit_code = _first(_EXIT, text)
     total = _first(_TOTAL_LINES, text)
     files = [FileChange(m.group(2), m.group(1), False) for m in _CHANGED.finditer(text)]
     files += [FileChange(_uri(m.group(1)), None, True) for m in _CREATED_FILE.finditer(text)]
@@ -1173,7 +1193,7 @@ def parse_content(text: str) -> ContentInfo:
         artifact_comments=tuple(comments),
         created_at=_first(_CREATED_AT, text),
         completed_at=_first(_COMPLETED_AT, text),
-        exit_code=int(exit_code) if exit_code is not None else None,
+        exit_code=command_exit_code(text),
         task_id=_uri(_first(_TASK_ID, text)),
         task_log_uri=_uri(_first(_TASK_LOG, text)),
         file_changes=tuple(files),
