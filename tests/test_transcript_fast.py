@@ -397,3 +397,39 @@ def test_the_arguments_memo_holds_what_parsing_gives(text):
 @pytest.mark.parametrize("text", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:30:00+01:00"])
 def test_a_timestamp_past_the_years_datetime_holds_has_no_second(text):
     assert consistency._second(text) is None  # it raised OverflowError, a traceback out of ``consistency``
+
+
+def old_parsed_findings(path: str, line: int, data: bytes) -> list[Finding] | None:
+    """The findings the old order (blank, then UTF-8, then JSON) gives a line it drops; None if kept."""
+    if not data.strip():
+        return [Finding(path, line, "blank-line", "empty line")]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")]
+    try:
+        loads(data, source=f"{path}:{line}", require_object=False)
+    except JSONError as exc:
+        at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
+        return [Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
+    return None
+
+
+_BAD_BYTES = [b"\xff", b"\xed\xa0\x80", b"\xc3", b"\xef\xbb\xbf", b" ", b"\t", b"\x0b", b"\x1c", b"\x00", b'"', b",", b"\\"]
+
+
+@settings(max_examples=500)
+@given(
+    st.one_of(_JSON.map(lambda v: json.dumps(v, ensure_ascii=False).encode("utf-8", "surrogatepass")), st.binary(max_size=10)),
+    st.lists(st.tuples(st.integers(0, 200), st.sampled_from(_BAD_BYTES)), max_size=3),
+)
+def test_a_dropped_line_gets_the_finding_the_old_order_gave(data, damage):
+    for at, piece in damage:
+        at = min(at, len(data))
+        data = data[:at] + piece + data[at:]
+    want = old_parsed_findings("t.jsonl", 4, data)
+    got = tr._parsed("t.jsonl", 4, data, 1 << 20, tr._Stream("compact"))
+    if want is None:
+        assert got and all(type(i) is Finding for i in got[:-1]) and (type(got[-1]) is tr.Record or got[-1].kind == "not-object")
+    else:
+        assert got == want
