@@ -373,7 +373,7 @@ def render_recorded(message: Message, sets: FieldSets) -> dict:
     they were) for any other tree, so a caller records a message's tree entirely or not at all."""
     added: Added = []
     try:
-        return _recording_walk(message.DESCRIPTOR)(message, sets, added)
+        return _recording_walk(message.DESCRIPTOR)(message, sets, added)  # type: ignore[arg-type]  # upb's Descriptor at run time
     except BaseException as exc:
         for held, fds in added:
             held.discard(fds)
