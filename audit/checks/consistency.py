@@ -405,6 +405,8 @@ _PREFIXES = {"type": "CORTEX_STEP_TYPE_", "status": "CORTEX_STEP_STATUS_", "sour
 
 
 class _Step:
+    __slots__ = ("session", "tier", "index", "step", "record", "planners")  # one per joined record: made many times
+
     def __init__(self, session: _Session, tier: str, index: int, step: dict, record: tr.Record, planners: dict) -> None:
         self.session = session
         self.tier = tier

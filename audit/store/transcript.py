@@ -548,8 +548,10 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         tool_calls=()
         if calls is _ABSENT
         else tuple(
-            ToolCall(call["name"], {arg: _arg(value, i, arg, state, path, line, out) for arg, value in call["args"].items()})
-            for i, call in enumerate(calls)
+            [
+                ToolCall(call["name"], {arg: _arg(value, i, arg, state, path, line, out) for arg, value in call["args"].items()})
+                for i, call in enumerate(calls)
+            ]
         ),
         truncated_fields=() if truncated is _ABSENT else tuple(truncated),
         error=None if error is _ABSENT else error,
