@@ -337,6 +337,13 @@ class _Session:
             known = self.seconds[text] = _second(text)
         return known
 
+    def same_second(self, second: str, text: str) -> bool:
+        """``second == _second(text)`` for a *second* that ``_second`` gave: a text that is that
+        second itself (``YYYY-MM-DDTHH:MM:SSZ``, a 4-digit year) is not parsed again."""
+        if text == second and len(second) == 20 and second[0] != "0":
+            return True
+        return second == self.second(text)
+
     def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
         file, line = (record.file, record.line) if record is not None else (None, None)
         self.result.findings.append(Finding(level, rule, message, step, file, line))
@@ -438,7 +445,7 @@ class _Step:
         if db_source is not None and r.source is not None and db_source != r.source:
             self.add("consistency/source", f"source: .db {db_source}, {self.tier} transcript {r.source}")
         created = self.session.second(meta.get("createdAt"))
-        if created is not None and r.created_at is not None and created != self.session.second(r.created_at):
+        if created is not None and r.created_at is not None and not self.session.same_second(created, r.created_at):
             self.add("consistency/created-at", f"createdAt: .db {meta.get('createdAt')}, {self.tier} transcript {r.created_at}")
         # proto3 JSON drops a zero status on both sides: absent is UNSPECIFIED (a state a step leaves)
         raw = self.step.get("status")
