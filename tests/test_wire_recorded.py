@@ -322,3 +322,37 @@ def test_the_record_of_a_conversation_is_what_its_counts_say():
     metadata_fd = pb.Step.DESCRIPTOR.fields_by_name["metadata"]
     assert payloads.below[metadata_fd] is copies
     assert Counter(len(fds) for fds in payloads.held) == Counter({2: 1})  # type and metadata
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(tmp_path, monkeypatch, unknown):
+    """What ``ci`` does: the sweep records while it decodes (``record_fields``), ``Reads`` takes the
+    record, and the survey is the one that reads and parses every ``.db`` again; only the blobs the
+    record does not hold are parsed (none when nothing is planted)."""
+    from test_fingerprint import build_store
+
+    from audit.actions.sweep import sweep
+    from audit.store.layout import Root
+
+    store = build_store(tmp_path / "home", unknown_fields=unknown)
+    reads, decoded = fingerprint.Reads(), []
+
+    def swept(d):
+        decoded.append(d.fields)
+        reads.add(d.conv, d.fields)
+
+    parsed = []
+    real = fingerprint._blob_fields
+    monkeypatch.setattr(fingerprint, "_blob_fields", lambda m, data: parsed.append(data) or real(m, data))
+    out = tmp_path / "corpus"
+    result = sweep([Root(store, "cli", True)], out, source="native", env={}, on_swept=swept, record_fields=True)
+    assert result.complete and len(decoded) == 4 and all(isinstance(f, BlobFields) and f.cells for f in decoded)
+    assert (parsed == []) == (not unknown)
+    monkeypatch.setattr(fingerprint, "_blob_fields", real)
+    alone = fingerprint.survey([out])
+    shared = fingerprint.survey([out], read=reads)
+    assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
+    assert "wire" in alone.fingerprints
+    without = []
+    sweep([Root(store, "cli", True)], tmp_path / "plain", source="native", env={}, on_swept=lambda d: without.append(d.fields))
+    assert without == [None] * 4  # a sweep not asked to records nothing

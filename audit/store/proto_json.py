@@ -348,14 +348,21 @@ class FieldSets:
 
     def __init__(self) -> None:
         self.held: set[tuple[FieldDescriptor, ...]] = set()
-        self.below: dict[FieldDescriptor, FieldSets] = {}
+        self.below: dict[FieldDescriptor, FieldSets] = _Below()
 
     def at(self, fd: FieldDescriptor) -> FieldSets:
         """The field sets of the messages in the message field *fd* (created when new)."""
-        below = self.below.get(fd)
-        if below is None:
-            below = self.below[fd] = FieldSets()
-        return below
+        return self.below[fd]
+
+
+class _Below(dict):
+    """``FieldSets.below``: a field not seen yet gets new ``FieldSets`` (one subscript per field)."""
+
+    __slots__ = ()
+
+    def __missing__(self, fd: FieldDescriptor) -> FieldSets:
+        sets = self[fd] = FieldSets()
+        return sets
 
 
 class Unrecorded(Exception):
@@ -398,10 +405,7 @@ def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
         except KeyError:
             name, convert, below = _RECORDING[fd] = _recording_plan(fd)
         if below:
-            child = sets.below.get(fd)
-            if child is None:
-                child = sets.below[fd] = FieldSets()
-            out[name] = convert(value, child, added)
+            out[name] = convert(value, sets.below[fd], added)
         else:
             out[name] = value if convert is None else convert(value)
     return out
@@ -503,7 +507,6 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
     names: dict[str, object] = {
         "unknown_fields": UnknownFieldSet,
         "Counted": _Counted,
-        "FieldSets": FieldSets,
         "SETS": tuple(tuple(fd for i, fd in enumerate(fields) if mask >> i & 1) for mask in range(1 << len(fields))),
     }
     lines = ["def walk(m, sets, added):", "    if unknown_fields(m):", "        raise Counted", "    out = {}", "    mask = 0"]
@@ -513,7 +516,7 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
         name, convert, below = _recording_plan(fd)
         if below:
             names[f"fd{i}"], names[f"c{i}"] = fd, convert
-            value = f"c{i}(v, sets.below.get(fd{i}) or sets.below.setdefault(fd{i}, FieldSets()), added)"
+            value = f"c{i}(v, sets.below[fd{i}], added)"
         elif fd.type == FieldDescriptor.TYPE_ENUM and not fd.is_repeated:
             names[f"e{i}"] = _enum_names(fd)
             value = f"e{i}[v]"
