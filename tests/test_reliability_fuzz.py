@@ -30,7 +30,7 @@ from audit.store.daemon import _connect_message, trajectory_member
 from audit.store.database import NativeConversation, read_database
 from audit.store.ids import canonical_id
 from audit.store.layout import resolve_roots
-from audit.store.trajectory import reconstruct
+from audit.store.trajectory import BlobFields, reconstruct
 from audit.testing import StoreBuilder
 
 CID = "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f"
@@ -291,7 +291,15 @@ def test_protobuf_blobs_and_odd_cells_through_the_decoders(blob, odd, other):
     native = reconstruct(conv)
     assert all(f.message.startswith(f"/fuzz/{CID}.db: ") for f in native.findings)
     dumps(native.trajectory)  # what export and the native sweep write
-    list(wire_observations(conv))
+    observed = set(wire_observations(conv))
+    fields = BlobFields()  # what ci's sweep records while decoding: the same decoding and observations
+    recorded = reconstruct(conv, fields)
+    assert (recorded.trajectory, recorded.findings, recorded.unknown_fields) == (
+        native.trajectory,
+        native.findings,
+        native.unknown_fields,
+    )
+    assert set(wire_observations(conv, fields)) == observed
 
 
 # ----------------------------------------------------------------------------- daemon answers, logs, /proc

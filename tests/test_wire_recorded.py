@@ -356,3 +356,19 @@ def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(
     without = []
     sweep([Root(store, "cli", True)], tmp_path / "plain", source="native", env={}, on_swept=lambda d: without.append(d.fields))
     assert without == [None] * 4  # a sweep not asked to records nothing
+
+
+def test_step_type_cells_that_are_equal_keys_keep_their_own_scopes():
+    """``15``, ``15.0`` and ``"15"`` are three scopes of the wire walk; ``1`` and ``True`` two."""
+    planner = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE)
+    planner.planner_response.response = "hi"
+    other = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE, status=pb.CORTEX_STEP_STATUS_DONE)
+    rows = [
+        {"idx": i, "step_type": cell, "step_payload": step.SerializeToString()}
+        for i, (cell, step) in enumerate(((15, planner), (15.0, other), ("15", other), (1, planner), (True, other)))
+    ]
+    conv = _conv({"steps": rows})
+    fields = _same_decoding(conv)
+    assert fields.cells == {("steps", 0, "step_payload"), ("steps", 3, "step_payload")}
+    scopes = {scope for scope, _, _ in fingerprint.wire_observations(conv, fields)}
+    assert len(scopes) == 5

@@ -105,9 +105,10 @@ class BlobFields:
     blob is recorded only when what was rendered is exactly what it holds: bytes that are their
     own serialisation (so the parsed message says which fields, and in which wire types, the
     bytes hold), of at most ``2 * wire.MAX_FIELDS`` bytes, rendered as parsed (nothing merged
-    into it) by ``render_recorded``. A step column that is a byte-identical copy of the payload's
-    field is recorded with the payload: the ``FieldSets`` below that field of the payload's root
-    is the column's root, shared by every payload root of that step type."""
+    into it) by ``render_recorded``, in a row whose ``step_type`` is an int or NULL (as keys,
+    ``1 == 1.0 == True``). A step column that is a byte-identical copy of the payload's field is
+    recorded with the payload: the ``FieldSets`` below that field of the payload's root is the
+    column's root, shared by every payload root of that step type."""
 
     def __init__(self) -> None:
         self.trees: dict[tuple[str, str, object], list[proto_json.FieldSets]] = {}
@@ -287,8 +288,14 @@ class _Decoder:
         if payload is None and row.get("step_payload") is None:
             self._finding("null-blob", f"{where}.step_payload is NULL; the step is rebuilt from its columns", projected=True)
         step = payload or pb.Step()
-        # recorded (BlobFields) only when rendered as parsed from bytes that are its serialisation
-        recording = self.fields is not None and payload is not None and _recordable(payload, row["step_payload"])  # type: ignore[arg-type]  # a parsed payload's cell is bytes
+        # recorded (BlobFields) only when rendered as parsed from bytes that are its serialisation,
+        # in a row whose step_type cell no cell of another type equals (1.0 == 1 == True as keys)
+        recording = (
+            self.fields is not None
+            and payload is not None
+            and (type(row.get("step_type")) is int or row.get("step_type") is None)
+            and _recordable(payload, row["step_payload"])  # type: ignore[arg-type]  # a parsed payload's cell is bytes
+        )
         for column, attr in (("step_type", "type"), ("status", "status")):
             value, stored = row.get(column), getattr(step, attr)
             if stored == 0 and isinstance(value, int) and value:
