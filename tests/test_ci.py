@@ -262,7 +262,9 @@ def _break_links(store, monkeypatch):
 
 
 def _break_fingerprint(store, monkeypatch):
-    unreadable, real = str(sidecar(store, store.plain)), fingerprint.read_bytes
+    from audit.store import sidecar as sidecar_module
+
+    unreadable, real, real_read = str(sidecar(store, store.plain)), fingerprint.read_bytes, sidecar_module.read
 
     def read_bytes(path, **kwargs):
         if str(path) == unreadable:
@@ -270,6 +272,8 @@ def _break_fingerprint(store, monkeypatch):
         return real(path, **kwargs)
 
     monkeypatch.setattr(fingerprint, "read_bytes", read_bytes)
+    # not read once for every check (ci's shared read), so that each reads it: only the fingerprint fails
+    monkeypatch.setattr(sidecar_module, "read", lambda path: None if str(path) == unreadable else real_read(path))
 
 
 def _break_compare(store, monkeypatch):

@@ -482,3 +482,43 @@ def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_sam
     shared = survey([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert shared.counts == alone.counts and alone.counts.databases == 5 and len(alone.problems) == 1
+
+
+def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp_path, monkeypatch):
+    from audit.checks import fingerprint
+    from audit.store import sidecar
+
+    home = build_store(tmp_path / "home", unknown_fields=True)
+    sidecars = sorted(home.glob("conversations/*.trajectory.json"))
+    (home / "conversations" / "00000000-0000-4000-8000-000000000000.trajectory.json").write_bytes(b'{"a": 1, "a": 2}')
+    alone = survey([home])  # the duplicate key: fine for the fingerprint's Go semantics, refused by sidecar.read
+    reads = fingerprint.Reads()
+    for path in sidecars:
+        got = sidecar.read(path)
+        assert got is not None
+        reads.add_sidecar(path, got.document)
+    real = fingerprint.read_bytes
+    read_again: list[str] = []
+    monkeypatch.setattr(fingerprint, "read_bytes", lambda path, **kw: read_again.append(Path(path).name) or real(path, **kw))
+    shared = survey([home], read=reads)
+    assert shared.fingerprints == alone.fingerprints and shared.counts == alone.counts and alone.counts.sessions == 5
+    assert read_again == ["00000000-0000-4000-8000-000000000000.trajectory.json"]
+    # a sidecar added that the survey does not list: every sidecar is read again, none counted twice
+    stray = tmp_path / "elsewhere.trajectory.json"
+    stray.write_text('{"steps": [], "extra": true}')
+    reads = fingerprint.Reads()
+    reads.add_sidecar(stray, {"steps": [], "extra": True})
+    read_again.clear()
+    assert survey([home], read=reads).fingerprints == alone.fingerprints and len(read_again) == 5
+
+
+def test_the_shape_walk_does_not_keep_the_document():
+    from audit.checks.shape import SidecarShape
+
+    shape = SidecarShape()
+    document = {"metadata": {"a": 1}, "steps": [{"type": "X"}]}
+    shape.add_parsed(document)
+    shape.add_parsed(dict(document))  # the same document again: the same lines, walked again
+    root = shape._walker.root("")
+    assert root.last is None and root.last_json is None
+    assert shape.documents == 2 and "steps.[].type\tstring" in shape.lines()

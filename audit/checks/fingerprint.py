@@ -116,6 +116,14 @@ class Counts:
             for value, n in values.items():
                 counts[_label(value)] += n
 
+    def merge(self, other: Counts) -> None:
+        self.sessions += other.sessions
+        self.steps += other.steps
+        self.step_types.update(other.step_types)
+        self.statuses.update(other.statuses)
+        self.databases += other.databases
+        self.transcripts += other.transcripts
+
     def to_json(self) -> dict:
         return {
             "sessions": self.sessions,
@@ -342,9 +350,15 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
 # ----------------------------------------------------------------------------- surfaces
 
 
-def _sidecars(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
-    shape = SidecarShape()
+def _sidecars(paths: Iterable[Path], result: Survey, read: Reads | None) -> Fingerprint | None:
+    """The sidecar shape of *paths*, folded into *read*'s, whose sidecars are not read again."""
+    shape = SidecarShape() if read is None else read.sidecars
+    taken = set() if read is None else read.sidecar_paths
+    if read is not None:
+        result.counts.merge(read.sidecar_counts)
     for path in paths:
+        if taken and os.path.abspath(path) in taken:
+            continue
         with gc_paused():  # until the document is freed: a GC pass in between would only rescan it
             try:
                 doc = shape.add_json(read_bytes(path, limit=MAX_DOCUMENT_BYTES), str(path))
@@ -707,9 +721,10 @@ def wire_fingerprint(observations: Iterable[tuple[str, str, str]]) -> Fingerprin
 class Reads:
     """Inputs of a ``survey`` observed elsewhere, which the survey then does not read again: the
     ``sqlite`` and ``wire`` observations of conversation databases (a sweep reads each ``.db``
-    copy it writes) and the ``transcript`` shape of brain directories (read while a sweep's other
-    checks read them). Only the distinct wire triples and the merged shape are kept, so memory
-    does not grow with the number of inputs. Everything added must be among the survey's inputs."""
+    copy it writes), the ``transcript`` shape of brain directories and the ``sidecar`` shape of
+    sidecars (read while a sweep's other checks read them). Only the distinct wire triples and
+    the merged shapes are kept, so memory does not grow with the number of inputs. Everything
+    added must be among the survey's inputs (sidecars that are not are read again, all of them)."""
 
     def __init__(self) -> None:
         self.schemas = _Schemas()
@@ -717,6 +732,14 @@ class Reads:
         self.problems: dict[str, list[str]] = {}  # absolute path -> its problems, for every database added
         self.transcripts = TranscriptShape()
         self.streams: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # stream files -> (problems, skipped)
+        self.sidecars = SidecarShape()
+        self.sidecar_counts = Counts()
+        self.sidecar_paths: set[str] = set()  # absolute paths of the sidecars added
+
+    def add_sidecar(self, path: Path, document: object) -> None:
+        """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``)."""
+        self.sidecar_paths.add(os.path.abspath(path))
+        self.sidecar_counts.add_trajectory(self.sidecars.add_parsed(document))
 
     def add_brain(self, brain: Path) -> None:
         """Observe the transcript streams of the brain directory *brain* (as ``survey`` finds them)."""
@@ -804,7 +827,8 @@ def survey(
     each = _counting(progress, total)
     found: dict[str, Fingerprint | None] = {}
     if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts
-        found["sidecar"] = _sidecars(each(inputs.sidecars), result)
+        listed = read is not None and read.sidecar_paths <= {os.path.abspath(p) for p in inputs.sidecars}
+        found["sidecar"] = _sidecars(each(inputs.sidecars), result, read if listed else None)
     if read_databases:
         schemas = read.schemas if read is not None else _Schemas()
         observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read)

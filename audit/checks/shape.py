@@ -38,7 +38,7 @@ from itertools import chain, repeat
 import orjson
 
 from audit.errors import InputError
-from audit.safeio import gc_paused, json_key
+from audit.safeio import RawFloat, gc_paused, json_key
 from audit.store.ids import UUID_PATTERN
 
 OPAQUE_PATHS = frozenset(
@@ -67,6 +67,7 @@ _TAGS = {
     bytes: "number",
     int: "number",
     float: "number",
+    RawFloat: "number",  # safeio.loads(exact=True)
     bool: "boolean",
     type(None): "null",
 }
@@ -213,11 +214,14 @@ class _Walker:
 
         With *same* (``_same_value`` where numbers are ``bytes`` and so never equal a boolean,
         ``_same_json`` otherwise), a lone object the same as the last one walked at its path is
-        skipped after one C-level comparison: config trees repeat from document to document.
+        skipped after one C-level comparison: config trees repeat from document to document. The
+        value itself is not kept for that (a whole document rarely repeats, and keeping it would
+        keep it alive until the next one is walked).
         """
         node.types.add(type(value))
         if node.opaque or type(value) not in _CONTAINERS:
             return
+        top = node
         if skip_key is not None and type(value) is dict and skip_key in value:
             value = {k: v for k, v in value.items() if k != skip_key}
         child = self.child
@@ -270,6 +274,7 @@ class _Walker:
                         else:  # only t here, or None where the key is absent
                             found.extend(filter(None, values))
                 push((c, found, t is dict))
+        top.last = top.last_json = None
 
     def lines(self) -> tuple[str, ...]:
         # Distinct nodes can share a path (a key containing "." or a literal "*"): merge by path.
@@ -302,6 +307,12 @@ class SidecarShape:
         self._walker.walk(document, self._walker.root(""), READER_KEY, same=_same)
         self.documents += 1
         return document
+
+    def add_parsed(self, document: object) -> object:
+        """Fold in one document parsed by ``safeio.loads`` (which accepts only what orjson or
+        ``parse_document`` parse to values of the same JSON types, and so the same lines);
+        returns the unwrapped value."""
+        return self.add(document, _same=_same_json)
 
     def add_json(self, data: bytes | str, source: str = "<input>") -> object:
         """Parse and fold in one document; returns the unwrapped value. orjson parses what it

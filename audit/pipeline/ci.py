@@ -34,9 +34,10 @@ therefore only visible in the live sidecars; ``live=False`` leaves those checks 
 
 One pass: the sweep calls ``_Context.swept`` with each session it wrote, while its ``.db`` copy is
 decoded, and the session's completeness and consistency (corpus and live), contract check of its
-sidecars and transcripts, links facts and corpus ``sqlite`` / ``wire`` / ``transcript`` observations
-are made there (each sidecar read once, ``sidecar.read``, for completeness, the contract check and
-links; each transcript stream parsed once, inside ``transcript.shared_reads``); each stage's listing then
+sidecars and transcripts, links facts, corpus ``sqlite`` / ``wire`` / ``transcript`` and corpus and
+live ``sidecar`` observations are made there (each sidecar read once, ``sidecar.read``, for
+completeness, the contract check, links and the fingerprint; each transcript stream parsed once,
+inside ``transcript.shared_reads``); each stage's listing then
 takes those results and reads only what the sweep did not write. The live checks rest on the
 sweep's snapshot of the live ``.db`` (the rows of its backup copy). Checks keep their first
 ``SHOWN`` findings and count the rest.
@@ -509,7 +510,9 @@ class _Context:
     done: dict[tuple[str, str], dict[object, _Tally]] = field(default_factory=dict)
     """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
     reads: Reads = field(default_factory=Reads)
-    """The ``.db`` and brain copies ``swept`` saw, for the corpus fingerprint."""
+    """The ``.db``, brain and sidecar copies ``swept`` saw, for the corpus fingerprint."""
+    live_reads: Reads = field(default_factory=Reads)
+    """The live sidecars ``swept`` read, for the live fingerprint."""
     contract_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
     """The sidecars and corpus transcript streams ``swept`` checked against the contract, by their files' paths."""
     links_known: dict[str, dict[str, links.SidecarFacts]] = field(default_factory=dict)
@@ -680,7 +683,7 @@ class _Context:
                 "completeness", CORPUS, at, _completeness_part(completeness.check_target(at, source, details=False, parsed=read))
             )
         if read is not None:
-            self._share(read, "corpus sidecars")
+            self._share(read, "corpus sidecars", CORPUS)
             del read
         own = consistency.target_of(copy, copy.parent / "brain")
         with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
@@ -706,7 +709,7 @@ class _Context:
                 part = _completeness_part(completeness.check_target(at, source, details=False, parsed=read), copied)
                 self._keep("completeness", LIVE, at, part)
             if read is not None:
-                self._share(read, LIVE)
+                self._share(read, LIVE, LIVE)
                 del read
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
@@ -716,8 +719,11 @@ class _Context:
                 part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
             self._keep("consistency", LIVE, there, part)
 
-    def _share(self, read: sidecar.Sidecar, contract_target: str) -> None:
-        """The contract check and the links facts of a sidecar completeness just read."""
+    def _share(self, read: sidecar.Sidecar, contract_target: str, target: str) -> None:
+        """The contract check, the links facts and the fingerprint observation of a sidecar
+        completeness just read."""
+        with self._spending("fingerprint", target):
+            (self.reads if target == CORPUS else self.live_reads).add_sidecar(read.path, read.document)
         with self._spending("verify-contract", contract_target):
             file = str(read.path)
             self.contract_checked[(file,)] = [contract.validate_document(read.document, "sidecar", file=file)]
@@ -801,7 +807,7 @@ class _Context:
             if not paths:
                 raise NothingToCheck("no conversations/ directory in the stores")
             with self.bar(f"fingerprint {target}", "files") as bar:
-                read = self.reads if target == CORPUS else None
+                read = self.reads if target == CORPUS else self.live_reads
                 observed[target] = found = observe(paths, surfaces, progress=bar, read=read)
         except NothingToCheck as exc:
             return Check("fingerprint", target, target, SKIPPED, exc.message, command)
