@@ -10,7 +10,8 @@ waiting for the disk or for the hypervisor is left out, on both sides), each the
 interleaved rounds (7 for the sidecar ratios that have goals); command lines are wall-clock,
 start-up included (verify-contract / check-jsonschema: 2 rounds; ci: 2 interleaved rounds at N
 and at 4N, its roots given as ``--root``, the fastest of each with its CPU time, user + system,
-reported beside, and the highest peak RSS). Peak RSS is
+reported beside, and the highest peak RSS; ``ci_vs_floor`` sets ci at N against ``floor_pass``, the
+least any ci must do on that store, wall-clock, the faster of 2 rounds). Peak RSS is
 ``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
 Results print as a table and are written as JSON.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import platform
@@ -38,7 +40,7 @@ from audit.checks import contract, links
 from audit.checks.fingerprint import survey
 from audit.report.text import table
 from audit.resources import data_path
-from audit.safeio import atomic_write
+from audit.safeio import atomic_write, filesystem_handle, loads, read_bytes, syncfs
 from audit.store.trajectory import read_trajectory
 
 FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)
@@ -115,6 +117,31 @@ def select_pass(files: list[Path]) -> None:
 
 def decode_pass(files: list[Path]) -> int:
     return sum(len(read_trajectory(path).trajectory.get("steps", [])) for path in files)
+
+
+def floor_pass(root: Path, databases: list[Path], sidecars: list[Path]) -> None:
+    """The least any ``ci`` run must do on a store: copy every file of it into a new directory
+    (read, written, hashed for the manifest and made durable with one ``syncfs``), decode each
+    ``.db`` once and strictly parse each sidecar once -- with none of the checks."""
+    with tempfile.TemporaryDirectory(prefix="agy-audit-floor-") as scratch:
+        copy = Path(scratch) / "copy"
+        for directory, _, names in os.walk(root):
+            target = copy / os.path.relpath(directory, root)
+            target.mkdir(mode=0o700, parents=True)
+            for name in names:
+                data = (Path(directory) / name).read_bytes()
+                (target / name).write_bytes(data)
+                hashlib.sha256(data).digest()
+        handle = filesystem_handle(copy)
+        try:
+            if not syncfs(handle):
+                os.sync()
+        finally:
+            os.close(handle)
+    for path in databases:
+        read_trajectory(path)
+    for path in sidecars:
+        loads(read_bytes(path))
 
 
 def fingerprint(dirs: list[Path]) -> None:
@@ -228,6 +255,15 @@ def measure(shards: list[corpus.Shard], links_n: Path, links_4n: Path, quick: bo
             if wall < seconds.get(key, float("inf")):  # the fastest round, and its CPU time
                 seconds[key], seconds[f"ci_cpu_{size}"] = wall, cpu
             out[f"ci_peak_rss_mb_{size}"] = max(rss, out.get(f"ci_peak_rss_mb_{size}", 0.0))  # the highest
+    log("the floor of ci at N: one copy of the store, one decode of each .db, one parse of each sidecar")
+    seconds.update(
+        interleaved(
+            {"ci_floor_N": lambda: floor_pass(shards[0].conversations.parent, databases, sidecars["N"])},
+            CI_ROUNDS,
+            time.perf_counter,
+        )
+    )
+    out["ci_vs_floor"] = seconds["ci_cli_N"] / seconds["ci_floor_N"]
     out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
     out["ci_cpu_vs_db_decode"] = seconds["ci_cpu_N"] / seconds["db_decode_N"]  # the same clock on both sides
     out["ci_4N_vs_N"] = seconds["ci_cli_4N"] / seconds["ci_cli_N"]
@@ -278,6 +314,7 @@ def render(results: dict) -> str:
             "db_decode_vs_select",
             "ci_vs_db_decode",
             "ci_cpu_vs_db_decode",
+            "ci_vs_floor",
             "ci_4N_vs_N",
             "ci_peak_rss_mb_N",
             "ci_peak_rss_mb_4N",
