@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import BinaryIO, TypeVar, overload
+from typing import Any, BinaryIO, TypeVar, overload
 
 from audit.clock import is_rfc3339
 from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow, pointer_escape
@@ -266,7 +266,7 @@ def iter_transcript(
 def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Iterator[Record | Finding]:
     state = _Stream(tier)
     for item in _stream_lines(files, max_line_bytes):
-        if type(item) is Finding:
+        if isinstance(item, Finding):
             yield item
             continue
         path, line, data, terminated = item
@@ -534,8 +534,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         and is_rfc3339(created)
     ):
         return _judged_record(obj, path, line, out, state)
-    record = object.__new__(Record)  # the fields set at once: a frozen dataclass's __init__ sets each through object.__setattr__
-    record.__dict__.update(
+    return Record(
         file=path,
         line=line,
         step_index=step,
@@ -560,10 +559,9 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         error_code=None if error_code is _ABSENT else error_code,
         tier=state.tier,
     )
-    return record
 
 
-_ABSENT = object()
+_ABSENT: Any = object()  # a key the line's object does not hold (typed Any: dict.get then gives its values' type)
 
 
 def _truncatable(fields: list, tier: str | None) -> bool:
