@@ -68,7 +68,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from audit.actions.record import record
@@ -113,7 +113,7 @@ ProgressFactory = Callable[[str, str], Progress]
 """Makes the progress line of one long step from (label, unit), e.g. ("sweep", "sessions")."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     level: str  # ERROR (fails its check) or WARNING
     rule: str  # the check's own rule or class: a schema rule, a completeness verdict, a link diagnostic ...
@@ -379,6 +379,12 @@ def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] |
     return part
 
 
+def _key(target: SidecarTarget | SessionTarget) -> str:
+    """*target* as a key of ``_Context.done``: equal for equal targets, and a few hundred bytes
+    where the target's ``Path`` objects are a few kilobytes (``ci`` holds one per session and check)."""
+    return "\0".join(str(getattr(target, f.name)) for f in fields(target))
+
+
 def _same_transcripts(copy: Path | None, live: Path | None) -> bool:
     """Whether the brain directory *copy* (the sweep's) holds the transcript files of *live* under
     the same names: then reading it is reading *live* as the sweep did."""
@@ -507,8 +513,8 @@ class _Context:
     live: bool
     progress: ProgressFactory | None
     profiles: list[Profile] = field(default_factory=list)
-    done: dict[tuple[str, str], dict[object, _Tally]] = field(default_factory=dict)
-    """(stage, target) -> the part of each session ``swept`` checked, by its check's target."""
+    done: dict[tuple[str, str], dict[str, _Tally]] = field(default_factory=dict)
+    """(stage, target) -> the part of each session ``swept`` checked, by its check's target (``_key``)."""
     reads: Reads = field(default_factory=Reads)
     """The ``.db``, brain and sidecar copies ``swept`` saw, for the corpus fingerprint."""
     live_reads: Reads = field(default_factory=Reads)
@@ -614,7 +620,7 @@ class _Context:
             return Check("completeness", target, target, ERROR, exc.message, command)
         tally = _Tally()
         for t in found:
-            tally.merge(done.get(t) or _completeness_part(completeness.check_target(t, details=False)))
+            tally.merge(done.get(_key(t)) or _completeness_part(completeness.check_target(t, details=False)))
         counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
@@ -647,7 +653,7 @@ class _Context:
             return Check("consistency", target, target, ERROR, exc.message, command)
         tally = _Tally()
         for t in found:
-            tally.merge(done.get(t) or _consistency_part(consistency.check_session(t)))
+            tally.merge(done.get(_key(t)) or _consistency_part(consistency.check_session(t)))
         counts = {
             "sessions": len(found),
             **{k: tally.counts.get(k, 0) for k in (*consistency.VERDICTS, "joined", "violations", "advisories")},
@@ -731,8 +737,8 @@ class _Context:
         with self._spending("links", directory):
             self.links_known.setdefault(directory, {})[read.path.name] = links.facts_of(read)
 
-    def _keep(self, stage: str, target: str, key: object, part: _Tally) -> None:
-        self.done.setdefault((stage, target), {})[key] = part
+    def _keep(self, stage: str, target: str, key: SidecarTarget | SessionTarget, part: _Tally) -> None:
+        self.done.setdefault((stage, target), {})[_key(key)] = part
 
     @contextlib.contextmanager
     def _spending(self, stage: str, target: str) -> Iterator[None]:
