@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf import json_format
+from google.protobuf.unknown_fields import UnknownFieldSet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_proto_json import messages  # noqa: F401 -- the sample's messages (a fixture)
@@ -21,11 +22,12 @@ from audit.store.database import NativeConversation, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import BlobFields, reconstruct
 
+RECORDED = ("none", "unknown", "unknown-timestamp")  # the plants whose blob is its own serialisation
 PLANTS = (
     "none",  # the payload as serialised (recorded)
-    "unknown",  # an unknown field after the payload's own
-    "unknown-deep",  # an unknown field inside the metadata sub-message
-    "unknown-timestamp",  # an unknown field inside a Timestamp (render does not count it; the wire walk sees it)
+    "unknown",  # unknown fields after the payload's own (recorded)
+    "unknown-deep",  # an unknown field inside the metadata sub-message, merged from a second copy of it
+    "unknown-timestamp",  # an unknown field inside a Timestamp (render does not count it; the wire walk sees it; recorded)
     "group",  # an unknown group (the wire walk reports the blob as invalid)
     "duplicate",  # the type field twice (not its own serialisation)
     "default-first",  # a default value on the wire, out of order
@@ -148,12 +150,12 @@ def test_the_record_observes_what_parsing_every_blob_observes(rows, gen):
     conv = _conv({"steps": step_rows, "gen_metadata": gen_rows})
     fields = _same_decoding(conv)
     for i, (step, (_, plant, column)) in enumerate(zip(steps, rows)):
-        plain = plant == "none" and not _has_map(step)
+        plain = plant in RECORDED and not _has_map(step)
         assert (("steps", i, "step_payload") in fields.cells) == plain, (plant, column)
         assert (("steps", i, "metadata") in fields.cells) == (plain and column == "copy")
-    for i, (doc, unknown) in enumerate(gen):
+    for i, (doc, _) in enumerate(gen):
         message = json_format.ParseDict(doc, pb.CortexStepGeneratorMetadata())
-        assert (("gen_metadata", i, "data") in fields.cells) == (not unknown and not _has_map(message))
+        assert (("gen_metadata", i, "data") in fields.cells) == (not _has_map(message))
 
 
 def test_each_blob_the_record_cannot_vouch_for_is_parsed_and_the_rest_is_not():
@@ -164,7 +166,8 @@ def test_each_blob_the_record_cannot_vouch_for_is_parsed_and_the_rest_is_not():
     rows.append({"idx": len(rows), "step_type": 15, "step_payload": None})  # NULL: rebuilt from the columns
     conv = _conv({"steps": rows})
     fields = _same_decoding(conv)
-    assert fields.cells == {("steps", 0, "step_payload"), ("steps", 0, "metadata")}
+    recorded = [PLANTS.index(plant) for plant in RECORDED]
+    assert fields.cells == {("steps", i, column) for i in recorded for column in ("step_payload", "metadata")}
     observed = set(fingerprint.wire_observations(conv, fields))
     scope = "steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE]"
     assert {
@@ -174,6 +177,7 @@ def test_each_blob_the_record_cannot_vouch_for_is_parsed_and_the_rest_is_not():
         (scope, "metadata.997", "i32"),
         (scope, "metadata.created_at.996", "varint"),
         ("steps.metadata", "created_at.seconds", "varint"),
+        ("steps.metadata", "created_at.996", "varint"),  # a copy's unknown field, from the payload's record
     } <= observed
 
 
@@ -211,16 +215,18 @@ def test_every_fixture_database_is_recorded_as_parsed():
 
 def test_the_recording_walk_renders_what_render_does(messages):  # noqa: F811 -- the fixture
     """Same object, same key order; a message is refused only for what it holds that the walk does
-    not record (an unknown field, an unnamed enum number, a map), and most are not refused."""
+    not record (an unnamed enum number, a map), said to hold unknown fields exactly when one of
+    its messages does, and most are recorded."""
     recorded = 0
     for message in messages:
         sets = proto_json.FieldSets()
         try:
-            doc = proto_json.render_recorded(message, sets)
+            doc, counted = proto_json.render_recorded(message, sets)
         except proto_json.Unrecorded:
             assert wire.unknown_fields(message) or _has_map(message), message
-            assert sets.held == set() and all(not b.held for b in sets.below.values())
+            assert _snapshot(sets) == _snapshot(proto_json.FieldSets())
             continue
+        assert counted == _has_unknown(message)
         recorded += 1
         expected = proto_json.render(message)
         assert doc == expected and list(doc) == list(expected)
@@ -231,8 +237,8 @@ def test_the_recording_walk_renders_what_render_does(messages):  # noqa: F811 --
 @pytest.mark.parametrize(
     "plant",
     [
-        lambda s: s.metadata.created_at.MergeFromString(_field(999, wire.VARINT)),  # an unknown field in a Timestamp
-        lambda s: s.planner_response.MergeFromString(_field(999, wire.LEN, b"x")),  # deeper down
+        lambda s: s.metadata.created_at.MergeFromString(_field(77, 3) + _field(77, 4)),  # a group in a Timestamp
+        lambda s: s.planner_response.MergeFromString(_field(999, wire.LEN, b"x") + _field(78, 3) + _field(78, 4)),  # deeper
         lambda s: s.MergeFromString(_field(77, 3) + _field(77, 4)),  # a group
         lambda s: setattr(s, "status", 4242),  # an enum number the schema does not name
         lambda s: setattr(s.metadata.created_at, "seconds", 10**12),  # a Timestamp proto3 JSON cannot hold
@@ -293,10 +299,22 @@ def _with_map(descriptor) -> bytes:
     return message.SerializeToString()
 
 
+def _has_unknown(message) -> bool:
+    if UnknownFieldSet(message):
+        return True
+    return any(
+        _has_unknown(item)
+        for fd, value in message.ListFields()
+        if fd.message_type is not None
+        for item in (value if fd.is_repeated else (value,))
+    )
+
+
 def _listed(message, sets: proto_json.FieldSets) -> proto_json.FieldSets:
-    """The reference record: every message's ``ListFields`` descriptors, at its path."""
+    """The reference record: every message's ``ListFields`` descriptors and unknown fields, at its path."""
     listed = message.ListFields()
     sets.held.add(tuple(fd for fd, _ in listed))
+    sets.unknown.update((uf.field_number, uf.wire_type) for uf in UnknownFieldSet(message))
     for fd, value in listed:
         if fd.type == fd.TYPE_MESSAGE:
             for item in value if fd.is_repeated else (value,):
@@ -305,9 +323,12 @@ def _listed(message, sets: proto_json.FieldSets) -> proto_json.FieldSets:
 
 
 def _snapshot(sets: proto_json.FieldSets) -> dict:
+    """What *sets* holds, without the empty ``FieldSets`` a walk leaves where it added nothing."""
+    below = {fd.name: _snapshot(b) for fd, b in sets.below.items()}
     return {
         "held": frozenset(sets.held),
-        "below": {fd.name: _snapshot(b) for fd, b in sets.below.items() if b.held or b.below},
+        "unknown": frozenset(sets.unknown),
+        "below": {name: snap for name, snap in below.items() if snap["held"] or snap["unknown"] or snap["below"]},
     }
 
 
@@ -328,7 +349,7 @@ def test_the_record_of_a_conversation_is_what_its_counts_say():
 def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(tmp_path, monkeypatch, unknown):
     """What ``ci`` does: the sweep records while it decodes (``record_fields``), ``Reads`` takes the
     record, and the survey is the one that reads and parses every ``.db`` again; only the blobs the
-    record does not hold are parsed (none when nothing is planted)."""
+    record does not hold are parsed: none here, the builder's unknown fields included."""
     from test_fingerprint import build_store
 
     from audit.actions.sweep import sweep
@@ -347,12 +368,14 @@ def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(
     out = tmp_path / "corpus"
     result = sweep([Root(store, "cli", True)], out, source="native", env={}, on_swept=swept, record_fields=True)
     assert result.complete and len(decoded) == 4 and all(isinstance(f, BlobFields) and f.cells for f in decoded)
-    assert (parsed == []) == (not unknown)
+    assert parsed == []
     monkeypatch.setattr(fingerprint, "_blob_fields", real)
     alone = fingerprint.survey([out])
     shared = fingerprint.survey([out], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert "wire" in alone.fingerprints
+    paths = [line.split("\t")[0] for line in alone.fingerprints["wire"].lines]
+    assert any(part.isdigit() for path in paths for part in path.split(".")) == unknown  # planted fields, by number
     without = []
     sweep([Root(store, "cli", True)], tmp_path / "plain", source="native", env={}, on_swept=lambda d: without.append(d.fields))
     assert without == [None] * 4  # a sweep not asked to records nothing

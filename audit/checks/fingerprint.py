@@ -596,15 +596,15 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
 def _recorded_fields(sets: FieldSets, descriptor: MessageDescriptor, found: set[tuple[str, str]]) -> None:
     """Add to *found* the (path, wire type) pairs of the messages recorded in *sets*, each of the
     root message type *descriptor*: what ``_decoded_fields`` finds in each of them, one set union
-    per distinct set of fields a message at a path held. A recorded tree holds no unknown field,
-    map or group, and its blobs are their own serialisation within the field budget
-    (``BlobFields``), which is where ``_decoded_fields`` answers."""
+    per distinct set of fields a message at a path held, and its unknown fields as named there.
+    A recorded tree holds no map or group, and its blobs are their own serialisation within the
+    field budget (``BlobFields``), which is where ``_decoded_fields`` answers."""
     root = _ROOTS.get(descriptor)
     if root is None:
         root = _ROOTS[descriptor] = _Node("", 0)
-    stack = [(sets, root)]
+    stack: list[tuple[FieldSets, _Node, MessageDescriptor]] = [(sets, root, descriptor)]
     while stack:
-        sets, node = stack.pop()
+        sets, node, message = stack.pop()
         for fds in sets.held:
             try:
                 shape = node.shapes[fds]
@@ -612,11 +612,17 @@ def _recorded_fields(sets: FieldSets, descriptor: MessageDescriptor, found: set[
                 shape = node.shape(fds)
             assert shape is not None  # render_recorded records no map or group
             found |= shape[0]
+        if sets.unknown:
+            fields_by_number = message.fields_by_number
+            for number, wire_type in sets.unknown:
+                known = fields_by_number.get(number)
+                found.add((node.prefix + (known.name if known is not None else str(number)), _UNKNOWN_KINDS[wire_type]))
         children = node.children
         for fd, below in sets.below.items():
             child = children.get(fd)  # None beyond MAX_DEPTH, and where no message held fd
             if child is not None:
-                stack.append((below, child))
+                assert fd.message_type is not None  # a node's children are message fields
+                stack.append((below, child, fd.message_type))
 
 
 _first = itemgetter(0)

@@ -23,9 +23,11 @@ arithmetic (``ToJsonString`` writes the others).
 
 ``render_recorded`` is ``_plain`` for a caller that also wants to know which fields the messages
 held (the ``wire`` fingerprint, which would otherwise parse and walk every blob again): it adds
-each message's set of fields (its ``ListFields`` descriptors, in order) to the ``FieldSets`` of
-its field path. It records only trees it can render whole without bookkeeping and without maps
-or groups; on anything else it takes back what it added and raises ``Unrecorded``.
+each message's set of fields (its ``ListFields`` descriptors, in order) and its unknown fields
+(number, wire type) to the ``FieldSets`` of its field path, and says whether the tree held
+unknown fields (whose counting is then ``render``'s). On a map, a group, an enum number the
+schema does not name or a value proto3 JSON cannot hold it takes back what it added and raises
+``Unrecorded``.
 """
 
 from __future__ import annotations
@@ -342,12 +344,14 @@ _SECONDS_KEPT = 4096
 class FieldSets:
     """What the messages at one field path held, as ``render_recorded`` saw them: ``held`` has
     each distinct set of fields (``ListFields`` descriptors, in field-number order) of a message
-    there, ``below`` the same for the messages of each of their message fields."""
+    there, ``unknown`` the (number, wire type) of their unknown fields, ``below`` the same for
+    the messages of each of their message fields."""
 
-    __slots__ = ("below", "held")
+    __slots__ = ("below", "held", "unknown")
 
     def __init__(self) -> None:
         self.held: set[tuple[FieldDescriptor, ...]] = set()
+        self.unknown: set[tuple[int, int]] = set()
         self.below: dict[FieldDescriptor, FieldSets] = _Below()
 
     def at(self, fd: FieldDescriptor) -> FieldSets:
@@ -366,21 +370,26 @@ class _Below(dict):
 
 
 class Unrecorded(Exception):
-    """``render_recorded`` met what it does not record: an unknown field (in any message,
-    Timestamps and Durations included), an enum number the schema does not name, a map or a
-    group, or a value proto3 JSON cannot hold. Nothing it added is left."""
+    """``render_recorded`` met what it does not record: a group (known, or among the unknown
+    fields), a map, an enum number the schema does not name, or a value proto3 JSON cannot
+    hold. Nothing it added is left."""
 
 
-Added = list[tuple[set, tuple]]  # (a FieldSets.held, the set of fields added to it)
+Added = list[tuple[set, Any]]  # (a FieldSets.held or .unknown, what was added to it)
+_COUNTED: tuple[set, Any] = (set(), ())
+"""Put in ``Added`` by a message with unknown fields (taking it back discards nothing)."""
 
 
-def render_recorded(message: Message, sets: FieldSets) -> dict:
-    """``render(message)`` of a tree ``_plain`` renders whole, with each message's set of fields
-    added to *sets* (the root's) and the ``FieldSets`` below it; ``Unrecorded`` (with *sets* as
-    they were) for any other tree, so a caller records a message's tree entirely or not at all."""
+def render_recorded(message: Message, sets: FieldSets) -> tuple[dict, bool]:
+    """``render(message)`` of a tree without maps and groups, with each message's set of fields and
+    unknown fields added to *sets* (the root's) and the ``FieldSets`` below it, and whether the
+    tree held unknown fields (in any message, Timestamps and Durations included: then only
+    ``render`` knows what it counts of them). ``Unrecorded`` (with *sets* as they were) for any
+    other tree, so a caller records a message's tree entirely or not at all."""
     added: Added = []
     try:
-        return _recording_walk(message.DESCRIPTOR)(message, sets, added)  # type: ignore[arg-type]  # upb's Descriptor at run time
+        doc = _recording_walk(message.DESCRIPTOR)(message, sets, added)  # type: ignore[arg-type]  # upb's Descriptor at run time
+        return doc, _COUNTED in added  # every other entry's set holds what was added to it: not equal
     except BaseException as exc:
         for held, fds in added:
             held.discard(fds)
@@ -389,9 +398,26 @@ def render_recorded(message: Message, sets: FieldSets) -> dict:
         raise
 
 
+def _record_unknown(fields: Any, sets: FieldSets, added: Added) -> None:
+    """Add the (number, wire type) of the unknown *fields* of a message to *sets*; a group is not recorded."""
+    unknown = sets.unknown
+    for field in fields:
+        key = (field.field_number, field.wire_type)
+        if key[1] not in _UNKNOWN_WIRE_TYPES:
+            raise _Counted  # a group
+        if key not in unknown:
+            unknown.add(key)
+            added.append((unknown, key))
+    added.append(_COUNTED)
+
+
+_UNKNOWN_WIRE_TYPES = frozenset({0, 1, 2, 5})  # varint, i64, len, i32 (3 and 4 are a group)
+
+
 def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
-    if UnknownFieldSet(message):
-        raise _Counted
+    unknown = UnknownFieldSet(message)
+    if unknown:
+        _record_unknown(unknown, sets, added)
     listed = message.ListFields()
     fds = tuple(map(_first, listed))
     held = sets.held
@@ -465,8 +491,9 @@ def _recorded_timestamp(descriptor: Descriptor) -> Recording:
     sets_of = _two_ints(descriptor)
 
     def timestamp(value: Any, sets: FieldSets, added: Added) -> str:
-        if UnknownFieldSet(value):
-            raise _Counted
+        unknown = UnknownFieldSet(value)
+        if unknown:
+            _record_unknown(unknown, sets, added)
         seconds, nanos = value.seconds, value.nanos
         fds = sets_of[(seconds != 0) * 2 + (nanos != 0)]
         held = sets.held
@@ -485,8 +512,9 @@ def _recorded_duration(descriptor: Descriptor) -> Recording:
     sets_of = _two_ints(descriptor)
 
     def duration(value: Any, sets: FieldSets, added: Added) -> str:
-        if UnknownFieldSet(value):
-            raise _Counted
+        unknown = UnknownFieldSet(value)
+        if unknown:
+            _record_unknown(unknown, sets, added)
         fds = sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)]
         held = sets.held
         if fds not in held:
@@ -506,10 +534,11 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
     fields = sorted(descriptor.fields, key=lambda fd: fd.number)
     names: dict[str, object] = {
         "unknown_fields": UnknownFieldSet,
-        "Counted": _Counted,
+        "record_unknown": _record_unknown,
         "SETS": tuple(tuple(fd for i, fd in enumerate(fields) if mask >> i & 1) for mask in range(1 << len(fields))),
     }
-    lines = ["def walk(m, sets, added):", "    if unknown_fields(m):", "        raise Counted", "    out = {}", "    mask = 0"]
+    lines = ["def walk(m, sets, added):", "    u = unknown_fields(m)", "    if u:", "        record_unknown(u, sets, added)"]
+    lines += ["    out = {}", "    mask = 0"]
     for i, fd in enumerate(fields):
         get = f"getattr(m, {fd.name!r})" if keyword.iskeyword(fd.name) else f"m.{fd.name}"
         key = repr(fd.json_name)

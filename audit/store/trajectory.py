@@ -104,8 +104,8 @@ class BlobFields:
     the (table, row position in ``conv.tables[table]``, column) of every blob recorded whole. A
     blob is recorded only when what was rendered is exactly what it holds: bytes that are their
     own serialisation (so the parsed message says which fields, and in which wire types, the
-    bytes hold), of at most ``2 * wire.MAX_FIELDS`` bytes, rendered as parsed (nothing merged
-    into it) by ``render_recorded``, in a row whose ``step_type`` is an int or NULL (as keys,
+    bytes hold, its unknown fields included), of at most ``2 * wire.MAX_FIELDS`` bytes, rendered
+    as parsed (nothing merged into it) by ``render_recorded``, in a row whose ``step_type`` is an int or NULL (as keys,
     ``1 == 1.0 == True``). A step column that is a byte-identical copy of the payload's field is
     recorded with the payload: the ``FieldSets`` below that field of the payload's root is the
     column's root, shared by every payload root of that step type."""
@@ -241,12 +241,13 @@ class _Decoder:
             table, position, value = cell
             if _recordable(message, value):  # type: ignore[arg-type]  # a parsed cell is bytes
                 try:
-                    recorded = proto_json.render_recorded(message, self.fields.root(table, "data"))
+                    recorded, counted = proto_json.render_recorded(message, self.fields.root(table, "data"))
                 except proto_json.Unrecorded:
                     pass
                 else:
                     self.fields.cells.add((table, position, "data"))
-                    return recorded
+                    if not counted:  # else rendered again below, counting its unknown fields
+                        return recorded
         found = self._found  # empty between rows
         doc = self._json(message, where, unknown=found)
         if doc is None:
@@ -363,17 +364,17 @@ class _Decoder:
 
     def _recorded_step(self, step: pb.Step, position: int, row: dict[str, object], copies: list[tuple[str, str]]) -> dict | None:
         """The proto3 JSON of the payload *step* as parsed, its fields (and those of the columns that
-        are *copies* of its fields) recorded into ``fields``; None when it is not recorded. It has
-        no unknown field to count (``render_recorded`` refuses those)."""
+        are *copies* of its fields) recorded into ``fields``; None when it is not recorded, or when
+        it holds unknown fields (the caller then renders it as without ``fields``, which counts them)."""
         assert self.fields is not None
         columns = tuple(column for column, _ in copies)
         try:
-            doc = proto_json.render_recorded(step, self.fields.payload_root(row.get("step_type"), columns))
+            doc, counted = proto_json.render_recorded(step, self.fields.payload_root(row.get("step_type"), columns))
         except proto_json.Unrecorded:
             return None
         self.fields.cells.add(("steps", position, "step_payload"))
         self.fields.cells.update(("steps", position, column) for column in columns)
-        return doc
+        return None if counted else doc
 
     def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> pb.StepRenderInfo | None:
         """The ``render_info`` column: a copy of a GENERIC step's ``generic.result.step_render_info``
