@@ -272,12 +272,13 @@ def gc_paused() -> Iterator[None]:
 
 
 def _path(path: str | os.PathLike) -> Path:
-    """*path* as a ``Path``; a NUL byte, which no file system accepts, is an ``InputError``."""
+    """*path* as a ``Path`` (itself when it is one); a NUL byte, which no file system accepts, is
+    an ``InputError``."""
     text = os.fsdecode(path)
     if "\0" in text:
         shown = text.replace("\0", "\\0")
         raise InputError(f"{shown}: path contains a NUL byte")
-    return Path(text)
+    return path if isinstance(path, Path) else Path(text)
 
 
 # ----------------------------------------------------------------------------- display

@@ -192,6 +192,17 @@ def test_directories_are_walked_for_the_kind(tmp_path):
     assert explicit == [tmp_path / "a" / "link.trajectory.json", tmp_path / "a" / "notes.json"]
 
 
+def test_a_tree_named_twice_is_checked_once_however_it_is_named(tmp_path, monkeypatch):
+    a = _write(tmp_path / "a" / f"{UUID}.trajectory.json", SIDECAR)
+    b = _write(tmp_path / "a" / "b" / f"{PARENT}.trajectory.json", SIDECAR)
+    os.symlink(tmp_path / "a", tmp_path / "alias")
+    monkeypatch.chdir(tmp_path / "a")
+    for other in (tmp_path / "alias", f"{tmp_path}/alias/", tmp_path / "a" / ".." / "a", ".", "b/.."):
+        assert contract.find_files([tmp_path / "a", other], "sidecar")[0] == [a, b]
+        assert len(contract.find_files([other, tmp_path / "a"], "sidecar")[0]) == 2
+    assert contract.find_files([tmp_path / "a" / "b", b], "sidecar")[0] == [b]
+
+
 def test_nothing_found_and_unreadable(tmp_path, monkeypatch):
     with pytest.raises(NothingToCheck, match=r"no \*.trajectory.json files found"):
         contract.verify_paths([tmp_path])

@@ -305,8 +305,8 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
     skipped: list[Skipped] = []
     seen: set[str] = set()
 
-    def add(path: Path) -> None:
-        real = os.path.realpath(path)
+    def add(path: Path, real: str | None = None) -> None:
+        real = real or os.path.realpath(path)
         if real not in seen:
             seen.add(real)
             files.append(path)
@@ -319,17 +319,20 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
             missing.append((path, exc.message.removeprefix(f"{path}: ")))
             continue
         if what == DIRECTORY:
+            top = str(path)
+            top_real = os.path.realpath(top)  # below it, only directories walk enters: none is a link
             for dirpath, dirnames, filenames in os.walk(
-                path, onerror=lambda exc: missing.append((Path(exc.filename), _os_reason(exc)))
+                top, onerror=lambda exc: missing.append((Path(exc.filename), _os_reason(exc)))
             ):
                 dirnames.sort()
                 for name in dirnames:
                     if os.path.islink(os.path.join(dirpath, name)):
                         skipped.append(Skipped(os.path.join(dirpath, name), "symbolic link to a directory, not followed"))
+                real_dir = os.path.join(top_real, dirpath[len(top) :].lstrip(os.sep))
                 for name in sorted(filenames):
-                    child = Path(dirpath, name)
                     if not _matches(name, kind):
                         continue
+                    child = Path(dirpath, name)
                     try:
                         child_kind = path_kind(child, follow_symlinks=False)
                     except InputError as exc:
@@ -340,7 +343,7 @@ def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path
                     elif child_kind != FILE:
                         skipped.append(Skipped(str(child), "not a regular file"))
                     else:
-                        add(child)
+                        add(child, os.path.join(real_dir, name))
         elif what == FILE:
             add(path)
         else:
