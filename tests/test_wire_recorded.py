@@ -215,18 +215,18 @@ def test_every_fixture_database_is_recorded_as_parsed():
 
 def test_the_recording_walk_renders_what_render_does(messages):  # noqa: F811 -- the fixture
     """Same object, same key order; a message is refused only for what it holds that the walk does
-    not record (an unnamed enum number, a map), said to hold unknown fields exactly when one of
-    its messages does, and most are recorded."""
+    not record (a map), said to hold something to count exactly when one of its messages holds an
+    unknown field or an unnamed enum number, and most are recorded."""
     recorded = 0
     for message in messages:
         sets = proto_json.FieldSets()
         try:
             doc, counted = proto_json.render_recorded(message, sets)
         except proto_json.Unrecorded:
-            assert wire.unknown_fields(message) or _has_map(message), message
+            assert _has_map(message), message
             assert _snapshot(sets) == _snapshot(proto_json.FieldSets())
             continue
-        assert counted == _has_unknown(message)
+        assert counted == (_has_unknown(message) or bool(wire.unknown_fields(message)))
         recorded += 1
         expected = proto_json.render(message)
         assert doc == expected and list(doc) == list(expected)
@@ -240,7 +240,6 @@ def test_the_recording_walk_renders_what_render_does(messages):  # noqa: F811 --
         lambda s: s.metadata.created_at.MergeFromString(_field(77, 3) + _field(77, 4)),  # a group in a Timestamp
         lambda s: s.planner_response.MergeFromString(_field(999, wire.LEN, b"x") + _field(78, 3) + _field(78, 4)),  # deeper
         lambda s: s.MergeFromString(_field(77, 3) + _field(77, 4)),  # a group
-        lambda s: setattr(s, "status", 4242),  # an enum number the schema does not name
         lambda s: setattr(s.metadata.created_at, "seconds", 10**12),  # a Timestamp proto3 JSON cannot hold
     ],
 )
@@ -258,6 +257,29 @@ def test_a_tree_the_walk_does_not_record_leaves_the_record_as_it_was(plant):
     with pytest.raises(proto_json.Unrecorded):
         proto_json.render_recorded(step, sets)
     assert _snapshot(sets) == before
+
+
+@pytest.mark.parametrize(
+    ("plant", "counted"),
+    [
+        (lambda s: None, False),
+        (lambda s: setattr(s, "status", 4242), True),  # an enum number the schema does not name
+        (lambda s: s.metadata.internal_metadata.status_transitions.add(updated_status=4243), True),  # in a compiled walk
+        (lambda s: s.metadata.created_at.MergeFromString(_field(999, wire.VARINT)), True),  # an unknown field in a Timestamp
+        (lambda s: s.planner_response.MergeFromString(_field(999, wire.LEN, b"x")), True),  # deeper down
+    ],
+)
+def test_what_render_counts_is_recorded_and_said(plant, counted):
+    step = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE)
+    step.metadata.created_at.seconds = 7
+    plant(step)
+    sets = proto_json.FieldSets()
+    doc, said = proto_json.render_recorded(step, sets)
+    assert said == counted and _snapshot(sets) == _snapshot(_listed(step, proto_json.FieldSets()))
+    assert doc == proto_json.render(step)
+    conv = _conv({"steps": [{"idx": 0, "step_type": 15, "step_payload": step.SerializeToString(), "metadata": None}]})
+    fields = _same_decoding(conv)
+    assert fields.cells == {("steps", 0, "step_payload")}
 
 
 def test_a_map_is_not_recorded():

@@ -25,9 +25,9 @@ arithmetic (``ToJsonString`` writes the others).
 held (the ``wire`` fingerprint, which would otherwise parse and walk every blob again): it adds
 each message's set of fields (its ``ListFields`` descriptors, in order) and its unknown fields
 (number, wire type) to the ``FieldSets`` of its field path, and says whether the tree held
-unknown fields (whose counting is then ``render``'s). On a map, a group, an enum number the
-schema does not name or a value proto3 JSON cannot hold it takes back what it added and raises
-``Unrecorded``.
+something ``render`` counts (unknown fields, enum numbers the schema does not name: counting
+them is then ``render``'s). On a map, a group or a value proto3 JSON cannot hold it takes back
+what it added and raises ``Unrecorded``.
 """
 
 from __future__ import annotations
@@ -371,20 +371,19 @@ class _Below(dict):
 
 class Unrecorded(Exception):
     """``render_recorded`` met what it does not record: a group (known, or among the unknown
-    fields), a map, an enum number the schema does not name, or a value proto3 JSON cannot
-    hold. Nothing it added is left."""
+    fields), a map, or a value proto3 JSON cannot hold. Nothing it added is left."""
 
 
 Added = list[tuple[set, Any]]  # (a FieldSets.held or .unknown, what was added to it)
 _COUNTED: tuple[set, Any] = (set(), ())
-"""Put in ``Added`` by a message with unknown fields (taking it back discards nothing)."""
+"""Put in ``Added`` for an unknown field or an unnamed enum number (taking it back discards nothing)."""
 
 
 def render_recorded(message: Message, sets: FieldSets) -> tuple[dict, bool]:
     """``render(message)`` of a tree without maps and groups, with each message's set of fields and
     unknown fields added to *sets* (the root's) and the ``FieldSets`` below it, and whether the
-    tree held unknown fields (in any message, Timestamps and Durations included: then only
-    ``render`` knows what it counts of them). ``Unrecorded`` (with *sets* as they were) for any
+    tree held unknown fields (in any message, Timestamps and Durations included) or enum numbers
+    the schema does not name: then only ``render`` knows what it counts of them. ``Unrecorded`` (with *sets* as they were) for any
     other tree, so a caller records a message's tree entirely or not at all."""
     added: Added = []
     try:
@@ -430,30 +429,52 @@ def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
             name, convert, below = _RECORDING[fd]
         except KeyError:
             name, convert, below = _RECORDING[fd] = _recording_plan(fd)
-        if below:
+        if below is _BELOW:
             out[name] = convert(value, sets.below[fd], added)
+        elif below:  # _ENUM
+            out[name] = convert(value, added)
         else:
             out[name] = value if convert is None else convert(value)
     return out
 
 
 _first = itemgetter(0)
-_RECORDING: dict[FieldDescriptor, tuple[str, Any, bool]] = {}
-"""Per field descriptor: its JSON name, converter, and whether the converter records below it
-(it is then called with the value, the field's ``FieldSets`` and the list of what was added)."""
+_VALUE, _BELOW, _ENUM = 0, 1, 2
+_RECORDING: dict[FieldDescriptor, tuple[str, Any, int]] = {}
+"""Per field descriptor: its JSON name, converter, and how it is called: ``_VALUE`` with the
+value (None: the value as it is), ``_BELOW`` (it records below the field) with the value, the
+field's ``FieldSets`` and the list of what was added, ``_ENUM`` with the value and that list."""
 Recording = Callable[[Any, FieldSets, Added], Any]
 
 
-def _recording_plan(fd: FieldDescriptor) -> tuple[str, Any, bool]:
+def _recording_plan(fd: FieldDescriptor) -> tuple[str, Any, int]:
     if fd.type == FieldDescriptor.TYPE_GROUP or (fd.message_type is not None and fd.message_type.GetOptions().map_entry):
-        return fd.json_name, _refuse, True
+        return fd.json_name, _refuse, _BELOW
+    if fd.type == FieldDescriptor.TYPE_ENUM:
+        return fd.json_name, _recorded_enum(fd), _ENUM
     if fd.type != FieldDescriptor.TYPE_MESSAGE:
-        return fd.json_name, _plain_converter(fd), False
+        return fd.json_name, _plain_converter(fd), _VALUE
     assert fd.message_type is not None  # a message field has its message type
     one = _recording_walk(fd.message_type)
     if not fd.is_repeated:
-        return fd.json_name, one, True
-    return fd.json_name, lambda value, sets, added: [one(v, sets, added) for v in value], True
+        return fd.json_name, one, _BELOW
+    return fd.json_name, lambda value, sets, added: [one(v, sets, added) for v in value], _BELOW
+
+
+def _recorded_enum(fd: FieldDescriptor) -> Callable[[Any, Added], Any]:
+    """An enum's name; a number the schema does not name is written as it is, and counted (``_COUNTED``)."""
+    names = _enum_names(fd)
+
+    def one(value: int, added: Added) -> str | int:
+        name = names.get(value)
+        if name is None:
+            added.append(_COUNTED)
+            return value
+        return name
+
+    if not fd.is_repeated:
+        return one
+    return lambda value, added: [one(v, added) for v in value]
 
 
 def _refuse(value: Any, sets: FieldSets, added: Added) -> Any:
@@ -543,12 +564,15 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
         get = f"getattr(m, {fd.name!r})" if keyword.iskeyword(fd.name) else f"m.{fd.name}"
         key = repr(fd.json_name)
         name, convert, below = _recording_plan(fd)
-        if below:
+        if below == _BELOW:
             names[f"fd{i}"], names[f"c{i}"] = fd, convert
             value = f"c{i}(v, sets.below[fd{i}], added)"
-        elif fd.type == FieldDescriptor.TYPE_ENUM and not fd.is_repeated:
-            names[f"e{i}"] = _enum_names(fd)
-            value = f"e{i}[v]"
+        elif below == _ENUM and not fd.is_repeated:
+            names[f"e{i}"], names[f"c{i}"] = _enum_names(fd), convert
+            value = f"e{i}[v] if v in e{i} else c{i}(v, added)"
+        elif below == _ENUM:
+            names[f"c{i}"] = convert
+            value = f"c{i}(v, added)"
         elif convert is None:
             value = "v"
         else:
