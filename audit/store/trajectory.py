@@ -105,9 +105,9 @@ class BlobFields:
     blob is recorded only when what was rendered is exactly what it holds: bytes that are their
     own serialisation (so the parsed message says which fields, and in which wire types, the
     bytes hold, its unknown fields included), of at most ``2 * wire.MAX_FIELDS`` bytes, rendered
-    as parsed (nothing merged into it) by ``render_recorded``, in a row whose ``step_type`` is an int or NULL (as keys,
-    ``1 == 1.0 == True``). A step column that is a byte-identical copy of the payload's field is
-    recorded with the payload: the ``FieldSets`` below that field of the payload's root is the
+    as parsed (nothing merged into it) by ``render_recorded``, in a row whose ``step_type`` is an
+    int or NULL (as keys, ``1 == 1.0 == True``). A step column that is a byte-identical copy of
+    the payload's field is recorded with the payload: the ``FieldSets`` below that field of the payload's root is the
     column's root, shared by every payload root of that step type."""
 
     def __init__(self) -> None:
@@ -246,7 +246,7 @@ class _Decoder:
                     pass
                 else:
                     self.fields.cells.add((table, position, "data"))
-                    if not counted:  # else rendered again below, counting its unknown fields
+                    if not counted:  # else rendered again below, which counts what it holds
                         return recorded
         found = self._found  # empty between rows
         doc = self._json(message, where, unknown=found)
@@ -365,7 +365,7 @@ class _Decoder:
     def _recorded_step(self, step: pb.Step, position: int, row: dict[str, object], copies: list[tuple[str, str]]) -> dict | None:
         """The proto3 JSON of the payload *step* as parsed, its fields (and those of the columns that
         are *copies* of its fields) recorded into ``fields``; None when it is not recorded, or when
-        it holds unknown fields (the caller then renders it as without ``fields``, which counts them)."""
+        it holds something ``render`` counts (the caller then renders it as without ``fields``)."""
         assert self.fields is not None
         columns = tuple(column for column, _ in copies)
         try:
