@@ -268,11 +268,8 @@ def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Ite
     for item in _stream_lines(files, max_line_bytes):
         if isinstance(item, Finding):
             yield item
-            continue
-        path, line, data, terminated = item
-        yield from _parsed(path, line, data, max_line_bytes, state)
-        if not terminated:
-            yield _unterminated(path, line)
+        else:
+            yield from _line(*item, max_line_bytes, state)
     yield from state.finish()
 
 
