@@ -508,19 +508,24 @@ def _two_ints(descriptor: Descriptor) -> tuple[tuple[FieldDescriptor, ...], ...]
     return ((), (nanos,), (seconds,), (seconds, nanos))
 
 
+def _record_two_ints(value: Any, sets_of: tuple[tuple[FieldDescriptor, ...], ...], sets: FieldSets, added: Added) -> None:
+    """Record the fields a Timestamp or Duration *value* holds (``_two_ints``) and its unknown ones."""
+    unknown = UnknownFieldSet(value)
+    if unknown:
+        _record_unknown(unknown, sets, added)
+    fds = sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)]
+    held = sets.held
+    if fds not in held:
+        held.add(fds)
+        added.append((held, fds))
+
+
 def _recorded_timestamp(descriptor: Descriptor) -> Recording:
     sets_of = _two_ints(descriptor)
 
     def timestamp(value: Any, sets: FieldSets, added: Added) -> str:
-        unknown = UnknownFieldSet(value)
-        if unknown:
-            _record_unknown(unknown, sets, added)
+        _record_two_ints(value, sets_of, sets, added)
         seconds, nanos = value.seconds, value.nanos
-        fds = sets_of[(seconds != 0) * 2 + (nanos != 0)]
-        held = sets.held
-        if fds not in held:
-            held.add(fds)
-            added.append((held, fds))
         second = _SECONDS.get(seconds)
         if second is None or not 0 <= nanos <= 999_999_999:
             return _timestamp(seconds, nanos)  # a second not seen yet, or a value to refuse
@@ -533,14 +538,7 @@ def _recorded_duration(descriptor: Descriptor) -> Recording:
     sets_of = _two_ints(descriptor)
 
     def duration(value: Any, sets: FieldSets, added: Added) -> str:
-        unknown = UnknownFieldSet(value)
-        if unknown:
-            _record_unknown(unknown, sets, added)
-        fds = sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)]
-        held = sets.held
-        if fds not in held:
-            held.add(fds)
-            added.append((held, fds))
+        _record_two_ints(value, sets_of, sets, added)
         return _duration_of(value)
 
     return duration
