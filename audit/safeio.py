@@ -34,6 +34,7 @@ import contextlib
 import ctypes
 import decimal
 import errno
+import functools
 import gc
 import json
 import os
@@ -830,8 +831,6 @@ def filesystem_handle(directory: str | os.PathLike) -> int:
     return os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | O_NOFOLLOW | O_CLOEXEC)
 
 
-_SYNCFS: list[Callable[[int], int] | None] = []  # the libc function, looked up once (empty: not yet)
-_FSTATFS: list[Callable[[int, Any], int] | None] = []
 _SYNCFS_SINCE = (5, 8)  # Linux reports writeback errors from syncfs(2) since 5.8; before, only EBADF
 SYNCFS_FILESYSTEMS = {0xEF53: "ext2/3/4", 0x58465342: "xfs", 0x9123683E: "btrfs", 0xF2F52010: "f2fs", 0x01021994: "tmpfs"}
 """``statfs`` magic numbers of the local filesystems whose ``syncfs`` writes every dirty page and
@@ -846,29 +845,26 @@ def _kernel_reports_syncfs_errors(release: str) -> bool:
     return match is not None and (int(match[1]), int(match[2])) >= _SYNCFS_SINCE
 
 
-def _libc(name: str, argtypes: list) -> Any:
-    """A libc function through ctypes, on Linux 5.8+ only; None when absent."""
+@functools.cache
+def _libc(name: str, argtypes: tuple) -> Any:
+    """A libc function through ctypes, on Linux 5.8+ only (looked up once); None when absent."""
     if not sys.platform.startswith("linux") or not _kernel_reports_syncfs_errors(os.uname().release):
         return None
     try:
         function = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):
         return None
-    function.argtypes, function.restype = argtypes, ctypes.c_int
+    function.argtypes, function.restype = list(argtypes), ctypes.c_int
     return function
 
 
 def _syncfs_function() -> Callable[[int], int] | None:
-    if not _SYNCFS:
-        _SYNCFS.append(_libc("syncfs", [ctypes.c_int]))
-    return _SYNCFS[0]
+    return _libc("syncfs", (ctypes.c_int,))
 
 
 def _filesystem_type(fd: int) -> int | None:
     """The ``f_type`` of ``fstatfs(2)`` on *fd* (the first member of ``struct statfs``), or None."""
-    if not _FSTATFS:
-        _FSTATFS.append(_libc("fstatfs", [ctypes.c_int, ctypes.c_void_p]))
-    function = _FSTATFS[0]
+    function = _libc("fstatfs", (ctypes.c_int, ctypes.c_void_p))
     if function is None:
         return None
     buffer = ctypes.create_string_buffer(512)  # larger than struct statfs on every Linux ABI

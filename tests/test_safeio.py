@@ -386,7 +386,7 @@ def test_syncfs_is_used_only_where_it_reports_writeback_errors(release, reports)
 
 
 def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
-    monkeypatch.setattr(safeio, "_SYNCFS", [None])
+    monkeypatch.setattr(safeio, "_syncfs_function", lambda: None)
     fd = safeio.filesystem_handle(tmp_path)
     try:
         assert safeio.syncfs(fd) is False
@@ -400,7 +400,7 @@ def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
 def test_syncfs_only_on_filesystems_where_it_commits_everything(tmp_path, monkeypatch, magic, used):
     """ext4, btrfs: used; FUSE (0x65735546), NFS (0x6969) or an unknown type: each file is fsynced instead."""
     calls = []
-    monkeypatch.setattr(safeio, "_SYNCFS", [lambda fd: calls.append(fd) or 0])
+    monkeypatch.setattr(safeio, "_syncfs_function", lambda: lambda fd: calls.append(fd) or 0)
     monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: magic)
     assert safeio.syncfs(7) is used and calls == ([7] if used else [])
 
@@ -445,7 +445,7 @@ def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, 
         for name in ("top/a/1", "top/a/2", "top/3"):
             safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
         calls, fsynced = [], []
-        monkeypatch.setattr(safeio, "_SYNCFS", [lambda fd: calls.append(fd) or (0 if how == "works" else -1)])
+        monkeypatch.setattr(safeio, "_syncfs_function", lambda: lambda fd: calls.append(fd) or (0 if how == "works" else -1))
         monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)
         real = os.fsync
         monkeypatch.setattr(os, "fsync", lambda d: fsynced.append(os.fstat(d).st_ino) or real(d))

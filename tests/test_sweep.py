@@ -604,7 +604,7 @@ def _syncfs(monkeypatch, how: str, synced: list[str]) -> None:
         synced.append(f"syncfs {os.readlink(f'/proc/self/fd/{fd}')}")
         return REAL_SYNCFS(fd) if how == "works" else -1
 
-    monkeypatch.setattr(safeio, "_SYNCFS", [None if how == "unavailable" else recorded])
+    monkeypatch.setattr(safeio, "_syncfs_function", lambda: None if how == "unavailable" else recorded)
     monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)  # ext4, wherever the test runs
 
 
