@@ -471,9 +471,7 @@ def wire_observations(conv: NativeConversation, recorded: BlobFields | None = No
             for column, value in row.items():
                 if type(value) is not bytes:
                     continue
-                scope = f"{table}.{column}"
-                if (table, column) == ("steps", "step_payload"):
-                    scope += f"[{_step_type(row.get('step_type'))}]"
+                scope = _scope(table, column, row.get("step_type"))
                 found = scopes.get(scope)
                 if found is None:
                     found = scopes[scope] = set()
@@ -481,9 +479,7 @@ def wire_observations(conv: NativeConversation, recorded: BlobFields | None = No
                     found |= _blob_fields(BLOB_MESSAGES.get((table, column)), value)
     if recorded is not None:
         for (table, column, step_type), roots in recorded.trees.items():
-            scope = f"{table}.{column}"
-            if (table, column) == ("steps", "step_payload"):
-                scope += f"[{_step_type(step_type)}]"
+            scope = _scope(table, column, step_type)
             descriptor = BLOB_MESSAGES[(table, column)]
             assert descriptor is not None  # only blobs of known messages are recorded
             for sets in roots:
@@ -491,6 +487,13 @@ def wire_observations(conv: NativeConversation, recorded: BlobFields | None = No
     for scope, found in scopes.items():
         for path, kind in found:
             yield scope, path, kind
+
+
+def _scope(table: str, column: str, step_type: object) -> str:
+    """The wire scope of a blob column: ``table.column``, and a payload's step type."""
+    if (table, column) == ("steps", "step_payload"):
+        return f"{table}.{column}[{_step_type(step_type)}]"
+    return f"{table}.{column}"
 
 
 def _blob_fields(message: MessageDescriptor | None, data: bytes) -> set[tuple[str, str]]:
@@ -549,9 +552,7 @@ def _decoded_fields(descriptor: MessageDescriptor, data: bytes) -> set[tuple[str
         return None
     if message.SerializeToString() != data:
         return None
-    root = _ROOTS.get(descriptor)
-    if root is None:
-        root = _ROOTS[descriptor] = _Node("", 0)
+    root = _root(descriptor)
     found: set[tuple[str, str]] = set()
     fields = 0  # the wire walk's budget counts every field ...
     counting = len(data) > 2 * MAX_FIELDS  # ... each of at least two bytes, so a smaller blob stays within it
@@ -599,10 +600,7 @@ def _recorded_fields(sets: FieldSets, descriptor: MessageDescriptor, found: set[
     per distinct set of fields a message at a path held, and its unknown fields as named there.
     A recorded tree holds no map or group, and its blobs are their own serialisation within the
     field budget (``BlobFields``), which is where ``_decoded_fields`` answers."""
-    root = _ROOTS.get(descriptor)
-    if root is None:
-        root = _ROOTS[descriptor] = _Node("", 0)
-    stack: list[tuple[FieldSets, _Node, MessageDescriptor]] = [(sets, root, descriptor)]
+    stack: list[tuple[FieldSets, _Node, MessageDescriptor]] = [(sets, _root(descriptor), descriptor)]
     while stack:
         sets, node, message = stack.pop()
         for fds in sets.held:
@@ -676,6 +674,16 @@ class _Node:
 
 
 _ROOTS: dict[MessageDescriptor, _Node] = {}
+
+
+def _root(descriptor: MessageDescriptor) -> _Node:
+    """The node of the messages of type *descriptor* at the root of a blob."""
+    root = _ROOTS.get(descriptor)
+    if root is None:
+        root = _ROOTS[descriptor] = _Node("", 0)
+    return root
+
+
 _NO_SPEC = ("", False, False)
 _SPECS: dict[FieldDescriptor, tuple[str, bool, bool]] = {}
 
