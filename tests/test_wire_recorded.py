@@ -340,7 +340,7 @@ def _listed(message, sets: proto_json.FieldSets) -> proto_json.FieldSets:
     for fd, value in listed:
         if fd.type == fd.TYPE_MESSAGE:
             for item in value if fd.is_repeated else (value,):
-                _listed(item, sets.at(fd))
+                _listed(item, sets.below[fd])
     return sets
 
 

@@ -150,7 +150,6 @@ def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
             return _duration_of
         return _small_walk(fd.message_type) or _plain
     if kind == FieldDescriptor.TYPE_ENUM:
-        assert fd.enum_type is not None  # an enum field has its enum type
         return _enum_names(fd).__getitem__
     if kind in _INT64:
         return str
@@ -259,8 +258,7 @@ def _single(fd: FieldDescriptor) -> Convert:
             return lambda value, path, unknown: _duration_of(value)
         return lambda value, path, unknown: render_counting(value, unknown, path + ".")
     if kind == FieldDescriptor.TYPE_ENUM:
-        assert fd.enum_type is not None  # an enum field has its enum type
-        names = {number: v.name for number, v in fd.enum_type.values_by_number.items()}
+        names = _enum_names(fd)
 
         def convert_enum(value: int, path: str, unknown: Unknown) -> str | int:
             name = names.get(value)
@@ -354,10 +352,6 @@ class FieldSets:
         self.unknown: set[tuple[int, int]] = set()
         self.below: dict[FieldDescriptor, FieldSets] = _Below()
 
-    def at(self, fd: FieldDescriptor) -> FieldSets:
-        """The field sets of the messages in the message field *fd* (created when new)."""
-        return self.below[fd]
-
 
 class _Below(dict):
     """``FieldSets.below``: a field not seen yet gets new ``FieldSets`` (one subscript per field)."""
@@ -413,16 +407,20 @@ def _record_unknown(fields: Any, sets: FieldSets, added: Added) -> None:
 _UNKNOWN_WIRE_TYPES = frozenset({0, 1, 2, 5})  # varint, i64, len, i32 (3 and 4 are a group)
 
 
+def _hold(sets: FieldSets, fds: tuple[FieldDescriptor, ...], added: Added) -> None:
+    """Add the set of fields *fds* a message held to *sets*, noting it in *added* when new."""
+    held = sets.held
+    if fds not in held:
+        held.add(fds)
+        added.append((held, fds))
+
+
 def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
     unknown = UnknownFieldSet(message)
     if unknown:
         _record_unknown(unknown, sets, added)
     listed = message.ListFields()
-    fds = tuple(map(_first, listed))
-    held = sets.held
-    if fds not in held:
-        held.add(fds)
-        added.append((held, fds))
+    _hold(sets, tuple(map(_first, listed)), added)
     out = {}
     for fd, value in listed:
         try:
@@ -513,11 +511,7 @@ def _record_two_ints(value: Any, sets_of: tuple[tuple[FieldDescriptor, ...], ...
     unknown = UnknownFieldSet(value)
     if unknown:
         _record_unknown(unknown, sets, added)
-    fds = sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)]
-    held = sets.held
-    if fds not in held:
-        held.add(fds)
-        added.append((held, fds))
+    _hold(sets, sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)], added)
 
 
 def _recorded_timestamp(descriptor: Descriptor) -> Recording:
@@ -525,11 +519,7 @@ def _recorded_timestamp(descriptor: Descriptor) -> Recording:
 
     def timestamp(value: Any, sets: FieldSets, added: Added) -> str:
         _record_two_ints(value, sets_of, sets, added)
-        seconds, nanos = value.seconds, value.nanos
-        second = _SECONDS.get(seconds)
-        if second is None or not 0 <= nanos <= 999_999_999:
-            return _timestamp(seconds, nanos)  # a second not seen yet, or a value to refuse
-        return second + "%09dZ" % nanos  # noqa: UP031 -- measured faster than an f-string here
+        return _timestamp_of(value)
 
     return timestamp
 
@@ -554,6 +544,7 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
     names: dict[str, object] = {
         "unknown_fields": UnknownFieldSet,
         "record_unknown": _record_unknown,
+        "hold": _hold,
         "SETS": tuple(tuple(fd for i, fd in enumerate(fields) if mask >> i & 1) for mask in range(1 << len(fields))),
     }
     lines = ["def walk(m, sets, added):", "    u = unknown_fields(m)", "    if u:", "        record_unknown(u, sets, added)"]
@@ -581,13 +572,6 @@ def _small_recorded(descriptor: Descriptor) -> Recording | None:
         else:
             lines += [f"    v = {get}", "    if v:"]
         lines += [f"        mask |= {1 << i}", f"        out[{key}] = {value}"]
-    lines += [
-        "    fds = SETS[mask]",
-        "    held = sets.held",
-        "    if fds not in held:",
-        "        held.add(fds)",
-        "        added.append((held, fds))",
-        "    return out",
-    ]
+    lines += ["    hold(sets, SETS[mask], added)", "    return out"]
     exec(compile("\n".join(lines), f"<recording walk of {descriptor.full_name}>", "exec"), names)  # noqa: S102 -- built from our descriptors
     return names["walk"]  # type: ignore[return-value]
