@@ -82,7 +82,7 @@ from audit.store.layout import Root, is_store, list_dir
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.stamps import READER_BLOCK
-from audit.store.trajectory import NativeTrajectory, reconstruct
+from audit.store.trajectory import STEP_TYPE_NAMES, NativeTrajectory, reconstruct
 
 PROFILE = "agy-audit-projection/2"
 READER_KEY = "agyAudit"
@@ -305,7 +305,6 @@ def _enum(value: object, names: Mapping[int, str]) -> object:
     return value
 
 
-_STEP_TYPES = {n: pb.CortexStepType.Name(n) for n in pb.CortexStepType.values()}
 _STEP_STATUSES = {n: pb.CortexStepStatus.Name(n) for n in pb.CortexStepStatus.values()}
 
 
@@ -356,7 +355,7 @@ def _step(step: object) -> object:
         for value in map(step.get, ("metadata", "userInput", "plannerResponse", "runCommand", "mcpTool", "askQuestion"))
     )
     return [
-        _enum(step.get("type"), _STEP_TYPES),
+        _enum(step.get("type"), STEP_TYPE_NAMES),
         _enum(step.get("status"), _STEP_STATUSES),
         _timestamp(meta.get("createdAt")),
         _timestamp(meta.get("startedAt")),

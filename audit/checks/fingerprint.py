@@ -59,7 +59,7 @@ from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.proto_json import FieldSets
-from audit.store.trajectory import BlobFields
+from audit.store.trajectory import STEP_TYPE_NAMES, BlobFields
 from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, MAX_FIELDS, VARINT, WIRE_NAMES, WireError, WireField
@@ -701,12 +701,9 @@ def _spec(fd: FieldDescriptor) -> tuple[str, bool, bool]:
 _UNKNOWN_KINDS = {w: WIRE_NAMES[w] for w in (VARINT, I64, LEN, I32)}
 
 
-_STEP_TYPE_NAMES = {number: pb.CortexStepType.Name(number) for number in pb.CortexStepType.values()}
-
-
 def _step_type(value: object) -> str:
-    if type(value) is int and value in _STEP_TYPE_NAMES:
-        return _STEP_TYPE_NAMES[value]
+    if type(value) is int and value in STEP_TYPE_NAMES:
+        return STEP_TYPE_NAMES[value]
     return str(value)
 
 

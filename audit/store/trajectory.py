@@ -65,7 +65,8 @@ BLOB_TABLES = (  # table -> JSON key, message
     ("executor_metadata", "executorMetadatas", pb.ExecutorMetadata),
     ("parent_references", "parentReferences", pb.CortexTrajectoryReference),
 )
-_STEP_TYPES = {number: value.name for number, value in pb.CortexStepType.DESCRIPTOR.values_by_number.items()}
+STEP_TYPE_NAMES = {number: value.name for number, value in pb.CortexStepType.DESCRIPTOR.values_by_number.items()}
+"""``CortexStepType`` number -> name, for every number ``cortex.proto`` names."""
 _STEP_NUMBERS = {attr: pb.Step.DESCRIPTOR.fields_by_name[attr].number for attr, _ in STEP_COLUMNS.values()}
 _STEP_FIELDS = {column: pb.Step.DESCRIPTOR.fields_by_name[attr] for column, (attr, _) in STEP_COLUMNS.items()}
 
@@ -309,7 +310,7 @@ class _Decoder:
                 self._finding("column-mismatch", f"{where}.{column} = {value!r} but the payload says {stored}", projected=True)
         if row.get("step_format") not in (0, None):
             self._finding("step-format", f"{where}.step_format = {row.get('step_format')!r} (only 0 is known)", projected=True)
-        kind = _STEP_TYPES.get(step.type) or str(step.type)
+        kind = STEP_TYPE_NAMES.get(step.type) or str(step.type)
         # The payload's unknown fields are counted as it was stored: in the walk that renders it
         # when nothing is merged into it (the rule in real stores), else before the first merge.
         pending = payload is not None
