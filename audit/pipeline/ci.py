@@ -524,7 +524,7 @@ class _Context:
     links_known: dict[str, dict[str, links.SidecarFacts]] = field(default_factory=dict)
     """directory -> the links facts of the sidecars ``swept`` read there, by file name."""
     spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
-    """(stage, target) -> seconds ``swept`` spent on that check."""
+    """(stage, the check's target, or its name for verify-contract, its directory for links) -> seconds ``swept`` spent on it."""
 
     @contextlib.contextmanager
     def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
@@ -549,11 +549,10 @@ class _Context:
             _timed(lambda: self._contract("corpus sidecars", CORPUS, [out / "corpus"], "sidecar")),
             _timed(lambda: self._contract("corpus transcripts", CORPUS, [out / "native"], "transcript")),
         ]
-        checks[1].seconds += self.spent.pop(("verify-contract", "corpus sidecars"), 0.0)
-        checks[2].seconds += self.spent.pop(("verify-contract", CORPUS), 0.0)
         if self.live:
             checks.append(_timed(lambda: self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar")))
-            checks[-1].seconds += self.spent.pop(("verify-contract", LIVE), 0.0)
+        for check in checks:
+            check.seconds += self.spent.pop(("verify-contract", check.name), 0.0)
         self.contract_checked.clear()
         return checks
 
@@ -689,7 +688,7 @@ class _Context:
                 "completeness", CORPUS, at, _completeness_part(completeness.check_target(at, source, details=False, parsed=read))
             )
         if read is not None:
-            self._share(read, "corpus sidecars", CORPUS)
+            self._share(read, CORPUS)
             del read
         own = consistency.target_of(copy, copy.parent / "brain")
         with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
@@ -701,7 +700,7 @@ class _Context:
                 if own.brain is not None:
                     self.reads.add_brain(own.brain)
             if own.brain is not None:
-                with self._spending("verify-contract", CORPUS):
+                with self._spending("verify-contract", "corpus transcripts"):
                     files, _, _ = contract.find_files([own.brain], "transcript")
                     for stream in contract.transcript_streams(files)[0]:
                         self.contract_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
@@ -715,7 +714,7 @@ class _Context:
                 part = _completeness_part(completeness.check_target(at, source, details=False, parsed=read), copied)
                 self._keep("completeness", LIVE, at, part)
             if read is not None:
-                self._share(read, LIVE, LIVE)
+                self._share(read, LIVE)
                 del read
         with self._spending("consistency", LIVE):
             there = consistency.Target(session.id, live_db, session.brain)
@@ -725,12 +724,12 @@ class _Context:
                 part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
             self._keep("consistency", LIVE, there, part)
 
-    def _share(self, read: sidecar.Sidecar, contract_target: str, target: str) -> None:
+    def _share(self, read: sidecar.Sidecar, target: str) -> None:
         """The contract check, the links facts and the fingerprint observation of a sidecar
         completeness just read."""
         with self._spending("fingerprint", target):
             (self.reads if target == CORPUS else self.live_reads).add_sidecar(read.path, read.document)
-        with self._spending("verify-contract", contract_target):
+        with self._spending("verify-contract", f"{target} sidecars"):
             file = str(read.path)
             self.contract_checked[(file,)] = [contract.validate_document(read.document, "sidecar", file=file)]
         directory = str(read.path.parent)
