@@ -146,10 +146,6 @@ class Check:
         self.findings = ordered[:SHOWN]
 
     @property
-    def shown(self) -> list[Finding]:
-        return self.findings
-
-    @property
     def more(self) -> int:
         """Findings not kept."""
         return self.errors + self.warnings - len(self.findings)

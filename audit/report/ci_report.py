@@ -40,7 +40,7 @@ def _where(f: Finding) -> str:
 
 
 def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
-    lines = [f"{_paint(f.level, f.level, color)} [{f.rule}] {_where(f)}{f.message}" for f in check.shown]
+    lines = [f"{_paint(f.level, f.level, color)} [{f.rule}] {_where(f)}{f.message}" for f in check.findings]
     if check.more:
         lines.append(f"... and {check.more} more")
     if check.command:
@@ -114,7 +114,7 @@ def _check_json(c: Check) -> dict:
         "counts": c.counts,
         "errors": c.errors,
         "warnings": c.warnings,
-        "findings": [_finding_json(f) for f in c.shown],
+        "findings": [_finding_json(f) for f in c.findings],
         "moreFindings": c.more,
         "seconds": round(c.seconds, 3),
     }
@@ -229,7 +229,7 @@ def markdown(report: Report) -> str:
         out += ["", "### Findings"]
     for c in with_findings:
         out += ["", f"**{c.stage} {c.name}**: {_counted(c)}", ""]
-        out += [f"- {f.level} `{f.rule}` {_md(_where(f) + f.message)}" for f in c.shown]
+        out += [f"- {f.level} `{f.rule}` {_md(_where(f) + f.message)}" for f in c.findings]
         if c.more:
             out.append(f"- ... and {c.more} more")
         if c.command:
@@ -284,5 +284,5 @@ def github_annotations(report: Report) -> str:
             title = f"agy-audit ci: {c.stage} {c.name}"
             if c.verdict in (FAIL, ERROR) and not c.findings:
                 out.append(_annotation("error", c.summary, title=title))
-            out += [_annotation(f.level, f"[{f.rule}] {f.message}", title=title, file=f.file, line=f.line) for f in c.shown]
+            out += [_annotation(f.level, f"[{f.rule}] {f.message}", title=title, file=f.file, line=f.line) for f in c.findings]
     return "\n".join(out) + "\n"
