@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.checks import consistency
-from audit.safeio import JSONError, dumps, loads
+from audit.safeio import JSONError, dumps, loads, loads_text
 from audit.store import transcript as tr
 from audit.store.transcript import Arg, Finding
 
@@ -199,7 +199,7 @@ def test_loads_text_gives_the_value_or_the_refusal_of_the_str_path(text):
     except JSONError as exc:
         want = ("error", str(exc))
     try:
-        got = ("value", tr.loads_text(text))
+        got = ("value", loads_text(text))
     except JSONError as exc:
         got = ("error", str(exc))
     assert got[0] == want[0] and same_value(got[1], want[1])

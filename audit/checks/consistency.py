@@ -56,7 +56,7 @@ from pathlib import Path
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
-from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, path_kind
+from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, loads_text, path_kind
 from audit.store import transcript as tr
 from audit.store.corpus import is_corpus
 from audit.store.database import NativeConversation, read_database
@@ -323,7 +323,7 @@ class _Session:
         text = arguments_json if isinstance(arguments_json, str) and arguments_json else "{}"
         if text not in self.parsed:
             try:
-                value = tr.loads_text(text)
+                value = loads_text(text)
             except JSONError:
                 value = None
             self.parsed[text] = value if type(value) is dict else None

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
 from audit.clock import is_rfc3339
-from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, open_nofollow, pointer_escape
+from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, loads_text, open_nofollow, pointer_escape
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
@@ -723,18 +723,6 @@ def _refusal(text: str) -> str:
     except JSONError as exc:
         return exc.reason
     raise AssertionError("JSON text taken for not JSON text")  # pragma: no cover - _JSON_START is exact
-
-
-def loads_text(text: str) -> object:
-    """``loads(text, require_object=False)``: the same value, or the same ``JSONError``, at the cost
-    of the bytes path (jiter, which returns what the json path would and leaves it every input it
-    refuses) for every text with a UTF-8 form; a text with a lone surrogate has none and takes
-    the str path."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        return loads(text, require_object=False)
-    return loads(data, require_object=False)
 
 
 # ----------------------------------------------------------------------------- brain directories
