@@ -241,14 +241,9 @@ class _Decoder:
         if self.fields is not None:
             table, position, value = cell
             if _recordable(message, value):  # type: ignore[arg-type]  # a parsed cell is bytes
-                try:
-                    recorded, counted = proto_json.render_recorded(message, self.fields.root(table, "data"))
-                except proto_json.Unrecorded:
-                    pass
-                else:
-                    self.fields.cells.add((table, position, "data"))
-                    if not counted:  # else rendered again below, which counts what it holds
-                        return recorded
+                recorded = self._recorded(message, self.fields.root(table, "data"), [(table, position, "data")])
+                if recorded is not None:  # else rendered again below, which counts what it holds
+                    return recorded
         found = self._found  # empty between rows
         doc = self._json(message, where, unknown=found)
         if doc is None:
@@ -369,12 +364,18 @@ class _Decoder:
         it holds something ``render`` counts (the caller then renders it as without ``fields``)."""
         assert self.fields is not None
         columns = tuple(column for column, _ in copies)
+        cells = [("steps", position, column) for column in ("step_payload", *columns)]
+        return self._recorded(step, self.fields.payload_root(row.get("step_type"), columns), cells)
+
+    def _recorded(self, message: Message, root: proto_json.FieldSets, cells: list[tuple[str, int, str]]) -> dict | None:
+        """``render_recorded(message, root)``, its blob *cells* then recorded whole in ``fields``;
+        None when it is not recorded, or holds something ``render`` counts (rendered again then)."""
+        assert self.fields is not None
         try:
-            doc, counted = proto_json.render_recorded(step, self.fields.payload_root(row.get("step_type"), columns))
+            doc, counted = proto_json.render_recorded(message, root)
         except proto_json.Unrecorded:
             return None
-        self.fields.cells.add(("steps", position, "step_payload"))
-        self.fields.cells.update(("steps", position, column) for column in columns)
+        self.fields.cells.update(cells)
         return None if counted else doc
 
     def _render_info(self, step: pb.Step, value: object, where: str, kind: str) -> pb.StepRenderInfo | None:
