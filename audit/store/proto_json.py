@@ -485,9 +485,9 @@ def _recording_walk(descriptor: Descriptor) -> Recording:
     walk = _RECORDING_WALKS.get(descriptor.full_name)
     if walk is None:
         if descriptor.full_name == _TIMESTAMP:
-            walk = _recorded_timestamp(descriptor)
+            walk = _recorded_leaf(descriptor, _timestamp_of)
         elif descriptor.full_name == _DURATION:
-            walk = _recorded_duration(descriptor)
+            walk = _recorded_leaf(descriptor, _duration_of)
         else:
             _RECORDING_WALKS[descriptor.full_name] = _recorded  # a type that holds itself walks it with _recorded
             walk = _small_recorded(descriptor) or _recorded
@@ -514,24 +514,15 @@ def _record_two_ints(value: Any, sets_of: tuple[tuple[FieldDescriptor, ...], ...
     _hold(sets, sets_of[(value.seconds != 0) * 2 + (value.nanos != 0)], added)
 
 
-def _recorded_timestamp(descriptor: Descriptor) -> Recording:
+def _recorded_leaf(descriptor: Descriptor, render_leaf: Callable[[Any], str]) -> Recording:
+    """The recording walk of a Timestamp or Duration type, which *render_leaf* writes."""
     sets_of = _two_ints(descriptor)
 
-    def timestamp(value: Any, sets: FieldSets, added: Added) -> str:
+    def leaf(value: Any, sets: FieldSets, added: Added) -> str:
         _record_two_ints(value, sets_of, sets, added)
-        return _timestamp_of(value)
+        return render_leaf(value)
 
-    return timestamp
-
-
-def _recorded_duration(descriptor: Descriptor) -> Recording:
-    sets_of = _two_ints(descriptor)
-
-    def duration(value: Any, sets: FieldSets, added: Added) -> str:
-        _record_two_ints(value, sets_of, sets, added)
-        return _duration_of(value)
-
-    return duration
+    return leaf
 
 
 def _small_recorded(descriptor: Descriptor) -> Recording | None:
