@@ -41,6 +41,7 @@ from audit.testing.builder import write_sidecar
 SCHEMA = json.loads((data_path("schemas") / "ci-report.schema.json").read_text())
 VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
 TOKEN = "ci-token-3b8f2e61c0d94a7f"
+BUNDLED_CONSUMERS = sorted(p.stem for p in data_path("consumers").glob("*.json"))
 STAGE_NAMES = list(ci.STAGES[:-1])  # without "record"
 PASSING_STAGES = [
     "STAGE            VERDICT  CHECKS  ERRORS  WARNINGS",
@@ -50,8 +51,8 @@ PASSING_STAGES = [
     "consistency      pass          2       0         0",
     "links            pass          4       0         0",
     "fingerprint      pass          2       0         0",
-    "compare          pass          5       0         0",
-    "consumers        pass          6       0         0",
+    "compare          pass          6       0         0",
+    "consumers        pass         19       0         0",
 ]
 
 
@@ -197,20 +198,17 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
         ("compare", "corpus sqlite"),
         ("compare", "corpus wire"),
         ("compare", "corpus transcript"),
+        ("compare", "corpus values"),
         ("compare", "live sidecar"),
-        ("consumers", "corpus agentsview"),
-        ("consumers", "corpus agy-reader"),
-        ("consumers", "corpus codeburn"),
-        ("consumers", "corpus deja-vu"),
-        ("consumers", "live agentsview"),
-        ("consumers", "live agy-reader"),
-    ]
+        *(("consumers", f"corpus {name}") for name in BUNDLED_CONSUMERS if name != "anysession"),
+        *(("consumers", f"live {name}") for name in ("agentsview", "agy-reader")),
+    ]  # anysession reads no surface a corpus has; only two read sidecars
     assert found[("sweep", "corpus")]["summary"] == "6 of 6 session(s) swept; 0 failed, 0 skipped"
     assert found[("links", "live antigravity-cli")]["summary"] == "5 sidecar(s), 2 linked; 0 diagnostic(s), 0 failing"
     assert found[("compare", "corpus sidecar")]["verdict"] == SKIPPED  # a native corpus: absent lines are no evidence
     assert found[("compare", "corpus sqlite")]["summary"] == "UNCHANGED"
     assert set(doc["fingerprints"]) == {"corpus", "live"} and set(doc["fingerprints"]["live"]) == {"sidecar"}
-    assert replay_commands(capsys, doc) == 22
+    assert replay_commands(capsys, doc) == 35
 
 
 def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):
@@ -545,7 +543,7 @@ def test_github_format_appends_the_markdown_summary(capsys, store, tmp_path, mon
     markdown = (tmp_path / "report.md").read_text()
     assert summary.read_text() == "earlier step\n" + markdown
     assert markdown.startswith("## agy-audit ci: FAIL\n")
-    assert "| compare | fail | 5 | 1 | 0 |" in markdown
+    assert "| compare | fail | 6 | 1 | 0 |" in markdown
     assert "### Drift: live\n" in markdown and "| `steps.[].metadata.sandboxProfile` |  | `string` |" in markdown
     assert "not observed (" not in markdown  # the status table counts them; they are not listed
 

@@ -116,9 +116,9 @@ def test_markdown_report_is_exact():
 
 Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missing lines are only 'not observed').
 
-| surface | status | added | removed | type changed | widened | narrowed | not observed |
-| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-| sidecar | DRIFT | 1 | 0 | 0 | 1 | 0 | 1 |
+| surface | status | added | removed | renamed | type changed | widened | narrowed | value added | value removed | not observed |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| sidecar | DRIFT | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 |
 
 ### sidecar: added (1)
 
@@ -164,13 +164,17 @@ def test_bundled_baselines_are_the_published_snapshots():
     # agy 1.2.11: the published record (the same digests as 1.2.10), and the transcript surface of the
     # store builder's fixture, so that a first compare has a transcript baseline instead of NEW
     b = found["agy-1.2.11"]
-    assert set(b.digests) == {"sidecar", "sqlite", "transcript"} and b.date == "2026-09-25"
+    assert set(b.digests) == {"sidecar", "sqlite", "transcript", "values"} and b.date == "2026-09-25"
     assert b.provenance["transcript"].startswith(
         "imported from agy-audit's store builder fixture (the sample store examples/home"
     )
     assert b.lines["transcript"] == observe([REPO / "examples" / "home"], ("transcript",)).fingerprints["transcript"].lines, (
         "the sample's transcript shape changed: re-record fingerprints/agy-1.2.11/transcript.tsv (and its digest) "
         "with `agy-audit fingerprint --surface transcript --paths examples/home`"
+    )
+    assert b.lines["values"] == observe([REPO / "examples" / "home"], ("values",)).fingerprints["values"].lines, (
+        "the sample's values changed: re-record fingerprints/agy-1.2.11/values.tsv (and its digest) "
+        "with `agy-audit fingerprint --surface values --paths examples/home`"
     )
 
 
@@ -208,7 +212,7 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
     record = compat.parse(text)
     assert (record.agy_version, record.verified_on, record.scope) == ("1.2.11", "2026-09-25", "explicit-version-scoped")
     assert {s: record.digests[s] for s in ("sqlite", "sidecar")} == {"sqlite": SCHEMA, "sidecar": D1210}
-    assert set(record.digests) == {"sqlite", "sidecar", "transcript"}
+    assert set(record.digests) == {"sqlite", "sidecar", "transcript", "values"}
     assert "imported from agy-reader's published record" in text
 
 
@@ -314,7 +318,7 @@ def test_a_removal_of_a_key_our_proto_decodes_is_drift_in_a_complete_native_swee
     )
     assert result.fails("breaking")
     assert main(["compare", "--baseline", str(tmp_path / "fp" / "agy-9.9.9"), str(corpus)]) == 1
-    assert "- steps.[].metadata.createdAt\tstring" in capsys.readouterr().out
+    assert "  - steps.[].metadata.createdAt\tstring\n" in capsys.readouterr().out
 
 
 def test_keys_the_offline_decoder_can_produce():
@@ -344,4 +348,4 @@ def test_drift_against_synthetic_baseline_lines_is_an_advisory_never_a_failure(t
     # It travels with the baseline: written, read back, bundled for agy-1.2.11's transcript lines.
     baseline_writer.write(base, tmp_path)
     assert baselines.load(tmp_path / "agy-1.0.0").synthetic == {"transcript": "the store builder's fixture"}
-    assert set(baselines.resolve("agy-1.2.11").synthetic) == {"transcript"}
+    assert set(baselines.resolve("agy-1.2.11").synthetic) == {"transcript", "values"}

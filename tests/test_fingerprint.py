@@ -185,6 +185,7 @@ def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, co
         "sqlite": "no readable conversation .db",
         "wire": "no readable conversation .db",
         "transcript": "no brain transcript record",
+        "values": "no sidecar, conversation .db or transcript record to take values from",
     }
 
 

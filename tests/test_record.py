@@ -65,14 +65,14 @@ def test_record_writes_every_surface_and_regenerates_the_compatibility_record(wo
     assert capsys.readouterr().out.endswith(f"recorded {workspace / 'fp' / 'agy-9.9.9'}; regenerated {workspace / 'COMPAT.md'}\n")
     target = workspace / "fp" / "agy-9.9.9"
     names = sorted(p.name for p in target.iterdir())
-    assert names == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "transcript.tsv", "wire.tsv"]
+    assert names == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "transcript.tsv", "values.tsv", "wire.tsv"]
     doc = json.loads((target / "baseline.json").read_text())
     assert (doc["name"], doc["agyVersion"], doc["corpusScope"]) == ("agy-9.9.9", "9.9.9", "explicit-version-scoped")
-    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == ["sidecar", "sqlite", "wire", "transcript"]
+    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == ["sidecar", "sqlite", "wire", "transcript", "values"]
     assert all(p.startswith("computed from a swept corpus (3 native) by agy-audit ") for p in doc["provenance"].values())
     assert doc["counts"]["sessions"] == 3 and doc["counts"]["steps"] == sum(doc["counts"]["stepTypes"].values())
     baseline = load(target)
-    assert set(baseline.lines) == {"sidecar", "sqlite", "wire", "transcript"}
+    assert set(baseline.lines) == {"sidecar", "sqlite", "wire", "transcript", "values"}
 
     text = (workspace / "COMPAT.md").read_text()
     record = compat.parse(text)
@@ -126,11 +126,11 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
     target = workspace / "fp" / "agy-9.9.9"
     doc = json.loads((target / "baseline.json").read_text())
     assert doc["absent"] == {"transcript": "no brain transcript record"} and "transcript" not in doc["digests"]
-    assert sorted(p.name for p in target.iterdir()) == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "wire.tsv"]
+    assert sorted(p.name for p in target.iterdir()) == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "values.tsv", "wire.tsv"]
     assert load(target).absent == {"transcript": "no brain transcript record"}
     text = (workspace / "COMPAT.md").read_text()
     assert "- **Transcript fingerprint:** absent from the recorded corpus (no brain transcript record)" in text
-    assert "| `agy-9.9.9` | 9.9.9 |" in text and text.split("| `agy-9.9.9` |")[1].split("\n")[0].endswith("| absent |")
+    assert "| `agy-9.9.9` | 9.9.9 |" in text and text.split("| `agy-9.9.9` |")[1].split("\n")[0].split(" | ")[-2] == "absent"
 
     code, same = _compare_json(workspace, workspace / "corpus", capsys)  # absent on both sides
     assert code == 0
@@ -142,6 +142,7 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
         "sidecar": "UNCHANGED",
         "sqlite": "UNCHANGED",
         "wire": "UNCHANGED",
+        "values": "UNCHANGED",
     }
     code, now = _compare_json(workspace, full, capsys)  # present now, absent in the baseline
     assert code == 0
@@ -158,7 +159,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     assert _record(tmp_path, corpus="corpus") == 0
     capsys.readouterr()
     doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
-    assert list(doc["digests"]) == ["transcript"]
+    assert list(doc["digests"]) == ["transcript", "values"]
     assert doc["absent"] == {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
@@ -171,6 +172,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
         "sqlite": "NOT COMPARABLE",
         "wire": "NOT COMPARABLE",
         "transcript": "UNCHANGED",
+        "values": "UNCHANGED",
     }
     assert main(["baselines", "--baseline-dir", str(tmp_path / "fp")]) == 0
     assert "sidecar(absent),sqlite(absent),wire(absent),transcript" in capsys.readouterr().out
@@ -242,7 +244,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
         ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
         ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
-        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 292}),
+        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 292, "values": 152}),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
@@ -322,5 +324,6 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
         "corpus sqlite": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
         "corpus wire": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
         "corpus transcript": "UNCHANGED",
+        "corpus values": "UNCHANGED; values of sidecar, sqlite, wire not compared (that surface is not recorded on both sides)",
         "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
     }

@@ -491,13 +491,21 @@ PROFILE = {
         }
     ],
 }
+
+
+def _entry_with(extra: dict) -> On:
+    return On(PROFILE, entries=[PROFILE["entries"][0] | extra])
+
+
 PROFILE_RULES = [
     ("consumer-profile/document", "/futureKey", _DELETE, 1),
     ("consumer-profile/document", "/entries", [PROFILE["entries"][0]], _DELETE),
-    ("consumer-profile/profile", "/profile", 1, 2),
+    ("consumer-profile/profile", "/profile", 2, 3),
     ("consumer-profile/name", "/name", "deja-vu", "no spaces"),
     ("consumer-profile/name", "/name", "a.b_c", "x\n"),
     ("consumer-profile/repository", "/repository", "kenn-io/agentsview", "agentsview"),
+    ("consumer-profile/repository", "/repository", "pypi:tokstat", "pypi:"),
+    ("consumer-profile/repository", "/repository", "npm:@scope/tool", "cargo:tool"),
     ("consumer-profile/version", "/version", "v1", ""),
     ("consumer-profile/describes", "/describes", "d", ""),
     ("consumer-profile/entries", "/entries", [PROFILE["entries"][0]], []),
@@ -510,6 +518,49 @@ PROFILE_RULES = [
     ("consumer-profile/entry/accepts/item", "/entries/0/accepts/0", "null", "len|varint"),
     ("consumer-profile/entry/cite", "/entries/0/cite", "mjacobs/agy-reader:README.md@cf3f4e5", "README.md@cf3f4e5"),
     ("consumer-profile/entry/cite", "/entries/0/cite", "a/b:c@" + "f" * 40, "a/b:c@main"),
+    ("consumer-profile/entry/cite", "/entries/0/cite", "pypi:tokstat==1.25.0:tokstat/a.py:42-44", "pypi:tokstat:tokstat/a.py:42"),
+    ("consumer-profile/entry/cite", "/entries/0/cite", "npm:codeburn@0.9.15:dist/cli.js:7", "npm:codeburn@0.9.15:dist/cli.js"),
+    ("consumer-profile/entry/values", "/entries/0/values", ["15"], [], "/entries/0/values", _entry_with({"other": "skips"})),
+    (
+        "consumer-profile/entry/values/item",
+        "/entries/0/values/0",
+        "PLANNER_RESPONSE",
+        "a|b",
+        None,
+        _entry_with({"values": ["15"], "other": "skips"}),
+    ),
+    (
+        "consumer-profile/entry/range",
+        "/entries/0/range",
+        [1000, 5000],
+        [1000],
+        None,
+        _entry_with({"range": [0, 1], "other": "drops"}),
+    ),
+    (
+        "consumer-profile/entry/other",
+        "/entries/0/other",
+        "drops",
+        "loses",
+        None,
+        _entry_with({"values": ["15"], "other": "skips"}),
+    ),
+    (
+        "consumer-profile/entry/other/needs-values",
+        "/entries/0/other",
+        "skips",
+        _DELETE,
+        "/entries/0",
+        _entry_with({"values": ["15"], "other": "skips"}),
+    ),
+    (
+        "consumer-profile/entry/other/needs-values",
+        "/entries/0/range",
+        _DELETE,
+        [1, 2],
+        "/entries/0",
+        _entry_with({"values": ["15"], "other": "skips"}),
+    ),
     ("consumer-profile/entry/why", "/entries/0/why", "x", ""),
     ("consumer-profile/entry/observed", "/entries/0/observed", False, "no"),
 ]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from audit.checks.baselines import Baseline
+from audit.checks.fingerprint import SURFACES
 from audit.errors import InputError
 from audit.safeio import atomic_write, read_bytes
 
@@ -22,6 +23,7 @@ LABELS = {  # surface -> bullet label (the first two are agy-reader's)
     "sidecar": "Sidecar shape fingerprint",
     "wire": "Wire fingerprint",
     "transcript": "Transcript fingerprint",
+    "values": "Values fingerprint",
 }
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _BULLET = re.compile(r"^- \*\*(?P<label>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
@@ -30,6 +32,7 @@ _WHAT = {
     "sqlite": "the conversation database schema: DDL and user_version",
     "wire": "the protobuf shape of the database's blob columns",
     "transcript": "the shape of the brain transcript records",
+    "values": "the values each enum-like field holds (step types, statuses, sources, models, tool names)",
 }
 
 
@@ -104,7 +107,7 @@ def render(baselines: list[Baseline]) -> str:
         f"- **Verified on:** {newest.date or 'unknown'}",
         f"- **agy-audit version:** {newest.tool_version or 'unknown'}",
     ]
-    for surface in ("sqlite", "sidecar", "wire", "transcript"):  # schema first: agy-reader's parse rule
+    for surface in sorted(SURFACES, key=lambda s: s != "sqlite"):  # schema first: agy-reader's parse rule
         digest = newest.digests.get(surface)
         if digest is None and surface in newest.absent:
             out.append(f"- **{LABELS[surface]}:** absent from the recorded corpus ({newest.absent[surface]})")
@@ -119,7 +122,7 @@ def render(baselines: list[Baseline]) -> str:
         f"## What was verified for agy {newest.agy_version or newest.name}",
         "",
     ]
-    for surface in ("sidecar", "sqlite", "wire", "transcript"):
+    for surface in SURFACES:
         digest = newest.digests.get(surface)
         if digest is None:
             held = f" (absent from the recorded corpus: {newest.absent[surface]})" if surface in newest.absent else ""
@@ -145,12 +148,12 @@ def render(baselines: list[Baseline]) -> str:
         "",
         "## Baselines",
         "",
-        "| baseline | agy | verified on | scope | sidecar | sqlite | wire | transcript |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| baseline | agy | verified on | scope | " + " | ".join(SURFACES) + " |",
+        "| --- | --- | --- | --- | " + " | ".join("---" for _ in SURFACES) + " |",
     ]
     for b in reversed(ordered):
         cells = [f"`{b.name}`", b.agy_version or "?", b.date or "?", b.scope or "?"]
-        for surface in ("sidecar", "sqlite", "wire", "transcript"):
+        for surface in SURFACES:
             digest = b.digests.get(surface)
             if digest is None:
                 cells.append("absent" if surface in b.absent else "-")

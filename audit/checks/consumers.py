@@ -33,22 +33,25 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.checks import schemas
 from audit.checks.baselines import Baseline
 from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, Comparison, Observed, SurfaceResult
+from audit.checks.fingerprint import SURFACES, VALUES
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
+from audit.checks.values import MORE, named, order
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
 from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
 
 SCHEMA = "consumer-profile"
-FINGERPRINTED = ("sidecar", "sqlite", "wire", "transcript")
+FINGERPRINTED = tuple(s for s in SURFACES if s != VALUES)
 REQUIRES, OPTIONAL = "requires", "optional"
+BREAKS_ON_OTHER, DROPS_OTHER, SKIPS_OTHER = "breaks", "drops", "skips"
 OK, AT_RISK, BREAKS, UNKNOWN = "ok", "at risk", "breaks", "unknown"
 NOT_COMPARABLE_VERDICT = "not comparable"
 VERDICTS = (OK, AT_RISK, BREAKS, NOT_COMPARABLE_VERDICT)
@@ -65,10 +68,32 @@ class Entry:
     why: str
     accepts: tuple[str, ...] | None = None
     observed: bool = True
+    values: tuple[str, ...] | None = None  # the values it acts on (or range)
+    range: tuple[int, int] | None = None  # lo <= v < hi
+    other: str | None = None  # what it does with any other value: breaks, drops, skips
 
     @property
     def label(self) -> str:
         return f"{self.surface} {self.path or '(root)'}"
+
+    @property
+    def selects(self) -> str | None:
+        """The values it acts on, in words (``type in {15}``, ``model in [1000, 5000)``), or None."""
+        name = self.path.rsplit(".", 1)[-1] or self.path
+        if self.values is not None:
+            return f"{name} in {{{', '.join(self.values)}}}"
+        if self.range is not None:
+            return f"{name} in [{self.range[0]}, {self.range[1]})"
+        return None
+
+    def takes(self, value: str) -> bool:
+        """Whether *value* (as the values fingerprint records it) is one the entry acts on."""
+        if self.values is not None:
+            return value in self.values
+        if self.range is not None:
+            number = value.lstrip("-")
+            return number.isdigit() and self.range[0] <= int(value) < self.range[1]
+        return True
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,9 @@ def from_document(doc: object, source: str) -> Profile:
             e["why"],
             tuple(e["accepts"]) if "accepts" in e else None,
             e.get("observed", True),
+            tuple(e["values"]) if "values" in e else None,
+            (e["range"][0], e["range"][1]) if "range" in e else None,
+            e.get("other"),
         )
         for e in doc["entries"]
     )
@@ -297,12 +325,16 @@ def _gone(entry: Entry, path: str, current: dict[str, str]) -> str | None:
     return prefix
 
 
-def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str]) -> tuple[str, str]:
+def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str], path: str) -> tuple[str, str]:
     required = entry.mode == REQUIRES
     if change.kind == "not-observed":
         return UNKNOWN, "not observed in this corpus (no evidence of removal)"
     if change.kind == "added":
         return OK, "added"
+    if change.kind == "renamed":
+        if path == change.path:
+            return OK, f"renamed from {change.was}"
+        return (BREAKS if required else AT_RISK), f"renamed to {change.path}"
     if change.new is None:  # removed
         gone = _gone(entry, change.path, current)
         if gone is not None:
@@ -344,22 +376,110 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
     paths = sorted(p for p in before.keys() | current.keys() if match(p))
     if not paths:
         return [Decision(entry, UNKNOWN, "in neither the baseline nor the corpus")]
-    changes = {c.path: c for c in result.changes}
+    changes = {c.path: c for c in result.changes} | {c.was: c for c in result.changes if c.was is not None}
     out = []
     for path in paths:
         change = changes.get(path)
         if change is None:
             out.append(Decision(entry, OK, "unchanged", path))
         else:
-            effect, reason = _classify(entry, surface, change, current)
+            effect, reason = _classify(entry, surface, change, current, path)
             out.append(Decision(entry, effect, reason, path, change))
     return out
+
+
+def _value_sets(lines: Iterable[str], match: Callable[[str], object]) -> dict[str, set[str]]:
+    return {key: set(values.split("|")) for key, values in map(_split, lines) if match(key)}
+
+
+def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed) -> list[Decision]:
+    """What the values recorded now at the entry's path mean for a consumer that acts only on
+    ``entry.values`` / ``entry.range`` and ``entry.other``s the rest (see the module docstring)."""
+    fp = observed.fingerprints.get(VALUES)
+    if fp is None:
+        why = observed.not_computed.get(VALUES, "not computed")
+        return [Decision(entry, UNKNOWN, f"no values recorded ({why})")]
+    match = pattern(f"{entry.surface}:{entry.path}").fullmatch
+    now = _value_sets(fp.lines, match)
+    if not now:
+        return [Decision(entry, UNKNOWN, f"no value of {entry.path} recorded in this corpus")]
+    recorded = VALUES in baseline.lines and entry.surface in baseline.digests
+    before = _value_sets(baseline.lines.get(VALUES, ()), match) if recorded else {}
+    judged = recorded and VALUES not in baseline.synthetic and not (result is not None and result.surface in baseline.synthetic)
+    selects, other = entry.selects, entry.other
+    out = []
+    for key in sorted(now):
+        field = key.partition(":")[2]
+        outside = sorted((v for v in now[key] if not entry.takes(v)), key=order)
+        if not outside:
+            out.append(Decision(entry, OK, f"every value now recorded is one it acts on ({selects})", field))
+            continue
+        if MORE in outside:
+            out.append(
+                Decision(entry, AT_RISK, f"more values than are recorded: cannot tell which fall outside {selects}", field)
+            )
+            continue
+        new = [v for v in outside if v not in before.get(key, ())] if recorded else []
+        standing = [v for v in outside if v not in new]
+        shown = ", ".join(outside)
+        if other == BREAKS_ON_OTHER:
+            out.append(Decision(entry, BREAKS, f"holds {shown}, outside {selects}: it fails on any other value", field))
+            continue
+        if standing:
+            also = f"also in {baseline.name}" if recorded else f"{baseline.name} records no values of {entry.surface}"
+            if other == DROPS_OTHER:
+                out.append(
+                    Decision(
+                        entry, AT_RISK, f"already drops the records with {', '.join(standing)} (outside {selects}; {also})", field
+                    )
+                )
+            else:
+                out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
+        for value in new:
+            unnamed = named(key, value) is not True
+            if other == SKIPS_OTHER and not unnamed:
+                out.append(
+                    Decision(
+                        entry,
+                        OK,
+                        f"new value {value}, a kind cortex.proto names, is outside {selects}: not read by design",
+                        field,
+                    )
+                )
+                continue
+            if other == DROPS_OTHER:
+                loss = f"new value {value} is outside {selects}: its records are dropped silently"
+            else:
+                loss = (
+                    f"new value {value}, which agy-audit cannot name, is outside its filter {selects}: "
+                    "records it read may have moved there, and it skips them silently"
+                )
+            if judged:
+                out.append(Decision(entry, BREAKS, f"{loss} (not in {baseline.name})", field))
+            else:
+                out.append(
+                    Decision(
+                        entry,
+                        AT_RISK,
+                        f"{loss}; {baseline.name}'s values are synthetic: record your own baseline to tell new values from old",
+                        field,
+                    )
+                )
+    return out
+
+
+def _judge(entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed) -> list[Decision]:
+    decisions = _judge_entry(entry, results.get(entry.surface), baseline, observed)
+    if entry.other is None:
+        return decisions
+    paths = [d for d in decisions if d.path is not None]  # a value path (compact.type) need not be a line of its surface
+    return paths + _judge_values(entry, results.get(entry.surface), baseline, observed)
 
 
 def judge(profile: Profile, comparison: Comparison, baseline: Baseline, observed: Observed) -> ConsumerResult:
     """The verdict of *profile* on *comparison* (of *observed* against *baseline*)."""
     results = {r.surface: r for r in comparison.surfaces}
-    decisions = [d for e in profile.entries for d in _judge_entry(e, results.get(e.surface), baseline, observed)]
+    decisions = [d for e in profile.entries for d in _judge(e, results, baseline, observed)]
     worst = max((_RANK[d.effect] for d in decisions), default=0)
     verdict = {0: NOT_COMPARABLE_VERDICT, 1: OK, 2: AT_RISK, 3: BREAKS}[worst]
     return ConsumerResult(profile, verdict, decisions)

@@ -31,7 +31,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.fingerprint import SURFACES, Fingerprint, Reads, Survey, survey
+from audit.checks.fingerprint import SURFACES, VALUES, Fingerprint, Reads, Survey, survey
+from audit.checks.shape import digest_lines
+from audit.checks.values import order
 from audit.errors import NothingToCheck, UsageError
 from audit.progress import Callback
 from audit.safeio import is_file, read_bytes
@@ -78,8 +80,8 @@ def _value_node(fd: FieldDescriptor) -> object:
     return "any" if name in _OPAQUE_MESSAGES else "leaf" if name in _TEXT_MESSAGES else fd.message_type
 
 
-CLASSES = ("added", "removed", "type-changed", "widened", "narrowed", "not-observed")
-BREAKING = frozenset({"removed", "type-changed", "widened"})
+CLASSES = ("added", "removed", "renamed", "type-changed", "widened", "narrowed", "value-added", "value-removed", "not-observed")
+BREAKING = frozenset({"removed", "renamed", "type-changed", "widened"})
 FAIL_ON = ("drift", "breaking", "never")
 NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
 WHOLE_PER_FILE = frozenset({"sqlite"})
@@ -156,6 +158,28 @@ class Change:
     kind: str
     old: str | None  # baseline value (types), None when added
     new: str | None  # current value, None when removed / not observed
+    was: str | None = None  # renamed: the baseline path this one replaces
+
+    def text(self, sep: str = ": ") -> str:
+        """The change in words: ``path: value``, ``path: old -> new``, ``old -> path: value``
+        (renamed), ``path: +V (now A|V)`` (a value added; ``-V`` gone); *sep* after the path."""
+        if self.kind == "renamed":
+            return f"{self.was} -> {self.path}{sep}{self.new}"
+        if self.kind in ("value-added", "value-removed"):
+            more, fewer = self.values()
+            shown = "|".join(sorted(more if self.kind == "value-added" else fewer, key=order))
+            return f"{self.path}{sep}{'+' if self.kind == 'value-added' else '-'}{shown} (now {self.new or 'none'})"
+        value = self.new if self.old is None else self.old if self.new is None else f"{self.old} -> {self.new}"
+        return f"{self.path}{sep}{value}"
+
+    def values(self) -> tuple[set[str], set[str]]:
+        """A values-surface change: (values added, values gone)."""
+        old, new = _members(self.old), _members(self.new)
+        return new - old, old - new
+
+
+def _members(value: str | None) -> set[str]:
+    return set(value.split("|")) if value else set()
 
 
 @dataclass(frozen=True)
@@ -233,7 +257,96 @@ def diff_lines(
             else:
                 kind = "type-changed"
         changes.append(Change(path, kind, a, b))
+    return _renamed(changes)
+
+
+def _parent(path: str) -> tuple[str, str]:
+    parent, _, key = path.rpartition(".")
+    return parent, key
+
+
+def _normal(key: str) -> str:
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _renamed(changes: list[Change]) -> tuple[Change, ...]:
+    """Pair each path that is gone (removed, or not observed) with one added at the same place
+    holding the same types, as one ``renamed`` change at the new path (``was``: the old one).
+    A pair is made where the two keys differ only in case, ``_`` and ``-`` (``created_at`` ->
+    ``createdAt``), or, for a removal, where it is the only removed and the only added key of
+    that type under the parent; everything below a renamed key pairs with its counterpart.
+    A key that merely went unobserved pairs only by name: the corpus may not exercise it."""
+    gone = {c.path: c for c in changes if c.kind in ("removed", "not-observed") and c.new is None}
+    added = {c.path: c for c in changes if c.kind == "added"}
+    if not gone or not added:
+        return tuple(changes)
+    pairs: dict[str, str] = {}  # new path -> old path
+    moved: dict[str, str] = {}  # old key prefix + "." -> new prefix + "."
+    for path in sorted(gone, key=lambda p: (p.count("."), p)):
+        old = gone[path]
+        parent, key = _parent(path)
+        target = next((path.replace(o, n, 1) for o, n in moved.items() if path.startswith(o)), None)
+        if target is None:
+            candidates = [p for p in added if p not in pairs and _parent(p)[0] == parent and added[p].new == old.old]
+            named = [p for p in candidates if _normal(_parent(p)[1]) == _normal(key)]
+            if len(named) == 1:
+                target = named[0]
+            elif old.kind == "removed" and len(candidates) == 1:
+                rivals = [p for p, c in gone.items() if _parent(p)[0] == parent and c.kind == "removed" and c.old == old.old]
+                target = candidates[0] if len(rivals) == 1 else None
+        if target is not None and target in added and target not in pairs and added[target].new == old.old:
+            pairs[target] = path
+            moved[path + "."] = target + "."
+    if not pairs:
+        return tuple(changes)
+    old_paths = set(pairs.values())
+    out = [c for c in changes if c.path not in old_paths and c.path not in pairs]
+    out += [Change(new, "renamed", added[new].new, added[new].new, was) for new, was in pairs.items()]
+    return tuple(sorted(out, key=lambda c: c.path))
+
+
+def diff_values(old: tuple[str, ...], new: tuple[str, ...], *, complete: Callable[[str], bool]) -> tuple[Change, ...]:
+    """Changes of the ``values`` surface: per field, ``value-added`` when it holds a value it did not
+    (a new field too), ``value-removed`` when a value is gone (``not-observed`` where *complete*
+    says the corpus could have missed it); a field may have both."""
+    before = dict(map(_split, old))
+    after = dict(map(_split, new))
+    changes = []
+    for path in sorted(before.keys() | after.keys()):
+        a, b = before.get(path), after.get(path)
+        if a == b:
+            continue
+        more, fewer = _members(b) - _members(a), _members(a) - _members(b)
+        if more:
+            changes.append(Change(path, "value-added", a, b))
+        if fewer:
+            changes.append(Change(path, "value-removed" if complete(path) else "not-observed", a, b))
     return tuple(changes)
+
+
+def compare_values(
+    baseline: Baseline, current: Fingerprint, observed_surfaces: set[str], *, complete: Callable[[str], bool]
+) -> SurfaceResult:
+    """The ``values`` surface, compared for the surfaces both sides record (the values of a surface
+    new on one side are part of that surface's NEW, never value drift)."""
+    recorded, digest = baseline.digests[VALUES], current.digest
+    shared = {s for s in SURFACES if s != VALUES and s in baseline.digests and s in observed_surfaces}
+    before, after = _values_of(baseline.lines[VALUES], shared), _values_of(current.lines, shared)
+    left = sorted({line.partition(":")[0] for line in baseline.lines[VALUES] + current.lines} - shared)
+    aside = f"values of {', '.join(left)} not compared (that surface is not recorded on both sides)" if left else None
+    if not before and not after:
+        return SurfaceResult(VALUES, NOT_COMPARABLE, aside or "no value recorded on both sides", recorded, digest)
+    if digest_lines(before) == digest_lines(after):
+        return SurfaceResult(VALUES, UNCHANGED, aside, recorded, digest)
+    changes = diff_values(before, after, complete=complete)
+    if all(c.kind == "not-observed" for c in changes):
+        why = f"every observed value is in {baseline.name}; {len(changes)} of its fields lack a value, which is no evidence of removal"
+        return SurfaceResult(VALUES, NOT_COMPARABLE, "; ".join(filter(None, (why, aside))), recorded, digest, changes)
+    return SurfaceResult(VALUES, DRIFT, aside, recorded, digest, changes)
+
+
+def _values_of(lines: tuple[str, ...], surfaces: set[str]) -> tuple[str, ...]:
+    return tuple(line for line in lines if line.partition(":")[0] in surfaces)
 
 
 def compare_surface(
@@ -282,6 +395,22 @@ def compare_surface(
     return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
 
 
+def _value_scope(observed: Observed, complete: bool) -> Callable[[str], bool]:
+    """Whether a gone value of a field is a removal: the values surface is complete and so is the
+    field's own surface (or, partial there, this corpus could show the field's path)."""
+
+    def scope(line_path: str) -> bool:
+        surface, _, path = line_path.partition(":")
+        if not complete:
+            return False
+        if surface not in observed.partial:
+            return True
+        observable = observed.observable.get(surface)
+        return observable is not None and observable(path)
+
+    return scope
+
+
 def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | None = None) -> Comparison:
     """Compare *observed* fingerprints with *baseline*. Surfaces neither side has are left out
     unless named in *surfaces*."""
@@ -308,7 +437,12 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
             result.partial[surface] = why
         complete = observed.complete and why is None
         reason = observed.not_computed.get(surface)
-        found = compare_surface(surface, baseline, current.get(surface), complete=complete, reason=reason, observable=observable)
+        if surface == VALUES and surface in current and surface in baseline.lines and current[surface].note != DIGEST_ONLY:
+            found = compare_values(baseline, current[surface], set(current), complete=_value_scope(observed, complete))
+        else:
+            found = compare_surface(
+                surface, baseline, current.get(surface), complete=complete, reason=reason, observable=observable
+            )
         if found.status == DRIFT and surface in baseline.synthetic:
             why = (
                 f"advisory, not a failure: {baseline.name}'s {surface} lines are synthetic ({baseline.synthetic[surface]}); "

@@ -18,6 +18,9 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
   (``audit.checks.shape``): each tier of a brain directory (``audit.store.transcript.locate``:
   compact, full, overview) is read as one stream, its chunk parts concatenated; chunks that are
   byte-identical to their flat file (or a prefix of it) are read once, differing ones both.
+* ``values`` -- the values each enum-like field holds on those surfaces (``audit.checks.values``):
+  step types and statuses of the ``steps`` rows, every ``cortex.proto`` enum in the sidecars (at
+  its sidecar and its wire path), transcript types, sources, statuses and tool names.
 
 Inputs (``survey``): a sweep corpus (``manifest.json``, ``corpus/<surface>/<id>.trajectory.json``,
 ``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``), a store root
@@ -43,7 +46,9 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from audit.checks.shape import SidecarShape, TranscriptShape, digest_lines
+from audit.checks.shape import OTHER_TIER, TIER_NAMES, SidecarShape, TranscriptShape, digest_lines
+from audit.checks.values import SURFACE as VALUES
+from audit.checks.values import Values
 from audit.errors import InputError
 from audit.progress import Callback
 from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, read_bytes, read_json
@@ -68,7 +73,7 @@ from audit.store.wire import parse as parse_wire
 if TYPE_CHECKING:
     from audit.store.proto import MessageDescriptor
 
-SURFACES = ("sidecar", "sqlite", "wire", "transcript")
+SURFACES = ("sidecar", "sqlite", "wire", "transcript", VALUES)
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
@@ -350,12 +355,14 @@ def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
 # ----------------------------------------------------------------------------- surfaces
 
 
-def _sidecars(paths: Iterable[Path], result: Survey, read: Reads | None) -> Fingerprint | None:
-    """The sidecar shape of *paths*, folded into *read*'s, whose sidecars are not read again."""
+def _sidecars(paths: Iterable[Path], result: Survey, read: Reads | None, values: Values) -> Fingerprint | None:
+    """The sidecar shape of *paths*, folded into *read*'s, whose sidecars are not read again;
+    their enum values into *values*."""
     shape = SidecarShape() if read is None else read.sidecars
     taken = set() if read is None else read.sidecar_paths
     if read is not None:
         result.counts.merge(read.sidecar_counts)
+        values.merge(read.sidecar_values)
     for path in paths:
         if taken and os.path.abspath(path) in taken:
             continue
@@ -366,14 +373,17 @@ def _sidecars(paths: Iterable[Path], result: Survey, read: Reads | None) -> Fing
                 result.problems.append(exc.message)
                 continue
             result.counts.add_trajectory(doc)
+            values.add_sidecar(doc)
             del doc
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
 def _transcripts(
-    streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey, read: Reads | None
+    streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey, read: Reads | None, values: Values
 ) -> Fingerprint | None:
     shape = read.transcripts if read is not None else TranscriptShape()
+    if read is not None:
+        values.merge(read.transcript_values)
     for tier, paths in streams:
         result.counts.transcripts += len(paths)
         known = read.streams.get(tuple(map(str, paths))) if read is not None else None
@@ -381,13 +391,14 @@ def _transcripts(
             result.problems += known[0]
             result.skipped += known[1]
             continue
-        _stream_shape(shape, tier, paths, result.problems, result.skipped)
+        _stream_shape(shape, values, tier, paths, result.problems, result.skipped)
     return Fingerprint.of("transcript", shape.lines()) if shape.records else None
 
 
 def _stream_shape(
-    shape: TranscriptShape, tier: str | None, paths: tuple[Path, ...], problems: list[str], skipped: list[str]
+    shape: TranscriptShape, values: Values, tier: str | None, paths: tuple[Path, ...], problems: list[str], skipped: list[str]
 ) -> None:
+    name = tier if tier in TIER_NAMES else OTHER_TIER
     for item in iter_transcript(paths, tier=tier):
         if isinstance(item, TranscriptFinding):
             if item.kind == "unreadable":
@@ -396,6 +407,7 @@ def _stream_shape(
                 skipped.append(f"{item.file}:{item.line}: {item.message}")
         else:
             shape.add(item.raw, tier)
+            values.add_transcript(item.raw, name)
 
 
 def schema_lines(schema: list[SchemaObject], user_version: int | None) -> list[str]:
@@ -746,11 +758,16 @@ class Reads:
         self.sidecars = SidecarShape()
         self.sidecar_counts = Counts()
         self.sidecar_paths: set[str] = set()  # absolute paths of the sidecars added
+        self.sidecar_values = Values()
+        self.database_values = Values()
+        self.transcript_values = Values()
 
     def add_sidecar(self, path: Path, document: object) -> None:
         """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``)."""
         self.sidecar_paths.add(os.path.abspath(path))
-        self.sidecar_counts.add_trajectory(self.sidecars.add_parsed(document))
+        unwrapped = self.sidecars.add_parsed(document)
+        self.sidecar_counts.add_trajectory(unwrapped)
+        self.sidecar_values.add_sidecar(unwrapped)
 
     def add_brain(self, brain: Path) -> None:
         """Observe the transcript streams of the brain directory *brain* (as ``survey`` finds them)."""
@@ -759,7 +776,7 @@ class Reads:
         for tier, paths in inputs.streams:
             problems: list[str] = []
             skipped: list[str] = []
-            _stream_shape(self.transcripts, tier, paths, problems, skipped)
+            _stream_shape(self.transcripts, self.transcript_values, tier, paths, problems, skipped)
             self.streams[tuple(map(str, paths))] = (problems, skipped)
 
     def add(self, conv: NativeConversation, recorded: BlobFields | None = None) -> None:
@@ -769,6 +786,7 @@ class Reads:
         if conv.access:
             self.schemas.add(conv)
             self.wire.update(wire_observations(conv, recorded))
+            self.database_values.add_rows(conv.tables.get("steps", ()))
 
 
 def _problems(conv: NativeConversation) -> list[str]:
@@ -780,12 +798,15 @@ def _problems(conv: NativeConversation) -> list[str]:
 
 
 def _databases(
-    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: Reads | None
+    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: Reads | None, values: Values
 ) -> Iterator[tuple[str, str, str]]:
-    """Read each database once: its schema into *schemas*, its wire observations yielded; those
-    in *read* are not read again (*schemas* and the yielded triples then include *read*'s)."""
-    if read is not None and observe:
-        yield from read.wire
+    """Read each database once: its schema into *schemas*, its step types and statuses into
+    *values*, its wire observations yielded; those in *read* are not read again (*schemas*,
+    *values* and the yielded triples then include *read*'s)."""
+    if read is not None:
+        values.merge(read.database_values)
+        if observe:
+            yield from read.wire
     for path in paths:
         result.counts.databases += 1
         if read is not None and (known := read.problems.get(os.path.abspath(path))) is not None:
@@ -796,6 +817,7 @@ def _databases(
         if not conv.access:
             continue
         schemas.add(conv)
+        values.add_rows(conv.tables.get("steps", ()))
         if observe:
             yield from wire_observations(conv)
 
@@ -829,7 +851,8 @@ def survey(
     wanted = set(surfaces)
     inputs, result = _collect(paths)
     result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
-    read_databases, read_transcripts = bool(wanted & {"sqlite", "wire"}), "transcript" in wanted
+    read_databases, read_transcripts = bool(wanted & {"sqlite", "wire", VALUES}), bool(wanted & {"transcript", VALUES})
+    values = Values()
     total = (
         len(inputs.sidecars)
         + (len(inputs.databases) if read_databases else 0)
@@ -839,10 +862,10 @@ def survey(
     found: dict[str, Fingerprint | None] = {}
     if "sidecar" in wanted or inputs.sidecars:  # sidecars also give the corpus counts
         listed = read is not None and read.sidecar_paths <= {os.path.abspath(p) for p in inputs.sidecars}
-        found["sidecar"] = _sidecars(each(inputs.sidecars), result, read if listed else None)
+        found["sidecar"] = _sidecars(each(inputs.sidecars), result, read if listed else None, values)
     if read_databases:
         schemas = read.schemas if read is not None else _Schemas()
-        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read)
+        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read, values)
         if "wire" in wanted:
             wire = wire_fingerprint(observations)
         else:
@@ -852,12 +875,16 @@ def survey(
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
     if read_transcripts:
-        found["transcript"] = _transcripts(((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read)
+        found["transcript"] = _transcripts(
+            ((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read, values
+        )
+    found[VALUES] = Fingerprint.of(VALUES, values.lines()) if values.seen or values.more else None
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
         "wire": "no readable conversation .db",
         "transcript": "no brain transcript record",
+        VALUES: "no sidecar, conversation .db or transcript record to take values from",
     }
     for surface in SURFACES:
         if surface not in wanted:

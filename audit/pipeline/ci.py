@@ -844,11 +844,7 @@ class _Context:
     def _surface(self, target: str, comparison: Comparison, result: SurfaceResult, command: str) -> Check:
         fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on.drift)
         level = ERROR if fails else WARNING
-        findings = [
-            Finding(level, c.kind, f"{c.path}: {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}")
-            for c in result.changes
-            if c.kind != "not-observed"
-        ]
+        findings = [Finding(level, c.kind, c.text()) for c in result.changes if c.kind != "not-observed"]
         if not result.classified:
             findings.append(Finding(level, "digest-changed", f"{result.baseline_digest} -> {result.current_digest}"))
         counts = {kind: result.counts()[kind] for kind in CLASSES}

@@ -16,11 +16,25 @@ _TITLES = {
     "type-changed": "type changed",
     "widened": "widened",
     "narrowed": "narrowed",
+    "renamed": "renamed",
+    "value-added": "value added",
+    "value-removed": "value removed",
     "not-observed": "not observed",
 }
+TAB = "\t"
 FOLD_AFTER = 50
 """Markdown: a class with more changed lines than this is folded into ``<details>``."""
-_MARKS = {"added": "+", "removed": "-", "type-changed": "~", "widened": ">", "narrowed": "<", "not-observed": "?"}
+_MARKS = {
+    "added": "+",
+    "removed": "-",
+    "renamed": "=",
+    "type-changed": "~",
+    "widened": ">",
+    "narrowed": "<",
+    "value-added": "+",
+    "value-removed": "-",
+    "not-observed": "?",
+}
 
 
 # ----------------------------------------------------------------------------- fingerprint
@@ -69,7 +83,10 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
                 "complete": r.complete,
                 "classified": r.classified,
                 "counts": {kind: r.counts()[kind] for kind in CLASSES},
-                "changes": [{"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new} for c in r.changes],
+                "changes": [
+                    {"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new} | ({"was": c.was} if c.was else {})
+                    for c in r.changes
+                ],
             }
             for r in comparison.surfaces
         ],
@@ -94,9 +111,7 @@ def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool
             if not changes or (kind == "not-observed" and not verbose):
                 continue
             out += ["", f"{r.surface}: {_TITLES[kind]} ({len(changes)})"]
-            for c in changes:
-                value = c.new if c.old is None else c.old if c.new is None else f"{c.old} -> {c.new}"
-                out.append(f"  {_MARKS[kind]} {c.path}\t{value}")
+            out += [f"  {_MARKS[kind]} {c.text(sep=TAB)}" for c in changes]
     return "\n".join(out) + "\n"
 
 
@@ -129,7 +144,10 @@ def comparison_markdown(comparison: Comparison, observed: Observed, *, not_obser
                 continue
             heading = f"{r.surface}: {_TITLES[kind]} ({len(changes)})"
             rows = ["| path | baseline | observed |", "| --- | --- | --- |"]
-            rows += [f"| {_cell(c.path)} | {_cell(c.old)} | {_cell(c.new)} |" for c in changes]
+            rows += [
+                f"| {_cell(c.path if c.was is None else f'{c.was} -> {c.path}')} | {_cell(c.old)} | {_cell(c.new)} |"
+                for c in changes
+            ]
             if kind == "not-observed" or len(changes) > FOLD_AFTER:
                 out += ["", f"<details><summary>{heading}</summary>", ""] + rows + ["", "</details>"]
             else:

@@ -1,0 +1,261 @@
+"""The ``values`` fingerprint (``audit.checks.values``), its comparison (``value-added`` /
+``value-removed``), ``renamed`` changes, and how a consumer's value filter reads them."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from audit.checks.baselines import Baseline
+from audit.checks.consumers import AT_RISK, BREAKS, OK, Entry, Profile, judge
+from audit.checks.drift import Change, Observed, compare, diff_lines, diff_values
+from audit.checks.fingerprint import COMPLETE_SCOPE, Fingerprint
+from audit.checks.values import MAX_VALUES, MORE, OTHER, Values, named
+
+# ----------------------------------------------------------------------------- recording
+
+
+def test_only_content_free_values_are_kept():
+    v = Values()
+    v.add("transcript:compact.type", "PLANNER_RESPONSE")
+    v.add("transcript:compact.type", "a prompt someone wrote")
+    v.add("transcript:compact.type", 15)
+    v.add("transcript:compact.type", True)  # a boolean is not an enum value
+    v.add("transcript:compact.type", None)
+    assert v.lines() == ("transcript:compact.type\t15|(other)|PLANNER_RESPONSE",)
+
+
+def test_a_field_with_too_many_values_is_recorded_as_more_alone():
+    v = Values()
+    for n in range(MAX_VALUES):
+        v.add("sqlite:table:steps.step_type", n)
+    assert v.lines()[0].endswith(f"|{MAX_VALUES - 1}")
+    v.add("sqlite:table:steps.step_type", MAX_VALUES)
+    v.add("sqlite:table:steps.step_type", 1)
+    assert v.lines() == (f"sqlite:table:steps.step_type\t{MORE}",)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a:x", "a:y"]), st.integers(0, 80)), max_size=200), st.integers(0, 200))
+def test_merging_gives_what_one_pass_gives_in_any_order(items, cut):
+    whole, first, second = Values(), Values(), Values()
+    for key, value in items:
+        whole.add(key, value)
+    for key, value in items[:cut]:
+        first.add(key, value)
+    for key, value in items[cut:]:
+        second.add(key, value)
+    second.merge(first)
+    assert second.lines() == whole.lines()
+
+
+def test_a_sidecar_gives_each_enum_at_its_sidecar_and_its_wire_path():
+    v = Values()
+    v.add_sidecar(
+        {
+            "trajectory": {
+                "source": "CORTEX_TRAJECTORY_SOURCE_CLI",
+                "steps": [
+                    {"type": "CORTEX_STEP_TYPE_PLANNER_RESPONSE", "metadata": {"source": "CORTEX_STEP_SOURCE_MODEL"}},
+                    {"type": 999, "status": "CORTEX_STEP_STATUS_DONE"},
+                    {"status": "free text"},
+                ],
+                "generatorMetadata": [{"chatModel": {"model": 342}}],
+                "agyReader": {"completeness": {"profile": "X_Y"}},
+            }
+        }
+    )
+    assert v.lines() == (
+        "sidecar:generatorMetadata.[].chatModel.model\t342",
+        "sidecar:source\tCORTEX_TRAJECTORY_SOURCE_CLI",
+        "sidecar:steps.[].metadata.source\tCORTEX_STEP_SOURCE_MODEL",
+        f"sidecar:steps.[].status\t{OTHER}|CORTEX_STEP_STATUS_DONE",
+        "sidecar:steps.[].type\t999|CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+        "wire:gen_metadata.data.chat_model.model\t342",
+        "wire:steps.metadata.source\t2",
+        "wire:steps.step_payload[999].status\t3",
+        "wire:steps.step_payload[999].type\t999",
+        "wire:steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].metadata.source\t2",
+        "wire:steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].type\t15",
+        f"wire:steps.step_payload[CORTEX_STEP_TYPE_UNSPECIFIED].status\t{OTHER}",
+    )
+
+
+def test_transcript_records_and_database_rows():
+    v = Values()
+    v.add_transcript(
+        {"type": "PLANNER_RESPONSE", "source": "MODEL", "tool_calls": [{"name": "run_command"}, {"name": "Bad Name"}]}, "full"
+    )
+    v.add_rows([{"step_type": 15, "status": 3}, {"step_type": 14, "status": None}])
+    assert v.lines() == (
+        "sqlite:table:steps.status\t3",
+        "sqlite:table:steps.step_type\t14|15",
+        "transcript:full.source\tMODEL",
+        f"transcript:full.tool_calls.[].name\t{OTHER}|run_command",
+        "transcript:full.type\tPLANNER_RESPONSE",
+    )
+
+
+def test_which_values_cortex_proto_names():
+    assert named("sqlite:table:steps.step_type", "15") is True
+    assert named("sqlite:table:steps.step_type", "999") is False
+    assert named("transcript:compact.type", "PLANNER_RESPONSE") is True
+    assert named("transcript:compact.type", "PLANNER_RESPONSE_V2") is False
+    assert named("sidecar:steps.[].type", "250") is False
+    assert named("wire:gen_metadata.data.chat_model.usage.model", "342") is True
+    assert named("transcript:compact.tool_calls.[].name", "run_command") is None
+
+
+# ----------------------------------------------------------------------------- comparing
+
+
+def test_values_gained_and_lost_are_their_own_classes():
+    old = ("sqlite:table:steps.step_type\t14|15", "transcript:compact.type\tUSER_INPUT")
+    new = ("sqlite:table:steps.step_type\t14|15|999", "transcript:compact.type\tPLANNER_RESPONSE")
+    changes = diff_values(old, new, complete=lambda path: True)
+    assert changes == (
+        Change("sqlite:table:steps.step_type", "value-added", "14|15", "14|15|999"),
+        Change("transcript:compact.type", "value-added", "USER_INPUT", "PLANNER_RESPONSE"),
+        Change("transcript:compact.type", "value-removed", "USER_INPUT", "PLANNER_RESPONSE"),
+    )
+    assert [c.text() for c in changes] == [
+        "sqlite:table:steps.step_type: +999 (now 14|15|999)",
+        "transcript:compact.type: +PLANNER_RESPONSE (now PLANNER_RESPONSE)",
+        "transcript:compact.type: -USER_INPUT (now PLANNER_RESPONSE)",
+    ]
+    assert diff_values(old, new, complete=lambda path: False)[2].kind == "not-observed"
+
+
+def _baseline(**lines: tuple[str, ...]) -> Baseline:
+    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
+    return Baseline(
+        "agy-1.0.0",
+        "1.0.0",
+        "2026-01-01",
+        "0.1.0",
+        COMPLETE_SCOPE,
+        {s: fp.digest for s, fp in fps.items()},
+        dict.fromkeys(fps, "computed from a test corpus"),
+        None,
+        {s: fp.lines for s, fp in fps.items()},
+    )
+
+
+def _observed(**lines: tuple[str, ...]) -> Observed:
+    return Observed("test corpus", {s: Fingerprint.of(s, v) for s, v in lines.items()}, True, COMPLETE_SCOPE)
+
+
+def test_values_of_a_surface_only_one_side_records_are_not_value_drift():
+    base = _baseline(transcript=("compact.T\tobject",), values=("transcript:compact.type\tT",))
+    now = _observed(
+        transcript=("compact.T\tobject",),
+        sqlite=("user_version\t1",),
+        values=("sqlite:table:steps.step_type\t15", "transcript:compact.type\tT"),
+    )
+    result = {r.surface: r for r in compare(base, now).surfaces}
+    assert (result["values"].status, result["values"].changes) == ("UNCHANGED", ())
+    assert result["values"].reason == "values of sqlite not compared (that surface is not recorded on both sides)"
+    assert result["sqlite"].status == "NEW"
+
+
+# ----------------------------------------------------------------------------- renamed
+
+
+def test_a_key_renamed_under_every_record_type_is_one_renamed_change_each():
+    old = ("compact.A\tobject", "compact.A.created_at\tstring", "compact.B\tobject", "compact.B.created_at\tstring")
+    new = ("compact.A\tobject", "compact.A.createdAt\tstring", "compact.B\tobject", "compact.B.createdAt\tstring")
+    assert diff_lines(old, new, complete=True) == (
+        Change("compact.A.createdAt", "renamed", "string", "string", "compact.A.created_at"),
+        Change("compact.B.createdAt", "renamed", "string", "string", "compact.B.created_at"),
+    )
+    # not a complete corpus: the old key was only not observed, and pairs by its name alone
+    assert diff_lines(old, new, complete=False)[0].kind == "renamed"
+
+
+def test_a_renamed_object_takes_its_subtree_and_an_unlike_key_pairs_only_when_alone():
+    old = ("m\tobject", "m.usage\tobject", "m.usage.tokens\tstring", "m.keep\tnumber")
+    new = ("m\tobject", "m.stats\tobject", "m.stats.tokens\tstring", "m.keep\tnumber")
+    assert diff_lines(old, new, complete=True) == (
+        Change("m.stats", "renamed", "object", "object", "m.usage"),
+        Change("m.stats.tokens", "renamed", "string", "string", "m.usage.tokens"),
+    )
+    # unlike names, only not observed: no evidence of a rename
+    assert [c.kind for c in diff_lines(old, new, complete=False)] == ["added", "added", "not-observed", "not-observed"]
+    # two removed keys of one type and one added: ambiguous, left as they are
+    two = ("m\tobject", "m.a\tstring", "m.b\tstring")
+    assert [c.kind for c in diff_lines(two, ("m\tobject", "m.c\tstring"), complete=True)] == ["removed", "removed", "added"]
+    # a different type at the new key is no rename
+    assert [c.kind for c in diff_lines(("m.a_b\tstring",), ("m.aB\tnumber",), complete=True)] == ["added", "removed"]
+
+
+# ----------------------------------------------------------------------------- consumers
+
+
+def _profile(**entry: object) -> Profile:
+    base = {"surface": "sqlite", "path": "table:steps.step_type", "mode": "requires", "cite": "o/r:f.py:1@abcdef0", "why": "w"}
+    return Profile("reader", "o/r", "1", "d", (Entry(**(base | entry)),))  # type: ignore[arg-type]
+
+
+SHAPES = {"sqlite": ("table:steps.step_type\tINTEGER",), "wire": ("gen_metadata.data.chat_model.model\tvarint",)}
+
+
+def _verdict(profile: Profile, base_values: tuple[str, ...], now_values: tuple[str, ...], *, synthetic: bool = False):
+    base = _baseline(**SHAPES, values=base_values)
+    if synthetic:
+        base.synthetic = {"values": "the builder's sample"}
+    now = _observed(**SHAPES, values=now_values)
+    result = judge(profile, compare(base, now), base, now)
+    return result.verdict, [d.reason for d in result.decisions if d.effect == result.verdict]
+
+
+def test_a_new_unnamed_value_outside_a_filter_breaks_it_and_a_named_one_does_not():
+    skips = _profile(values=("15",), other="skips")
+    before = ("sqlite:table:steps.step_type\t14|15",)
+    assert _verdict(skips, before, ("sqlite:table:steps.step_type\t14|15|999",)) == (
+        BREAKS,
+        [
+            "new value 999, which agy-audit cannot name, is outside its filter step_type in {15}: records it read "
+            "may have moved there, and it skips them silently (not in agy-1.0.0)"
+        ],
+    )
+    assert _verdict(skips, before, ("sqlite:table:steps.step_type\t14|15|17",)) == (
+        OK,
+        [
+            "unchanged",
+            "14 outside step_type in {15}: kinds it never read (also in agy-1.0.0)",
+            "new value 17, a kind cortex.proto names, is outside step_type in {15}: not read by design",
+        ],
+    )
+    # against synthetic values a new value is only at risk
+    assert _verdict(skips, before, ("sqlite:table:steps.step_type\t14|15|999",), synthetic=True)[0] == AT_RISK
+
+
+def test_a_range_that_drops_records_flags_old_values_and_breaks_on_new_ones():
+    drops = _profile(surface="wire", path="gen_metadata.data.chat_model.model", range=(1000, 5000), other="drops")
+    key = "wire:gen_metadata.data.chat_model.model"
+    verdict, reasons = _verdict(drops, (f"{key}\t342|1020",), (f"{key}\t342|1020",))
+    assert (verdict, reasons) == (
+        AT_RISK,
+        ["already drops the records with 342 (outside model in [1000, 5000); also in agy-1.0.0)"],
+    )
+    verdict, reasons = _verdict(drops, (f"{key}\t1020",), (f"{key}\t1020|6001",))
+    assert (verdict, reasons) == (
+        BREAKS,
+        ["new value 6001 is outside model in [1000, 5000): its records are dropped silently (not in agy-1.0.0)"],
+    )
+
+
+def test_a_reader_that_fails_on_other_values_breaks_on_any():
+    strict = _profile(values=("14", "15"), other="breaks")
+    assert _verdict(strict, ("sqlite:table:steps.step_type\t14|15|17",), ("sqlite:table:steps.step_type\t14|15|17",)) == (
+        BREAKS,
+        ["holds 17, outside step_type in {14, 15}: it fails on any other value"],
+    )
+
+
+def test_a_required_key_renamed_breaks_its_reader():
+    entry = _profile(surface="transcript", path="compact.*.created_at")
+    base = _baseline(transcript=("compact.A\tobject", "compact.A.created_at\tstring"))
+    now = _observed(transcript=("compact.A\tobject", "compact.A.createdAt\tstring"))
+    result = judge(entry, compare(base, now), base, now)
+    assert result.verdict == BREAKS
+    assert [(d.path, d.reason) for d in result.deciding] == [("compact.A.created_at", "renamed to compact.A.createdAt")]
