@@ -48,28 +48,36 @@ def test_merging_gives_what_one_pass_gives_in_any_order(items, cut):
     assert second.lines() == whole.lines()
 
 
-def test_a_sidecar_gives_each_enum_at_its_sidecar_and_its_wire_path():
+TRAJECTORY = {
+    "trajectory": {
+        "source": "CORTEX_TRAJECTORY_SOURCE_CLI",
+        "steps": [
+            {"type": "CORTEX_STEP_TYPE_PLANNER_RESPONSE", "metadata": {"source": "CORTEX_STEP_SOURCE_MODEL"}},
+            {"type": 999, "status": "CORTEX_STEP_STATUS_DONE"},
+            {"status": "free text"},
+        ],
+        "generatorMetadata": [{"chatModel": {"model": 342}}],
+        "agyReader": {"completeness": {"profile": "X_Y"}},
+    }
+}
+
+
+def test_a_sidecar_gives_each_enum_at_its_sidecar_path():
     v = Values()
-    v.add_sidecar(
-        {
-            "trajectory": {
-                "source": "CORTEX_TRAJECTORY_SOURCE_CLI",
-                "steps": [
-                    {"type": "CORTEX_STEP_TYPE_PLANNER_RESPONSE", "metadata": {"source": "CORTEX_STEP_SOURCE_MODEL"}},
-                    {"type": 999, "status": "CORTEX_STEP_STATUS_DONE"},
-                    {"status": "free text"},
-                ],
-                "generatorMetadata": [{"chatModel": {"model": 342}}],
-                "agyReader": {"completeness": {"profile": "X_Y"}},
-            }
-        }
-    )
+    v.add_sidecar(TRAJECTORY)
     assert v.lines() == (
         "sidecar:generatorMetadata.[].chatModel.model\t342",
         "sidecar:source\tCORTEX_TRAJECTORY_SOURCE_CLI",
         "sidecar:steps.[].metadata.source\tCORTEX_STEP_SOURCE_MODEL",
         f"sidecar:steps.[].status\t{OTHER}|CORTEX_STEP_STATUS_DONE",
         "sidecar:steps.[].type\t999|CORTEX_STEP_TYPE_PLANNER_RESPONSE",
+    )
+
+
+def test_a_reconstructed_db_gives_each_enum_at_its_wire_path_as_a_number():
+    v = Values()
+    v.add_native(TRAJECTORY["trajectory"])
+    assert v.lines() == (
         "wire:gen_metadata.data.chat_model.model\t342",
         "wire:steps.metadata.source\t2",
         "wire:steps.step_payload[999].status\t3",

@@ -64,7 +64,7 @@ from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.proto_json import FieldSets
-from audit.store.trajectory import STEP_TYPE_NAMES, BlobFields
+from audit.store.trajectory import STEP_TYPE_NAMES, BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, MAX_FIELDS, VARINT, WIRE_NAMES, WireError, WireField
@@ -779,14 +779,15 @@ class Reads:
             _stream_shape(self.transcripts, self.transcript_values, tier, paths, problems, skipped)
             self.streams[tuple(map(str, paths))] = (problems, skipped)
 
-    def add(self, conv: NativeConversation, recorded: BlobFields | None = None) -> None:
+    def add(self, conv: NativeConversation, recorded: BlobFields | None = None, native: NativeTrajectory | None = None) -> None:
         """Observe the conversation database *conv*; *recorded*, what decoding it recorded of its
-        blobs, spares parsing them again (``wire_observations``)."""
+        blobs, spares parsing them again (``wire_observations``), and *native*, its reconstruction,
+        decoding it again for its enum values."""
         self.problems[os.path.abspath(conv.path)] = _problems(conv)
         if conv.access:
             self.schemas.add(conv)
             self.wire.update(wire_observations(conv, recorded))
-            self.database_values.add_rows(conv.tables.get("steps", ()))
+            _database_values(self.database_values, conv, native)
 
 
 def _problems(conv: NativeConversation) -> list[str]:
@@ -797,8 +798,15 @@ def _problems(conv: NativeConversation) -> list[str]:
     return [f.message for f in conv.findings if f.code != "missing-table"]
 
 
+def _database_values(values: Values, conv: NativeConversation, native: NativeTrajectory | None = None) -> None:
+    """The step types and statuses of *conv*'s rows and the enum values of its blobs (from *native*,
+    its reconstruction, or from decoding it now)."""
+    values.add_rows(conv.tables.get("steps", ()))
+    values.add_native((native or reconstruct(conv)).trajectory)
+
+
 def _databases(
-    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: Reads | None, values: Values
+    paths: Iterable[Path], result: Survey, schemas: _Schemas, observe: bool, read: Reads | None, values: Values, want_values: bool
 ) -> Iterator[tuple[str, str, str]]:
     """Read each database once: its schema into *schemas*, its step types and statuses into
     *values*, its wire observations yielded; those in *read* are not read again (*schemas*,
@@ -817,7 +825,8 @@ def _databases(
         if not conv.access:
             continue
         schemas.add(conv)
-        values.add_rows(conv.tables.get("steps", ()))
+        if want_values:
+            _database_values(values, conv)
         if observe:
             yield from wire_observations(conv)
 
@@ -865,7 +874,7 @@ def survey(
         found["sidecar"] = _sidecars(each(inputs.sidecars), result, read if listed else None, values)
     if read_databases:
         schemas = read.schemas if read is not None else _Schemas()
-        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read, values)
+        observations = _databases(each(inputs.databases), result, schemas, "wire" in wanted, read, values, VALUES in wanted)
         if "wire" in wanted:
             wire = wire_fingerprint(observations)
         else:

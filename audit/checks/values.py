@@ -10,9 +10,10 @@ its own surface, so a consumer profile entry (``audit.checks.consumers``) finds 
   path (``steps.[].type``, ``steps.[].metadata.source``, ``generatorMetadata.[].chatModel.model``),
   as the document writes it (agy's enum name, or the number proto3 JSON writes for one it has no
   name for);
-* ``wire:<path>`` -- the same fields at their ``wire`` fingerprint path, as numbers
-  (``steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].planner_response.stop_reason``,
-  ``gen_metadata.data.chat_model.model``); a name the ``.proto`` cannot number stays a name;
+* ``wire:<path>`` -- the same fields of a conversation ``.db``'s blobs (read from its offline
+  reconstruction, never from a sidecar, which may lag the ``.db``) at their ``wire`` fingerprint
+  path, as numbers (``steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].planner_response.stop_reason``,
+  ``gen_metadata.data.chat_model.model``);
 * ``transcript:<tier>.type``, ``.source``, ``.status`` and ``<tier>.tool_calls.[].name``;
 * other surfaces' records through ``Values.add_record`` (``history:type``, ``artifacts:artifactType``).
 
@@ -185,15 +186,24 @@ class Values:
                     self.add(f"transcript:{tier}.tool_calls.[].name", call["name"], _TOOL)
 
     def add_sidecar(self, document: object) -> None:
-        """One trajectory document (envelope unwrapped, ``agyReader`` never read): every enum
-        field of ``cortex.proto``'s messages, at its sidecar and its wire path."""
+        """One sidecar (envelope unwrapped, ``agyReader`` never read): every enum field of
+        ``cortex.proto``'s messages, at its sidecar path."""
+        self._trajectory(document, "sidecar")
+
+    def add_native(self, trajectory: dict) -> None:
+        """The offline reconstruction of a conversation ``.db`` (``trajectory.reconstruct``):
+        every enum field of its blobs, at its wire path, as numbers."""
+        self._trajectory(trajectory, "wire")
+
+    def _trajectory(self, document: object, surface: str) -> None:
         if type(document) is dict and len(document) == 1 and "trajectory" in document:
             document = document["trajectory"]
         if type(document) is not dict:
             return
-        for key in _HEADER:
-            if key in document:
-                self.add(f"sidecar:{key}", document[key])
+        if surface == "sidecar":
+            for key in _HEADER:
+                if key in document:
+                    self.add(f"sidecar:{key}", document[key])
         for key, (scope, descriptor) in _TOP.items():
             value = document.get(key)
             items = value if type(value) is list else [value] if type(value) is dict else ()
@@ -205,13 +215,17 @@ class Values:
                     kind = item.get("type", 0)
                     number = _number(pb.CortexStepType.DESCRIPTOR, kind)
                     name = STEP_TYPE_NAMES.get(number, str(number)) if type(number) is int else str(kind)
-                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}[{name}].", steps=True)
+                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}[{name}].", surface, steps=True)
                 else:
-                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}.")
+                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}.", surface)
 
-    def _walk(self, item: dict, descriptor: Descriptor, json_prefix: str, wire_prefix: str, *, steps: bool = False) -> None:
-        """The enum fields below one message rendered as *item*; a Step's metadata, error,
-        permissions and task details are recorded at their steps column's wire path too."""
+    def _walk(
+        self, item: dict, descriptor: Descriptor, json_prefix: str, wire_prefix: str, surface: str, *, steps: bool = False
+    ) -> None:
+        """The enum fields below one message rendered as *item*, at their *surface* paths (``sidecar``
+        or ``wire``); a Step's metadata, error, permissions and task details are at their steps
+        column's wire path too."""
+        sidecar = surface == "sidecar"
         stack: list[tuple[object, Descriptor, str, tuple[str, ...], int]] = [(item, descriptor, json_prefix, (wire_prefix,), 0)]
         while stack:
             node, message, jp, wps, depth = stack.pop()
@@ -228,10 +242,12 @@ class Values:
                     wpaths += (f"steps.{_STEP_COLUMN_OF[name]}",)
                 if enum is not None:
                     for v in values:
-                        self.add(f"sidecar:{jpath}", v)
-                        number = _number(enum, v)
-                        for wpath in wpaths:
-                            self.add(f"wire:{wpath}", number)
+                        if sidecar:
+                            self.add(f"sidecar:{jpath}", v)
+                        else:
+                            number = _number(enum, v)
+                            for wpath in wpaths:
+                                self.add(f"wire:{wpath}", number)
                 elif child is not None and depth < _MAX_DEPTH:
                     below = tuple(f"{w}." for w in wpaths)
                     stack.extend((v, child, f"{jpath}.", below, depth + 1) for v in values)

@@ -692,7 +692,7 @@ class _Context:
                 result = consistency.check_session(own, (conv, native))
                 self._keep("consistency", CORPUS, own, _consistency_part(result))
             with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv, d.fields)
+                self.reads.add(conv, d.fields, native)
                 if own.brain is not None:
                     self.reads.add_brain(own.brain)
             if own.brain is not None:

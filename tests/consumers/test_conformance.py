@@ -34,6 +34,7 @@ from audit.checks.fingerprint import survey
 from audit.store import layout
 from audit.store.proto import cortex_pb2 as pb
 from audit.testing.builder import StoreBuilder
+from tests.cli_capture import cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -265,3 +266,48 @@ def test_real_reader_agrees(consumer, mutation, table, tmp_path):
     was, now = count(before), count(after)
     lost = {what: (was[what], now[what]) for what in was if now[what] < was[what]}
     assert bool(lost) == (table[mutation][consumer] == BREAKS), (consumer, mutation, table[mutation][consumer], lost)
+
+
+# ----------------------------------------------------------------------------- what compare prints
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, Path]:
+    """A built store with one generation of model 342 (GPT-OSS, which cortex.proto names), swept
+    and recorded as agy-9.9.9; returns (the store, the baseline directory)."""
+    work = tmp_path_factory.mktemp("recorded")
+    home = build(work / "home")
+    _gen_metadata(home, _gpt_oss_first)
+    corpus = _corpus(home, work / "corpus")
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01"), work / "fp")
+    return home, work / "fp" / "agy-9.9.9"
+
+
+def _gpt_oss_first(message: pb.CortexStepGeneratorMetadata) -> None:
+    if message.chat_model.usage.model and not getattr(_gpt_oss_first, "done", False):
+        message.chat_model.usage.model = 342
+        _gpt_oss_first.done = True  # type: ignore[attr-defined]
+
+
+def test_compare_names_the_filter_a_new_step_type_falls_outside(recorded, tmp_path):
+    home, baseline = recorded
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    _new_step_type(copy)
+    corpus = _corpus(copy, tmp_path / "corpus")
+    code, out, _ = cli("compare", "--baseline", baseline, "--consumer", "tokstat", "--consumer", "sessionfs", corpus)
+    assert code == 1
+    assert "\ntokstat: breaks (" in out and "\nsessionfs: breaks (" in out
+    assert (
+        "  sqlite table:steps.step_type  [requires: new value 999, which agy-audit cannot name, is outside its filter "
+        "step_type in {15}: records it read may have moved there, and it skips them silently (not in agy-9.9.9)]\n"
+    ) in out
+    assert "full.type in {USER_INPUT, PLANNER_RESPONSE}" not in out or "PLANNER_RESPONSE_V2" in out
+
+
+def test_agentsview_flags_the_model_enums_outside_its_range(recorded):
+    home, baseline = recorded
+    code, out, _ = cli("compare", "--baseline", baseline, "--consumer", "agentsview", "--fail-on", "consumer:agentsview", home)
+    assert code == 0  # at risk: a loss it has today, not a change
+    assert "\nagentsview: at risk (" in out
+    assert "already drops the records with 342 (outside model in [1000, 5000); also in agy-9.9.9)" in out
