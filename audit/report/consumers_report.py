@@ -29,7 +29,7 @@ def _value(d: Decision) -> str:
     c = d.change
     if c is None:
         return ""
-    if c.old is None or c.new is None:
+    if c.old is None or c.new is None or c.old == c.new:
         return c.new or c.old or ""
     return f"{c.old} -> {c.new}"
 

@@ -311,3 +311,15 @@ def test_agentsview_flags_the_model_enums_outside_its_range(recorded):
     assert code == 0  # at risk: a loss it has today, not a change
     assert "\nagentsview: at risk (" in out
     assert "already drops the records with 342 (outside model in [1000, 5000); also in agy-9.9.9)" in out
+
+
+def test_compare_reports_a_renamed_key_as_renamed(recorded, tmp_path):
+    home, baseline = recorded
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    _each_record(copy, _rename)
+    code, out, _ = cli("compare", "--baseline", baseline, "--consumer", "tokstat", _corpus(copy, tmp_path / "corpus"))
+    assert code == 1
+    assert "transcript: renamed (" in out and "transcript: removed (" not in out and "transcript: added (" not in out
+    assert "  = compact.USER_INPUT.created_at -> compact.USER_INPUT.createdAt\tstring\n" in out
+    assert "  transcript compact.USER_INPUT.created_at\tstring  [requires: renamed to compact.USER_INPUT.createdAt]\n" in out
