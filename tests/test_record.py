@@ -3,6 +3,7 @@ file byte-identical; ``baselines`` lists and imports."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -10,15 +11,17 @@ from pathlib import Path
 import pytest
 
 from audit.actions import compat
-from audit.actions.sweep import sweep
+from audit.actions.sweep import NOT_COVERED_LEGACY, sweep
 from audit.checks.baselines import bundled_dir, load
 from audit.cli import main
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
+from audit.testing.daemon import SimulatedDaemon
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
+TOKEN = "record-token-3c9e1a7f5b2d4068"
 SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
 
 
@@ -327,3 +330,52 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
         "corpus values": "UNCHANGED; values of sidecar, sqlite, wire not compared (that surface is not recorded on both sides)",
         "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
     }
+
+
+def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_transcript_drift(tmp_path, capsys):
+    """A native sweep cannot read a legacy .pb-only session: it is listed as not covered (its brain
+    transcripts swept all the same), the manifest is not complete and record says what it left out.
+    A baseline recorded from a daemon sweep of the same store, which covered it, shows no transcript
+    drift against the native corpus: the .pb-only session's transcript lines are in both."""
+    cli = StoreBuilder(tmp_path / "home", seed=9).root("cli")
+    cli.conversation(turns=2)
+    legacy = cli.conversation(turns=1, db=False, legacy_pb=True, transcript_overview=True)  # lines only it has
+    root = Root(cli.path, "cli", True)
+    (tmp_path / "COMPAT.md").write_text("previous record\n")
+    with SimulatedDaemon(cli.path, token=TOKEN, trajectories={legacy.id: legacy.trajectory}) as sim:
+        env = {"ANTIGRAVITY_DAEMON_URL": sim.url, "ANTIGRAVITY_CSRF_TOKEN": TOKEN}
+        assert sweep([root], tmp_path / "daemon", source="daemon", env=env).complete
+    assert _record(tmp_path, corpus="daemon") == 0
+    capsys.readouterr()
+
+    result = sweep([root], tmp_path / "native", source="native", env={})
+    manifest = json.loads((tmp_path / "native" / "manifest.json").read_text())
+    brain = legacy.paths["brain"]
+    copied = {
+        f"native/cli/brain/{legacy.id}/{p.relative_to(brain).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(brain.rglob("*"))
+        if p.is_file()
+    }
+    assert (result.complete, manifest["complete"], manifest["selected"], manifest["failures"]) == (False, False, 2, [])
+    assert manifest["notCovered"] == [
+        {"id": legacy.id, "surface": "cli", "path": str(legacy.paths["legacy_pb"]), "reason": NOT_COVERED_LEGACY, "files": copied}
+    ]
+    assert legacy.id not in {s["id"] for s in manifest["sessions"]}
+    assert main(["verify-contract", "--kind", "manifest", str(tmp_path / "native" / "manifest.json")]) == 0
+    capsys.readouterr()
+
+    before = _tree(tmp_path)
+    assert _record(tmp_path, name="agy-9.9.10", corpus="native") == 1
+    assert capsys.readouterr().err == (
+        f"agy-audit: refusing to record: {tmp_path / 'native' / 'manifest.json'}: the sweep is not complete "
+        f"(manifest complete is not true); left out: 1 session(s) not covered: {legacy.id} ({NOT_COVERED_LEGACY})\n"
+    )
+    assert _tree(tmp_path) == before
+
+    _, surfaces = _compare_json(tmp_path, tmp_path / "native", capsys)  # a DRIFT when its transcripts were not swept
+    assert surfaces["transcript"] == ("UNCHANGED", None)
+    digests = []
+    for where in (tmp_path / "native", cli.path):  # the corpus holds the store's transcript surface
+        assert main(["fingerprint", "--surface", "transcript", "--format", "json", str(where)]) == 0
+        digests.append(json.loads(capsys.readouterr().out)["fingerprints"]["transcript"]["digest"])
+    assert digests[0] == digests[1]

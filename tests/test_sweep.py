@@ -18,9 +18,9 @@ from jsonschema import Draft202012Validator
 from audit import safeio
 from audit.actions import sweep as sweep_module
 from audit.actions.sweep import (
+    NOT_COVERED_LEGACY,
     SKIP_DUPLICATE_PB,
     SKIP_IMPLICIT,
-    SKIP_LEGACY,
     SKIP_NO_SOURCE,
     backup_database,
     sweep,
@@ -61,6 +61,13 @@ def store(tmp_path):
     return Store(tmp_path / "home")
 
 
+@pytest.fixture
+def native_store(store):
+    """The store without its legacy .pb-only session: a native sweep covers every session."""
+    store.legacy.paths["legacy_pb"].unlink()
+    return store
+
+
 def snapshot(home: Path) -> dict[str, tuple[bytes, int]]:
     files = {}
     for dirpath, _, names in os.walk(home):
@@ -89,7 +96,7 @@ def manifest(out: Path) -> dict:
 
 def check_files(out: Path, doc: dict) -> None:
     """Every written file is listed with its sha256; nothing else is in the directory; modes are private."""
-    listed = {rel: digest for s in doc["sessions"] for rel, digest in s["files"].items()}
+    listed = {rel: digest for s in doc["sessions"] + doc.get("notCovered", []) for rel, digest in s["files"].items()}
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {"manifest.json"}
     assert on_disk == set(listed)
     for rel, digest in listed.items():
@@ -152,11 +159,12 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
         (str(store.implicit), SKIP_IMPLICIT),
         (str(store.dup.paths["legacy_pb"]), SKIP_DUPLICATE_PB),
     }
-    assert stdout.startswith("sweep: selected=6 swept=6 failures=0 skipped=2 complete=yes\n")
+    assert stdout.startswith("sweep: selected=6 swept=6 not-covered=0 failures=0 skipped=2 complete=yes\n")
     assert TOKEN.encode() not in every_byte(out) and TOKEN not in stdout + stderr
 
 
-def test_native_copy_is_standalone_and_includes_wal_content(store, tmp_path, capsys):
+def test_native_copy_is_standalone_and_includes_wal_content(native_store, tmp_path, capsys):
+    store = native_store
     out = tmp_path / "corpus"
     assert run(capsys, "--home", store.home, "--out", out, "--source", "native")[0] == 0
     copy = out / f"native/cli/{store.wal.id}.db"
@@ -288,10 +296,24 @@ def test_native_sweep(store, tmp_path, capsys):
     before = snapshot(store.home)
     code, stdout, stderr = run(capsys, "--home", store.home, "--out", out, "--source", "native")
     assert snapshot(store.home) == before
-    assert code == 0, stderr
+    assert code == 1  # the legacy .pb-only session is not covered
+    assert stderr == (
+        f"agy-audit: sweep incomplete (1 session(s) not covered: {NOT_COVERED_LEGACY}); "
+        f"incomplete corpus retained at {out}: do not record from it\n"
+    )
     doc = manifest(out)
     check_files(out, doc)
-    assert doc["complete"] is True and {r["source"] for r in doc["roots"]} == {"native"}
+    assert doc["complete"] is False and doc["failures"] == [] and {r["source"] for r in doc["roots"]} == {"native"}
+    assert doc["selected"] == 6
+    assert doc["notCovered"] == [
+        {
+            "id": store.legacy.id,
+            "surface": "cli",
+            "path": str(store.legacy.paths["legacy_pb"]),
+            "reason": NOT_COVERED_LEGACY,
+            "files": {},
+        }
+    ]
     sessions = {s["id"]: s for s in doc["sessions"]}
     assert set(sessions) == {store.wal.id, store.renamed.id, store.dup.id, store.ide.id, store.acp.id}
     assert sessions[store.renamed.id]["cascadeId"] == INTERNAL
@@ -306,8 +328,9 @@ def test_native_sweep(store, tmp_path, capsys):
         assert json.loads(corpus) == expected
         assert corpus == (json.dumps(expected, indent=2, ensure_ascii=False) + "\n").encode()
         assert sessions[convo.id]["steps"] == len(convo.steps)
-    assert (str(store.legacy.paths["legacy_pb"]), SKIP_LEGACY) in {(s["path"], s["reason"]) for s in doc["skipped"]}
+    assert str(store.legacy.paths["legacy_pb"]) not in {s["path"] for s in doc["skipped"]}
     assert not any(s["reason"] == SKIP_IMPLICIT for s in doc["skipped"])  # only with --include-implicit
+    assert f"not covered: {store.legacy.id} {store.legacy.paths['legacy_pb']}: {NOT_COVERED_LEGACY}\n" in stdout
 
 
 def test_sample_home_sweeps_natively(tmp_path, capsys):
@@ -386,17 +409,18 @@ def test_out_dir_must_be_new_and_creatable(store, tmp_path, capsys, kind):
 
 def test_nothing_to_sweep_exits_3(tmp_path, capsys):
     b = StoreBuilder(tmp_path / "home", seed=1)
-    b.root("cli").conversation(db=False, legacy_pb=True, brain=False)
+    b.root("cli").conversation(db=False, brain=False)  # a sidecar alone
     code, _, stderr = run(capsys, "--home", tmp_path / "home", "--out", tmp_path / "corpus", "--source", "native")
     assert code == 3
-    assert stderr == "agy-audit: nothing to sweep: no .db or .pb conversation selected (1 file(s) skipped)\n"
+    assert stderr == "agy-audit: nothing to sweep: no .db, .pb or brain transcript selected (1 file(s) skipped)\n"
     assert not os.path.lexists(tmp_path / "corpus")
 
 
 # ----------------------------------------------------------------------------- manifest, progress, interrupt
 
 
-def test_manifest_is_written_first_incomplete_and_progress_is_reported(store, tmp_path):
+def test_manifest_is_written_first_incomplete_and_progress_is_reported(native_store, tmp_path):
+    store = native_store
     out = tmp_path / "corpus"
     seen = []
 
@@ -448,16 +472,29 @@ def test_json_summary_and_installed_agy_version(store, tmp_path, capsys, monkeyp
     assert printed["manifest"]["installedAgyVersion"] == "agy 1.2.11 (linux/amd64)"
 
 
-def test_same_id_in_two_roots_of_one_surface_is_swept_once(tmp_path, capsys):
+@pytest.mark.parametrize("newest", ["first root", "second root"])
+@pytest.mark.parametrize("surfaces", [("ide", "ide"), ("cli", "ide")])
+def test_one_id_in_two_roots_is_swept_once_from_the_newest(tmp_path, capsys, newest, surfaces):
+    """The rule ``stores show``, ``export`` and ``inspect`` apply: the root whose artifacts are newest,
+    whatever the roots' names or surfaces; the other is listed as skipped, naming it."""
     b = StoreBuilder(tmp_path / "home", seed=5)
-    first = b.root("ide").conversation(turns=1, brain=False)
-    b.root("ide", name="antigravity-ide").conversation(first.id, turns=1, brain=False)
+    names = ("antigravity", "antigravity-ide") if surfaces == ("ide", "ide") else ("antigravity-cli", "antigravity-ide")
+    first = b.root(surfaces[0], name=names[0]).conversation(turns=1, brain=False)
+    second = b.root(surfaces[1], name=names[1]).conversation(first.id, turns=2, brain=False)  # the builder's clock moves forward
+    if newest == "first root":
+        for path in first.paths.values():
+            os.utime(path, ns=(second.end_ns + 60 * 10**9,) * 2)  # after its sidecar too
+    kept, other = (first, second) if newest == "first root" else (second, first)
     out = tmp_path / "corpus"
     assert run(capsys, "--home", tmp_path / "home", "--out", out, "--source", "native")[0] == 0
     doc = manifest(out)
-    assert [s["id"] for s in doc["sessions"]] == [first.id]
-    second = tmp_path / "home" / ".gemini" / "antigravity-ide" / "conversations" / f"{first.id}.db"
-    assert doc["skipped"] == [{"path": str(second), "reason": f"id already selected from {first.root} (same surface)"}]
+    surface = surfaces[0] if kept is first else surfaces[1]
+    assert [(s["id"], s["surface"], s["steps"]) for s in doc["sessions"]] == [(first.id, surface, len(kept.steps))]
+    assert doc["skipped"] == [
+        {"path": str(other.paths["db"]), "reason": f"id also in {kept.root} (artifacts here older); swept from there"}
+    ]
+    assert main(["stores", "--home", str(tmp_path / "home"), "show", first.id, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["root"] == str(kept.root)  # the same choice
 
 
 def test_progress_line_is_throttled_and_ended():
@@ -613,7 +650,8 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="need
 
 @needs_proc
 @pytest.mark.skipif(REAL_SYNCFS is None, reason="needs Linux 5.8+ syncfs(2)")
-def test_one_syncfs_makes_the_corpus_durable_before_the_final_manifest(store, tmp_path, monkeypatch):
+def test_one_syncfs_makes_the_corpus_durable_before_the_final_manifest(native_store, tmp_path, monkeypatch):
+    store = native_store
     out = tmp_path / "corpus"
     synced = _fsynced(monkeypatch)
     _syncfs(monkeypatch, "works", synced)
@@ -627,8 +665,9 @@ def test_one_syncfs_makes_the_corpus_durable_before_the_final_manifest(store, tm
 
 @needs_proc
 @pytest.mark.parametrize("how", ["unavailable", "fails"])
-def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(store, tmp_path, monkeypatch, how):
+def test_every_file_and_directory_the_manifest_lists_is_durable_before_it(native_store, tmp_path, monkeypatch, how):
     """Without a working syncfs(2) each file and directory is fsynced, once, before the final manifest."""
+    store = native_store
     out = tmp_path / "corpus"
     synced = _fsynced(monkeypatch)
     _syncfs(monkeypatch, how, synced)

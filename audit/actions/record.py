@@ -1,7 +1,8 @@
 """Record a baseline from a complete sweep corpus and regenerate ``COMPATIBILITY.md``.
 
 A record is refused -- nothing written, every file left byte-identical -- when the corpus has no
-sweep manifest or its manifest is not ``complete: true``, when it holds no surface at all, when
+sweep manifest or its manifest is not ``complete: true`` (the refusal names what the sweep left
+out: its sessions not covered, such as legacy ``.pb`` sessions swept natively, and its failures), when it holds no surface at all, when
 an input file cannot be read, when the corpus breaks the format contract (advisories do not
 count), or when the baseline directory already exists. A surface the corpus does not hold (a
 brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
@@ -21,7 +22,8 @@ from audit.actions import baseline_writer, compat
 from audit.checks import baselines
 from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
-from audit.errors import FindingsError
+from audit.errors import FindingsError, InputError
+from audit.safeio import read_json
 
 MAX_LISTED = 5
 
@@ -46,6 +48,23 @@ def contract_violations(result: Survey) -> list[str]:
     return out
 
 
+def _left_out(manifest: Path) -> str:
+    """What an incomplete sweep left out, from its manifest: its sessions not covered and its
+    failures (``; left out: ...``), or nothing when it names none."""
+    try:
+        doc = read_json(manifest)
+    except InputError:
+        return ""  # the survey read it: only a file changed since can fail here
+    parts = []
+    uncovered = [n for n in doc.get("notCovered") or () if isinstance(n, dict)]
+    if uncovered:
+        parts.append(_listed("session(s) not covered", [f"{n.get('id')} ({n.get('reason')})" for n in uncovered]))
+    failures = [f for f in doc.get("failures") or () if isinstance(f, dict)]
+    if failures:
+        parts.append(_listed("failure(s)", [f"{f.get('id') or '-'} [{f.get('stage')}] {f.get('message')}" for f in failures]))
+    return f"; left out: {'; '.join(parts)}" if parts else ""
+
+
 def _listed(what: str, items: list[str]) -> str:
     shown = "; ".join(items[:MAX_LISTED])
     more = f" (and {len(items) - MAX_LISTED} more)" if len(items) > MAX_LISTED else ""
@@ -68,7 +87,8 @@ def record(
     if not result.manifests:
         refusals.append(f"{path}: no manifest.json (record needs a corpus written by `agy-audit sweep`)")
     elif not result.complete:
-        refusals.append(f"{result.manifests[0]}: the sweep is not complete (manifest complete is not true)")
+        manifest = result.manifests[0]
+        refusals.append(f"{manifest}: the sweep is not complete (manifest complete is not true){_left_out(manifest)}")
     version = baselines.version_of(name)
     if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
         refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")

@@ -11,14 +11,18 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
                                            read-only source; WAL content included; rollback mode)
     native/<surface>/brain/<id>/...        byte copies of the session's brain files
 
-Selection per root: every ``conversations/<id>.db``; a legacy ``.pb`` only when the root's source
-is the daemon (natively it is skipped: it is encrypted); a ``.pb`` beside a ``.db`` of the same
-id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit files are listed as
-skipped. A brain directory with a transcript but no ``.db`` or ``.pb`` (a headless ACP run) is
+Selection per root: every ``conversations/<id>.db`` and legacy ``.pb``; a ``.pb`` beside a
+``.db`` of the same id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit
+files are listed as skipped. A legacy ``.pb``-only session of a root swept natively is selected
+but *not covered* (it is encrypted: only the daemon reads it): its brain files are copied, and it
+is listed in ``notCovered`` with the reason, never in ``sessions``; the manifest is then not
+complete. A brain directory with a transcript but no ``.db`` or ``.pb`` (a headless ACP run) is
 swept natively as its brain files alone: no trajectory is reconstructed, ``steps`` counts its
 transcript's records. Other ids without a ``.db`` or ``.pb`` are skipped (a sidecar is never a
 source), and so is every entry the store scan reports as foreign (symbolic links, names that are
-not ``<uuid>.<ext>``). Corpus files are created under their names in one exclusive open each
+not ``<uuid>.<ext>``). One id selected in several roots is one conversation: the root whose
+artifacts are newest is swept (``layout.newest_first``, as ``stores show`` and ``export`` choose),
+each other one is listed as skipped naming it. Corpus files are created under their names in one exclusive open each
 (``safeio.create_fresh_file``: the corpus is new and private), without an fsync; a session's files
 are all written or, on a failure, all removed, and ``_make_durable`` syncs them before the final
 manifest (one ``syncfs(2)``, or an fsync of each file and directory). Sources: ``native``
@@ -45,7 +49,7 @@ import shutil
 import sqlite3
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,14 +79,14 @@ from audit.store.daemon import AuthError, DaemonClient
 from audit.store.database import NativeConversation, open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
-from audit.store.layout import Root, Session, refuse_inside_store, scan_root
+from audit.store.layout import Root, Session, newest_first, refuse_inside_store, scan_root
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
 MANIFEST_VERSION = 1
 AGY_VERSION_TIMEOUT = 3.0
-SKIP_LEGACY = "legacy encrypted .pb: only the daemon can read it"
+NOT_COVERED_LEGACY = "legacy encrypted .pb: only the daemon can read it (its brain files were swept)"
 SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the source"
 SKIP_IMPLICIT = "implicit trajectory: the daemon cannot load it and it is encrypted"
 SKIP_NO_SOURCE = "no .db, .pb or brain transcript for this id: nothing to sweep (a sidecar alone is never a source)"
@@ -107,6 +111,19 @@ class SweptSession:
     source: str
     steps: int
     files: dict[str, str]  # path relative to OUT -> sha256 hex
+
+
+@dataclass(frozen=True)
+class NotCovered:
+    """A selected session whose conversation the sweep could not read (a legacy ``.pb`` swept
+    natively): *path* is that file, *files* its brain files that were copied (path relative to
+    OUT -> sha256 hex)."""
+
+    id: str
+    surface: str
+    path: Path
+    reason: str
+    files: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -152,9 +169,11 @@ class SweepResult:
     sessions: list[SweptSession] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    not_covered: list[NotCovered] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
+        """Finished, nothing failed, and every selected session covered (swept whole)."""
         return self.finished is not None and not self.failures and len(self.sessions) == self.selected
 
     def manifest(self) -> dict:
@@ -182,6 +201,10 @@ class SweepResult:
                 }
                 for s in self.sessions
             ],
+            "notCovered": [
+                {"id": n.id, "surface": n.surface, "path": str(n.path), "reason": n.reason, "files": n.files}
+                for n in self.not_covered
+            ],
             "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
             "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped],
         }
@@ -200,6 +223,7 @@ class _Item:
     session: Session
     origin: RootSource
     client: DaemonClient | None
+    uncovered: str | None = None  # why its conversation cannot be read (its brain files are still swept)
 
 
 def sweep(
@@ -245,7 +269,7 @@ def sweep(
     chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
     items, skipped = _select(chosen, include_implicit)
     if not items:
-        raise NothingToCheck(f"nothing to sweep: no .db or .pb conversation selected ({len(skipped)} file(s) skipped)")
+        raise NothingToCheck(f"nothing to sweep: no .db, .pb or brain transcript selected ({len(skipped)} file(s) skipped)")
     origins = [origin for origin, _ in chosen]
     result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped)
     make_private_dir(out)
@@ -279,6 +303,9 @@ def _sweep_items(
             if progress is not None:
                 progress(done, result.selected, current)
             try:
+                if item.uncovered is not None:
+                    result.not_covered.append(_sweep_uncovered(item, corpus))
+                    continue
                 swept, conv, native, fields = _sweep_one(item, corpus, record_fields)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
@@ -312,7 +339,8 @@ def _make_durable(result: SweepResult, corpus: _Corpus) -> None:
     is written: files are written without an fsync each, and the manifest is the commit point.
     One ``syncfs(2)`` of the corpus filesystem where Linux offers it (on the descriptor held since
     the corpus was created), else, or when it fails, an fsync of each file and directory."""
-    files = (f"{corpus.root}/{rel}" for swept in result.sessions for rel in swept.files)  # named only if fsynced one by one
+    written = [s.files for s in result.sessions] + [n.files for n in result.not_covered]
+    files = (f"{corpus.root}/{rel}" for listed in written for rel in listed)  # named only if fsynced one by one
     try:
         sync_files(files, result.out, filesystem=corpus.fd)
     except InputError as exc:
@@ -373,9 +401,8 @@ def _select(
     chosen: list[tuple[RootSource, DaemonClient | None]],
     include_implicit: bool,
 ) -> tuple[list[_Item], list[Skipped]]:
-    items: list[_Item] = []
+    found: list[_Item] = []
     skipped: list[Skipped] = []
-    taken: dict[tuple[str, str], Path] = {}
     for origin, client in chosen:
         scan = scan_root(origin.root, include_implicit=include_implicit)
         skipped.extend(Skipped(f.path.absolute(), f.reason) for f in scan.foreign)  # symbolic links, strangers
@@ -387,7 +414,7 @@ def _select(
             if session.db is not None and session.legacy_pb is not None:
                 skipped.append(Skipped(session.legacy_pb, SKIP_DUPLICATE_PB))
             if session.db is None and session.legacy_pb is not None and client is None:
-                skipped.append(Skipped(session.legacy_pb, SKIP_LEGACY))
+                found.append(_Item(session, origin, client, NOT_COVERED_LEGACY))
                 continue
             if session.source is None and (session.id in refused or not _has_transcript(session)):
                 where = session.sidecar or session.brain
@@ -395,15 +422,26 @@ def _select(
                     reason = SKIP_REFUSED_SOURCE if session.id in refused else SKIP_NO_SOURCE
                     skipped.append(Skipped(where, reason))
                 continue
-            key = (session.surface, session.id)
-            if key in taken:
-                where = session.source or session.brain
-                assert where is not None  # selected sessions have a source or a brain
-                skipped.append(Skipped(where, f"id already selected from {taken[key]} (same surface)"))
-                continue
-            taken[key] = origin.root.path
-            items.append(_Item(session, origin, client))
-    return items, skipped
+            found.append(_Item(session, origin, client))
+    return _one_per_id(found, skipped), skipped
+
+
+def _one_per_id(found: list[_Item], skipped: list[Skipped]) -> list[_Item]:
+    """*found* with one item per id: of one id selected in several roots, the one whose artifacts
+    are newest (``layout.newest_first``); each other one is added to *skipped*, naming it."""
+    by_id: dict[str, list[Session]] = {}
+    for item in found:
+        by_id.setdefault(item.session.id, []).append(item.session)
+    chosen: dict[str, Session] = {}
+    for cid, sessions in by_id.items():
+        newest, *others = newest_first(sessions)
+        chosen[cid] = newest
+        for other in others:
+            where = other.source or other.brain
+            assert where is not None  # selected sessions have a source or a brain
+            age = "as new" if other.newest_mtime_ns == newest.newest_mtime_ns else "older"
+            skipped.append(Skipped(where, f"id also in {newest.root} (artifacts here {age}); swept from there"))
+    return [item for item in found if chosen[item.session.id] is item.session]
 
 
 # ----------------------------------------------------------------------------- one session
@@ -461,11 +499,34 @@ def _sweep_one(item: _Item, corpus: _Corpus, record_fields: bool = False) -> _Sw
     """Write every file of one session, or none: on any failure what was written is removed.
     Returns what was written, with the ``.db`` copy as read and reconstructed (see ``Decoded``)."""
     files: dict[str, str] = {}
-    try:
+    with _all_or_none(corpus, files):
         return _sweep_files(item, corpus, files, record_fields)
+
+
+@contextlib.contextmanager
+def _all_or_none(corpus: _Corpus, files: dict[str, str]) -> Iterator[None]:
+    """On any failure inside it (Ctrl-C included) the files of *files* written so far are removed."""
+    try:
+        yield
     except BaseException:
         corpus.remove(files)
         raise
+
+
+def _sweep_uncovered(item: _Item, corpus: _Corpus) -> NotCovered:
+    """Copy the brain files of a session whose conversation cannot be read, all or none."""
+    session, files = item.session, dict[str, str]()
+    assert item.uncovered is not None and session.source is not None
+    with _all_or_none(corpus, files):
+        _check_listed(session)
+        _copy_brain(session, corpus, files)
+    return NotCovered(session.id, session.surface, session.source, item.uncovered, files)
+
+
+def _check_listed(session: Session) -> None:
+    if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
+        first = session.unlisted[0]
+        raise _Failed("brain", f"{first.path}: {first.reason}; the session's files there were not swept")
 
 
 def _rmdir_if_empty(path: str) -> bool:
@@ -478,9 +539,7 @@ def _rmdir_if_empty(path: str) -> bool:
 
 def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fields: bool = False) -> _Swept:
     session, surface = item.session, item.session.surface
-    if session.unlisted:  # a part of the session could not be listed: its copy would be incomplete
-        first = session.unlisted[0]
-        raise _Failed("brain", f"{first.path}: {first.reason}; the session's files there were not swept")
+    _check_listed(session)
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, corpus, files)
         steps = _transcript_steps(session, corpus.path)

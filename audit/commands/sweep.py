@@ -75,14 +75,22 @@ def run(args: argparse.Namespace) -> int:
     if result.interrupted:
         raise AuditError(f"interrupted; {retained}", exit_code=result.interrupted)
     if not result.complete:
-        raise FindingsError(f"sweep incomplete ({len(result.failures)} failure(s)); {retained}")
+        raise FindingsError(f"sweep incomplete ({incompleteness(result)}); {retained}")
     return 0
+
+
+def incompleteness(result: SweepResult) -> str:
+    """What keeps *result* from being complete: its failures and the sessions it did not cover."""
+    parts = [f"{len(result.failures)} failure(s)"] if result.failures or not result.not_covered else []
+    if result.not_covered:
+        parts.append(f"{len(result.not_covered)} session(s) not covered: {result.not_covered[0].reason}")
+    return ", ".join(parts)
 
 
 def _print_text(result: SweepResult, *, quiet: bool) -> None:
     print(
-        f"sweep: selected={result.selected} swept={len(result.sessions)} failures={len(result.failures)} "
-        f"skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
+        f"sweep: selected={result.selected} swept={len(result.sessions)} not-covered={len(result.not_covered)} "
+        f"failures={len(result.failures)} skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
     )
     print(f"corpus: {result.out}")
     print(
@@ -91,6 +99,8 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
             [(str(r.root.path), r.root.surface, r.source, r.endpoint, r.origin) for r in result.roots],
         )
     )
+    for n in result.not_covered:
+        print(f"not covered: {n.id} {n.path}: {n.reason}")
     for f in result.failures:
         print(f"failed: {f.id or '-'} [{f.stage}] {f.message}")
     if not quiet:

@@ -514,8 +514,15 @@ def locate_session(scans: Iterable[RootScan], query: str) -> Located:
     if len(ids) > 1:
         listed = ", ".join(f"{s.id} ({s.root})" for s in sorted(matches, key=lambda s: (s.id, str(s.root))))
         raise UsageError(f"{query}: ambiguous id prefix; candidates: {listed}")
-    order = sorted(range(len(matches)), key=lambda i: (-matches[i].newest_mtime_ns, i))
-    return Located(matches[order[0]], tuple(matches[i] for i in order[1:]))
+    newest, *others = newest_first(matches)
+    return Located(newest, tuple(others))
+
+
+def newest_first(sessions: Iterable[Session]) -> list[Session]:
+    """Sessions of one id in several roots, the one whose artifacts are newest first (ties keep
+    the roots' order): the rule by which every command (``stores show``, ``export``, ``inspect``,
+    ``sweep``) takes one of them."""
+    return sorted(sessions, key=lambda s: -s.newest_mtime_ns)
 
 
 def find_session(scans: Iterable[RootScan], query: str) -> Session:
