@@ -280,3 +280,55 @@ def test_inspect_ranks_unknown_fields_by_the_rows_carrying_them(tmp_path, capsys
     assert sorted(unknown, key=lambda u: u["name"]) == sorted(expected, key=lambda u: u["name"])
     assert main(["inspect", convo.id, "--home", str(tmp_path)]) == 0
     assert "UNKNOWN PROTOBUF FIELD" in capsys.readouterr().out
+
+
+def test_an_export_of_a_lagging_db_lists_the_steps_only_its_transcripts_hold(tmp_path, capsys):
+    """A .db copied without its -wal lost its last steps; the transcripts still hold them. The export
+    (from the .db) cannot include them: it lists them in its provenance and says so on stderr."""
+    b = StoreBuilder(tmp_path, seed=24)
+    convo = b.root("cli").conversation(turns=3, wal_steps=2, shm_without_wal=True)
+    n = len(convo.steps)
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    exported = json.loads(captured.out)
+    assert len(exported["steps"]) == n - 2
+    provenance = exported["agyReader"]["agyAudit"]["provenance"]
+    types = [s["type"].removeprefix("CORTEX_STEP_TYPE_") for s in convo.steps]
+    assert provenance["transcriptOnly"] == [
+        {"step": i, "type": types[i], "locations": [f"transcript.jsonl:{i + 1}", f"transcript_full.jsonl:{i + 1}"]}
+        for i in (n - 2, n - 1)
+    ]
+    assert captured.err == (
+        f"export: note: 2 step(s) only in the brain transcript not exported (step {n - 2}-{n - 1}): "
+        "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly\n"
+    )
+    assert main(["verify-contract", "--format", "json", str(_written(tmp_path, captured.out))]) == 0
+    assert json.loads(capsys.readouterr().out)["files"][0]["violations"] == []
+    assert main(["export", convo.id, "--home", str(tmp_path), "--format", "md"]) == 0
+    text = capsys.readouterr().out
+    assert f"\n- **left out:** 2 step(s) only in the brain transcript (step {n - 2}-{n - 1})\n" in text
+    assert main(["export", convo.id, "--home", str(tmp_path), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""  # --quiet: the provenance alone says it
+
+
+def test_an_export_whose_db_holds_every_transcript_step_lists_none(tmp_path, capsys):
+    b = StoreBuilder(tmp_path, seed=25)
+    convo = b.root("cli").conversation(turns=2, wal_steps=2)  # committed to the -wal: read, nothing lags
+    assert main(["export", convo.id, "--home", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["agyReader"]["agyAudit"]["provenance"]["transcriptOnly"] == []
+    assert captured.err == ""
+
+
+def _written(directory, text: str):
+    path = directory / "exported.trajectory.json"
+    path.write_text(text)
+    return path
+
+
+def test_step_ranges():
+    from audit.report.text import step_ranges
+
+    assert step_ranges([]) == ""
+    assert step_ranges([4]) == "4"
+    assert step_ranges([3, 4, 5, 9, 11, 12]) == "3-5, 9, 11-12"

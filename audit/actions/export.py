@@ -10,21 +10,26 @@ Every export declares what it is and what it left out, in our own key of the rea
 ``exportFormat`` (``agy-audit-export/1``), ``decoderProfile`` (the digest of the compiled
 ``cortex.proto``, or the transcript reader), ``source`` (``{"kind": "db", "userVersion",
 "contentSha256"}``: the logical content of the snapshot read, as ``completeness`` attests it; or
-``{"kind": "transcript", "file", "sha256"}``) and ``undecoded``: every table, column, schema version
+``{"kind": "transcript", "file", "sha256"}``), ``undecoded``: every table, column, schema version
 and protobuf field the reconstruction does not carry, or transcript line it dropped, with its
-location (``[{"location", "kind", "rows"}]``).
+location (``[{"location", "kind", "rows"}]``), and ``transcriptOnly``: the steps a ``.db`` export
+could not include because only the session's brain transcripts hold them (a ``.db`` that lags its
+transcripts), ``[{"step", "type", "locations"}]`` with each record's ``file:line`` per tier (empty
+for a transcript export, which takes every step its transcript holds).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.checks.consistency import read_tiers
 from audit.errors import InputError
 from audit.safeio import dumps, open_regular
 from audit.store import transcript
-from audit.store.database import read_database
+from audit.store.database import NativeConversation, read_database
 from audit.store.layout import Session
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import reconstruct
@@ -56,6 +61,8 @@ class Export:
     blocking: list[str] = field(default_factory=list)
     """The findings that mean the steps could not be decoded as stored (a subset of ``findings``):
     the export is refused for these only; the others concern content outside the steps."""
+    transcript_only: list[dict] = field(default_factory=list)
+    """The steps only the brain transcripts hold (``provenance.transcriptOnly``), not exported."""
 
 
 def export_session(session: Session) -> Export:
@@ -65,13 +72,15 @@ def export_session(session: Session) -> Export:
         native = reconstruct(conv)
         undecoded = [{"location": u.location, "kind": u.kind, "rows": u.rows} for u in native.undecoded()]
         source = {"kind": "db", "userVersion": conv.user_version, "contentSha256": conv.content_sha256()}
+        missing = _transcript_only(conv, session.brain)
         return Export(
             session.id,
             "db",
             session.db,
-            _declared(native.trajectory, DECODER_PROFILE, source, undecoded),
+            _declared(native.trajectory, DECODER_PROFILE, source, undecoded, missing),
             [f.message for f in native.findings],
             [f.message for f in native.projection_findings if f.code not in LEFT_OUT_CODES],
+            missing,
         )
     if session.brain is not None:
         files = transcript.locate(session.brain)
@@ -80,6 +89,24 @@ def export_session(session: Session) -> Export:
             return _from_transcript(session.id, stream)
     what = "a legacy encrypted .pb (only the daemon can read it)" if session.legacy_pb else "no .db and no brain transcript"
     raise InputError(f"{session.id}: nothing to export: {what}")
+
+
+def _transcript_only(conv: NativeConversation, brain: Path | None) -> list[dict]:
+    """The steps of *brain*'s transcripts (every tier) that the ``.db`` snapshot *conv* does not
+    hold, by step index: ``{"step", "type", "locations"}`` (``file:line`` of its last record in
+    each tier that has it); none when the ``.db`` could not be read or there is no brain."""
+    if brain is None or not conv.access:
+        return []
+    held = {row.get("idx") for row in conv.steps}
+    found: dict[int, dict] = {}
+    tiers, _ = read_tiers(brain)  # unreadable transcript files are consistency's and inspect's to report
+    for records in tiers.values():
+        for index, record in sorted(records.latest.items()):
+            if index in held:
+                continue
+            entry = found.setdefault(index, {"step": index, "type": record.type, "locations": []})
+            entry["locations"].append(f"{Path(record.file).name}:{record.line}")
+    return [found[i] for i in sorted(found)]
 
 
 def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
@@ -112,9 +139,15 @@ def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
     return Export(cid, "transcript", paths[-1], _declared(doc, TRANSCRIPT_PROFILE, source, undecoded), findings)
 
 
-def _declared(trajectory: dict, profile: str, source: dict, undecoded: list[dict]) -> dict:
+def _declared(trajectory: dict, profile: str, source: dict, undecoded: list[dict], transcript_only: Sequence[dict] = ()) -> dict:
     """*trajectory* with ``agyReader.agyAudit.provenance`` (see the module docstring)."""
-    provenance = {"exportFormat": EXPORT_FORMAT, "decoderProfile": profile, "source": source, "undecoded": undecoded}
+    provenance = {
+        "exportFormat": EXPORT_FORMAT,
+        "decoderProfile": profile,
+        "source": source,
+        "undecoded": undecoded,
+        "transcriptOnly": list(transcript_only),
+    }
     return {**trajectory, "agyReader": {"agyAudit": {"provenance": provenance}}}
 
 

@@ -10,6 +10,7 @@ from audit.checks import contract
 from audit.commands.common import add_format, roots_from, user_path
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
+from audit.report.text import step_ranges
 from audit.safeio import create_new_file, dumps
 from audit.store import layout
 
@@ -47,7 +48,14 @@ def run(args: argparse.Namespace) -> int:
     if check.violations:
         first = check.violations[0]
         raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
-    if not args.quiet:  # content outside the steps that was left out, and enum values written as numbers
+    if not args.quiet:  # content left out, and enum values written as numbers
+        if result.transcript_only:
+            steps = [entry["step"] for entry in result.transcript_only]
+            print(
+                f"export: note: {len(steps)} step(s) only in the brain transcript not exported (step {step_ranges(steps)}): "
+                "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly",
+                file=sys.stderr,
+            )
         for line in [f for f in result.findings if f not in result.blocking]:
             print(f"export: note: {line}", file=sys.stderr)
         numbers = [f for f in check.advisories if f.rule == "sidecar/enum-number"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from audit.report.text import step_ranges
+
 _FENCE = "````"
 
 
@@ -43,9 +45,12 @@ def _provenance(doc: dict) -> list[str]:
     made = ", ".join(f"{k} {v}" for k, v in source.items())
     lines = [f"- **exported:** {found.get('exportFormat')} by {found.get('decoderProfile')} from {made}"]
     left = [u for u in found.get("undecoded") or () if isinstance(u, dict)]
-    shown = "; ".join(f"{u.get('kind')} `{u.get('location')}` ({u.get('rows')} rows)" for u in left[:5])
+    parts = [f"{u.get('kind')} `{u.get('location')}` ({u.get('rows')} rows)" for u in left[:5]]
     more = f"; +{len(left) - 5} more" if len(left) > 5 else ""
-    lines.append(f"- **left out:** {shown}{more}" if left else "- **left out:** nothing")
+    only = [e["step"] for e in found.get("transcriptOnly") or () if isinstance(e, dict) and isinstance(e.get("step"), int)]
+    if only:
+        parts.insert(0, f"{len(only)} step(s) only in the brain transcript (step {step_ranges(only)})")
+    lines.append(f"- **left out:** {'; '.join(parts)}{more}" if parts else "- **left out:** nothing")
     return lines
 
 

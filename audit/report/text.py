@@ -40,3 +40,17 @@ def use_color(stream=None) -> bool:
     """Colour only on a terminal and never with ``NO_COLOR``."""
     stream = stream or sys.stdout
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def step_ranges(steps: Sequence[int]) -> str:
+    """Sorted step indexes as ranges: ``[3, 4, 5, 9]`` -> ``3-5, 9``."""
+    parts: list[str] = []
+    start = previous = None
+    for step in [*steps, None]:
+        if step is not None and previous is not None and step == previous + 1:
+            previous = step
+            continue
+        if start is not None:
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = step
+    return ", ".join(parts)
