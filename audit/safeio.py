@@ -57,19 +57,66 @@ MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 """The one size limit for a JSON document read whole -- a sidecar (every command) or a daemon
 answer: 256 MiB. Parsing holds about five times a document's size in Python objects, so this
 keeps one document under about 1.5 GB of memory; larger ones are refused, naming the file."""
-# Open flags that some platforms lack (Windows has no O_NOFOLLOW): 0 there, and ``open_flags``
-# callers check for a symbolic link themselves.
+# What the platform offers, each checked where it is used (tests/test_portability.py runs the
+# readers and the sweep with every one of them patched away). Open flags some platforms lack are
+# 0 there: Windows has no O_NOFOLLOW, O_NONBLOCK or O_CLOEXEC, and needs O_BINARY, without which
+# a descriptor reads and writes text (CRLF translated, Ctrl-Z read as the end of the file).
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_BINARY = getattr(os, "O_BINARY", 0)
+DIRECTORY_HANDLES = os.name == "posix"
+"""Whether a directory can be opened with ``os.open`` (to fsync it, or to hold it for ``syncfs``):
+not on Windows, where NTFS journals directory entries itself; there they are not fsynced."""
+FSYNC_NEEDS_WRITE = os.name == "nt"
+"""Whether ``os.fsync`` needs a descriptor open for writing (Windows: ``FlushFileBuffers``)."""
+PROCESS_PROBE = os.name == "posix"
+"""Whether ``os.kill(pid, 0)`` only probes a process. On Windows it would end it: there a temp
+file's writer is never presumed gone, so no temp file is removed as stale."""
 
 
 def open_nofollow(path: str | os.PathLike, flags: int, mode: int = 0o777) -> int:
-    """``os.open`` that refuses a symbolic link at *path* (``O_NOFOLLOW``; where the platform has
-    none, an ``lstat`` check first: best effort there)."""
+    """``os.open`` in binary mode that refuses a symbolic link at *path* (``O_NOFOLLOW``; where the
+    platform has none, an ``lstat`` check first: best effort there)."""
     if not O_NOFOLLOW and os.path.islink(path):
         raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
-    return os.open(path, flags | O_NOFOLLOW, mode)
+    return os.open(path, flags | O_NOFOLLOW | O_BINARY, mode)
+
+
+class NotRegular(OSError):
+    """A path that is not a regular file, refused before a byte is read (``directory``: it is one)."""
+
+    def __init__(self, path: str | os.PathLike, directory: bool) -> None:
+        super().__init__(errno.EINVAL, "not a regular file", str(path))
+        self.directory = directory
+
+
+def open_regular_fd(path: str | os.PathLike, *, follow_symlinks: bool = True) -> int:
+    """A descriptor reading *path* (binary, close-on-exec), only when it is a regular file.
+
+    The open never blocks: it is non-blocking (a FIFO or a device answers at once), then the
+    descriptor is checked with ``fstat`` and made blocking again. Where the platform has no
+    ``O_NONBLOCK`` the path is ``stat``-ed first, and a FIFO or device is refused without being
+    opened. Raises ``NotRegular`` (an ``OSError``) for anything but a regular file, and whatever
+    ``OSError`` the open raises (``ELOOP`` for a link when not *follow_symlinks*)."""
+    if not O_NONBLOCK:
+        st = os.stat(path, follow_symlinks=follow_symlinks)
+        if stat.S_ISLNK(st.st_mode):  # not followed: refused as the open would refuse it
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(path, stat.S_ISDIR(st.st_mode))
+    flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC
+    fd = os.open(path, flags | O_BINARY) if follow_symlinks else open_nofollow(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(path, stat.S_ISDIR(mode))
+        if O_NONBLOCK:
+            os.set_blocking(fd, True)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 """Deepest nesting of arrays/objects accepted by the strict reader."""
@@ -366,23 +413,16 @@ def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: b
 
 
 def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> BinaryIO:
-    """*path* opened for reading, only when it is a regular file.
-
-    The open itself never blocks: it is non-blocking (a FIFO or a device answers at once), the
-    descriptor is checked with ``fstat`` and only a regular file is returned (blocking again).
-    Anything else is an ``InputError`` ("not a regular file; not read", or "is a directory");
-    ``OSError`` from the open propagates for the caller to word.
+    """*path* opened for reading, only when it is a regular file (``open_regular_fd``: the open
+    never blocks). Anything else is an ``InputError`` ("not a regular file; not read", or "is a
+    directory"); ``OSError`` from the open propagates for the caller to word.
     """
     path = _path(path)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | (0 if follow_symlinks else os.O_NOFOLLOW)
-    fd = os.open(path, flags)
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(f"{path}: is a directory")
-        if not stat.S_ISREG(mode):
-            raise InputError(f"{path}: not a regular file; not read")
-        os.set_blocking(fd, True)
+        fd = open_regular_fd(path, follow_symlinks=follow_symlinks)
+    except NotRegular as exc:
+        raise InputError(f"{path}: is a directory" if exc.directory else f"{path}: not a regular file; not read") from None
+    try:
         return open(fd, "rb", closefd=True)  # noqa: SIM115 - the caller closes it
     except BaseException:
         os.close(fd)
@@ -649,11 +689,23 @@ def _check_target(path: Path) -> None:
 
 
 def fsync_dir(directory: str | os.PathLike) -> None:
+    """Make *directory*'s entries durable (nothing where directories cannot be opened: Windows)."""
+    if not DIRECTORY_HANDLES:
+        return
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _set_mode(fd: int, path: str, mode: int) -> None:
+    """*mode* on the file open as *fd* at *path*, whatever the umask (``fchmod``; where the platform
+    has none, Windows, ``chmod`` of the path, which sets or clears only its read-only flag)."""
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, mode)
+    else:
+        os.chmod(path, mode)
 
 
 TEMP_PATTERN = re.compile(r"\.(?P<name>.+)\.agy(?P<pid>[0-9]+)-[A-Za-z0-9_]{8}\.tmp")
@@ -672,6 +724,8 @@ def start_run() -> None:
 
 
 def _pid_alive(pid: int) -> bool:
+    if not PROCESS_PROBE:  # signal 0 would not probe it there: never presume it gone
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -718,9 +772,9 @@ def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600
     for _attempt in range(100):
         tmp = str(path.parent / f".{path.name}.agy{os.getpid()}-{secrets.token_hex(4)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o600)
+            fd = open_nofollow(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_CLOEXEC, 0o600)
             with os.fdopen(fd, "wb") as fh:
-                os.fchmod(fh.fileno(), mode)
+                _set_mode(fh.fileno(), tmp, mode)
                 fh.write(data)
                 fh.flush()
                 if sync:
@@ -818,10 +872,10 @@ def create_fresh_file(path: str, data: bytes) -> None:
     _refuse_symlink(os.path.dirname(path))
     opened = False
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_CLOEXEC, 0o600)
         opened = True
         with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), 0o600)  # whatever the umask
+            _set_mode(fh.fileno(), path, 0o600)  # whatever the umask
             fh.write(data)
     except FileExistsError:
         raise InputError(f"{path}: already exists; refusing to overwrite") from None
@@ -839,7 +893,9 @@ def create_fresh_file(path: str, data: bytes) -> None:
 def filesystem_handle(directory: str | os.PathLike) -> int:
     """A descriptor on *directory* for ``sync_files(..., filesystem=fd)``: opened before the files
     are written, so that ``syncfs(2)`` on it reports every writeback error on that filesystem
-    since (the caller closes it)."""
+    since (the caller closes it). ``OSError`` where directories cannot be opened (Windows)."""
+    if not DIRECTORY_HANDLES:
+        raise OSError(errno.ENOTSUP, "directories cannot be opened on this platform", str(directory))
     return os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | O_NOFOLLOW | O_CLOEXEC)
 
 
@@ -910,18 +966,20 @@ def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike, *, fi
     directories: dict[Path, None] = {}
     for name in paths:
         path = _path(name)
-        _fsync_path(path, os.O_RDONLY)
+        _fsync_path(path, os.O_RDWR if FSYNC_NEEDS_WRITE else os.O_RDONLY)
         parent = path.parent
         while parent not in directories and (parent == top or top in parent.parents):
             directories[parent] = None
             parent = parent.parent
+    if not DIRECTORY_HANDLES:  # see DIRECTORY_HANDLES
+        return
     for directory in sorted(directories, key=lambda d: len(d.parts), reverse=True):  # children before parents
         _fsync_path(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
 
 
 def _fsync_path(path: Path, flags: int) -> None:
     try:
-        fd = os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+        fd = open_nofollow(path, flags)
         try:
             os.fsync(fd)
         finally:

@@ -341,7 +341,20 @@ def _has_content(path: Path) -> bool:
 
 
 def _uri(path: Path, *, immutable: bool = False) -> str:
-    return f"file:{quote(str(path.absolute()))}?mode=ro" + ("&immutable=1" if immutable else "")
+    return f"file:{uri_path(path.absolute().as_posix())}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def uri_path(name: str) -> str:
+    """The path part of a SQLite ``file:`` URI for the absolute, ``/``-separated path *name*,
+    percent-encoded. It always starts with a ``/`` and has no authority: a Windows drive path
+    ``C:/d/x.db`` becomes ``/C:/d/x.db`` (SQLite drops that ``/`` on Windows) and a path starting
+    ``//`` (a Windows UNC path) ``////server/share/x.db``, where ``file://server`` would name an
+    authority, which SQLite refuses."""
+    if not name.startswith("/"):
+        name = "/" + name
+    elif name.startswith("//"):
+        name = "//" + name
+    return quote(name)
 
 
 def _inspect(path: Path) -> tuple[bool, Finding | None]:

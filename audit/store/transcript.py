@@ -21,7 +21,6 @@ import errno
 import io
 import os
 import re
-import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
 from audit.clock import is_rfc3339
-from audit.safeio import O_NONBLOCK, JSONError, dumps, json_type, loads, loads_text, open_nofollow, pointer_escape
+from audit.safeio import JSONError, dumps, json_type, loads, loads_text, open_regular_fd, pointer_escape
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
@@ -369,10 +368,8 @@ _READ_BUFFER = 256 * 1024
 
 
 def _open(path: str) -> BinaryIO:
-    fd = open_nofollow(path, os.O_RDONLY | O_NONBLOCK)
+    fd = open_regular_fd(path, follow_symlinks=False)  # never blocks; a link or a FIFO is an OSError
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
         return os.fdopen(fd, "rb", buffering=_READ_BUFFER)
     except BaseException:
         os.close(fd)
