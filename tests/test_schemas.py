@@ -442,6 +442,13 @@ MANIFEST = {
     "failures": [{"id": None, "stage": "discover", "message": "m"}],
     "skipped": [{"path": "/home/u/.gemini/antigravity-cli/implicit/x.pb", "reason": "implicit"}],
 }
+UNCOVERED = On(
+    MANIFEST,
+    failures=[],
+    notCovered=[
+        {"id": UUID2, "surface": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r", "files": {}}
+    ],
+)
 MANIFEST_RULES = [
     ("manifest/document", "/futureKey", _DELETE, 1),
     ("manifest/document", "/skipped", [], _DELETE),
@@ -467,6 +474,13 @@ MANIFEST_RULES = [
     ("manifest/failures", "/failures/0/message", "x", ""),
     ("manifest/failures", "/failures/0/id", UUID, "x"),
     ("manifest/skipped", "/skipped/0/reason", "r", ""),
+    ("manifest/skipped", "/skipped/0/path", "C:\\Users\\u\\x.pb", "relative/x.pb"),
+    ("manifest/skipped", "/skipped/0/path", "\\\\server\\share\\x.pb", "C:x.pb"),
+    ("manifest/notCovered", "/notCovered/0/reason", "r", "", UNCOVERED),
+    ("manifest/notCovered", "/notCovered/0/path", "C:/Users/u/x.pb", "x.pb", UNCOVERED),
+    ("manifest/notCovered", "/notCovered/0/files", {f"native/cli/brain/{UUID2}/a.md": SHA}, {"other/x": SHA}, UNCOVERED),
+    ("manifest/notCovered", "/notCovered/0/futureKey", _DELETE, 1, UNCOVERED),
+    ("manifest/completeConsistent", "/complete", False, True, "/notCovered", UNCOVERED),
     ("manifest/completeConsistent", "/complete", False, True, "/failures"),
     ("manifest/uuid", "/sessions/0/id", UUID2, UUID.upper()),
     ("manifest/uuid", "/sessions/0/cascadeId", UUID, None),

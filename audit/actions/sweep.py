@@ -22,12 +22,12 @@ transcript's records. Other ids without a ``.db`` or ``.pb`` are skipped (a side
 source), and so is every entry the store scan reports as foreign (symbolic links, names that are
 not ``<uuid>.<ext>``). One id selected in several roots is one conversation: the root whose
 artifacts are newest is swept (``layout.newest_first``, as ``stores show`` and ``export`` choose),
-each other one is listed as skipped naming it. Corpus files are created under their names in one exclusive open each
-(``safeio.create_fresh_file``: the corpus is new and private), without an fsync; a session's files
-are all written or, on a failure, all removed, and ``_make_durable`` syncs them before the final
-manifest (one ``syncfs(2)``, or an fsync of each file and directory). Sources: ``native``
-reconstructs offline; ``daemon`` needs a reachable daemon for every root; ``auto`` uses the
-daemon of a root when one is reachable, else native.
+each other one is listed as skipped naming it. Corpus files are created under their names in one
+exclusive open each (``safeio.create_fresh_file``: the corpus is new and private), without an
+fsync; a session's files are all written or, on a failure, all removed, and ``_make_durable``
+syncs them before the final manifest (one ``syncfs(2)``, or an fsync of each file and directory).
+Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon for every root;
+``auto`` uses the daemon of a root when one is reachable, else native.
 
 Daemon endpoints come from ``discovery.discover``: a token only goes to a pinned endpoint or to a
 listener verified as the root's daemon; the others are noted in ``RootSource.notes``, never
