@@ -709,3 +709,20 @@ def test_each_sidecar_is_parsed_once_for_completeness_contract_and_links(capsys,
     ) == len(live)
     assert found[("verify-contract", "live sidecars")]["counts"]["files"] == len(live)
     assert code == 0
+
+
+def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_without_failing_the_sweep(capsys, tmp_path):
+    """Real stores hold legacy encrypted .pb sessions that only the daemon can read: a native
+    ci names each as not covered (a warning), the manifest says incomplete, and record refuses."""
+    store = Store(tmp_path / "home")
+    legacy = StoreBuilder(tmp_path / "home", seed=27).root("cli").conversation(db=False, legacy_pb=True, sidecar="missing")
+    record = ["--baseline-dir", tmp_path / "fp", "--compat-file", tmp_path / "C.md", "--record", "agy-9.9.9", "--no-live"]
+    code, doc = run_json(capsys, store, tmp_path / "out", *record)
+    sweep_check = checks(doc)[("sweep", "corpus")]
+    assert sweep_check["verdict"] == PASS
+    assert sweep_check["summary"] == (
+        "6 of 7 session(s) swept; 0 failed, 0 skipped, 1 not covered (the corpus is incomplete: not recordable)"
+    )
+    assert [(f["rule"], f["message"].split(": ")[0]) for f in sweep_check["findings"]] == [("sweep/not-covered", legacy.id)]
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["complete"] is False
+    assert code == 1 and verdicts(doc)["record"] == FAIL and not (tmp_path / "fp" / "agy-9.9.9").exists()
