@@ -110,12 +110,53 @@ def test_inspect_locked_and_corrupt_databases_are_findings(tmp_path, capsys):
 
 
 def test_inspect_transcript_anomalies(tmp_path, capsys):
+    """A torn line and a repeated step are advisories in the contract: notes here (exit 0)."""
     b = StoreBuilder(tmp_path, seed=8)
     convo = b.root("cli").conversation(turns=3, db=False, transcript_anomalies={"torn-line", "repeated-step"})
-    assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 1
+    assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     kinds = {a["name"] for a in doc["transcripts"]["anomalies"]}
     assert {"bad-json", "repeated-step"} <= kinds
+    assert doc["findings"] == 0 and doc["transcripts"]["findings"] == []
+    noted = {n.split(": ")[1] for n in doc["transcripts"]["notes"]}
+    assert {"bad-json", "repeated-step"} <= noted
+
+
+def test_inspect_keeps_contract_violations_and_tier_disagreements_as_findings(tmp_path, capsys):
+    """One rule table: what the contract makes a violation (a duplicate key, a created_at that is
+    not RFC 3339) fails inspect too, and so does a compact record whose content disagrees with
+    its full one; the schema's advisories of a record (no status) are notes."""
+    b = StoreBuilder(tmp_path, seed=8)
+    convo = b.root("cli").conversation(turns=2, db=False)
+    logs = convo.paths["brain"] / ".system_generated" / "logs"
+    tiers = {}
+    for name in ("transcript.jsonl", "transcript_full.jsonl"):
+        records = [json.loads(line) for line in (logs / name).read_text().splitlines()]
+        del records[0]["status"]
+        records[1]["created_at"] = "yesterday"
+        tiers[name] = [json.dumps(r) for r in records]
+    tiers["transcript.jsonl"][-1] = json.dumps({**json.loads(tiers["transcript.jsonl"][-1]), "content": "something else"})
+    tiers["transcript_full.jsonl"].append(tiers["transcript_full.jsonl"][-1][:-1] + ', "step_index": 99}')  # a duplicate key
+    for name, lines in tiers.items():
+        (logs / name).write_text("\n".join(lines) + "\n")
+    assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 1
+    t = json.loads(capsys.readouterr().out)["transcripts"]
+
+    def where(texts):
+        return [tuple(text.removeprefix(str(logs) + "/").split(": ")[:2]) for text in texts]
+
+    last, dup = len(tiers["transcript.jsonl"]), len(tiers["transcript_full.jsonl"])
+    assert where(t["findings"]) == [
+        (f"transcript_full.jsonl:{dup}", "bad-json"),
+        (f"transcript.jsonl:{last}", "mismatch"),
+        ("transcript.jsonl:2", "transcript/created_at"),
+        ("transcript_full.jsonl:2", "transcript/created_at"),
+    ]
+    assert where(t["notes"]) == [
+        ("transcript.jsonl:1", "transcript/status/absent"),
+        ("transcript_full.jsonl:1", "transcript/status/absent"),
+    ]
+    assert t["notes"][0].endswith("transcript/status/absent: 'status' is a required property")
 
 
 def test_inspect_names_a_path_that_is_no_regular_file(tmp_path, capsys):

@@ -424,7 +424,7 @@ def _transcript_results(items: Iterable[transcript.Record | transcript.Finding],
             errors[item.file] = item.message.removeprefix("cannot read: ").lower()
         else:
             records[item.file] += item.kind in transcript.DROPPED  # a line too, though no record
-            if (finding := _stream_finding(item)) is not None:
+            if (finding := stream_finding(item)) is not None:
                 findings[item.file].append(finding)
     return [FileResult(f, "transcript", records[f], tuple(findings[f]), errors.get(f)) for f in files]
 
@@ -432,9 +432,17 @@ def _transcript_results(items: Iterable[transcript.Record | transcript.Finding],
 _READER_STRICT = {"bad-utf8": "strict-json/invalid-utf8", "not-object": "strict-json/not-object"}
 
 
-def _stream_finding(item: transcript.Finding) -> Finding | None:
+SCHEMA_JUDGED = frozenset(
+    {"missing-key", "no-status", "unknown-key", "bad-value", "unknown-source", "unknown-type", "unknown-status"}
+)
+"""Reader finding kinds about a record's own keys and values: the schema judges that record (its
+rules decide the level), so ``stream_finding`` gives none for them."""
+
+
+def stream_finding(item: transcript.Finding) -> Finding | None:
     """The contract finding for a reader finding; None where the schema judges the record
-    itself (missing keys, types) or the kind is no finding here (a step gap)."""
+    itself (``SCHEMA_JUDGED``) or the kind is no finding here (a step gap: agy never writes some
+    steps to transcripts, and the compact-vs-full pairing is ``consistency``'s)."""
     line = item.line or None
     if item.kind in _READER_STRICT:
         return Finding(item.file, "", _READER_STRICT[item.kind], item.message, VIOLATION, line)

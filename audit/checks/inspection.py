@@ -1,5 +1,14 @@
 """What each native artifact of a session holds: tables, step types and statuses, unknown
-protobuf fields, transcript anomalies. Read-only; every problem is a finding, never an exception."""
+protobuf fields, transcript anomalies. Read-only; every problem is a finding or a note, never an
+exception.
+
+Transcript anomalies take the contract's levels (``audit.checks.contract``: one rule table for
+``verify-contract`` and ``inspect``): a reader finding the contract makes a violation is a finding,
+one it makes an advisory is a note; a record's own keys and values are judged by the
+transcript-record schema, whose rules give each its level. What the contract does not judge at
+all is a note (a step gap: agy never writes some steps to transcripts; a window; a record one tier
+has and the other lacks), except a file that cannot be read and a compact record whose content
+disagrees with its full one (``DISAGREEMENTS``), which are findings."""
 
 from __future__ import annotations
 
@@ -8,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.checks import contract
+from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import InputError
 from audit.safeio import is_dir, is_file
 from audit.store import transcript
@@ -48,7 +59,8 @@ class TranscriptInfo:
     types: Counter[str]
     statuses: Counter[str]
     anomalies: Counter[str]
-    findings: list[str]  # "file:line: kind: message"
+    findings: list[str]  # "file:line: kind: message" (violations: exit 1)
+    notes: list[str] = field(default_factory=list)  # the same form (advisories: exit 0)
 
 
 @dataclass
@@ -108,25 +120,27 @@ def inspect_database(path: Path) -> DatabaseInfo:
 
 def inspect_brain(brain: Path) -> TranscriptInfo:
     read = transcript.read_brain(brain)
-    return _info(brain, read.files.compact, read.files.full, read.full or read.compact, read.findings)
+    every = (*read.compact, *read.full, *read.overview)
+    return _info(brain, read.files.compact, read.files.full, read.full or read.compact, read.findings, every)
 
 
 def _inspect_transcript_file(path: Path) -> TranscriptInfo:
-    """One transcript file, streamed: records are counted, never kept."""
+    """One transcript file, streamed: records are counted and judged, never kept."""
     info = _info(path.parent, (), (path,), (), ())
     for item in transcript.iter_transcript(path):
         if isinstance(item, transcript.Finding):
             info.anomalies[item.kind] += 1
-            info.findings.append(f"{item.file}:{item.line}: {item.kind}: {item.message}")
+            _judge(item, info)
         else:
             info.records += 1
             info.types[item.type or "?"] += 1
             info.statuses[item.status or "?"] += 1
+            _judge_record(item, info)
     return info
 
 
-def _info(brain, compact, full, records, findings) -> TranscriptInfo:
-    return TranscriptInfo(
+def _info(brain, compact, full, records, findings, judged=()) -> TranscriptInfo:
+    info = TranscriptInfo(
         brain=brain,
         compact=list(compact),
         full=list(full),
@@ -134,5 +148,36 @@ def _info(brain, compact, full, records, findings) -> TranscriptInfo:
         types=Counter(r.type or "?" for r in records),
         statuses=Counter(r.status or "?" for r in records),
         anomalies=Counter(f.kind for f in findings),
-        findings=[f"{f.file}:{f.line}: {f.kind}: {f.message}" for f in findings],
+        findings=[],
     )
+    for f in findings:
+        _judge(f, info)
+    for record in judged:
+        _judge_record(record, info)
+    return info
+
+
+DISAGREEMENTS = frozenset({"mismatch", "truncation-mismatch"})
+"""Reader kinds no contract rule covers that are findings: a compact record whose content
+disagrees with its full one (beyond the documented truncation), as ``consistency`` fails a tier
+that disagrees with the ``.db``."""
+
+
+def _judge(f: transcript.Finding, info: TranscriptInfo) -> None:
+    """File a reader finding under ``findings`` or ``notes`` by the contract's level."""
+    judged = contract.stream_finding(f)
+    if judged is not None:
+        level = judged.level
+    elif f.kind in contract.SCHEMA_JUDGED:
+        return  # the schema's findings of the record stand for it (``_judge_record``)
+    else:
+        level = VIOLATION if f.kind == "unreadable" or f.kind in DISAGREEMENTS else ADVISORY
+    (info.findings if level == VIOLATION else info.notes).append(f"{f.file}:{f.line}: {f.kind}: {f.message}")
+
+
+def _judge_record(record: transcript.Record, info: TranscriptInfo) -> None:
+    """File the transcript-record schema's findings of one record by their rules' levels."""
+    for f in contract.validate_document(record.raw, "transcript", file=record.file).findings:
+        where = f" at {f.pointer}" if f.pointer else ""
+        text = f"{record.file}:{record.line}: {f.rule}: {f.message}{where}"
+        (info.findings if f.level == VIOLATION else info.notes).append(text)

@@ -24,7 +24,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "carrying them, each marked where the completeness projection reads) and "
             "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
             "Exit 1 on findings (an unreadable, corrupt or undecodable database, a schema we do not know, "
-            "transcript anomalies); exit 0 with notes only (unknown protobuf fields, listed encrypted .pb files)."
+            "transcript anomalies the contract calls violations, compact and full records that disagree); "
+            "exit 0 with notes only (unknown protobuf fields, listed encrypted .pb files, transcript anomalies "
+            "the contract calls advisories or does not judge: truncated arguments, step gaps, windows, "
+            "time going backwards, repeated or inverted steps, torn lines)."
         ),
     )
     p.add_argument("target", metavar="ID|PATH", help="conversation id (8+ characters) or a path")
@@ -81,6 +84,7 @@ def _json(r: Inspection) -> dict:
             "statuses": _counts(t.statuses),
             "anomalies": _counts(t.anomalies),
             "findings": t.findings,
+            "notes": t.notes,
         }
     return doc
 
@@ -112,8 +116,10 @@ def _text(r: Inspection) -> str:
         if t.anomalies:
             out.append(table(("ANOMALY", "COUNT"), sorted(t.anomalies.items())))
         out += [f"finding: {f}" for f in t.findings]
+        out += [f"note: {n}" for n in t.notes]
     out += [f"note: {n}" for n in r.notes]
     notes = [f"{len(r.database.unknown_fields)} unknown protobuf field(s)"] if r.database and r.database.unknown_fields else []
+    notes += [f"{len(r.transcripts.notes)} transcript note(s)"] if r.transcripts and r.transcripts.notes else []
     notes += [f"{len(r.notes)} encrypted .pb file(s) not decoded"] if r.notes else []
     out.append(f"{r.finding_count} finding(s)" + (f"; notes (do not fail): {', '.join(notes)}" if notes else ""))
     return "\n".join(out)
