@@ -917,6 +917,8 @@ def test_writer_anomalies_always_show_up(tmp_path_factory, seed, anomalies):
         assert ("transcript.jsonl", info.injected["truncated-arg"], "truncated-arg") in got
     if "backward-time" in anomalies:
         assert ("transcript_full.jsonl", info.injected["backward-time"], "backward-time") in got
+    if "step-gap" in anomalies:
+        assert ("transcript_full.jsonl", info.injected["step-gap"], "step-gap") in got
     allowed = {"bad-json", "step-gap", "inverted-step", "repeated-step", "late-start", "unpaired", "late-window"}
     allowed |= {"backward-time", "truncated-arg"}
     assert {kind for _, _, kind in got} <= allowed
@@ -953,7 +955,7 @@ def test_explicit_compact_window(tmp_path):
 
 
 def test_writer_is_deterministic(tmp_path):
-    records = records_from_steps(sample_steps())
+    records = records_from_steps(sample_steps() * 2)  # room for every anomaly at once
     a = write_brain(tmp_path / "x" / UUID, records, rng=random.Random(5), anomalies=ANOMALIES)
     b = write_brain(tmp_path / "y" / UUID, records, rng=random.Random(5), anomalies=ANOMALIES)
     assert a.injected == b.injected

@@ -78,7 +78,7 @@ def build(home: Path) -> StoreBuilder:
     # shows (no browser sub-agent, no enum values without names), without a brain (like 3 of the 26
     # real stores: the transcript surface of the bundled baseline was recorded from this sample);
     # and a .db copied without its -wal.
-    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False), brain=False)
+    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False, media=False), brain=False)
     ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
     add_real_world(b)  # last: the ids above stay what they were
     return b

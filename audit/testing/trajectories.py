@@ -415,6 +415,7 @@ def every_shape_steps(
     *,
     browser: bool = True,
     unnamed_enums: bool = True,
+    media: bool = True,
 ) -> list[dict]:
     """One conversation holding every step shape real-stores.md Part B lists: tool results of every
     kind, a permission asked and granted, a background task and the system message it sends back,
@@ -424,8 +425,12 @@ def every_shape_steps(
     ``browser=False`` leaves out the BROWSER_SUBAGENT step (its payload and sub-trajectory are keys
     the published sidecar record of agy 1.2.10/1.2.11 never shows); ``unnamed_enums=False`` leaves
     out the two enum values real rows carry that no source names (``artifactMetadata.artifactType``,
-    ``searchWeb.thirdPartyConfig.provider``), which our export writes as numbers."""
+    ``searchWeb.thirdPartyConfig.provider``), which our export writes as numbers; ``media=False``
+    leaves out the image attached to the first prompt (``userInput.media``, 22 real rows; its
+    fields are not established, so it is an empty ``Media``)."""
     steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.")]
+    if media:
+        steps[0]["userInput"]["media"] = [{}]
 
     def turn(name: str, args: dict, result) -> dict:
         args = {**args, "toolAction": f"Running {name}", "toolSummary": f"{name} step"}

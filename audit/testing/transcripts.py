@@ -39,6 +39,7 @@ ANOMALIES = frozenset(
         "truncated",
         "truncated-arg",
         "backward-time",
+        "step-gap",
     }
 )
 """``late-start``: the compact transcript is a window starting after step 0; ``late-full``: the
@@ -49,7 +50,9 @@ RUN_COMMAND logged as a still-RUNNING background task; ``truncated``: compact fi
 from 64 characters on (instead of the normal 2,048) with ``<truncated N ...>`` markers;
 ``truncated-arg``: one compact argument cut by ``<truncated N bytes>`` on a line whose
 ``truncated_fields`` does not name ``tool_calls`` (188 real values are); ``backward-time``: one
-record's ``created_at`` earlier than the line before (real files have 74)."""
+record's ``created_at`` earlier than the line before (real files have 74); ``step-gap``: one step
+written to neither tier (an errored step or error message where there is one: agy leaves some
+steps out of its transcripts, and gaps are common in real files)."""
 CHUNKS = ("none", "both", "only")
 """``chunks``: none; ``both``: the flat files and their chunks (byte-identical); ``only``: the chunks alone."""
 
@@ -332,6 +335,20 @@ def write_brain(
         lines[i]["created_at"] = earlier.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         marked["backward-time"] = lines[i]
         busy.append(lines[i])
+    if "step-gap" in anomalies:
+        touched = {id(r) for r in busy}
+        inside = [
+            i
+            for i in range(window + 1, len(lines) - 1)
+            if id(lines[i]) not in touched
+            and lines[i - 1].get("step_index", -9) + 1 == lines[i].get("step_index") == lines[i + 1].get("step_index", -9) - 1
+            and max(r.get("step_index", -1) for r in lines[:i]) == lines[i - 1]["step_index"]
+        ]
+        errors = [i for i in inside if lines[i].get("status") == "ERROR" or lines[i].get("type") == "ERROR_MESSAGE"]
+        i = pick("step-gap", errors or inside)
+        marked["step-gap"] = lines[i + 1]  # the record after the gap shows it
+        busy.append(lines[i + 1])
+        del lines[i]
     task_logs = _background_tasks(lines, brain_dir)
 
     full_lines = lines[full_start:]
