@@ -12,7 +12,7 @@ from audit.actions import baseline_writer, compat
 from audit.actions.sweep import sweep
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, native_observable, observe
+from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, enum_at, native_observable, observe
 from audit.checks.fingerprint import Fingerprint, schema_lines, survey
 from audit.cli import main
 from audit.errors import NothingToCheck, UsageError
@@ -116,9 +116,9 @@ def test_markdown_report_is_exact():
 
 Observed: test corpus; scope partial-unknown-scoped (not a complete sweep: missing lines are only 'not observed').
 
-| surface | status | added | removed | renamed | type changed | widened | narrowed | value added | value removed | not observed |
-| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-| sidecar | DRIFT | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 |
+| surface | status | added | removed | renamed | type changed | widened | narrowed | value added | value removed | not observed | enum written as a number (advisory) | not in baseline (advisory) |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| sidecar | DRIFT | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 |
 
 ### sidecar: added (1)
 
@@ -349,3 +349,93 @@ def test_drift_against_synthetic_baseline_lines_is_an_advisory_never_a_failure(t
     baseline_writer.write(base, tmp_path)
     assert baselines.load(tmp_path / "agy-1.0.0").synthetic == {"transcript": "the store builder's fixture"}
     assert set(baselines.resolve("agy-1.2.11").synthetic) == {"transcript", "values"}
+
+
+# ----------------------------------------------------------------------------- issue 28: no false failures
+
+PROVIDER = "steps.[].searchWeb.thirdPartyConfig.provider"
+
+
+def test_enum_paths_of_our_proto():
+    assert enum_at(PROVIDER).name == "WebSearchProvider"
+    assert enum_at("steps.[].type").name == "CortexStepType"
+    assert enum_at("steps.[].subtrajectory.steps.[].status").name == "CortexStepStatus"  # an embedded trajectory
+    assert enum_at("steps.[].searchWeb.query") is None  # a string field
+    assert enum_at("steps.[].searchWeb.thirdPartyConfig") is None  # a message
+    assert enum_at("steps.[].noSuchKey") is None
+    assert native_observable(PROVIDER) and not native_observable("steps.[].noSuchKey")
+
+
+def test_an_enum_written_as_its_number_is_the_same_type_as_by_name():
+    summary = "steps.[].searchWeb.summary"  # a string field: number is a real change there
+    old = (f"{PROVIDER}\tstring", f"{summary}\tstring", "steps.[].type\tstring")
+    new = (f"{PROVIDER}\tnumber", f"{summary}\tnumber", "steps.[].type\tnumber|string")
+    assert diff_lines(old, new, complete=False, enums=enum_at) == (
+        Change(summary, "type-changed", "string", "number"),
+        Change(PROVIDER, "enum-number", "string", "number"),
+        Change("steps.[].type", "enum-number", "string", "number|string"),
+    )
+    assert diff_lines(old, new, complete=False)[1] == Change(PROVIDER, "type-changed", "string", "number")  # other surfaces
+    # a real type change is still one: string -> object, and an object joining the enum's values
+    assert diff_lines((f"{PROVIDER}\tstring",), (f"{PROVIDER}\tobject",), complete=False, enums=enum_at) == (
+        Change(PROVIDER, "type-changed", "string", "object"),
+    )
+    assert diff_lines((f"{PROVIDER}\tstring",), (f"{PROVIDER}\tnumber|object",), complete=False, enums=enum_at) == (
+        Change(PROVIDER, "widened", "string", "number|object"),
+    )
+
+
+def test_enum_numbers_and_paths_beyond_the_record_are_advisories_that_never_fail():
+    media = "steps.[].userInput.media"
+    base = _baseline(sidecar=(f"{PROVIDER}\tstring", "steps.[].userInput\tobject"))
+    seen = _observed(True, sidecar=(f"{PROVIDER}\tnumber", "steps.[].userInput\tobject", f"{media}\tarray"))
+    assert compare(base, seen).fails("drift")  # without the baseline's beyondRecord: added
+    base.beyond = {"sidecar": {media: "22 real rows (a test)"}}
+    result = compare(base, seen)
+    (surface,) = result.surfaces
+    assert (surface.status, surface.advisory) == ("DRIFT", True)
+    assert surface.changes == (
+        Change(
+            PROVIDER,
+            "enum-number",
+            "string",
+            "number",
+            note="a value of WebSearchProvider: cortex.proto names no such value, so it is written as its number; "
+            "the other side writes the same enum by name",
+        ),
+        Change(media, "not-in-baseline", None, "array", note="known beyond agy-1.0.0's record: 22 real rows (a test)"),
+    )
+    assert surface.reason.startswith("advisory, not a failure: only 1 enum-number and 1 not-in-baseline (each line says why)")
+    assert not result.fails("drift") and not result.fails("breaking")
+    # a real change beside them fails, and they stay advisories
+    worse = compare(base, _observed(True, sidecar=(f"{PROVIDER}\tobject", "steps.[].userInput\tobject", f"{media}\tarray")))
+    assert [c.kind for c in worse.surfaces[0].changes] == ["type-changed", "not-in-baseline"]
+    assert worse.fails("breaking") and not worse.surfaces[0].advisory
+
+
+def _payload_types(lines: tuple[str, ...]) -> set[str]:
+    """The step types whose payload key (a field of the Step oneof) *lines* hold below steps.[]."""
+    from audit.store.proto import cortex_pb2 as pb
+
+    oneof = pb.Step.DESCRIPTOR.oneofs_by_name["step"]
+    keys = {line.split("\t")[0] for line in lines}
+    return {f"CORTEX_STEP_TYPE_{f.name.upper()}" for f in oneof.fields if f"steps.[].{f.json_name}" in keys}
+
+
+def test_bundled_baselines_record_the_step_types_their_published_snapshots_hold(tmp_path):
+    from audit.store.proto import cortex_pb2 as pb
+
+    names = set(pb.CortexStepType.keys())
+    assert all(f"CORTEX_STEP_TYPE_{f.name.upper()}" in names for f in pb.Step.DESCRIPTOR.oneofs_by_name["step"].fields)
+    for b in baselines.available():
+        assert b.step_types == _payload_types(b.lines["sidecar"]), b.name  # 21 each, the count the records publish
+        assert len(b.step_types) == b.counts["distinctStepTypes"] == 21
+        assert "CORTEX_STEP_TYPE_BROWSER_SUBAGENT" not in b.step_types
+        assert list(b.beyond["sidecar"]) == ["steps.[].userInput.media"]
+    assert baselines.resolve("agy-1.2.5").observed_step_types is None  # its counts list them
+    # import-shape of a published record ships the same
+    imported = baseline_writer.import_shape(DATA / "agy-1.2.10-sidecar-shape.tsv", "agy-1.2.11")
+    bundled = baselines.resolve("agy-1.2.11")
+    assert (imported.observed_step_types, imported.beyond) == (bundled.observed_step_types, bundled.beyond)
+    baseline_writer.write(imported, tmp_path)
+    assert baselines.load(tmp_path / "agy-1.2.11").step_types == bundled.step_types

@@ -11,6 +11,7 @@ from pathlib import Path
 from audit import __version__
 from audit.checks.baselines import (
     BASELINE_FILE,
+    BEYOND_RECORD,
     PUBLISHED,
     PUBLISHED_DDL,
     READER,
@@ -98,6 +99,8 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
             provenance,
             published["counts"],
             recorded,
+            observed_step_types=published.get("observedStepTypes"),
+            beyond=BEYOND_RECORD,
         )
     provenance = {"sidecar": f"imported from the shape snapshot {Path(tsv).name}; digest matched --digest"}
     return Baseline(name, version_of(name), None, __version__, None, {"sidecar": actual}, provenance, None, {"sidecar": lines})

@@ -13,6 +13,15 @@ brain-only corpus has no sidecar, sqlite or wire surface -- with the reason; a s
 ``digests`` or in ``absent``, never both. ``compare`` reports a surface absent from the baseline
 as NEW when it is present now, and as NOT COMPARABLE when it is absent on both sides.
 
+``observedStepTypes`` (``{"types": [...], "source": ...}``) lists the step types the recorded
+corpus held, with where that list comes from; without it, the keys of ``counts.stepTypes`` are
+that list (a recorded baseline has them), and with neither the step types are unknown. Against
+lines imported from another corpus, ``compare`` reports a sidecar path carried only by steps of
+another type as ``not-in-baseline``, an advisory.
+``beyondRecord`` (``{surface: {path: why}}``) names paths real stores are known to hold that the
+recorded corpus never showed (with the fact that says so): a path at or below one is
+``not-in-baseline`` too. Neither changes a digest: the lines stay those recorded.
+
 ``synthetic`` (only when non-empty) names each surface whose lines were not swept from agy but
 made by our store builder from documented facts (the bundled transcript lines): no fact says agy
 writes exactly those, so ``compare`` reports drift against them as an advisory, never a failure.
@@ -63,6 +72,23 @@ class Baseline:
     bundled: bool = False
     absent: dict[str, str] = field(default_factory=dict)  # surface -> why the recorded corpus did not hold it
     synthetic: dict[str, str] = field(default_factory=dict)  # surface -> where its lines come from (not agy)
+    observed_step_types: dict | None = None  # {"types": [...], "source": why}, as recorded in baseline.json
+    beyond: dict[str, dict[str, str]] = field(default_factory=dict)  # surface -> path -> why it is known beyond the record
+
+    @property
+    def step_types(self) -> frozenset[str] | None:
+        """The step types the recorded corpus held (``observedStepTypes``, else the keys of
+        ``counts.stepTypes``), or None when unknown."""
+        if self.observed_step_types is not None:
+            return frozenset(self.observed_step_types["types"])
+        counted = (self.counts or {}).get("stepTypes")
+        return frozenset(counted) if isinstance(counted, dict) else None
+
+    @property
+    def step_types_source(self) -> str:
+        if self.observed_step_types is not None:
+            return str(self.observed_step_types["source"])
+        return f"the step types {self.name}'s corpus counts list"
 
     @property
     def complete(self) -> bool:
@@ -89,8 +115,54 @@ class Baseline:
             }
             | ({"absent": {s: self.absent[s] for s in SURFACES if s in self.absent}} if self.absent else {})
             | ({"synthetic": {s: self.synthetic[s] for s in SURFACES if s in self.synthetic}} if self.synthetic else {})
+            | ({"observedStepTypes": self.observed_step_types} if self.observed_step_types is not None else {})
+            | ({"beyondRecord": {s: self.beyond[s] for s in SURFACES if s in self.beyond}} if self.beyond else {})
         )
 
+
+BEYOND_RECORD = {
+    "sidecar": {
+        "steps.[].userInput.media": "media attached to a prompt (CortexStepUserInput field 9, MLV media) are on 22 "
+        "USER_INPUT rows of the 26 real .db files measured in real-stores.md (B.1.2, B.3.3); agy-reader's published "
+        "records never show them"
+    }
+}
+"""What real stores are known to hold beyond agy-reader's published records (``beyondRecord``)."""
+
+
+def _payload_step_types(snapshot: str, record: str) -> dict:
+    """``observedStepTypes`` of a published record that lists no step types (see the test that
+    derives them from the snapshot)."""
+    return {
+        "types": [f"CORTEX_STEP_TYPE_{name}" for name in _STEP_TYPES_1_2_5],
+        "source": f"the 21 step types whose payload keys (steps.[].<payload>) agy-reader's published shape snapshot "
+        f"holds ({snapshot}); its record counts 21 distinct step types ({record}), the 21 it lists for agy 1.2.5",
+    }
+
+
+_STEP_TYPES_1_2_5 = (
+    "ASK_QUESTION",
+    "CHECKPOINT",
+    "CODE_ACTION",
+    "COMMAND_STATUS",
+    "CONVERSATION_HISTORY",
+    "EPHEMERAL_MESSAGE",
+    "ERROR_MESSAGE",
+    "FIND",
+    "GENERATE_IMAGE",
+    "GENERIC",
+    "GREP_SEARCH",
+    "INVOKE_SUBAGENT",
+    "LIST_DIRECTORY",
+    "MCP_TOOL",
+    "PLANNER_RESPONSE",
+    "READ_URL_CONTENT",
+    "RUN_COMMAND",
+    "SEARCH_WEB",
+    "SYSTEM_MESSAGE",
+    "USER_INPUT",
+    "VIEW_FILE",
+)
 
 # Published agy-reader records (mjacobs/agy-reader, MIT): what import-shape may check against.
 PUBLISHED: dict[str, dict] = {
@@ -105,28 +177,10 @@ PUBLISHED: dict[str, dict] = {
             "steps": 21620,
             "stepTypes": {
                 f"CORTEX_STEP_TYPE_{name}": count
-                for name, count in (
-                    ("ASK_QUESTION", 26),
-                    ("CHECKPOINT", 197),
-                    ("CODE_ACTION", 1118),
-                    ("COMMAND_STATUS", 1),
-                    ("CONVERSATION_HISTORY", 159),
-                    ("EPHEMERAL_MESSAGE", 5),
-                    ("ERROR_MESSAGE", 105),
-                    ("FIND", 60),
-                    ("GENERATE_IMAGE", 4),
-                    ("GENERIC", 828),
-                    ("GREP_SEARCH", 578),
-                    ("INVOKE_SUBAGENT", 60),
-                    ("LIST_DIRECTORY", 386),
-                    ("MCP_TOOL", 12),
-                    ("PLANNER_RESPONSE", 10517),
-                    ("READ_URL_CONTENT", 5),
-                    ("RUN_COMMAND", 3754),
-                    ("SEARCH_WEB", 107),
-                    ("SYSTEM_MESSAGE", 631),
-                    ("USER_INPUT", 342),
-                    ("VIEW_FILE", 2725),
+                for name, count in zip(
+                    _STEP_TYPES_1_2_5,
+                    (26, 197, 1118, 1, 159, 5, 105, 60, 4, 828, 578, 60, 386, 12, 10517, 5, 3754, 107, 631, 342, 2725),
+                    strict=True,
                 )
             },
             "distinctStepTypes": 21,
@@ -148,6 +202,9 @@ PUBLISHED: dict[str, dict] = {
             "statuses": {"done": 21993, "canceled": 62, "error": 102},
             "source": "as reported in agy-reader docs/compatibility/agy-1.2.10.md@5cf6aeb, per-type counts not published",
         },
+        "observedStepTypes": _payload_step_types(
+            "docs/compatibility/agy-1.2.10-sidecar-shape.tsv@bbc80ed", "docs/compatibility/agy-1.2.10.md@5cf6aeb"
+        ),
     },
     "agy-1.2.11": {
         "date": "2026-09-25",
@@ -163,6 +220,9 @@ PUBLISHED: dict[str, dict] = {
             "statuses": None,
             "source": "as reported in agy-reader docs/compatibility/agy-1.2.11.md@9a228af",
         },
+        "observedStepTypes": _payload_step_types(
+            "COMPATIBILITY.md@9a228af, the same snapshot as agy-1.2.10", "docs/compatibility/agy-1.2.11.md@9a228af"
+        ),
     },
 }
 
@@ -229,6 +289,21 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     if not isinstance(synthetic, dict) or not all(isinstance(v, str) for v in synthetic.values()):
         raise InputError(f"{path / BASELINE_FILE}: 'synthetic' is not an object of reasons")
     baseline.synthetic = {s: r for s, r in synthetic.items() if s in baseline.digests}
+    observed = doc.get("observedStepTypes")
+    if observed is not None and not (
+        isinstance(observed, dict)
+        and isinstance(observed.get("source"), str)
+        and isinstance(observed.get("types"), list)
+        and all(isinstance(t, str) for t in observed["types"])
+    ):
+        raise InputError(f"{path / BASELINE_FILE}: 'observedStepTypes' is not {{types: [string], source: string}}")
+    baseline.observed_step_types = observed
+    beyond = doc.get("beyondRecord") or {}
+    if not isinstance(beyond, dict) or not all(
+        isinstance(v, dict) and all(isinstance(w, str) for w in v.values()) for v in beyond.values()
+    ):
+        raise InputError(f"{path / BASELINE_FILE}: 'beyondRecord' is not an object of {{path: why}} per surface")
+    baseline.beyond = {s: dict(v) for s, v in beyond.items() if s in SURFACES}
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not exists(tsv):

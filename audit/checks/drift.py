@@ -16,27 +16,40 @@ feature is not evidence of removal. The scope is per line: in a complete sweep w
 ``removed``; only a key the offline decoder cannot produce (daemon-only) is ``not-observed``. So it is when fingerprints computed here meet baseline lines
 imported from a published record: that record was taken from another corpus, so a path the
 stores swept here never exercised says nothing about agy (``Comparison.partial`` says why).
+
+Two classes are advisories, reported and never failing (``ADVISORY_CLASSES``): ``enum-number``,
+a sidecar path that is an enum field of our ``.proto`` (``enum_at``) whose types differ only by
+``string`` vs ``number`` -- one enum written by name on one side and by number on the other (our
+export writes a number for a value ``cortex.proto`` cannot name); the change names the numbers
+the ``values`` surface recorded there. And ``not-in-baseline``, an added sidecar path the baseline
+could not have recorded: one at or below a path its ``beyondRecord`` lists (known from real
+stores, absent from the published record), or -- against lines imported from another corpus --
+one carried only by steps of a type that corpus never held (``Baseline.step_types``; the sidecars
+are read again for this, only when they hold such steps and an added path lies below
+``steps.[]``). A surface whose every change is one of these (or ``not-observed``) is an advisory
+DRIFT.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES, VALUES, Fingerprint, Reads, Survey, survey
-from audit.checks.shape import digest_lines
+from audit.checks.shape import SidecarShape, digest_lines
 from audit.checks.values import order
-from audit.errors import NothingToCheck, UsageError
+from audit.errors import AuditError, NothingToCheck, UsageError
 from audit.progress import Callback
-from audit.safeio import is_file, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, is_file, loads, read_bytes
 from audit.store.proto import cortex_pb2 as pb
 
 _OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
@@ -45,32 +58,46 @@ _TEXT_MESSAGES = frozenset(
 )
 
 
-@functools.lru_cache(maxsize=65536)
 def native_observable(path: str) -> bool:
     """Whether the offline reconstruction of a ``.db`` (``audit.store.trajectory``: proto3 JSON of
     our ``cortex.proto``'s ``Trajectory``) can produce the sidecar shape *path* (``steps.[].x``):
     every key must be the JSON name of a field the ``.proto`` declares (any key below a map or a
     ``Struct``). A key only the daemon writes (no public source gives its field number) is not."""
+    return _resolve(path)[0]
+
+
+def enum_at(path: str) -> EnumDescriptor | None:
+    """The enum of our ``.proto`` whose values the sidecar shape *path* holds (a singular or
+    repeated enum field, or a map's enum values), else None."""
+    return _resolve(path)[1]
+
+
+@functools.lru_cache(maxsize=65536)
+def _resolve(path: str) -> tuple[bool, EnumDescriptor | None]:
+    """(``native_observable(path)``, ``enum_at(path)``): one walk of the descriptor."""
     node: object = pb.Trajectory.DESCRIPTOR  # a message Descriptor, a pending FieldDescriptor, "any" or "leaf"
+    value: FieldDescriptor | None = None  # the field whose value *node* is
     for part in path.split(".") if path else ():
         if node == "any":
-            return True
+            return True, None
         if node == "leaf":
-            return False
+            return False, None
         if isinstance(node, FieldDescriptor):  # a repeated field's "[]" or a map's key
             if node.message_type is not None and node.message_type.GetOptions().map_entry:
-                node = _value_node(node.message_type.fields_by_name["value"])
+                value = node.message_type.fields_by_name["value"]
             elif part == "[]":
-                node = _value_node(node)
+                value = node
             else:
-                return False
+                return False, None
+            node = _value_node(value)
             continue
         assert isinstance(node, Descriptor)  # what is left: a message (upb's descriptors pass isinstance too)
         fd = next((f for f in node.fields if f.json_name == part), None)
         if fd is None:
-            return False
+            return False, None
+        value = None if fd.is_repeated else fd
         node = fd if fd.is_repeated else _value_node(fd)
-    return True
+    return True, value.enum_type if value is not None and node == "leaf" else None
 
 
 def _value_node(fd: FieldDescriptor) -> object:
@@ -80,8 +107,22 @@ def _value_node(fd: FieldDescriptor) -> object:
     return "any" if name in _OPAQUE_MESSAGES else "leaf" if name in _TEXT_MESSAGES else fd.message_type
 
 
-CLASSES = ("added", "removed", "renamed", "type-changed", "widened", "narrowed", "value-added", "value-removed", "not-observed")
+CLASSES = (
+    "added",
+    "removed",
+    "renamed",
+    "type-changed",
+    "widened",
+    "narrowed",
+    "value-added",
+    "value-removed",
+    "not-observed",
+    "enum-number",
+    "not-in-baseline",
+)
 BREAKING = frozenset({"removed", "renamed", "type-changed", "widened"})
+ADVISORY_CLASSES = frozenset({"enum-number", "not-in-baseline"})
+"""Changes reported as advisories, never failing (see the module docstring)."""
 FAIL_ON = ("drift", "breaking", "never")
 NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
 WHOLE_PER_FILE = frozenset({"sqlite"})
@@ -159,6 +200,7 @@ class Change:
     old: str | None  # baseline value (types), None when added
     new: str | None  # current value, None when removed / not observed
     was: str | None = None  # renamed: the baseline path this one replaces
+    note: str | None = None  # why an advisory class (ADVISORY_CLASSES) applies
 
     def text(self, sep: str = ": ") -> str:
         """The change in words: ``path: value``, ``path: old -> new``, ``old -> path: value``
@@ -192,7 +234,7 @@ class SurfaceResult:
     changes: tuple[Change, ...] = ()
     complete: bool = False  # absent lines counted as removed (else "not observed")
     classified: bool = True  # False: the digest changed but one side has no lines to say how
-    advisory: bool = False  # DRIFT against synthetic baseline lines: reported, never failing
+    advisory: bool = False  # DRIFT against synthetic baseline lines, or only advisory changes: never failing
 
     def counts(self) -> Counter[str]:
         return Counter(c.kind for c in self.changes)
@@ -230,11 +272,17 @@ def _split(line: str) -> tuple[str, str]:
 
 
 def diff_lines(
-    old: tuple[str, ...], new: tuple[str, ...], *, complete: bool, observable: Callable[[str], bool] | None = None
+    old: tuple[str, ...],
+    new: tuple[str, ...],
+    *,
+    complete: bool,
+    observable: Callable[[str], bool] | None = None,
+    enums: Callable[[str], object] | None = None,
 ) -> tuple[Change, ...]:
     """Classified changes from *old* (baseline) to *new* lines, sorted by path. From a corpus that
     is not *complete*, a missing path is ``not-observed`` unless *observable* says the corpus
-    would have shown it (then it is ``removed``)."""
+    would have shown it (then it is ``removed``). Where *enums* gives a path's enum, ``string``
+    and ``number`` are one type there (``enum-number`` when that is all that differs)."""
     before = dict(map(_split, old))
     after = dict(map(_split, new))
     changes = []
@@ -248,7 +296,11 @@ def diff_lines(
             kind = "added"
         else:
             was, now = set(a.split("|")), set(b.split("|"))
-            if now > was:
+            if enums is not None and (was ^ now) & _ENUM_TYPES and enums(path) is not None:
+                was, now = _as_enum(was), _as_enum(now)
+            if was == now:
+                kind = "enum-number"
+            elif now > was:
                 kind = "widened"
             elif now < was:
                 kind = "narrowed" if complete else "not-observed"
@@ -258,6 +310,13 @@ def diff_lines(
                 kind = "type-changed"
         changes.append(Change(path, kind, a, b))
     return _renamed(changes)
+
+
+_ENUM_TYPES = frozenset({"string", "number"})
+
+
+def _as_enum(types: set[str]) -> set[str]:
+    return {"enum" if t in _ENUM_TYPES else t for t in types}
 
 
 def _parent(path: str) -> tuple[str, str]:
@@ -357,7 +416,10 @@ def compare_surface(
     complete: bool,
     reason: str | None = None,
     observable: Callable[[str], bool] | None = None,
+    observed: Observed | None = None,
 ) -> SurfaceResult:
+    """*observed*, what *current* was computed from, lets the sidecar surface's advisory classes
+    name what they know (``_advisories``)."""
     recorded = baseline.digests.get(surface)
     absent = baseline.absent.get(surface)
     if current is None:
@@ -382,7 +444,12 @@ def compare_surface(
             f"({baseline.provenance.get(surface, 'provenance unknown')}): {unknown}"
         )
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest, classified=False)
-    changes = diff_lines(baseline.lines[surface], current.lines, complete=complete, observable=observable)
+    sidecar = surface == "sidecar"
+    changes = diff_lines(
+        baseline.lines[surface], current.lines, complete=complete, observable=observable, enums=enum_at if sidecar else None
+    )
+    if sidecar:
+        changes = _advisories(changes, baseline, observed)
     if not changes:
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
@@ -392,7 +459,104 @@ def compare_surface(
             "which is no evidence of removal"
         )
         return SurfaceResult(surface, NOT_COMPARABLE, why, recorded, current.digest, changes)
+    if all(c.kind in ADVISORY_CLASSES or c.kind == "not-observed" for c in changes):
+        counts = Counter(c.kind for c in changes if c.kind in ADVISORY_CLASSES)
+        why = (
+            "advisory, not a failure: only "
+            + " and ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+            + f" (each line says why); {baseline.name}'s step types: {baseline.step_types_source}"
+        )
+        return SurfaceResult(surface, DRIFT, why, recorded, current.digest, changes, advisory=True)
     return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
+
+
+def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Observed | None) -> tuple[Change, ...]:
+    """The sidecar *changes* with their advisory classes settled: each ``enum-number`` change
+    noted with its enum (and the numbers *observed*'s ``values`` surface recorded there, when it
+    has one), each added path the baseline could not have recorded made ``not-in-baseline``."""
+    beyond = baseline.beyond.get("sidecar", {})
+    survey = observed.survey if observed is not None else None
+    unobserved: set[str] = set()
+    if baseline.step_types is not None and survey is not None and baseline.provenance.get("sidecar", "").startswith("imported"):
+        # lines from another corpus: a step type it never held says nothing of agy (in a baseline
+        # recorded from these stores, a new step type is drift)
+        unobserved = {t for t in survey.counts.step_types if t not in baseline.step_types}
+    steps = {c.path for c in changes if c.kind == "added" and c.path.startswith("steps.[].")} if unobserved else set()
+    evidence = _Evidence.read(survey.files.get("sidecars", ()), unobserved) if survey and steps else None
+    values_fp = observed.fingerprints.get(VALUES) if observed is not None else None
+    recorded = dict(map(_split, values_fp.lines)) if values_fp is not None else {}
+    out = []
+    for c in changes:
+        if c.kind == "enum-number":
+            enum = enum_at(c.path)
+            assert enum is not None  # diff_lines classed it by its enum
+            numbers = sorted((v for v in _members(recorded.get(f"sidecar:{c.path}")) if _NUMBER.fullmatch(v)), key=int)
+            values = f"{enum.name} {', '.join(numbers)}" if numbers else f"a value of {enum.name}"
+            c = replace(
+                c,
+                note=f"{values}: cortex.proto names no such value, so it is written as its number; "
+                "the other side writes the same enum by name",
+            )
+        elif c.kind == "added":
+            prefix = next((p for p in beyond if c.path == p or c.path.startswith(p + ".")), None)
+            if prefix is not None:
+                c = replace(c, kind="not-in-baseline", note=f"known beyond {baseline.name}'s record: {beyond[prefix]}")
+            elif (
+                evidence is not None
+                and c.path in steps
+                and c.path not in evidence.observed_paths
+                and (types := ", ".join(sorted(t for t, paths in evidence.unobserved_paths.items() if c.path in paths)))
+            ):
+                c = replace(
+                    c,
+                    kind="not-in-baseline",
+                    note=f"only in {types} steps, a type {baseline.name} never observed",
+                )
+        out.append(c)
+    return tuple(out)
+
+
+_NUMBER = re.compile(r"-?[0-9]+")
+
+
+@dataclass
+class _Evidence:
+    """What the sidecars a survey read hold, for ``_advisories``: the shape paths of the steps of
+    the types the baseline observed and, per type it never observed, of the steps of that type."""
+
+    observed_paths: frozenset[str] = frozenset()
+    unobserved_paths: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, files: Sequence[Path], unobserved: set[str]) -> _Evidence:
+        """Read *files* again (an unreadable one is skipped: the survey reported it)."""
+        found = cls()
+        kept = SidecarShape()
+        apart: dict[str, SidecarShape] = {}
+        for path in files:
+            try:
+                doc = loads(read_bytes(path, limit=MAX_DOCUMENT_BYTES), source=str(path), require_object=False)
+            except (AuditError, JSONError):
+                continue
+            if type(doc) is dict and len(doc) == 1 and "trajectory" in doc:
+                doc = doc["trajectory"]
+            steps = doc.get("steps") if type(doc) is dict else None
+            if type(steps) is not list:
+                continue
+            kept.add({"steps": [s for s in steps if _step_type(unobserved, s) is None]})
+            for s in steps:
+                if (t := _step_type(unobserved, s)) is not None:
+                    apart.setdefault(t, SidecarShape()).add({"steps": [s]})
+        found.observed_paths = frozenset(line.split("\t", 1)[0] for line in kept.lines())
+        found.unobserved_paths = {t: frozenset(line.split("\t", 1)[0] for line in shape.lines()) for t, shape in apart.items()}
+        return found
+
+
+def _step_type(unobserved: set[str], step: object) -> str | None:
+    """The type of *step* when it is one of *unobserved* (as ``Counts`` labels it), else None."""
+    kind = step.get("type") if type(step) is dict else None
+    label = kind if type(kind) is str else "(missing)" if kind is None else "(not a string)"
+    return label if label in unobserved else None
 
 
 def _value_scope(observed: Observed, complete: bool) -> Callable[[str], bool]:
@@ -441,7 +605,13 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
             found = compare_values(baseline, current[surface], set(current), complete=_value_scope(observed, complete))
         else:
             found = compare_surface(
-                surface, baseline, current.get(surface), complete=complete, reason=reason, observable=observable
+                surface,
+                baseline,
+                current.get(surface),
+                complete=complete,
+                reason=reason,
+                observable=observable,
+                observed=observed,
             )
         if found.status == DRIFT and surface in baseline.synthetic:
             why = (

@@ -80,6 +80,7 @@ from audit.checks.consistency import Target as SessionTarget
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
 from audit.checks.contract import FileResult
 from audit.checks.drift import (
+    ADVISORY_CLASSES,
     CLASSES,
     DRIFT,
     NEW,
@@ -851,7 +852,11 @@ class _Context:
     def _surface(self, target: str, comparison: Comparison, result: SurfaceResult, command: str) -> Check:
         fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on.drift)
         level = ERROR if fails else WARNING
-        findings = [Finding(level, c.kind, c.text()) for c in result.changes if c.kind != "not-observed"]
+        findings = [
+            Finding(WARNING if c.kind in ADVISORY_CLASSES else level, c.kind, c.text() + (f" ({c.note})" if c.note else ""))
+            for c in result.changes
+            if c.kind != "not-observed"
+        ]
         if not result.classified:
             findings.append(Finding(level, "digest-changed", f"{result.baseline_digest} -> {result.current_digest}"))
         counts = {kind: result.counts()[kind] for kind in CLASSES}

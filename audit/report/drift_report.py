@@ -20,6 +20,8 @@ _TITLES = {
     "value-added": "value added",
     "value-removed": "value removed",
     "not-observed": "not observed",
+    "enum-number": "enum written as a number (advisory)",
+    "not-in-baseline": "not in baseline (advisory)",
 }
 TAB = "\t"
 FOLD_AFTER = 50
@@ -34,6 +36,8 @@ _MARKS = {
     "value-added": "+",
     "value-removed": "-",
     "not-observed": "?",
+    "enum-number": "=",
+    "not-in-baseline": "*",
 }
 
 
@@ -84,7 +88,9 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
                 "classified": r.classified,
                 "counts": {kind: r.counts()[kind] for kind in CLASSES},
                 "changes": [
-                    {"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new} | ({"was": c.was} if c.was else {})
+                    {"path": c.path, "class": c.kind, "baseline": c.old, "current": c.new}
+                    | ({"was": c.was} if c.was else {})
+                    | ({"note": c.note} if c.note else {})
                     for c in r.changes
                 ],
             }
@@ -111,7 +117,7 @@ def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool
             if not changes or (kind == "not-observed" and not verbose):
                 continue
             out += ["", f"{r.surface}: {_TITLES[kind]} ({len(changes)})"]
-            out += [f"  {_MARKS[kind]} {c.text(sep=TAB)}" for c in changes]
+            out += [f"  {_MARKS[kind]} {c.text(sep=TAB)}" + (f"{TAB}({c.note})" if c.note else "") for c in changes]
     return "\n".join(out) + "\n"
 
 
@@ -143,9 +149,14 @@ def comparison_markdown(comparison: Comparison, observed: Observed, *, not_obser
             if not changes or (kind == "not-observed" and not not_observed):
                 continue
             heading = f"{r.surface}: {_TITLES[kind]} ({len(changes)})"
-            rows = ["| path | baseline | observed |", "| --- | --- | --- |"]
+            noted = any(c.note for c in changes)
+            rows = [
+                "| path | baseline | observed |" + (" note |" if noted else ""),
+                "| --- | --- | --- |" + (" --- |" if noted else ""),
+            ]
             rows += [
                 f"| {_cell(c.path if c.was is None else f'{c.was} -> {c.path}')} | {_cell(c.old)} | {_cell(c.new)} |"
+                + (f" {(c.note or '').replace('|', chr(92) + '|')} |" if noted else "")
                 for c in changes
             ]
             if kind == "not-observed" or len(changes) > FOLD_AFTER:
