@@ -267,3 +267,11 @@ def test_a_required_key_renamed_breaks_its_reader():
     result = judge(entry, compare(base, now), base, now)
     assert result.verdict == BREAKS
     assert [(d.path, d.reason) for d in result.deciding] == [("compact.A.created_at", "renamed to compact.A.createdAt")]
+
+
+def test_a_path_the_baseline_could_not_record_is_no_change_to_a_reader():
+    from audit.checks.consumers import _classify
+
+    entry = _profile(surface="sidecar", path="steps.[].userInput.media").entries[0]
+    change = Change("steps.[].userInput.media", "not-in-baseline", None, "array")
+    assert _classify(entry, "sidecar", change, {}, change.path) == (OK, "not-in-baseline")

@@ -329,8 +329,8 @@ def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str
     required = entry.mode == REQUIRES
     if change.kind == "not-observed":
         return UNKNOWN, "not observed in this corpus (no evidence of removal)"
-    if change.kind == "added":
-        return OK, "added"
+    if change.kind in ("added", "not-in-baseline"):
+        return OK, change.kind
     if change.kind == "renamed":
         if path == change.path:
             return OK, f"renamed from {change.was}"
