@@ -46,13 +46,13 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from audit.checks.shape import OTHER_TIER, TIER_NAMES, SidecarShape, TranscriptShape, digest_lines
+from audit.checks.shape import OTHER_TIER, TIER_NAMES, KeyShape, SidecarShape, TranscriptShape, digest_lines, is_data_key
 from audit.checks.values import SURFACE as VALUES
 from audit.checks.values import Values
 from audit.errors import InputError
 from audit.progress import Callback
-from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, read_bytes, read_json
-from audit.store import layout
+from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, loads_text, read_bytes, read_json
+from audit.store import install, layout
 from audit.store import transcript as tr
 from audit.store.database import (
     NativeConversation,
@@ -73,7 +73,7 @@ from audit.store.wire import parse as parse_wire
 if TYPE_CHECKING:
     from audit.store.proto import MessageDescriptor
 
-SURFACES = ("sidecar", "sqlite", "wire", "transcript", VALUES)
+SURFACES = ("sidecar", "sqlite", "wire", "transcript", "summaries", "history", "cache", "artifacts", "roots", VALUES)
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
@@ -187,6 +187,9 @@ class _Inputs:
     databases: list[Path] = field(default_factory=list)
     transcripts: list[Path] = field(default_factory=list)  # every file of every stream
     streams: list[tuple[str | None, tuple[Path, ...]]] = field(default_factory=list)  # (tier, parts)
+    artifacts: list[Path] = field(default_factory=list)  # brain <name>.md.metadata.json files
+    installs: list[tuple[str | None, str, Path]] = field(default_factory=list)  # (root name, path in the root, file)
+    roots: set[str] = field(default_factory=set)  # names of the store roots (given, discovered or swept)
     seen: set[str] = field(default_factory=set)
 
     def add(self, kind: str, path: Path) -> None:
@@ -194,6 +197,14 @@ class _Inputs:
         if key not in self.seen:
             self.seen.add(key)
             getattr(self, kind).append(path)
+
+    def add_install(self, root: str | None, rel: str, path: Path) -> None:
+        """A per-install file (``install.SWEPT``) at *rel* in the root named *root* (None: a file
+        given alone, which belongs to no known root)."""
+        key = os.path.abspath(path)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.installs.append((root, rel, path))
 
     def add_stream(self, tier: str | None, paths: tuple[Path, ...]) -> None:
         fresh = tuple(p for p in paths if os.path.abspath(p) not in self.seen)
@@ -253,6 +264,7 @@ def _brain(directory: Path, inputs: _Inputs, result: Survey) -> None:
                 if log.name in TRANSCRIPT_NAMES:
                     _regular(log, result)
             inputs.add_brain(Path(entry.path))
+            _artifacts(Path(entry.path), inputs, result)
 
 
 def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
@@ -278,12 +290,15 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
                     inputs.add("sidecars", Path(item.path))
         elif _uuid_file(entry, SIDECAR_SUFFIX, result):  # agy-reader's flat corpus/
             inputs.add("sidecars", Path(entry.path))
+    _manifest_roots(manifest, inputs)
     for entry in _entries(path / "native", result):
         if not entry.is_dir(follow_symlinks=False):
             continue
         for item in _entries(Path(entry.path), result):
             if item.name == "brain" and item.is_dir(follow_symlinks=False):
                 _brain(Path(item.path), inputs, result)
+            elif item.name == install.INSTALL_DIR and item.is_dir(follow_symlinks=False):
+                _corpus_installs(Path(item.path), inputs, result)
             elif _uuid_file(item, ".db", result):
                 inputs.add("databases", Path(item.path))
 
@@ -291,6 +306,7 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
 def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
     scan = layout.scan_root(root)
     result.skipped.extend(f"{f.path}: {f.reason}" for f in scan.foreign)
+    _store_installs(scan, inputs)
     for session in scan.sessions:
         if session.sidecar is not None:
             inputs.add("sidecars", session.sidecar)
@@ -302,7 +318,10 @@ def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
 
 def _plain_dir(path: Path, inputs: _Inputs, result: Survey) -> None:
     for entry in _entries(path, result):
-        if entry.name.endswith(SIDECAR_SUFFIX) and _regular(entry, result):
+        if _install_name(entry.name) is not None:
+            if _regular(entry, result):
+                _file(Path(entry.path), inputs)
+        elif entry.name.endswith(SIDECAR_SUFFIX) and _regular(entry, result):
             inputs.add("sidecars", Path(entry.path))
         elif entry.name.endswith(".db") and _regular(entry, result):
             inputs.add("databases", Path(entry.path))
@@ -311,7 +330,12 @@ def _plain_dir(path: Path, inputs: _Inputs, result: Survey) -> None:
 
 
 def _file(path: Path, inputs: _Inputs) -> None:
-    if path.name.endswith(".db"):
+    kind = _install_name(path.name)
+    if kind == "artifacts":
+        inputs.add("artifacts", path)
+    elif kind is not None:
+        inputs.add_install(None, path.name, path)
+    elif path.name.endswith(".db"):
         inputs.add("databases", path)
     elif path.name.endswith(".jsonl") or path.name == tr.FLAT_NAMES["overview"]:
         inputs.add_stream(tr.tier_of(path), (path,))
@@ -859,13 +883,20 @@ def survey(
     databases and transcript streams in *read* are taken from it (see ``Reads``)."""
     wanted = set(surfaces)
     inputs, result = _collect(paths)
-    result.files = {"sidecars": inputs.sidecars, "databases": inputs.databases, "transcripts": inputs.transcripts}
+    result.files = {
+        "sidecars": inputs.sidecars,
+        "databases": inputs.databases,
+        "transcripts": inputs.transcripts,
+        "install": [p for _, _, p in inputs.installs],
+        "artifacts": inputs.artifacts,
+    }
     read_databases, read_transcripts = bool(wanted & {"sqlite", "wire", VALUES}), bool(wanted & {"transcript", VALUES})
     values = Values()
     total = (
         len(inputs.sidecars)
         + (len(inputs.databases) if read_databases else 0)
         + (len(inputs.transcripts) if read_transcripts else 0)
+        + _install_total(inputs, wanted)
     )
     each = _counting(progress, total)
     found: dict[str, Fingerprint | None] = {}
@@ -887,12 +918,18 @@ def survey(
         found["transcript"] = _transcripts(
             ((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read, values
         )
+    found.update(_install_surfaces(inputs, wanted, result, each))
     found[VALUES] = Fingerprint.of(VALUES, values.lines()) if values.seen or values.more else None
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
         "wire": "no readable conversation .db",
         "transcript": "no brain transcript record",
+        "summaries": "no readable conversation_summaries.db",
+        "history": "no history.jsonl record",
+        "cache": "no readable cache/ file",
+        "artifacts": "no readable brain artifact *.md.metadata.json",
+        "roots": "no store root (a home, a store root or a sweep corpus names them)",
         VALUES: "no sidecar, conversation .db or transcript record to take values from",
     }
     for surface in SURFACES:
@@ -903,3 +940,246 @@ def survey(
         else:
             result.not_computed[surface] = missing[surface]
     return result
+
+
+# ----------------------------------------------------------------------------- per-install surfaces
+#
+# ``summaries`` (conversation_summaries.db), ``history`` (history.jsonl), ``cache`` (cache/*),
+# ``artifacts`` (brain <name>.md.metadata.json) and ``roots`` (which roots and which of those
+# files each has): see ``audit.store.install`` for where they are and how they are read.
+
+ARTIFACT_SUFFIX = ".md.metadata.json"
+JSON_COLUMNS = frozenset({("conversation_summaries", "workspace_uris")})
+"""Text columns of ``conversation_summaries.db`` that hold JSON text (a list of ``file://`` URIs):
+their JSON shape is recorded. Other text columns (titles, previews) are never parsed: a text
+that happens to be JSON would put its keys into a line."""
+_STORAGE_CLASSES = {type(None): "null", int: "integer", float: "real", str: "text", bytes: "blob"}
+
+
+def _install_name(name: str) -> str | None:
+    """The surface a file given by itself (or in a plain directory) belongs to, by its name."""
+    if name in (install.HISTORY, install.SUMMARIES):
+        return install.kind_of(name)
+    if name.endswith(ARTIFACT_SUFFIX):
+        return "artifacts"
+    return None
+
+
+def _artifacts(brain: Path, inputs: _Inputs, result: Survey) -> None:
+    """The ``<name>.md.metadata.json`` files at the top of the (copied) brain directory *brain*."""
+    for entry in _entries(brain, result):
+        if entry.name.endswith(ARTIFACT_SUFFIX) and _regular(entry, result):
+            inputs.add("artifacts", Path(entry.path))
+
+
+def _store_installs(scan: layout.RootScan, inputs: _Inputs) -> None:
+    """The root's name, its per-install files (``install.SWEPT``) and its sessions' artifact metadata."""
+    name = install.root_name(scan.root.path)
+    inputs.roots.add(name)
+    for item in scan.install_files:
+        if item.kind in install.SWEPT:
+            inputs.add_install(name, item.path.relative_to(scan.root.path).as_posix(), item.path)
+    for session in scan.sessions:
+        for path in session.brain_files.get("artifact_metadata", ()):
+            inputs.add("artifacts", path)
+
+
+def _manifest_roots(manifest: dict, inputs: _Inputs) -> None:
+    """The names of the roots a sweep read (``roots[].name``; the last segment of ``path`` in a
+    manifest written before names were recorded)."""
+    roots = manifest.get("roots")
+    for root in roots if isinstance(roots, list) else ():
+        if not isinstance(root, dict):
+            continue
+        name, path = root.get("name"), root.get("path")
+        if isinstance(name, str) and name:
+            inputs.roots.add(name)
+        elif isinstance(path, str) and path:
+            inputs.roots.add(install.root_name(path))
+
+
+def _corpus_installs(directory: Path, inputs: _Inputs, result: Survey) -> None:
+    """``native/<surface>/install/<root name>/``: the per-install files a sweep copied, by root."""
+    for entry in _entries(directory, result):
+        if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+            result.skipped.append(f"{entry.path}: not an install/<root>/ directory")
+            continue
+        inputs.roots.add(entry.name)
+        for item in _entries(Path(entry.path), result):
+            if item.name == install.CACHE and not item.is_symlink() and item.is_dir(follow_symlinks=False):
+                for cached in _entries(Path(item.path), result):
+                    if _regular(cached, result):
+                        inputs.add_install(entry.name, f"{install.CACHE}/{cached.name}", Path(cached.path))
+            elif install.kind_of(item.name) is not None and _regular(item, result):
+                inputs.add_install(entry.name, item.name, Path(item.path))
+            else:
+                result.skipped.append(f"{item.path}: not a per-install file agy-audit sweeps")
+
+
+def _installed(inputs: _Inputs, kind: str) -> list[tuple[str | None, str, Path]]:
+    return [item for item in inputs.installs if install.kind_of(item[1]) == kind]
+
+
+def _name_segment(name: str) -> str:
+    """A file or root name as a line segment: each ``.``-separated part that is data
+    (``shape.is_data_key``: an id, a number, anything but a short identifier) becomes ``*``."""
+    return ".".join("*" if is_data_key(part) else part for part in name.split("."))
+
+
+def _summaries(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
+    """The ``summaries`` surface: the union of the lines of every readable database."""
+    values: dict[str, set[str]] = {}
+    read = False
+    for path in paths:
+        try:
+            conv = install.read_summaries(path)
+        except InputError as exc:
+            result.problems.append(exc.message)
+            continue
+        read = True
+        for line in summaries_lines(conv):
+            key, value = line.split("\t", 1)
+            values.setdefault(key, set()).update(value.split("|"))
+    if not read:
+        return None
+    return Fingerprint.of("summaries", (f"{key}\t{'|'.join(sorted(v))}" for key, v in values.items()))
+
+
+def summaries_lines(conv: NativeConversation) -> tuple[str, ...]:
+    """Lines of one ``conversation_summaries.db``: its schema (``schema_lines``), the storage
+    classes each column holds (``rows:T.C<TAB>integer|null``), the JSON shape of each
+    ``JSON_COLUMNS`` value (``T.C``, ``T.C.[]``; ``invalid`` where a value is not JSON) and the
+    protobuf wire shape of every blob (``T.C.<n>.<m>``, numbered: no schema is known; a nested
+    message where a length-delimited value parses completely and is not printable text;
+    ``T.C<TAB>invalid`` where a blob is not protobuf). Never a value."""
+    lines = schema_lines(conv.schema, conv.user_version)
+    classes: dict[str, set[str]] = {}
+    shape = KeyShape()
+    wire: set[tuple[str, str, str]] = set()
+    for table, rows in sorted(conv.tables.items()):
+        for row in rows:
+            for column, value in row.items():
+                scope = f"{table}.{column}"
+                classes.setdefault(scope, set()).add(_STORAGE_CLASSES.get(type(value), "blob"))
+                if type(value) is bytes:
+                    wire.update((scope, path, kind) for path, kind in _raw_wire(value))
+                elif type(value) is str and (table, column) in JSON_COLUMNS:
+                    try:
+                        shape.add(loads_text(value), scope)
+                    except InputError:
+                        shape.tag(scope, "invalid")
+    lines += [f"rows:{scope}\t{'|'.join(sorted(found))}" for scope, found in classes.items()]
+    lines += shape.lines()
+    lines += wire_fingerprint(wire).lines
+    return tuple(sorted(lines))
+
+
+def _raw_wire(data: bytes) -> set[tuple[str, str]]:
+    """(numbered field path, wire type) of a blob of no known message (``("", "invalid")`` when it
+    is not protobuf): the schema-less wire walk, nested into the length-delimited values that
+    parse completely unless they are printable text (a string that happens to parse as a message
+    is not a message)."""
+    try:
+        fields = parse_wire(data)
+    except WireError:
+        return {("", "invalid")}
+    found: set[tuple[str, str]] = set()
+    stack: list[tuple[tuple[WireField, ...], str]] = [(fields, "")]
+    while stack:
+        fields, prefix = stack.pop()
+        for f in fields:
+            path = prefix + str(f.number)
+            found.add((path, WIRE_NAMES[f.wire_type]))
+            if f.children is not None and not _printable(f.value):
+                stack.append((f.children, path + "."))
+    return found
+
+
+def _printable(value: int | bytes) -> bool:
+    if type(value) is not bytes:
+        return False
+    try:
+        return value.decode("utf-8").isprintable()
+    except UnicodeDecodeError:
+        return False
+
+
+def _history(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
+    """The ``history`` surface: keys and JSON types of the records of every ``history.jsonl``
+    (lines that hold no JSON value are skipped and listed)."""
+    shape = KeyShape()
+    for path in paths:
+        try:
+            for item in install.history_records(path):
+                if isinstance(item, install.Dropped):
+                    result.skipped.append(f"{item.file}:{item.line}: {item.reason}")
+                else:
+                    shape.add(item)
+        except InputError as exc:
+            result.problems.append(exc.message)
+    return Fingerprint.of("history", shape.lines()) if shape.documents else None
+
+
+def _cache(files: Iterable[tuple[str, Path]], result: Survey) -> Fingerprint | None:
+    """The ``cache`` surface: per cache file (by name, ``_name_segment``), the keys and JSON types
+    of a ``*.json`` file, or one line with what another file holds (``text``, ``binary``, ``empty``)."""
+    shape = KeyShape()
+    for rel, path in files:
+        name = _name_segment(rel.partition("/")[2])
+        try:
+            value = install.read_cache(path)
+        except InputError as exc:
+            result.problems.append(exc.message)
+            continue
+        if isinstance(value, install.Kind):
+            shape.tag(name, value.name)
+        else:
+            shape.add(value, name)
+    return Fingerprint.of("cache", shape.lines()) if shape.documents else None
+
+
+def _artifact_shape(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
+    """The ``artifacts`` surface: keys and JSON types of brain artifact metadata files."""
+    shape = KeyShape()
+    for path in paths:
+        try:
+            shape.add(install.read_artifact_metadata(path))
+        except InputError as exc:
+            result.problems.append(exc.message)
+    return Fingerprint.of("artifacts", shape.lines()) if shape.documents else None
+
+
+def _roots(inputs: _Inputs) -> Fingerprint | None:
+    """The ``roots`` surface: ``<root><TAB>root`` per store root and ``<root>/<file><TAB>file`` per
+    per-install file it holds (``history.jsonl``, ``conversation_summaries.db``, ``cache/<name>``)."""
+    lines = {f"{_name_segment(name)}\troot" for name in inputs.roots}
+    for root, rel, _ in inputs.installs:
+        if root is not None:
+            head, _, name = rel.rpartition("/")
+            lines.add(f"{_name_segment(root)}/{head + '/' if head else ''}{_name_segment(name)}\tfile")
+    return Fingerprint.of("roots", lines) if inputs.roots else None
+
+
+def _install_surfaces(inputs: _Inputs, wanted: set[str], result: Survey, each: Callable[[list[Path]], Iterator[Path]]) -> dict:
+    """The per-install surfaces among *wanted*, each file read once (*each* counts them)."""
+    found: dict[str, Fingerprint | None] = {}
+    if "summaries" in wanted:
+        found["summaries"] = _summaries(each([p for _, _, p in _installed(inputs, "summaries")]), result)
+    if "history" in wanted:
+        found["history"] = _history(each([p for _, _, p in _installed(inputs, "history")]), result)
+    if "cache" in wanted:
+        cached = _installed(inputs, "cache")
+        found["cache"] = _cache(zip([rel for _, rel, _ in cached], each([p for _, _, p in cached])), result)
+    if "artifacts" in wanted:
+        found["artifacts"] = _artifact_shape(each(inputs.artifacts), result)
+    if "roots" in wanted:
+        found["roots"] = _roots(inputs)
+    return found
+
+
+def _install_total(inputs: _Inputs, wanted: set[str]) -> int:
+    """How many files ``_install_surfaces`` reads for *wanted* (for progress)."""
+    kinds = {"summaries", "history", "cache"} & wanted
+    return sum(install.kind_of(rel) in kinds for _, rel, _ in inputs.installs) + (
+        len(inputs.artifacts) if "artifacts" in wanted else 0
+    )

@@ -158,8 +158,9 @@ class _Node:
 class _Walker:
     """Union of (path, type) over documents, folded in one at a time."""
 
-    def __init__(self, opaque: frozenset[str] = frozenset()) -> None:
+    def __init__(self, opaque: frozenset[str] = frozenset(), volatile: Callable[[str], bool] = is_volatile) -> None:
         self._opaque = opaque
+        self._volatile = volatile  # keys that are data, not schema: they share the segment ``*``
         self._roots: dict[str, _Node] = {}
 
     def root(self, path: str) -> _Node:
@@ -178,7 +179,7 @@ class _Walker:
         node = parent.keys.get(key)
         if node is not None:
             return node
-        if is_volatile(key):
+        if self._volatile(key):
             if parent.star is None:
                 parent.star = self._new(parent, "*")
             return parent.star
@@ -431,3 +432,40 @@ class TranscriptShape:
 
     def digest(self) -> str:
         return digest_lines(self.lines())
+
+
+# ----------------------------------------------------------------------------- per-install files
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,79}")
+
+
+def is_data_key(key: str) -> bool:
+    """A key that is data rather than schema, in the stricter sense of the per-install files: not
+    a short identifier (letters, digits, ``_``, ``-``; a workspace path, a file URI, a title), or
+    volatile (``is_volatile``: a UUID, a number, a hex digest). Such keys share the segment ``*``,
+    so a path, id or text used as a key never reaches a line."""
+    return _KEY.fullmatch(key) is None or is_volatile(key)
+
+
+class KeyShape:
+    """Keys and JSON types of JSON values folded in under named roots (``history.jsonl`` records
+    under ``""``, a cache file under its name, a JSON-text column under ``table.column``): the
+    sidecar walk (``[]`` for array elements, type unions joined with ``|``) with ``is_data_key``
+    deciding which keys are ``*``. ``tag`` adds a type that is not a JSON type at a root (``text``
+    for a file that is not JSON, ``invalid`` for a JSON-text value that does not parse). Never
+    values."""
+
+    def __init__(self) -> None:
+        self._walker = _Walker(volatile=is_data_key)
+        self.documents = 0
+
+    def add(self, value: object, root: str = "") -> None:
+        self._walker.walk(value, self._walker.root(root))
+        self.documents += 1
+
+    def tag(self, root: str, tag: str) -> None:
+        self._walker.root(root).types.add(tag)
+        self.documents += 1
+
+    def lines(self) -> tuple[str, ...]:
+        return self._walker.lines()

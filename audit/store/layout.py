@@ -4,7 +4,7 @@ Discovery only lists and stats files; it never opens a store file for writing an
 symbolic link inside a store (links are reported as foreign entries). The layout is the one real
 installs have (real-stores.md A.1/A.2): besides the store directories a root holds per-install
 files (``antigravity_state.pbtxt``, ``agyhub_summaries_proto.pb``, ``history.jsonl``,
-``annotations/<uuid>.pbtxt``, the CLI's ``cache/``, ``log/cli-*.log`` and ``cli.log``, a symbolic
+``conversation_summaries.db``, ``annotations/<uuid>.pbtxt``, the CLI's ``cache/``, ``log/cli-*.log`` and ``cli.log``, a symbolic
 link to the current log on Linux and macOS), listed as ``InstallFile``s and never part of a
 session; ``brain_backup/<uuid>/`` holds copies of sessions, listed as ``Backup``s, never as
 sessions (so never swept twice and never a duplicate id).
@@ -37,6 +37,7 @@ INSTALL_FILES = {
     "jetski_state.pbtxt": "state",
     "agyhub_summaries_proto.pb": "hub_index",
     "history.jsonl": "history",
+    "conversation_summaries.db": "summaries",
     "cli.log": "cli_log",
 }
 """Per-install files at the top of a root (name -> kind), never per session."""
@@ -337,7 +338,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
             s.brain_files, newest = _brain_files(Path(entry.path), foreign, s.unlisted)
             s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
 
-    install_files = _install_files(root.path, foreign)
+    install_files = list_install_files(root.path, foreign)
     backups = _backups(root.path / BACKUP_DIR, foreign)
     for backup in backups:
         if backup.id in sessions and sessions[backup.id].backup is None:
@@ -350,7 +351,7 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
     return RootScan(root, ordered, foreign, install_files, backups)
 
 
-def _install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
+def list_install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
     """The per-install files of *root*: ``INSTALL_FILES`` at the top (``cli.log`` may be a
     symbolic link: listed with its target, not followed) and the files in ``INSTALL_DIRS``."""
     found: list[InstallFile] = []

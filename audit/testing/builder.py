@@ -285,6 +285,16 @@ class RootBuilder:
             os.utime(path, ns=(convo.end_ns, convo.end_ns))
         return written
 
+    def summaries(self, conversations: list[Conversation], *, extra_columns: str = "", rows: list[dict] | None = None) -> Path:
+        """``conversation_summaries.db`` with one row per conversation (``summaries.summary_row``),
+        or *rows* as given; *extra_columns* as ``summaries.write_summaries_db`` takes them."""
+        from audit.testing.summaries import summary_row, write_summaries_db
+
+        path = self.path / "conversation_summaries.db"
+        if rows is None:
+            rows = [summary_row(c, self.path.name) for c in conversations]
+        return write_summaries_db(path, rows, extra_columns=extra_columns)
+
     def backup(self, convo: Conversation) -> Path:
         """A copy of *convo*'s brain directory in ``brain_backup/<id>/`` (mtimes kept)."""
         import shutil
@@ -295,9 +305,11 @@ class RootBuilder:
 
     def install_files(self, conversations: list[Conversation], *, cli: bool = False) -> list[Path]:
         """The per-install files real roots hold: the state text proto, the hub's conversation
-        index, ``history.jsonl``, one ``annotations/<uuid>.pbtxt`` per conversation and, with
+        index, ``history.jsonl``, ``conversation_summaries.db`` (one row per conversation,
+        ``audit.testing.summaries``), one ``annotations/<uuid>.pbtxt`` per conversation and, with
         *cli*, the CLI's ``cache/``, ``log/cli-YYYYMMDD_HHMMSS.log`` and ``cli.log``, a symbolic
-        link to that log (no daemon port in it)."""
+        link to that log (no daemon port in it); without it, the IDE's
+        ``cache/conversation_metadata.json``."""
         ids = [c.id for c in conversations]
         files: dict[Path, bytes] = {
             self.path / "antigravity_state.pbtxt": (
@@ -331,10 +343,14 @@ class RootBuilder:
             files[cache / "last_conversations.json"] = json.dumps({"/w": ids[-1]} if ids else {}).encode() + b"\n"
             files[cache / "settings.json"] = b"{}\n"
             files[self.path / "log" / log_name] = b"I0901 09:00:00.000000 1 main.go:1] agy started\n"
+        else:
+            metadata = {"conversations": {cid: {"summary": {"WorkspaceURIs": ["file:///w"]}} for cid in ids}}
+            files[self.path / "cache" / "conversation_metadata.json"] = json.dumps(metadata).encode() + b"\n"
         for path, body in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(body)
         written = list(files)
+        written.append(self.summaries(conversations))
         link = self.path / "cli.log"
         if cli and not os.path.lexists(link):
             link.symlink_to(Path("log") / log_name)
