@@ -10,6 +10,11 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
     native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
                                            read-only source; WAL content included; rollback mode)
     native/<surface>/brain/<id>/...        byte copies of the session's brain files
+    native/<surface>/install/<root name>/  the root's per-install files (``audit.store.install``):
+                                           history.jsonl and cache/<name> as byte copies,
+                                           conversation_summaries.db as a backup-API copy; the
+                                           manifest names the root (roots[].name) and lists them
+                                           with their sha256 (roots[].files)
 
 Selection per root: every ``conversations/<id>.db`` and legacy ``.pb``; a ``.pb`` beside a
 ``.db`` of the same id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit
@@ -64,6 +69,7 @@ from audit.errors import (
 )
 from audit.progress import Callback
 from audit.safeio import (
+    MAX_DOCUMENT_BYTES,
     atomic_write,
     create_fresh_file,
     dumps,
@@ -79,6 +85,7 @@ from audit.store.daemon import AuthError, DaemonClient
 from audit.store.database import NativeConversation, open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
+from audit.store.install import INSTALL_DIR, root_name, swept_files
 from audit.store.layout import Root, Session, newest_first, refuse_inside_store, scan_root
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
@@ -145,6 +152,16 @@ OnSwept = Callable[[Decoded], None]
 
 
 @dataclass(frozen=True)
+class SweptInstall:
+    """The per-install files swept from one root: its ``name`` (the corpus directory
+    ``native/<surface>/install/<name>/``) and what was written (path relative to OUT -> sha256 hex)."""
+
+    root: Path
+    name: str
+    files: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Failure:
     id: str | None
     stage: str
@@ -170,6 +187,7 @@ class SweepResult:
     failures: list[Failure] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     not_covered: list[NotCovered] = field(default_factory=list)
+    installs: list[SweptInstall] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -185,10 +203,7 @@ class SweepResult:
             "started": self.started,
             "finished": self.finished,
             "installedAgyVersion": self.installed_agy_version,
-            "roots": [
-                {"path": str(r.root.path), "surface": r.root.surface, "source": r.source, "endpoint": r.endpoint}
-                for r in self.roots
-            ],
+            "roots": [self._root_entry(r) for r in self.roots],
             "selected": self.selected,
             "sessions": [
                 {
@@ -207,6 +222,18 @@ class SweepResult:
             ],
             "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
             "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped],
+        }
+
+    def _root_entry(self, r: RootSource) -> dict:
+        """A root of the manifest: where it is, how it was read, its name and its per-install files."""
+        files = next((i.files for i in self.installs if i.root == r.root.path), {})
+        return {
+            "path": str(r.root.path),
+            "surface": r.root.surface,
+            "source": r.source,
+            "endpoint": r.endpoint,
+            "name": root_name(r.root.path),
+            "files": files,
         }
 
 
@@ -295,7 +322,8 @@ def _sweep_items(
     current = None
     rejected: set[Path] = set()  # roots whose daemon refused the token: the rest of them is not swept
     try:
-        for done in range(result.selected):
+        stopped = not _sweep_installs(result, corpus, keep_going)
+        for done in range(0 if stopped else result.selected):
             item = pending.popleft()
             if item.origin.root.path in rejected:
                 continue
@@ -339,7 +367,7 @@ def _make_durable(result: SweepResult, corpus: _Corpus) -> None:
     is written: files are written without an fsync each, and the manifest is the commit point.
     One ``syncfs(2)`` of the corpus filesystem where Linux offers it (on the descriptor held since
     the corpus was created), else, or when it fails, an fsync of each file and directory."""
-    written = [s.files for s in result.sessions] + [n.files for n in result.not_covered]
+    written = [s.files for s in result.sessions] + [n.files for n in result.not_covered] + [i.files for i in result.installs]
     files = (f"{corpus.root}/{rel}" for listed in written for rel in listed)  # named only if fsynced one by one
     try:
         sync_files(files, result.out, filesystem=corpus.fd)
@@ -573,6 +601,45 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fie
     steps = trajectory.get("steps")
     swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
     return swept, conv, native, fields
+
+
+def _sweep_installs(result: SweepResult, corpus: _Corpus, keep_going: bool) -> bool:
+    """Copy each root's per-install files (``audit.store.install.swept_files``) into
+    ``native/<surface>/install/<root name>/``: all of a root's or, on a failure (a file that cannot
+    be read, a locked or corrupt database), none of them and a failure (stage ``install``, no id).
+    A root whose name an earlier root already has is listed as skipped. Returns False when a
+    failure must stop the sweep (without *keep_going*)."""
+    names: dict[str, Path] = {}
+    for origin in result.roots:
+        root = origin.root
+        name = root_name(root.path)
+        if name in names:
+            skip = f"per-install files of a root named {name} already swept from {names[name]}"
+            result.skipped.extend(Skipped(copy.path, skip) for copy in swept_files(root.path))
+            continue
+        names[name] = root.path
+        files: dict[str, str] = {}
+        try:
+            for copy in swept_files(root.path):
+                read = backup_database if copy.kind == "summaries" else _read_install
+                data = _stage("install", read, copy.path)
+                corpus.write(f"native/{root.surface}/{INSTALL_DIR}/{name}/{copy.rel}", data, files)
+        except _Failed as failed:
+            corpus.remove(files)
+            result.failures.append(Failure(None, failed.stage, failed.message))
+            if not keep_going:
+                return False
+            continue
+        except BaseException:
+            corpus.remove(files)
+            raise
+        if files:
+            result.installs.append(SweptInstall(root.path, name, files))
+    return True
+
+
+def _read_install(path: Path) -> bytes:
+    return read_bytes(path, limit=MAX_DOCUMENT_BYTES)
 
 
 def _shown(item: _Item, value: object) -> str:
