@@ -18,13 +18,8 @@ from audit.checks.fingerprint import SURFACES
 from audit.errors import InputError
 from audit.safeio import atomic_write, read_bytes
 
-LABELS = {  # surface -> bullet label (the first two are agy-reader's)
-    "sqlite": "Schema fingerprint",
-    "sidecar": "Sidecar shape fingerprint",
-    "wire": "Wire fingerprint",
-    "transcript": "Transcript fingerprint",
-    "values": "Values fingerprint",
-}
+AGY_READER_LABELS = {"sqlite": "Schema fingerprint", "sidecar": "Sidecar shape fingerprint"}
+"""Bullet labels of agy-reader's record; every other surface's is ``<Surface> fingerprint``."""
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _BULLET = re.compile(r"^- \*\*(?P<label>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
 _WHAT = {
@@ -32,6 +27,11 @@ _WHAT = {
     "sqlite": "the conversation database schema: DDL and user_version",
     "wire": "the protobuf shape of the database's blob columns",
     "transcript": "the shape of the brain transcript records",
+    "summaries": "the schema and column shapes of conversation_summaries.db",
+    "history": "the keys of the history.jsonl records",
+    "cache": "the keys of the cache/ files",
+    "artifacts": "the keys of the brain artifact metadata files",
+    "roots": "the store roots and the per-install files each holds",
     "values": "the values each enum-like field holds (step types, statuses, sources, models, tool names)",
 }
 
@@ -44,14 +44,19 @@ class CompatRecord:
     digests: dict[str, str] = field(default_factory=dict)  # surface -> digest
 
 
+def label(surface: str) -> str:
+    """The bullet label of *surface*'s digest."""
+    return AGY_READER_LABELS.get(surface) or f"{surface.capitalize()} fingerprint"
+
+
 def parse(text: str) -> CompatRecord:
     """The newest-baseline bullets of a record (ours or agy-reader's)."""
     bullets: dict[str, str] = {}
     for match in _BULLET.finditer(text):
         bullets.setdefault(match["label"].strip(), match["value"].strip())
     digests = {}
-    for surface, label in LABELS.items():
-        found = _DIGEST.search(bullets.get(label, ""))
+    for surface in SURFACES:
+        found = _DIGEST.search(bullets.get(label(surface), ""))
         if found:
             digests[surface] = found[0]
     scope = re.search(r"`([^`]+)`", bullets.get("Sidecar corpus scope", ""))
@@ -110,11 +115,11 @@ def render(baselines: list[Baseline]) -> str:
     for surface in sorted(SURFACES, key=lambda s: s != "sqlite"):  # schema first: agy-reader's parse rule
         digest = newest.digests.get(surface)
         if digest is None and surface in newest.absent:
-            out.append(f"- **{LABELS[surface]}:** absent from the recorded corpus ({newest.absent[surface]})")
+            out.append(f"- **{label(surface)}:** absent from the recorded corpus ({newest.absent[surface]})")
         elif digest is None:
-            out.append(f"- **{LABELS[surface]}:** not recorded")
+            out.append(f"- **{label(surface)}:** not recorded")
         else:
-            out.append(f"- **{LABELS[surface]}:** `{digest}` -- {newest.provenance.get(surface, 'provenance not recorded')}")
+            out.append(f"- **{label(surface)}:** `{digest}` -- {newest.provenance.get(surface, 'provenance not recorded')}")
     out += [
         f"- **Sidecar corpus scope:** `{newest.scope or 'unknown'}`",
         f"- **Corpus:** {_corpus(newest.counts)}",
@@ -126,12 +131,12 @@ def render(baselines: list[Baseline]) -> str:
         digest = newest.digests.get(surface)
         if digest is None:
             held = f" (absent from the recorded corpus: {newest.absent[surface]})" if surface in newest.absent else ""
-            out.append(f"- {surface}, {_WHAT[surface]}: not verified for this version{held}.")
+            out.append(f"- {surface}, {_WHAT.get(surface, surface)}: not verified for this version{held}.")
             continue
         how = newest.provenance.get(surface, "provenance not recorded")
         kept = newest.lines.get(surface)
         lines = f"{len(kept):,} canonical lines kept" if kept is not None else "digest only, no lines kept"
-        out.append(f"- {surface}, {_WHAT[surface]}: `{digest}`, {how}; {lines}.")
+        out.append(f"- {surface}, {_WHAT.get(surface, surface)}: `{digest}`, {how}; {lines}.")
     imported = any(str(how).startswith("imported") for how in newest.provenance.values())
     if newest.scope == "explicit-version-scoped" and imported:
         out.append(

@@ -20,11 +20,11 @@ What is replaced (``Redactor``):
 What is kept, because it is format, not content: object keys, numbers (token counts, exit codes,
 line numbers), booleans, enum names, tool names and argument names, ``type``/``status``/``source``
 values of transcript records, the SQLite schema. Per-install files that hold identities (logs,
-``history.jsonl``, ``installation_id``, caches, images and encrypted ``.pb`` files) are left out and
-listed.
+``history.jsonl``, ``conversation_summaries.db``, ``installation_id``, caches, images and encrypted
+``.pb`` files) are left out and listed.
 
-The proof (``redact``): the copy is fingerprinted on every surface and must give the digests of
-the source; no replaced source string of 6 or more characters may occur in any byte of the copy;
+The proof (``redact``): the copy is fingerprinted on every surface but those of the per-install
+files it leaves out (``PROVEN``) and must give the digests of the source; no replaced source string of 6 or more characters may occur in any byte of the copy;
 with deepdiff, every redacted JSON document differs from its source only by string values. A
 length-delimited protobuf field our ``.proto`` does not name and that holds text cannot be
 redacted safely: it is named and the run refuses. On any refusal the copy is removed (exit 1).
@@ -67,10 +67,15 @@ REPORT = "REDACTION.md"
 MIN_SURVIVOR = 6
 """Replaced source strings at least this long must not occur anywhere in the copy."""
 
-LEFT_OUT_NAMES = frozenset({"history.jsonl", "installation_id", "user_settings.pb", "agyhub_summaries_proto.pb"})
+LEFT_OUT_NAMES = frozenset(
+    {"history.jsonl", "installation_id", "user_settings.pb", "agyhub_summaries_proto.pb", "conversation_summaries.db"}
+)
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
 """Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
+PROVEN = tuple(s for s in SURFACES if s not in {"summaries", "history", "cache", "roots"})
+"""The surfaces whose digests the copy must keep: all but those of the per-install files left out
+(``conversation_summaries.db``, ``history.jsonl``, ``cache/``) and the ``roots`` that list them."""
 
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
@@ -665,8 +670,8 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
         _copy(source, out, r, result, problems, docs)
         if is_corpus(source):
             _rewrite_manifest(out, r)
-        before, after = survey([source], SURFACES), survey([out], SURFACES)
-        for surface in SURFACES:
+        before, after = survey([source], PROVEN), survey([out], PROVEN)
+        for surface in PROVEN:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
             result.digests[surface] = (a.digest if a else None, b.digest if b else None)
             if result.digests[surface][0] != result.digests[surface][1]:
