@@ -161,21 +161,18 @@ def test_bundled_baselines_are_the_published_snapshots():
         assert (b.path / "sidecar.tsv").read_bytes() == (DATA / f"{snapshot}-sidecar-shape.tsv").read_bytes()
         assert b.provenance["sidecar"].startswith("imported from agy-reader's published record")
         assert b.provenance["sqlite"].startswith("imported from agy-reader's published record")
-    # agy 1.2.11: the published record (the same digests as 1.2.10), and the transcript surface of the
-    # store builder's fixture, so that a first compare has a transcript baseline instead of NEW
+    # agy 1.2.11: the published record (the same digests as 1.2.10), and the transcript and per-install
+    # surfaces of the store builder's fixture, so that a first compare has a baseline for them instead of NEW
     b = found["agy-1.2.11"]
-    assert set(b.digests) == {"sidecar", "sqlite", "transcript", "values"} and b.date == "2026-09-25"
-    assert b.provenance["transcript"].startswith(
-        "imported from agy-audit's store builder fixture (the sample store examples/home"
-    )
-    assert b.lines["transcript"] == observe([REPO / "examples" / "home"], ("transcript",)).fingerprints["transcript"].lines, (
-        "the sample's transcript shape changed: re-record fingerprints/agy-1.2.11/transcript.tsv (and its digest) "
-        "with `agy-audit fingerprint --surface transcript --paths examples/home`"
-    )
-    assert b.lines["values"] == observe([REPO / "examples" / "home"], ("values",)).fingerprints["values"].lines, (
-        "the sample's values changed: re-record fingerprints/agy-1.2.11/values.tsv (and its digest) "
-        "with `agy-audit fingerprint --surface values --paths examples/home`"
-    )
+    synthetic = ("transcript", "summaries", "history", "cache", "artifacts", "roots", "values")
+    assert set(b.digests) == {"sidecar", "sqlite", *synthetic} and b.date == "2026-09-25"
+    sample = observe([REPO / "examples" / "home"], synthetic).fingerprints
+    for surface in synthetic:
+        assert b.provenance[surface].startswith("imported from agy-audit's store builder fixture (the sample store examples/home")
+        assert b.lines[surface] == sample[surface].lines, (
+            f"the sample's {surface} changed: re-record fingerprints/agy-1.2.11/{surface}.tsv (and its digest) "
+            f"with `agy-audit fingerprint --surface {surface} --paths examples/home`"
+        )
 
 
 @pytest.mark.parametrize("observed", ["fingerprints/agy-1.2.10", str(DATA / "agy-1.2.10-sidecar-shape.tsv")])
@@ -212,7 +209,17 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
     record = compat.parse(text)
     assert (record.agy_version, record.verified_on, record.scope) == ("1.2.11", "2026-09-25", "explicit-version-scoped")
     assert {s: record.digests[s] for s in ("sqlite", "sidecar")} == {"sqlite": SCHEMA, "sidecar": D1210}
-    assert set(record.digests) == {"sqlite", "sidecar", "transcript", "values"}
+    assert set(record.digests) == {
+        "sqlite",
+        "sidecar",
+        "transcript",
+        "summaries",
+        "history",
+        "cache",
+        "artifacts",
+        "roots",
+        "values",
+    }
     assert "imported from agy-reader's published record" in text
 
 
@@ -348,7 +355,15 @@ def test_drift_against_synthetic_baseline_lines_is_an_advisory_never_a_failure(t
     # It travels with the baseline: written, read back, bundled for agy-1.2.11's transcript lines.
     baseline_writer.write(base, tmp_path)
     assert baselines.load(tmp_path / "agy-1.0.0").synthetic == {"transcript": "the store builder's fixture"}
-    assert set(baselines.resolve("agy-1.2.11").synthetic) == {"transcript", "values"}
+    assert set(baselines.resolve("agy-1.2.11").synthetic) == {
+        "transcript",
+        "summaries",
+        "history",
+        "cache",
+        "artifacts",
+        "roots",
+        "values",
+    }
 
 
 # ----------------------------------------------------------------------------- issue 28: no false failures

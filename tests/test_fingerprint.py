@@ -46,8 +46,9 @@ def make_db(path: Path, ddl: str = DDL) -> Path:
 
 def build_store(home: Path, *, unknown_fields: bool = False) -> Path:
     cli = StoreBuilder(home, seed=11).root("cli")
-    cli.conversation(turns=2, unknown_fields=unknown_fields)
-    cli.family(children=2, unknown_fields=unknown_fields)
+    first = cli.conversation(turns=2, unknown_fields=unknown_fields)
+    parent, children = cli.family(children=2, unknown_fields=unknown_fields)
+    cli.install_files([first, parent, *children], cli=True)  # history.jsonl, conversation_summaries.db, cache/
     return cli.path
 
 
@@ -185,8 +186,13 @@ def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, co
         "sqlite": "no readable conversation .db",
         "wire": "no readable conversation .db",
         "transcript": "no brain transcript record",
+        "summaries": "no readable conversation_summaries.db",
+        "history": "no history.jsonl record",
+        "cache": "no readable cache/ file",
+        "artifacts": "no readable brain artifact *.md.metadata.json",
         "values": "no sidecar, conversation .db or transcript record to take values from",
     }
+    assert result.fingerprints["roots"].lines == ("antigravity-cli\troot",)  # the manifest names the root swept
 
 
 def test_plain_directory_files_dedup_symlinks_and_foreign_entries(tmp_path):
