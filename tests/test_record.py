@@ -13,6 +13,7 @@ import pytest
 from audit.actions import compat
 from audit.actions.sweep import NOT_COVERED_LEGACY, sweep
 from audit.checks.baselines import bundled_dir, load
+from audit.checks.fingerprint import SURFACES
 from audit.cli import main
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
@@ -28,8 +29,9 @@ SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f4
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory) -> Path:
     cli = StoreBuilder(tmp_path_factory.mktemp("home"), seed=4).root("cli")
-    cli.conversation(turns=2)
-    cli.family(children=1)
+    first = cli.conversation(turns=2)
+    parent, children = cli.family(children=1)
+    cli.install_files([first, parent, *children], cli=True)  # every per-install surface
     out = tmp_path_factory.mktemp("sweep") / "corpus"
     assert sweep([Root(cli.path, "cli", True)], out, source="native", env={}).complete
     return out
@@ -68,14 +70,14 @@ def test_record_writes_every_surface_and_regenerates_the_compatibility_record(wo
     assert capsys.readouterr().out.endswith(f"recorded {workspace / 'fp' / 'agy-9.9.9'}; regenerated {workspace / 'COMPAT.md'}\n")
     target = workspace / "fp" / "agy-9.9.9"
     names = sorted(p.name for p in target.iterdir())
-    assert names == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "transcript.tsv", "values.tsv", "wire.tsv"]
+    assert names == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES)])
     doc = json.loads((target / "baseline.json").read_text())
     assert (doc["name"], doc["agyVersion"], doc["corpusScope"]) == ("agy-9.9.9", "9.9.9", "explicit-version-scoped")
-    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == ["sidecar", "sqlite", "wire", "transcript", "values"]
+    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == list(SURFACES)
     assert all(p.startswith("computed from a swept corpus (3 native) by agy-audit ") for p in doc["provenance"].values())
     assert doc["counts"]["sessions"] == 3 and doc["counts"]["steps"] == sum(doc["counts"]["stepTypes"].values())
     baseline = load(target)
-    assert set(baseline.lines) == {"sidecar", "sqlite", "wire", "transcript", "values"}
+    assert set(baseline.lines) == set(SURFACES)
 
     text = (workspace / "COMPAT.md").read_text()
     record = compat.parse(text)
@@ -128,12 +130,15 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
     capsys.readouterr()
     target = workspace / "fp" / "agy-9.9.9"
     doc = json.loads((target / "baseline.json").read_text())
-    assert doc["absent"] == {"transcript": "no brain transcript record"} and "transcript" not in doc["digests"]
-    assert sorted(p.name for p in target.iterdir()) == ["baseline.json", "sidecar.tsv", "sqlite.tsv", "values.tsv", "wire.tsv"]
-    assert load(target).absent == {"transcript": "no brain transcript record"}
+    gone = {"transcript": "no brain transcript record", "artifacts": "no readable brain artifact *.md.metadata.json"}
+    assert doc["absent"] == gone and not set(gone) & set(doc["digests"])  # the brains held the artifact metadata too
+    assert sorted(p.name for p in target.iterdir()) == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES if s not in gone)])
+    assert load(target).absent == gone
     text = (workspace / "COMPAT.md").read_text()
     assert "- **Transcript fingerprint:** absent from the recorded corpus (no brain transcript record)" in text
-    assert "| `agy-9.9.9` | 9.9.9 |" in text and text.split("| `agy-9.9.9` |")[1].split("\n")[0].split(" | ")[-2] == "absent"
+    row = text.split("| `agy-9.9.9` |")[1].split("\n")[0]
+    cells = dict(zip(SURFACES, (cell.strip() for cell in row.split("|")[3:-1]), strict=True))  # after agy, date, scope
+    assert {s for s, cell in cells.items() if cell == "absent"} == set(gone)
 
     code, same = _compare_json(workspace, workspace / "corpus", capsys)  # absent on both sides
     assert code == 0
@@ -141,12 +146,7 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
         "NOT COMPARABLE",
         "not computed: no brain transcript record; agy-9.9.9 recorded it as absent too (no brain transcript record)",
     )
-    assert {s: v[0] for s, v in same.items() if s != "transcript"} == {
-        "sidecar": "UNCHANGED",
-        "sqlite": "UNCHANGED",
-        "wire": "UNCHANGED",
-        "values": "UNCHANGED",
-    }
+    assert {s: v[0] for s, v in same.items()} == {s: "NOT COMPARABLE" if s in gone else "UNCHANGED" for s in SURFACES}
     code, now = _compare_json(workspace, full, capsys)  # present now, absent in the baseline
     assert code == 0
     assert now["transcript"] == ("NEW", "agy-9.9.9 recorded it as absent (no brain transcript record)")
@@ -162,23 +162,21 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     assert _record(tmp_path, corpus="corpus") == 0
     capsys.readouterr()
     doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
-    assert list(doc["digests"]) == ["transcript", "values"]
+    assert list(doc["digests"]) == ["transcript", "artifacts", "roots", "values"]  # the brain's artifact metadata; the acp root
     assert doc["absent"] == {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
         "wire": "no readable conversation .db",
+        "summaries": "no readable conversation_summaries.db",
+        "history": "no history.jsonl record",
+        "cache": "no readable cache/ file",
     }
     code, same = _compare_json(tmp_path, corpus, capsys)
     assert code == 0 and same["transcript"] == ("UNCHANGED", None)
-    assert {s: v[0] for s, v in same.items()} == {
-        "sidecar": "NOT COMPARABLE",
-        "sqlite": "NOT COMPARABLE",
-        "wire": "NOT COMPARABLE",
-        "transcript": "UNCHANGED",
-        "values": "UNCHANGED",
-    }
+    held = {"transcript", "artifacts", "roots", "values"}
+    assert {s: v[0] for s, v in same.items()} == {s: "UNCHANGED" if s in held else "NOT COMPARABLE" for s in SURFACES}
     assert main(["baselines", "--baseline-dir", str(tmp_path / "fp")]) == 0
-    assert "sidecar(absent),sqlite(absent),wire(absent),transcript" in capsys.readouterr().out
+    assert "sidecar(absent),sqlite(absent),wire(absent),transcript,summaries(absent)" in capsys.readouterr().out
 
 
 def test_a_corpus_carrying_only_advisories_is_recordable(workspace, capsys):
@@ -247,7 +245,21 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
         ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
         ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
-        ("agy-1.2.11", True, {"sidecar": 1736, "sqlite": 36, "transcript": 292, "values": 152}),
+        (
+            "agy-1.2.11",
+            True,
+            {
+                "sidecar": 1736,
+                "sqlite": 36,
+                "transcript": 292,
+                "summaries": 38,
+                "history": 6,
+                "cache": 13,
+                "artifacts": 6,
+                "roots": 14,
+                "values": 152,
+            },
+        ),
     ]
 
     tsv = DATA / "agy-1.2.10-sidecar-shape.tsv"
@@ -311,14 +323,18 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
 
 def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_path, capsys):
     StoreBuilder(tmp_path / "brain-only", seed=5).root("acp").conversation(turns=2, db=False, sidecar="missing")
-    StoreBuilder(tmp_path / "full", seed=5).root("cli").conversation(turns=2)
+    full = StoreBuilder(tmp_path / "full", seed=5)
+    full.root("acp").conversation(turns=2, db=False, sidecar="missing")  # the same root, and a CLI root beside it
+    full.root("cli").conversation(turns=2)
     fp = tmp_path / "fp"
     home = ["--source", "native", "--baseline-dir", str(fp), "--compat-file", str(tmp_path / "COMPAT.md"), "-q"]
     assert main(["ci", "--home", str(tmp_path / "brain-only"), "--no-live", "--record", "agy-9.0.1", *home]) == 0
-    assert sorted(json.loads((fp / "agy-9.0.1" / "baseline.json").read_text())["absent"]) == ["sidecar", "sqlite", "wire"]
+    absent = ["cache", "history", "sidecar", "sqlite", "summaries", "wire"]
+    assert sorted(json.loads((fp / "agy-9.0.1" / "baseline.json").read_text())["absent"]) == absent
     capsys.readouterr()
     report = tmp_path / "report.json"
-    assert main(["ci", "--home", str(tmp_path / "full"), "--baseline", "agy-9.0.1", "--report", str(report), *home]) == 0
+    full_ci = ["ci", "--home", str(tmp_path / "full"), "--baseline", "agy-9.0.1", "--report", str(report), *home]
+    assert main([*full_ci, "--fail-on", "breaking"]) == 0  # a root was added: drift, not breaking
     capsys.readouterr()
     [stage] = [s for s in json.loads(report.read_text())["stages"] if s["name"] == "compare"]
     checks = {c["name"]: c for c in stage["checks"]}
@@ -327,6 +343,16 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
         "corpus sqlite": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
         "corpus wire": "NEW; agy-9.0.1 recorded it as absent (no readable conversation .db)",
         "corpus transcript": "UNCHANGED",
+        **{
+            f"corpus {s}": f"NOT COMPARABLE; not computed: {why}; agy-9.0.1 recorded it as absent too ({why})"
+            for s, why in (
+                ("summaries", "no readable conversation_summaries.db"),
+                ("history", "no history.jsonl record"),
+                ("cache", "no readable cache/ file"),
+            )
+        },
+        "corpus artifacts": "UNCHANGED",
+        "corpus roots": "DRIFT: 1 added",
         "corpus values": "UNCHANGED; values of sidecar, sqlite, wire not compared (that surface is not recorded on both sides)",
         "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
     }

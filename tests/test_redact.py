@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from deepdiff import DeepDiff
 
-from audit.actions.redact import REPORT, Redactor, redact
+from audit.actions.redact import PROVEN, REPORT, Redactor, redact
 from audit.checks.fingerprint import SURFACES, survey
 from audit.cli import main
 from audit.errors import FindingsError
@@ -32,12 +32,15 @@ def redacted(sample, tmp_path_factory):
 
 
 def test_every_fingerprint_of_the_copy_equals_the_source(sample, redacted):
-    assert set(redacted.digests) == set(SURFACES)
+    assert set(redacted.digests) == set(PROVEN) == set(SURFACES) - {"summaries", "history", "cache", "roots"}
     assert all(redacted.counts[k] > 0 for k in ("text", "json-text", "ids", "timestamps", "bytes")), redacted.counts
     before, after = survey([sample], SURFACES), survey([redacted.out], SURFACES)
-    for surface in SURFACES:
+    for surface in PROVEN:
         assert before.fingerprints[surface].digest == after.fingerprints[surface].digest, surface
         assert redacted.digests[surface] == (before.fingerprints[surface].digest,) * 2
+    # the per-install files that hold titles, prompts and paths are left out, and the roots list what is left
+    assert set(after.not_computed) == {"summaries", "history", "cache"} and set(before.fingerprints) == set(SURFACES)
+    assert {line.split("\t")[1] for line in after.fingerprints["roots"].lines} == {"root"}
 
 
 def test_no_prompt_response_or_path_survives(sample, redacted):
@@ -86,7 +89,17 @@ def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_d
             (s["name"], s["verdict"], [(c["name"], c["verdict"], c["errors"]) for c in s["checks"]]) for s in doc["stages"]
         ]
 
-    assert verdicts(redacted.out) == verdicts(sample)
+    left_out = {f"corpus {s}" for s in ("summaries", "history", "cache", "roots")}  # the per-install files left out
+
+    def judged(found):
+        code, stages = found
+        kept = [(name, verdict, [c for c in checks if c[0] not in left_out]) for name, verdict, checks in stages]
+        held = {c[0]: c[1:] for _, _, checks in stages for c in checks if c[0] in left_out}
+        return (code, kept), held
+
+    (copy, copy_held), (source, source_held) = judged(verdicts(redacted.out)), judged(verdicts(sample))
+    assert copy == source
+    assert (copy_held, source_held) == (dict.fromkeys(left_out, ("skipped", 0)), dict.fromkeys(left_out, ("pass", 0)))
     # The sample's one .db/transcript disagreement (a planted thinking) survives redaction, nothing
     # else disagrees: truncated transcript values still agree with the .db values they were cut from.
     assert main(["consistency", "--home", str(redacted.out), "-q"]) == 1
@@ -176,5 +189,5 @@ def test_every_builder_shape_redacts_with_every_fingerprint_kept(tmp_path):
     ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
     add_real_world(b, long_answers=40)
     result = redact(b.home, tmp_path / "copy", key=KEY)
-    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
     assert all(a is not None for a, _c in result.digests.values())

@@ -304,10 +304,11 @@ def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
         "hub_index": 1,
         "log": 1,
         "state": 1,
+        "summaries": 1,
     }
     [link] = [f for f in cli_scan.install_files if f.kind == "cli_log"]
     assert (link.path.is_symlink(), link.link) == (True, "log/cli-20260901_090000.log")
-    assert ide_scan.install_counts() == {"annotation": 1, "history": 1, "hub_index": 1, "state": 1}
+    assert ide_scan.install_counts() == {"annotation": 1, "cache": 1, "history": 1, "hub_index": 1, "state": 1, "summaries": 1}
     assert [(s.id, s.surface) for s in ide_scan.sessions] == [(c2.id, "ide")]  # the backup is no second session
     assert [(b.id, b.path.parent.name) for b in ide_scan.backups] == [(c2.id, "brain_backup")]
     [session] = ide_scan.sessions
@@ -342,6 +343,7 @@ def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
         "hub_index",
         "log",
         "state",
+        "summaries",
     }
     assert main(["stores", "--home", str(home)]) == 0
     out = capsys.readouterr().out

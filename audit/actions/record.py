@@ -4,7 +4,8 @@ A record is refused -- nothing written, every file left byte-identical -- when t
 sweep manifest or its manifest is not ``complete: true`` (the refusal names what the sweep left
 out: its sessions not covered, such as legacy ``.pb`` sessions swept natively, and its failures), when it holds no surface at all, when
 an input file cannot be read, when the corpus breaks the format contract (advisories do not
-count), or when the baseline directory already exists. A surface the corpus does not hold (a
+count), or when the baseline directory already exists. A corpus whose only surface is ``roots``
+(which roots were swept, from its manifest) holds nothing to record. A surface the corpus does not hold (a
 brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
 reason. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
 and the compatibility record is replaced atomically; if that fails the new baseline is removed.
@@ -92,7 +93,7 @@ def record(
     version = baselines.version_of(name)
     if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
         refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")
-    if result.manifests and not result.fingerprints:
+    if result.manifests and not set(result.fingerprints) - {"roots"}:  # which roots were swept is no format
         absent = "; ".join(f"{surface}: {why}" for surface, why in result.not_computed.items())
         refusals.append(f"nothing to record: the corpus holds no surface ({absent})")
     if result.problems:

@@ -13,7 +13,8 @@ from audit.report.text import to_json
 
 INPUTS = (
     "PATH is a sweep corpus (manifest.json, corpus/, native/), a store root, a home directory "
-    "(.gemini/antigravity*), a directory of *.trajectory.json / *.db / *.jsonl files, or such files."
+    "(.gemini/antigravity*), a directory of *.trajectory.json / *.db / *.jsonl files, or such files "
+    "(history.jsonl, conversation_summaries.db and *.md.metadata.json by their names)."
 )
 
 
@@ -30,7 +31,7 @@ def add_surfaces(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "fingerprint",
-        help="digest of each format surface (sidecar, sqlite, wire, transcript)",
+        help=f"digest of each format surface ({', '.join(SURFACES)})",
         description="Print the sha256 fingerprint of each format surface. " + INPUTS,
         epilog="Exit codes: 0 ok, 2 usage or an unreadable input (the other inputs are still fingerprinted and "
         "printed), 3 nothing to fingerprint.",
