@@ -97,6 +97,7 @@ def manifest(out: Path) -> dict:
 def check_files(out: Path, doc: dict) -> None:
     """Every written file is listed with its sha256; nothing else is in the directory; modes are private."""
     listed = {rel: digest for s in doc["sessions"] + doc.get("notCovered", []) for rel, digest in s["files"].items()}
+    listed |= {rel: digest for r in doc["roots"] for rel, digest in r["files"].items()}  # per-install files
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {"manifest.json"}
     assert on_disk == set(listed)
     for rel, digest in listed.items():
