@@ -353,7 +353,8 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
 
 def list_install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
     """The per-install files of *root*: ``INSTALL_FILES`` at the top (``cli.log`` may be a
-    symbolic link: listed with its target, not followed) and the files in ``INSTALL_DIRS``."""
+    symbolic link: listed with its target, not followed) and the files in ``INSTALL_DIRS``. Other
+    symbolic links and entries that are not regular files (a FIFO) go to *foreign*, never opened."""
     found: list[InstallFile] = []
     for name, kind in INSTALL_FILES.items():
         st = _lstat(root / name)
@@ -370,6 +371,8 @@ def list_install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
             found.append(InstallFile(root / name, kind, target))
         elif stat.S_ISREG(st.st_mode):
             found.append(InstallFile(root / name, kind))
+        else:  # a FIFO, a device, a directory: never opened
+            foreign.append(Foreign(root / name, "not a regular file"))
     for name, kind in INSTALL_DIRS.items():
         st = _lstat(root / name)
         if st is None or not stat.S_ISDIR(st.st_mode):
@@ -382,6 +385,8 @@ def list_install_files(root: Path, foreign: list[Foreign]) -> list[InstallFile]:
                 foreign.append(Foreign(Path(entry.path), "symbolic link (not followed)"))
             elif stat.S_ISREG(est.st_mode):
                 found.append(InstallFile(Path(entry.path), kind))
+            elif not stat.S_ISDIR(est.st_mode):
+                foreign.append(Foreign(Path(entry.path), "not a regular file"))
     return sorted(found, key=lambda f: (f.kind, str(f.path)))
 
 
