@@ -1,4 +1,4 @@
-"""Fingerprints of the four format surfaces of a corpus, a store or plain files.
+"""Fingerprints of the format surfaces of a corpus, a store or plain files.
 
 A fingerprint is a sorted tuple of canonical lines ``path<TAB>value`` and a ``sha256:`` digest.
 The value is a ``|``-joined sorted union (of JSON types, wire types, or one schema definition).
@@ -18,15 +18,24 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
   (``audit.checks.shape``): each tier of a brain directory (``audit.store.transcript.locate``:
   compact, full, overview) is read as one stream, its chunk parts concatenated; chunks that are
   byte-identical to their flat file (or a prefix of it) are read once, differing ones both.
+* ``summaries``, ``history``, ``cache``, ``artifacts``, ``roots`` -- the per-install files
+  consumers read (``audit.store.install``) and the brain artifact metadata: the schema, storage
+  classes, JSON-text and blob shapes of ``conversation_summaries.db`` (``summaries_lines``); the
+  keys and JSON types of ``history.jsonl`` records, of each ``cache/`` file and of the
+  ``<name>.md.metadata.json`` files (``shape.KeyShape``: keys that are data are ``*``); which
+  roots exist and which of those files each holds. See the section at the end of this module.
 * ``values`` -- the values each enum-like field holds on those surfaces (``audit.checks.values``):
   step types and statuses of the ``steps`` rows, every ``cortex.proto`` enum in the sidecars (at
-  its sidecar and its wire path), transcript types, sources, statuses and tool names.
+  its sidecar and its wire path), transcript types, sources, statuses and tool names, history ``type`` and artifact
+  ``artifactType``.
 
 Inputs (``survey``): a sweep corpus (``manifest.json``, ``corpus/<surface>/<id>.trajectory.json``,
-``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``), a store root
-(``conversations/``, ``brain/``), a home directory (``.gemini/antigravity*``), a plain directory
-(its ``*.trajectory.json``, ``*.db`` and ``*.jsonl`` files) or files (``.db``, ``.jsonl``, else a
-sidecar). Documents are read one at a time; memory does not grow with the corpus.
+``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/...``,
+``native/<surface>/install/<root name>/...``), a store root (``conversations/``, ``brain/``, its
+per-install files), a home directory (``.gemini/antigravity*``), a plain directory (its
+``*.trajectory.json``, ``*.db``, ``*.jsonl`` and ``*.md.metadata.json`` files) or files
+(``history.jsonl``, ``conversation_summaries.db`` and ``*.md.metadata.json`` by name, else
+``.db``, ``.jsonl``, else a sidecar). Documents are read one at a time; memory does not grow with the corpus.
 """
 
 from __future__ import annotations
