@@ -13,7 +13,8 @@ MANIFEST = "manifest.json"
 CORPUS = "corpus"
 """``corpus/<surface>/<id>.trajectory.json``: the swept trajectories."""
 NATIVE = "native"
-"""``native/<surface>/<id>.db`` and ``native/<surface>/brain/<id>/``: copies of the sources."""
+"""``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/`` and
+``native/<surface>/install/<root name>/`` (per-install files): copies of the sources."""
 
 
 def is_corpus(path: Path) -> bool:
