@@ -381,3 +381,15 @@ def test_two_roots_of_the_same_name_sweep_the_first_ones_files(tmp_path, capsys)
         str(c.path) for c in install.swept_files(second)
     )
     assert schemas.load("manifest").check(manifest) == []
+
+
+def test_databases_that_differ_make_one_union_and_a_definition_stays_whole(tmp_path):
+    b = StoreBuilder(tmp_path / "home", seed=9)
+    cli, ide = b.root("cli"), b.root("ide")
+    row = summary_row(cli.conversation(turns=1), "antigravity-cli")
+    cli.summaries([], extra_columns=",\n  note TEXT DEFAULT 'a|b'", rows=[row])
+    ide.summaries([], rows=[row | {"status": "IDLE"}])  # the same column holding text in one database
+    got = lines([b.home], "summaries")
+    assert "table:conversation_summaries.note\tTEXT default='a|b'" in got  # one definition, not a union of two
+    assert "rows:conversation_summaries.note\ttext" in got
+    assert "rows:conversation_summaries.status\tinteger|text" in got

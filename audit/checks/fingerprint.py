@@ -41,6 +41,7 @@ per-install files), a home directory (``.gemini/antigravity*``), a plain directo
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -963,6 +964,7 @@ JSON_COLUMNS = frozenset({("conversation_summaries", "workspace_uris")})
 their JSON shape is recorded. Other text columns (titles, previews) are never parsed: a text
 that happens to be JSON would put its keys into a line."""
 _STORAGE_CLASSES = {type(None): "null", int: "integer", float: "real", str: "text", bytes: "blob"}
+_SCHEMA_KEY = re.compile(r"user_version|(?:table|index|view|trigger):.*", re.S)
 
 
 def _install_name(name: str) -> str | None:
@@ -1048,7 +1050,8 @@ def _summaries(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
         read = True
         for line in summaries_lines(conv):
             key, value = line.split("\t", 1)
-            values.setdefault(key, set()).update(value.split("|"))
+            # a schema line's value is one definition (a default may hold "|"); the others are type unions
+            values.setdefault(key, set()).update((value,) if _SCHEMA_KEY.fullmatch(key) else value.split("|"))
     if not read:
         return None
     return Fingerprint.of("summaries", (f"{key}\t{'|'.join(sorted(v))}" for key, v in values.items()))
