@@ -162,11 +162,11 @@ def test_the_sweep_copies_the_per_install_files_and_the_corpus_gives_the_same_li
 def test_files_given_alone_are_routed_by_name(home):
     cli = home / ".gemini" / "antigravity-cli"
     result = survey([cli / "history.jsonl", cli / "conversation_summaries.db"])
-    assert set(result.fingerprints) == {"summaries", "history"}
+    assert set(result.fingerprints) == {"summaries", "history", "values"}  # values: the records' type
     assert result.fingerprints["history"].lines == HISTORY
     artifact = next(cli.glob("brain/*/task.md.metadata.json"))
     assert survey([artifact]).fingerprints["artifacts"].lines == ARTIFACTS
-    assert set(survey([artifact.parent]).fingerprints) == {"artifacts"}  # a plain directory: its metadata files
+    assert set(survey([artifact.parent]).fingerprints) == {"artifacts", "values"}  # a plain directory: its metadata files
 
 
 def test_blob_and_json_columns_give_wire_and_json_shapes_never_values(tmp_path):
@@ -242,11 +242,12 @@ def test_a_renamed_history_key_and_a_new_cache_file_are_drift_against_a_recorded
     result = compare(baselines.load(fp / "agy-9.1.0"), observe([out]))
     changes = {r.surface: [(c.path, c.kind) for c in r.changes] for r in result.surfaces if r.changes}
     assert changes == {
-        "history": [("cascadeId", "added"), ("conversationId", "removed")],
+        "history": [("cascadeId", "renamed")],  # conversationId -> cascadeId, the same type at the same place
         "cache": [("trust.json", "added"), ("trust.json.trusted", "added")],
         "roots": [("antigravity-cli/cache/trust.json", "added")],
     }
-    assert result.fails("breaking")  # a removed key is breaking
+    assert [c.was for r in result.surfaces for c in r.changes if c.kind == "renamed"] == ["conversationId"]
+    assert result.fails("breaking")  # a renamed key is breaking
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -393,3 +394,20 @@ def test_databases_that_differ_make_one_union_and_a_definition_stays_whole(tmp_p
     assert "table:conversation_summaries.note\tTEXT default='a|b'" in got  # one definition, not a union of two
     assert "rows:conversation_summaries.note\ttext" in got
     assert "rows:conversation_summaries.status\tinteger|text" in got
+
+
+def test_history_types_and_artifact_types_feed_the_values_surface(tmp_path):
+    home = tmp_path / "home"
+    build(home)
+    got = [line for line in lines([home], "values") if line.startswith(("history:", "artifacts:"))]
+    assert got == ["artifacts:artifactType\tARTIFACT_TYPE_OTHER", "history:type\t(other)"]  # "chat": not an agy enum name
+    for history in home.glob(".gemini/*/history.jsonl"):
+        history.write_text(history.read_text().replace('"type": "chat"', '"type": "AGENT_RUN"', 1))
+    artifact = next(home.glob(".gemini/antigravity-cli/brain/*/task.md.metadata.json"))
+    artifact.write_text(artifact.read_text().replace("ARTIFACT_TYPE_OTHER", "ARTIFACT_TYPE_WALKTHROUGH"))
+    result = survey([home], ["values"])  # read for the values surface alone too
+    assert set(result.fingerprints) == {"values"}
+    assert [line for line in result.fingerprints["values"].lines if line.startswith(("history:", "artifacts:"))] == [
+        "artifacts:artifactType\tARTIFACT_TYPE_OTHER|ARTIFACT_TYPE_WALKTHROUGH",
+        "history:type\t(other)|AGENT_RUN",
+    ]

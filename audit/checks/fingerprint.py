@@ -928,7 +928,7 @@ def survey(
         found["transcript"] = _transcripts(
             ((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read, values
         )
-    found.update(_install_surfaces(inputs, wanted, result, each))
+    found.update(_install_surfaces(inputs, wanted, result, each, values))
     found[VALUES] = Fingerprint.of(VALUES, values.lines()) if values.seen or values.more else None
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
@@ -1116,9 +1116,15 @@ def _printable(value: int | bytes) -> bool:
         return False
 
 
-def _history(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
+HISTORY_VALUES = ("type",)
+"""``history.jsonl`` keys whose values the ``values`` surface records (``history:type``)."""
+ARTIFACT_VALUES = ("artifactType",)
+"""Artifact metadata keys whose values the ``values`` surface records (``artifacts:artifactType``)."""
+
+
+def _history(paths: Iterable[Path], result: Survey, values: Values) -> Fingerprint | None:
     """The ``history`` surface: keys and JSON types of the records of every ``history.jsonl``
-    (lines that hold no JSON value are skipped and listed)."""
+    (lines that hold no JSON value are skipped and listed); their ``HISTORY_VALUES`` into *values*."""
     shape = KeyShape()
     for path in paths:
         try:
@@ -1127,6 +1133,7 @@ def _history(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
                     result.skipped.append(f"{item.file}:{item.line}: {item.reason}")
                 else:
                     shape.add(item)
+                    values.add_record("history", item, HISTORY_VALUES)
         except InputError as exc:
             result.problems.append(exc.message)
     return Fingerprint.of("history", shape.lines()) if shape.documents else None
@@ -1150,14 +1157,18 @@ def _cache(files: Iterable[tuple[str, Path]], result: Survey) -> Fingerprint | N
     return Fingerprint.of("cache", shape.lines()) if shape.documents else None
 
 
-def _artifact_shape(paths: Iterable[Path], result: Survey) -> Fingerprint | None:
-    """The ``artifacts`` surface: keys and JSON types of brain artifact metadata files."""
+def _artifact_shape(paths: Iterable[Path], result: Survey, values: Values) -> Fingerprint | None:
+    """The ``artifacts`` surface: keys and JSON types of brain artifact metadata files; their
+    ``ARTIFACT_VALUES`` into *values*."""
     shape = KeyShape()
     for path in paths:
         try:
-            shape.add(install.read_artifact_metadata(path))
+            document = install.read_artifact_metadata(path)
         except InputError as exc:
             result.problems.append(exc.message)
+            continue
+        shape.add(document)
+        values.add_record("artifacts", document, ARTIFACT_VALUES)
     return Fingerprint.of("artifacts", shape.lines()) if shape.documents else None
 
 
@@ -1172,18 +1183,21 @@ def _roots(inputs: _Inputs) -> Fingerprint | None:
     return Fingerprint.of("roots", lines) if inputs.roots else None
 
 
-def _install_surfaces(inputs: _Inputs, wanted: set[str], result: Survey, each: Callable[[list[Path]], Iterator[Path]]) -> dict:
-    """The per-install surfaces among *wanted*, each file read once (*each* counts them)."""
+def _install_surfaces(
+    inputs: _Inputs, wanted: set[str], result: Survey, each: Callable[[list[Path]], Iterator[Path]], values: Values
+) -> dict:
+    """The per-install surfaces among *wanted*, each file read once (*each* counts them); the
+    history and artifact files are read for the ``values`` surface too (into *values*)."""
     found: dict[str, Fingerprint | None] = {}
     if "summaries" in wanted:
         found["summaries"] = _summaries(each([p for _, _, p in _installed(inputs, "summaries")]), result)
-    if "history" in wanted:
-        found["history"] = _history(each([p for _, _, p in _installed(inputs, "history")]), result)
+    if wanted & {"history", VALUES}:
+        found["history"] = _history(each([p for _, _, p in _installed(inputs, "history")]), result, values)
     if "cache" in wanted:
         cached = _installed(inputs, "cache")
         found["cache"] = _cache(zip([rel for _, rel, _ in cached], each([p for _, _, p in cached])), result)
-    if "artifacts" in wanted:
-        found["artifacts"] = _artifact_shape(each(inputs.artifacts), result)
+    if wanted & {"artifacts", VALUES}:
+        found["artifacts"] = _artifact_shape(each(inputs.artifacts), result, values)
     if "roots" in wanted:
         found["roots"] = _roots(inputs)
     return found
@@ -1191,7 +1205,7 @@ def _install_surfaces(inputs: _Inputs, wanted: set[str], result: Survey, each: C
 
 def _install_total(inputs: _Inputs, wanted: set[str]) -> int:
     """How many files ``_install_surfaces`` reads for *wanted* (for progress)."""
-    kinds = {"summaries", "history", "cache"} & wanted
+    kinds = {"summaries", "history", "cache"} & (wanted | ({"history"} if VALUES in wanted else set()))
     return sum(install.kind_of(rel) in kinds for _, rel, _ in inputs.installs) + (
-        len(inputs.artifacts) if "artifacts" in wanted else 0
+        len(inputs.artifacts) if wanted & {"artifacts", VALUES} else 0
     )
