@@ -52,7 +52,7 @@ PASSING_STAGES = [
     "links            pass          4       0         0",
     "fingerprint      pass          2       0         0",
     "compare          pass         11       0         0",
-    "consumers        pass         19       0         0",
+    "consumers        pass         20       0         0",
 ]
 
 
@@ -205,15 +205,15 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
         ("compare", "corpus roots"),
         ("compare", "corpus values"),
         ("compare", "live sidecar"),
-        *(("consumers", f"corpus {name}") for name in BUNDLED_CONSUMERS if name != "anysession"),
+        *(("consumers", f"corpus {name}") for name in BUNDLED_CONSUMERS),
         *(("consumers", f"live {name}") for name in ("agentsview", "agy-reader")),
-    ]  # anysession reads no surface a corpus has; only two read sidecars
+    ]  # every consumer reads a surface the corpus has (anysession: its roots); only two read sidecars
     assert found[("sweep", "corpus")]["summary"] == "6 of 6 session(s) swept; 0 failed, 0 skipped"
     assert found[("links", "live antigravity-cli")]["summary"] == "5 sidecar(s), 2 linked; 0 diagnostic(s), 0 failing"
     assert found[("compare", "corpus sidecar")]["verdict"] == SKIPPED  # a native corpus: absent lines are no evidence
     assert found[("compare", "corpus sqlite")]["summary"] == "UNCHANGED"
     assert set(doc["fingerprints"]) == {"corpus", "live"} and set(doc["fingerprints"]["live"]) == {"sidecar"}
-    assert replay_commands(capsys, doc) == 35
+    assert replay_commands(capsys, doc) == 36
 
 
 def test_no_live_checks_only_the_corpus(capsys, store, tmp_path):

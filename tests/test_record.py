@@ -257,7 +257,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
                 "cache": 13,
                 "artifacts": 6,
                 "roots": 14,
-                "values": 152,
+                "values": 154,
             },
         ),
     ]

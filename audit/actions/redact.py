@@ -51,7 +51,9 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.actions.sweep import backup_database
-from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.fingerprint import SURFACES, Fingerprint, survey
+from audit.checks.shape import digest_lines
+from audit.checks.values import SURFACE as VALUES
 from audit.errors import FindingsError, InputError, UsageError
 from audit.safeio import JSONError, atomic_write, is_dir, is_file, loads, make_private_dir, read_bytes
 from audit.store import trajectory
@@ -73,17 +75,20 @@ LEFT_OUT_NAMES = frozenset(
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
 """Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
-PROVEN = tuple(s for s in SURFACES if s not in {"summaries", "history", "cache", "roots"})
-"""The surfaces whose digests the copy must keep: all but those of the per-install files left out
-(``conversation_summaries.db``, ``history.jsonl``, ``cache/``) and the ``roots`` that list them."""
+LEFT_OUT_SURFACES = frozenset({"summaries", "history", "cache", "roots"})
+"""The surfaces of the per-install files left out (``conversation_summaries.db``, ``history.jsonl``,
+``cache/``) and the ``roots`` that list them."""
+PROVEN = tuple(s for s in SURFACES if s not in LEFT_OUT_SURFACES)
+"""The surfaces whose digests the copy must keep (of ``values``, the lines of those surfaces)."""
 
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
 _MARKUP = re.compile(r"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>")
 """Kept in text: truncation markers and agy's own upper-case tags (``<USER_REQUEST>``), which are format."""
-_KEPT_VALUES_OF = frozenset({"type", "status", "source", "truncated_fields"})
-"""Transcript record keys whose values are names (step types, statuses, field names): format, kept."""
+_KEPT_VALUES_OF = frozenset({"type", "status", "source", "truncated_fields", "artifactType"})
+"""Top-level keys whose values are names (transcript step types, statuses, field names; an
+artifact's ``ARTIFACT_TYPE_*``): format, kept."""
 _TOOL_CONTAINERS = frozenset({"toolCall", "toolCalls", "tool_calls", "tool_call"})
 _JSON_TEXT_KEYS = frozenset({"argumentsJson"})
 _SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whole days
@@ -673,7 +678,7 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
         before, after = survey([source], PROVEN), survey([out], PROVEN)
         for surface in PROVEN:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
-            result.digests[surface] = (a.digest if a else None, b.digest if b else None)
+            result.digests[surface] = (_proved(a), _proved(b))
             if result.digests[surface][0] != result.digests[surface][1]:
                 problems.append(
                     f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}"
@@ -689,6 +694,14 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
         shutil.rmtree(out, ignore_errors=True)
         raise
     return result
+
+
+def _proved(found: Fingerprint | None) -> str | None:
+    """The digest the copy must keep: a surface's, or for ``values`` that of its lines but those
+    of the left-out files (``history:type``)."""
+    if found is None or found.surface != VALUES:
+        return found.digest if found else None
+    return digest_lines(line for line in found.lines if line.partition(":")[0] not in LEFT_OUT_SURFACES)
 
 
 def report_text(result: Result) -> str:
