@@ -400,7 +400,7 @@ def test_history_types_and_artifact_types_feed_the_values_surface(tmp_path):
     home = tmp_path / "home"
     build(home)
     got = [line for line in lines([home], "values") if line.startswith(("history:", "artifacts:"))]
-    assert got == ["artifacts:artifactType\tARTIFACT_TYPE_OTHER", "history:type\t(other)"]  # "chat": not an agy enum name
+    assert got == ["artifacts:artifactType\tARTIFACT_TYPE_OTHER", "history:type\tchat"]  # a lower-case identifier is kept
     for history in home.glob(".gemini/*/history.jsonl"):
         history.write_text(history.read_text().replace('"type": "chat"', '"type": "AGENT_RUN"', 1))
     artifact = next(home.glob(".gemini/antigravity-cli/brain/*/task.md.metadata.json"))

@@ -18,7 +18,7 @@ its own surface, so a consumer profile entry (``audit.checks.consumers``) finds 
 * other surfaces' records through ``Values.add_record`` (``history:type``, ``artifacts:artifactType``).
 
 Only content-free values are ever kept: integers and agy's own upper-case enum names (tool names
-are lower-case identifiers). Anything else at such a path is recorded as ``(other)``, and a field
+and the record kinds of ``history.jsonl`` are lower-case identifiers). Anything else at such a path is recorded as ``(other)``, and a field
 with more than ``MAX_VALUES`` distinct values is recorded as ``(more)`` alone (whatever the order
 the values came in): the sets stay small and never hold text a user wrote.
 """
@@ -47,6 +47,8 @@ MORE = "(more)"
 
 _TOKEN = re.compile(r"-?[0-9]{1,19}|[A-Z][A-Z0-9_]{0,127}")
 _TOOL = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_WORD = re.compile(_TOKEN.pattern + "|" + _TOOL.pattern)
+"""A record's kind as a product identifier of either case (``history.jsonl`` ``type``: ``slash_command``)."""
 TRANSCRIPT_KEYS = ("type", "source", "status")
 
 # Top-level sidecar arrays and objects and the blob column whose message they render.
@@ -166,11 +168,12 @@ class Values:
                     self.add(f"sqlite:table:steps.{column}", value)
 
     def add_record(self, surface: str, record: object, keys: Iterable[str]) -> None:
-        """The *keys* of one JSON record of *surface* (``history``: ``type``)."""
+        """The *keys* of one JSON record of *surface* (``history``: ``type``), each an integer or an
+        identifier of either case."""
         if type(record) is dict:
             for key in keys:
                 if key in record:
-                    self.add(f"{surface}:{key}", record[key])
+                    self.add(f"{surface}:{key}", record[key], _WORD)
 
     def add_transcript(self, record: object, tier: str) -> None:
         """One transcript record of *tier*: its type, source and status, and its tool names."""

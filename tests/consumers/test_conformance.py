@@ -114,6 +114,30 @@ def _new_step_type(home: Path) -> None:
     _each_record(home, _planner_v2)
 
 
+def _move_root(home: Path) -> None:
+    (home / ".gemini" / "antigravity-cli").rename(home / ".gemini" / "antigravity-agent")
+
+
+def _cache_key(home: Path) -> None:
+    for path in home.glob(".gemini/*/cache/conversation_metadata.json"):
+        path.write_text(path.read_text().replace('"WorkspaceURIs"', '"workspaceUris"'))
+
+
+def _history_key(home: Path) -> None:
+    for path in home.glob(".gemini/*/history.jsonl"):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        for record in records:
+            record["conversation_id"] = record.pop("conversationId")
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _summaries_column(home: Path) -> None:
+    for db in home.glob(".gemini/*/conversation_summaries.db"):
+        with sqlite3.connect(db) as con:
+            con.execute("ALTER TABLE conversation_summaries RENAME COLUMN workspace_uris TO workspace_folders")
+        con.close()
+
+
 def _databases(home: Path) -> list[Path]:
     return sorted(home.glob(".gemini/*/conversations/*.db"))
 
@@ -152,6 +176,10 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)": _new_step_type,
     "add a source value (MODEL_V2 in transcripts)": lambda home: _each_record(home, _model_v2),
     "drop a column (steps.metadata)": lambda home: _sql(home, "ALTER TABLE steps DROP COLUMN metadata"),
+    "move a root (antigravity-cli -> antigravity-agent)": _move_root,
+    "rename a cache key (conversation_metadata.json WorkspaceURIs -> workspaceUris)": _cache_key,
+    "rename a history key (conversationId -> conversation_id)": _history_key,
+    "rename a summaries column (workspace_uris -> workspace_folders)": _summaries_column,
 }
 
 
@@ -181,26 +209,26 @@ OK, RISK, BREAKS = consumers.OK, consumers.AT_RISK, consumers.BREAKS
 
 COLUMNS = tuple(MUTATIONS)  # the order of the mutations above
 ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
-    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, BREAKS, OK),
-    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK),
-    "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK),
-    "agy-reader": (OK, OK, OK, OK, OK, OK, OK, OK),
-    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK),  # its roots and history.jsonl: no mutation touches them
-    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK),
-    "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK),
-    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK),
-    "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK),
-    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK),
-    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, RISK),
-    "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK),
-    "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK),
-    "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK),
-    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK),
-    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK),
-    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS),
-    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS),
+    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, BREAKS, OK, RISK, OK, OK, OK),
+    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, RISK, OK, OK, OK),
+    "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK),
+    "agy-reader": (OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
+    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
+    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK),
+    "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK, RISK, OK, OK, OK),
+    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, RISK, OK, RISK, OK),
+    "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK),
+    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, RISK, OK, RISK, RISK),
+    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, RISK, OK, OK, OK, OK),
+    "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK),
+    "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK),
+    "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK),
+    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, BREAKS),
+    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, RISK, OK, OK, RISK),
+    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK),
+    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, RISK, OK, OK, OK),
 }
-EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items()} for i, m in enumerate(COLUMNS)}
+EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items() if i < len(row)} for i, m in enumerate(COLUMNS)}
 
 
 def test_every_profile_gives_the_documented_verdict_on_every_mutation(table):
