@@ -409,5 +409,5 @@ def test_history_types_and_artifact_types_feed_the_values_surface(tmp_path):
     assert set(result.fingerprints) == {"values"}
     assert [line for line in result.fingerprints["values"].lines if line.startswith(("history:", "artifacts:"))] == [
         "artifacts:artifactType\tARTIFACT_TYPE_OTHER|ARTIFACT_TYPE_WALKTHROUGH",
-        "history:type\t(other)|AGENT_RUN",
+        "history:type\tAGENT_RUN|chat",
     ]
