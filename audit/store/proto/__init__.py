@@ -119,6 +119,7 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         maxDepth, pattern, rawOutput, searchDirectory, totalResults, truncatedOutput,
         truncatedTotalResults, type
     steps[].generateImage: generatedMedia{}, imageName, imagePaths[], modelName, prompt
+    steps[].generateImage.generatedMedia: description, inlineData, mimeType, thumbnail, uri
     steps[].generic: args{}, result{}
     steps[].generic.args: *
     steps[].generic.result: metadata{}, result, stepRenderInfo{}
@@ -203,6 +204,7 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         requestedModel{}
     steps[].userInput.lastUserConfig.plannerConfig.customizationConfig: agentPath
     steps[].userInput.lastUserConfig.plannerConfig.requestedModel: model
+    steps[].userInput.media[]: description, inlineData, mimeType, thumbnail, uri
     steps[].userInput.userConfig: plannerConfig{}
     steps[].userInput.userConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
         modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,

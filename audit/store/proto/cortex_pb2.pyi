@@ -1902,8 +1902,18 @@ class ArtifactComment(_message.Message):
     def __init__(self) -> None: ...
 
 class Media(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("mime_type", "inline_data", "description", "uri", "thumbnail")
+    MIME_TYPE_FIELD_NUMBER: _ClassVar[int]
+    INLINE_DATA_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    URI_FIELD_NUMBER: _ClassVar[int]
+    THUMBNAIL_FIELD_NUMBER: _ClassVar[int]
+    mime_type: str
+    inline_data: bytes
+    description: str
+    uri: str
+    thumbnail: bytes
+    def __init__(self, mime_type: _Optional[str] = ..., inline_data: _Optional[bytes] = ..., description: _Optional[str] = ..., uri: _Optional[str] = ..., thumbnail: _Optional[bytes] = ...) -> None: ...
 
 class TextOrScopeItem(_message.Message):
     __slots__ = ("text",)
