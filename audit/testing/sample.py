@@ -11,7 +11,7 @@ The sample has something for every check to find:
   about a planner's thinking (``consistency``), and one with the IDE's brain files
   (``content.md``, resolved revisions, browser scratchpad, subagent definition, nested task
   messages, an undelivered message) and a ``brain_backup/`` copy, one with every step shape real stores hold
-  (``trajectories.every_shape_steps``, no browser sub-agent; no brain) and one whose ``.db`` was copied
+  (``trajectories.every_shape_steps``, no browser sub-agent, no images on prompts; no brain) and one whose ``.db`` was copied
   without its ``-wal`` (only the ``-shm`` beside it; its last step is in the transcripts only). ACP root: a brain-only
   session. ``antigravity-ide``: a second live IDE store. Per-install files in the CLI and IDE
   roots (``cli.log`` is a symbolic link to ``log/cli-*.log``).
@@ -75,10 +75,11 @@ def build(home: Path) -> StoreBuilder:
     ide_live = live.conversation(turns=1)
     live.ide_brain(ide_live)
     # Every step shape real stores hold (real-stores.md Part B) that the published sidecar record
-    # shows (no browser sub-agent, no enum values without names), without a brain (like 3 of the 26
-    # real stores: the transcript surface of the bundled baseline was recorded from this sample);
-    # and a .db copied without its -wal.
-    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False, media=False), brain=False)
+    # shows (no browser sub-agent, no enum values without names, no images on prompts), without a
+    # brain (like 3 of the 26 real stores: the transcript surface of the bundled baseline was
+    # recorded from this sample); and a .db copied without its -wal.
+    every = T.every_shape_steps(b.rng, b.clock, browser=False, unnamed_enums=False, media=False)
+    ide.conversation(steps=every, brain=False)
     ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
     add_real_world(b)  # last: the ids above stay what they were
     return b

@@ -62,8 +62,25 @@ def tool_call(rng: random.Random, name: str, args: dict) -> dict:
     return {"id": new_id(rng), "name": name, "argumentsJson": json.dumps(args, separators=(",", ":"))}
 
 
-def user_input(clock: Clock, text: str) -> dict:
-    return step("USER_INPUT", clock.tick(), source="USER_EXPLICIT", userInput={"userResponse": text, "items": [{"text": text}]})
+def user_input(clock: Clock, text: str, media: Sequence[dict] = ()) -> dict:
+    """A prompt; *media* are the images attached to it (``image_media``)."""
+    payload: dict = {"userResponse": text, "items": [{"text": text}]}
+    if media:
+        payload["media"] = list(media)
+    return step("USER_INPUT", clock.tick(), source="USER_EXPLICIT", userInput=payload)
+
+
+def image_media(uri: str, description: str = "image.png") -> dict:
+    """An image attached to a prompt as real rows hold it (real-stores.md Appendix B, 19.9): a
+    mime type, an empty inline data (the image is not stored inline), a description on 13 of
+    22, the image's URI and a thumbnail (bytes, here a fixed PNG header)."""
+    media = {"mimeType": "image/png", "inlineData": "", "uri": uri, "thumbnail": _THUMBNAIL}
+    if description:
+        media["description"] = description
+    return media
+
+
+_THUMBNAIL = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10").decode()
 
 
 def planner_response(
@@ -426,11 +443,10 @@ def every_shape_steps(
     the published sidecar record of agy 1.2.10/1.2.11 never shows); ``unnamed_enums=False`` leaves
     out the two enum values real rows carry that no source names (``artifactMetadata.artifactType``,
     ``searchWeb.thirdPartyConfig.provider``), which our export writes as numbers; ``media=False``
-    leaves out the image attached to the first prompt (``userInput.media``, 22 real rows; its
-    fields are not established, so it is an empty ``Media``)."""
-    steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.")]
-    if media:
-        steps[0]["userInput"]["media"] = [{}]
+    leaves out the images attached to the first prompt (``userInput.media``, also absent from the
+    published record)."""
+    images = [image_media(f"file://{workspace}/screenshot.png"), image_media(f"file://{workspace}/logo.png", "")]
+    steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.", images if media else ())]
 
     def turn(name: str, args: dict, result) -> dict:
         args = {**args, "toolAction": f"Running {name}", "toolSummary": f"{name} step"}
