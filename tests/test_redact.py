@@ -8,12 +8,19 @@ import sqlite3
 
 import pytest
 from deepdiff import DeepDiff
+from google.protobuf.unknown_fields import UnknownFieldSet
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from audit.actions.redact import PROVEN, REPORT, Redactor, redact
+from audit.actions.redact import MIN_SURVIVOR, PROVEN, REPORT, Redactor, _as_text, redact, redact_unknown
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import digest_lines
 from audit.cli import main
 from audit.errors import FindingsError
+from audit.store.proto import cortex_pb2 as pb
+from audit.store.wire import I32, I64, LEN, VARINT
+from audit.store.wire import parse as parse_wire
+from audit.testing import StoreBuilder
 from audit.testing.sample import build
 
 KEY = b"k" * 32
@@ -127,21 +134,156 @@ def test_placeholders_keep_length_classes_and_markers():
     )
 
 
-def test_an_unknown_text_field_is_refused_by_name_and_the_copy_removed(tmp_path):
-    home = tmp_path / "home"
-    build(home)
-    db = next(home.glob(".gemini/antigravity-cli/conversations/*.db"))
-    conn = sqlite3.connect(db)
+def _key(number: int, wire_type: int) -> bytes:
+    return _varint(number << 3 | wire_type)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes(out + bytes([value]))
+
+
+def _len(number: int, data: bytes) -> bytes:
+    return _key(number, LEN) + _varint(len(data)) + data
+
+
+SECRET = b"a private note agy-audit cannot see"
+NESTED = b"a nested private sentence"
+BINARY = b"\x00\xff" + b"raw private payload bytes"
+MIME = b"image/png"  # printable text that parses as a message: field 13, an 8-byte number
+
+
+def _planted_store(home):
+    """A small store whose first step payload carries, in fields cortex.proto does not name: a
+    text (1999), a message holding a text and a number (1998), bytes (1997), a text that parses as
+    a message (1996), and a text inside a named message (user_input.19.99); its metadata blob an
+    unknown text too (18)."""
+    b = StoreBuilder(home, seed=27)
+    convo = b.root("cli").conversation(turns=1)
+    conn = sqlite3.connect(convo.paths["db"])
     idx, blob = conn.execute("SELECT idx, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
-    secret = b"a private note agy-audit cannot see"
-    field = bytes([(1999 << 3 | 2) & 0x7F | 0x80, (1999 << 3 | 2) >> 7]) + bytes([len(secret)]) + secret
-    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (blob + field, idx))
+    step = pb.Step.FromString(blob)
+    assert step.WhichOneof("step") == "user_input"
+    step.user_input.MergeFromString(_len(99, SECRET[::-1]))
+    planted = (
+        step.SerializeToString()
+        + _len(1999, SECRET)
+        + _len(1998, _len(1, NESTED) + _key(2, VARINT) + b"\x07")
+        + _len(1997, BINARY)
+        + _len(1996, MIME)
+    )
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (planted, idx))
+    (meta,) = conn.execute("SELECT data FROM trajectory_metadata_blob").fetchone()
+    conn.execute("UPDATE trajectory_metadata_blob SET data = ?", (meta + _len(18, NESTED[::-1]),))
+    conn.commit()
+    conn.close()
+    return convo, idx
+
+
+def _unknown_shape(db, idx):
+    """(number, wire type, length) of each unknown field of the step payload and its user_input."""
+    conn = sqlite3.connect(db)
+    (blob,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.close()
+    step = pb.Step.FromString(blob)
+    fields = [*UnknownFieldSet(step), *UnknownFieldSet(step.user_input)]
+    return [(f.field_number, f.wire_type, len(f.data)) for f in fields], step
+
+
+def test_unknown_fields_are_redacted_not_refused_and_survive_nowhere(tmp_path, capsys):
+    convo, idx = _planted_store(tmp_path / "home")
+    source_shape, _ = _unknown_shape(convo.paths["db"], idx)
+    result = redact(tmp_path / "home", tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    assert result.counts["unknown"] == 7  # 1999, 1998 and its field 1, 1997, 1996, 19.99, metadata 18
+    (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
+    copy_shape, step = _unknown_shape(db, idx)
+    assert copy_shape == source_shape  # the same fields, wire types and lengths
+    unknown = {f.field_number: f.data for f in UnknownFieldSet(step)}
+    assert unknown[1999] != SECRET and len(unknown[1999].decode()) == len(SECRET)  # a placeholder, as text
+    assert unknown[1998][:2] == _len(1, b"")[:1] + bytes([len(NESTED)]) and unknown[1998][-2:] == b"\x10\x07"
+    assert unknown[1996][:1] == b"i" and unknown[1996] != MIME  # the key kept, the 8-byte value not
+    copy = b"".join(p.read_bytes() for p in (tmp_path / "copy").rglob("*") if p.is_file())
+    for secret in (SECRET, SECRET[::-1], NESTED, NESTED[::-1], BINARY[2:], MIME[1:]):
+        assert secret not in copy
+    assert main(["inspect", str(db), "--format", "json"]) == 0  # inspect sees the same unknown keys as in the source
+    copied = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    assert main(["inspect", str(convo.paths["db"]), "--format", "json"]) == 0
+    assert copied == json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+
+
+def test_what_cannot_be_shown_content_free_is_still_refused_and_the_copy_removed(tmp_path):
+    """An unknown group (wire type 3, which proto3 never writes) cannot be walked field by field."""
+    convo, idx = _planted_store(tmp_path / "home")
+    conn = sqlite3.connect(convo.paths["db"])
+    group = _key(1995, 3) + _len(1, SECRET) + _key(1995, 4)
+    (blob,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (blob + group, idx))
     conn.commit()
     conn.close()
     out = tmp_path / "copy"
-    with pytest.raises(FindingsError, match=rf"{db.name}:steps.step_payload\[\d+\]: unknown field 1999 holds text"):
-        redact(home, out, key=KEY)
+    with pytest.raises(FindingsError, match=rf"{convo.paths['db'].name}:steps.step_payload\[\d+\]: unsupported wire type 3"):
+        redact(tmp_path / "home", out, key=KEY)
     assert not out.exists()
+
+
+def _same_wire_shape(source: tuple, copy: tuple) -> bool:
+    """Every field kept with its number, wire type and length, and every value that parsed as a
+    message in the source still one of the same shape."""
+    return len(source) == len(copy) and all(
+        (s.number, s.wire_type) == (c.number, c.wire_type)
+        and (s.wire_type != LEN or len(s.value) == len(c.value))
+        and (s.children is None or c.children is not None and _same_wire_shape(s.children, c.children))
+        for s, c in zip(source, copy)
+    )
+
+
+_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")), max_size=40)
+
+
+@st.composite
+def _messages(draw, depth=0):
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        number = draw(st.integers(1, 3000))
+        kind = draw(st.sampled_from(("varint", "i64", "i32", "text", "bytes") + (("message",) if depth < 3 else ())))
+        if kind == "varint":
+            parts.append(_key(number, VARINT) + _varint(draw(st.integers(0, 2**64 - 1))))
+        elif kind in ("i64", "i32"):
+            parts.append(
+                _key(number, I64 if kind == "i64" else I32)
+                + draw(st.binary(min_size=8 if kind == "i64" else 4, max_size=8 if kind == "i64" else 4))
+            )
+        elif kind == "text":
+            parts.append(_len(number, draw(_texts).encode()))
+        elif kind == "bytes":
+            parts.append(_len(number, draw(st.binary(max_size=40))))
+        else:
+            parts.append(_len(number, draw(_messages(depth + 1))))
+    return b"".join(parts)
+
+
+@settings(max_examples=300)
+@given(_messages())
+def test_a_message_no_schema_describes_keeps_its_wire_shape_and_loses_its_text(data):
+    r = Redactor(KEY)
+    new = redact_unknown(data, None, r)
+    source = parse_wire(data)
+    assert _same_wire_shape(source, parse_wire(new))
+
+    def texts(fields):
+        for f in fields:
+            if f.wire_type == LEN:
+                text = _as_text(f.value)
+                if f.children is not None:
+                    yield from texts(f.children)
+                if text is not None and len(text) >= MIN_SURVIVOR and any(ch.isalnum() for ch in text):
+                    yield f.value
+
+    assert [t for t in texts(source) if t in new] == []
 
 
 def test_redact_refuses_an_existing_or_nested_output(sample, tmp_path, capsys):
@@ -183,18 +325,34 @@ def test_a_sweep_corpus_redacts_to_a_valid_corpus_whose_manifest_hashes_the_copy
     assert {r.verdict for r in completeness.check([result.out]).results} == {"complete"}
 
 
-def test_every_builder_shape_redacts_with_every_fingerprint_kept(tmp_path):
-    """Every Part B step shape (browser sub-agent and unnamed enum values included) and every
-    real-world transcript case (both tiers across chunk boundaries, overview, truncated args)."""
-    from audit.testing import StoreBuilder
+def test_every_builder_shape_and_media_inputs_redact_with_their_proof(tmp_path):
+    """Every Part B step shape (browser sub-agent, unnamed enum values and images attached to a
+    prompt included) and every real-world transcript case (both tiers across chunk boundaries,
+    overview, truncated args): the proof holds and no media text survives."""
     from audit.testing import trajectories as T
     from audit.testing.realworld import add_real_world
 
     b = StoreBuilder(tmp_path / "home", seed=15)
     ide = b.root("ide")
-    ide.conversation(steps=T.every_shape_steps(b.rng, b.clock))
+    every = ide.conversation(steps=T.every_shape_steps(b.rng, b.clock))
     ide.conversation(turns=2, wal_steps=1, shm_without_wal=True, sidecar="missing")
     add_real_world(b, long_answers=40)
+    media = every.steps[0]["userInput"]["media"]
+    assert [sorted(m) for m in media] == [
+        ["description", "inlineData", "mimeType", "thumbnail", "uri"],
+        ["inlineData", "mimeType", "thumbnail", "uri"],
+    ]
     result = redact(b.home, tmp_path / "copy", key=KEY)
     assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
     assert all(a is not None for a, _c in result.digests.values())
+    (db,) = (tmp_path / "copy").glob(f".gemini/antigravity/conversations/{Redactor(KEY).uuid(every.id)}.db")
+    conn = sqlite3.connect(db)
+    (payload,) = conn.execute("SELECT step_payload FROM steps WHERE idx = 0").fetchone()
+    conn.close()
+    copied = pb.Step.FromString(payload).user_input.media
+    assert [(len(m.mime_type), m.HasField("inline_data"), len(m.uri), len(m.thumbnail)) for m in copied] == [
+        (len(m["mimeType"]), True, len(m["uri"]), 24) for m in media
+    ]
+    copy = b"".join(p.read_bytes() for p in (tmp_path / "copy").rglob("*") if p.is_file())
+    assert [m["uri"] for m in media if m["uri"].encode() in copy] == []
+    assert b"screenshot" not in copy and b"image/png" not in copy

@@ -24,10 +24,15 @@ values of transcript records, the SQLite schema. Per-install files that hold ide
 ``.pb`` files) are left out and listed.
 
 The proof (``redact``): the copy is fingerprinted on every surface but those of the per-install
-files it leaves out (``PROVEN``) and must give the digests of the source; no replaced source string of 6 or more characters may occur in any byte of the copy;
-with deepdiff, every redacted JSON document differs from its source only by string values. A
-length-delimited protobuf field our ``.proto`` does not name and that holds text cannot be
-redacted safely: it is named and the run refuses. On any refusal the copy is removed (exit 1).
+files it leaves out (``PROVEN``) and must give the digests of the source; no replaced source string
+of 6 or more characters may occur in any byte of the copy; with deepdiff, every redacted JSON
+document differs from its source only by string values.
+
+Protobuf fields our ``.proto`` does not name (``redact_unknown``), and blobs no schema describes: a
+length-delimited value is redacted as a message when it parses as one (recursively), else as text
+(a same-length placeholder) when it is printable UTF-8, else by random bytes of its length; keys
+and lengths are kept, so the wire shape is the source's. What cannot be walked field by field (a
+group) is named and the run refuses. On any refusal the copy is removed (exit 1).
 """
 
 from __future__ import annotations
@@ -48,7 +53,6 @@ from typing import TYPE_CHECKING, Any, cast
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
-from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.actions.sweep import backup_database
 from audit.checks.fingerprint import SURFACES, Fingerprint, survey
@@ -61,9 +65,13 @@ from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import FLAT_NAMES, tier_of
+from audit.store.wire import I32, I64, LEN, MAX_DEPTH, VARINT, WireError, WireField, unknown_fields
+from audit.store.wire import parse as parse_wire
 
 if TYPE_CHECKING:
     from google.protobuf.timestamp_pb2 import Timestamp
+
+    from audit.store.proto import AnyFieldDescriptor, MessageDescriptor
 
 REPORT = "REDACTION.md"
 MIN_SURVIVOR = 6
@@ -114,7 +122,7 @@ class Redactor:
         self.shift = _dt.timedelta(days=days)
         self.replaced: set[str] = set()  # source strings of >= MIN_SURVIVOR characters that were replaced
         self.kept: set[str] = set()  # keys and names left as they are (a replaced string inside one is no leak)
-        self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0}
+        self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0, "unknown": 0}
 
     def _digest(self, purpose: str, data: bytes) -> bytes:
         return hmac.new(self._key, purpose.encode() + b"\0" + data, hashlib.sha256).digest()
@@ -211,6 +219,10 @@ class Redactor:
         if not data:
             return data
         self.counts["bytes"] += 1
+        return self.noise(data)
+
+    def noise(self, data: bytes) -> bytes:
+        """Random bytes as many as *data* has (the same for the same *data*)."""
         rnd = self._stream("bytes", data)
         return bytes(next(rnd) for _ in data)
 
@@ -300,10 +312,9 @@ def _dump_like(original: str, value: Any) -> str:
 # ----------------------------------------------------------------------------- protobuf messages
 
 
-def redact_message(message: Message, r: Redactor, where: str, problems: list[str]) -> None:
+def redact_message(message: Message, r: Redactor) -> None:
     """Replace, in place, every string and bytes field of *message* (recursively); protobuf
-    Timestamps are shifted. Unknown length-delimited fields holding text are *problems*."""
-    _unknown_text(message, where, problems)
+    Timestamps are shifted. Unknown fields are left to ``redact_unknown``, on the serialized message."""
     if message.DESCRIPTOR.full_name == "google.protobuf.Timestamp":
         stamp = cast("Timestamp", message)  # what its descriptor names
         if stamp.seconds:
@@ -314,12 +325,12 @@ def redact_message(message: Message, r: Redactor, where: str, problems: list[str
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
             assert fd.message_type is not None  # a message field has its message type
             if fd.message_type.GetOptions().map_entry:
-                _redact_map(message, fd, r, f"{where}.{fd.name}", problems)
+                _redact_map(message, fd, r)
             elif fd.is_repeated:
-                for i, item in enumerate(value):
-                    redact_message(item, r, f"{where}.{fd.name}[{i}]", problems)
+                for item in value:
+                    redact_message(item, r)
             else:
-                redact_message(value, r, f"{where}.{fd.name}", problems)
+                redact_message(value, r)
         elif fd.type == FieldDescriptor.TYPE_STRING:
             if fd.is_repeated:
                 texts = [r.text(v) for v in value]
@@ -352,7 +363,7 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
     return r.text(value)
 
 
-def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor, where: str, problems: list[str]) -> None:
+def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor) -> None:
     container = getattr(message, fd.name)
     assert fd.message_type is not None  # a map field has its entry type
     value_fd = fd.message_type.fields_by_name["value"]
@@ -362,7 +373,7 @@ def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor, where: str, 
         new_key = r.text(k) if isinstance(k, str) else k
         if value_fd.type == FieldDescriptor.TYPE_MESSAGE:
             container[new_key].CopyFrom(v)
-            redact_message(container[new_key], r, f"{where}[{k!r}]", problems)
+            redact_message(container[new_key], r)
         elif value_fd.type == FieldDescriptor.TYPE_STRING:
             container[new_key] = r.text(v)
         elif value_fd.type == FieldDescriptor.TYPE_BYTES:
@@ -371,21 +382,122 @@ def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor, where: str, 
             container[new_key] = v
 
 
-def _unknown_text(message: Message, where: str, problems: list[str]) -> None:
-    for f in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
-        if f.wire_type == 2 and _looks_like_text(f.data):
-            problems.append(f"{where}: unknown field {f.field_number} holds text cortex.proto does not name")
+def has_unknown_fields(message: Message) -> bool:
+    """Whether *message* or any message set in it holds a field ``cortex.proto`` does not name."""
+    return any(not key.partition(":")[2].startswith("enum=") for key in unknown_fields(message))
 
 
-def _looks_like_text(data: bytes) -> bool:
-    """Certainly text: valid UTF-8, at least MIN_SURVIVOR characters, all printable or white space."""
-    if len(data) < MIN_SURVIVOR:
-        return False
+def redact_unknown(data: bytes, descriptor: MessageDescriptor | None, r: Redactor, depth: int = 0, scrub: bool = False) -> bytes:
+    """*data*, a serialized message of type *descriptor* (None: a message no schema describes),
+    with the value of every field the schema does not name replaced; the fields it names are
+    copied as they are (``redact_message`` redacted them). Raises ``WireError`` when *data* is not
+    protobuf our wire walk can read field by field (a group, or a declared message that does not
+    parse): such a blob cannot be shown to be content-free.
+
+    An unknown length-delimited value is read as a message when it parses as one (and redacted
+    the same way, recursively), else replaced as text when it is printable UTF-8 (a placeholder of
+    the same length), else by random bytes of its length. The key and length of every field are
+    kept, so the wire shape -- what the ``wire`` fingerprint and ``inspect`` see -- is the
+    source's. Numbers are kept as they are (format), except inside a value that is also printable
+    text (*scrub*): text that happens to parse as a message (``image/png`` reads as field 13, an
+    8-byte number) keeps its keys and lengths but not one byte of its values."""
+    out = bytearray()
+    for f in parse_wire(data, max_depth=0):
+        fd = descriptor.fields_by_number.get(f.number) if descriptor is not None else None
+        out += _varint(f.number << 3 | f.wire_type)
+        if fd is not None and _declared_wire_type(fd, f.wire_type):
+            assert isinstance(f.value, bytes) or f.wire_type != LEN  # a length-delimited value is its bytes
+            if fd.type == FieldDescriptor.TYPE_MESSAGE:
+                assert isinstance(f.value, bytes)  # a message is length-delimited
+                out += _length_delimited(redact_unknown(f.value, fd.message_type, r, depth + 1))
+            else:
+                out += _value(f)  # a named field: redact_message replaced it already
+        elif f.wire_type == LEN:
+            assert isinstance(f.value, bytes)  # a length-delimited value is its bytes
+            r.counts["unknown"] += 1
+            out += _length_delimited(_unknown_value(f.value, r, depth + 1, scrub))
+        elif scrub:
+            out += _noise_number(f, r)
+        else:
+            out += _value(f)
+    return bytes(out)
+
+
+def _unknown_value(data: bytes, r: Redactor, depth: int, scrub: bool) -> bytes:
+    """A length-delimited value no schema describes, redacted (``redact_unknown``)."""
+    if not data:
+        return data
+    text = _as_text(data)
+    if depth <= MAX_DEPTH:  # as deep as the wire fingerprint looks for messages, and no deeper
+        try:
+            parse_wire(data, max_depth=0)
+        except WireError:
+            pass
+        else:
+            if text is not None and len(text) >= MIN_SURVIVOR:
+                r.replaced.add(text)  # the proof looks for it in the copy
+            return redact_unknown(data, None, r, depth, scrub or text is not None)
+    if text is not None:
+        return r.text(text).encode("utf-8")
+    return r.bytes_(data)
+
+
+_FIXED_WIRE_TYPES = {
+    **dict.fromkeys((FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_DOUBLE), I64),
+    **dict.fromkeys((FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_FLOAT), I32),
+    **dict.fromkeys((FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_MESSAGE), LEN),
+}
+
+
+def _declared_wire_type(fd: AnyFieldDescriptor, wire_type: int) -> bool:
+    """Whether a field *fd* declares arrives with *wire_type* as protobuf reads it (a repeated
+    number may be packed); with any other wire type protobuf keeps it as an unknown field."""
+    declared = _FIXED_WIRE_TYPES.get(fd.type, VARINT)
+    return wire_type == declared or (wire_type == LEN and fd.is_repeated and declared != LEN)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _length_delimited(data: bytes) -> bytes:
+    return _varint(len(data)) + data
+
+
+def _value(f: WireField) -> bytes:
+    """The encoded value of *f* (after its key), as it was."""
+    if f.wire_type == LEN:
+        assert isinstance(f.value, bytes)  # a length-delimited value is its bytes
+        return _length_delimited(f.value)
+    assert isinstance(f.value, int)  # varint and fixed-width values are numbers
+    if f.wire_type == VARINT:
+        return _varint(f.value)
+    return f.value.to_bytes(8 if f.wire_type == I64 else 4, "little")
+
+
+def _noise_number(f: WireField, r: Redactor) -> bytes:
+    """A random value of *f*'s wire type and encoded length."""
+    size = len(_value(f))
+    noise = bytearray(r.noise(_value(f)))
+    if f.wire_type == VARINT:  # continuation bits kept; the last byte non-zero (and 1 in a 10-byte varint)
+        for i in range(size - 1):
+            noise[i] |= 0x80
+        noise[-1] = 1 if size == 10 else (noise[-1] & 0x7F or 1) if size > 1 else noise[-1] & 0x7F
+    return bytes(noise)
+
+
+def _as_text(data: bytes) -> str | None:
+    """*data* as text, when it is UTF-8 and every character printable or white space."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return all(ch.isprintable() or ch in "\n\r\t" for ch in text)
+        return None
+    return text if all(ch.isprintable() or ch in "\n\r\t" for ch in text) else None
 
 
 # ----------------------------------------------------------------------------- files
@@ -455,23 +567,33 @@ def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> 
             for row_id, blob in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
                 if not isinstance(blob, bytes) or not blob:
                     continue
-                where = f"{source.name}:{table}.{column}[{row_id}]"
                 message = message_class()
                 try:
                     message.ParseFromString(blob)
-                except DecodeError:
-                    if _looks_like_text(blob):
-                        problems.append(f"{where}: not a valid {message_class.DESCRIPTOR.name} and holds text")
-                    continue
-                redact_message(message, r, where, problems)
-                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (message.SerializeToString(), row_id))
+                except DecodeError:  # not a message of its type: redacted as a blob no schema describes
+                    new = _unknown_value(blob, r, 0, False)
+                else:
+                    redact_message(message, r)
+                    new = message.SerializeToString()
+                    if has_unknown_fields(message):
+                        try:
+                            new = redact_unknown(new, message.DESCRIPTOR, r)
+                        except WireError as e:
+                            problems.append(
+                                f"{source.name}:{table}.{column}[{row_id}]: {e}; its unknown fields cannot be redacted"
+                            )
+                            continue
+                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, row_id))
         for table, column in _other_columns(conn):
             for row_id, value in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
+                replaced: str | bytes
                 if isinstance(value, str) and value:
-                    new = r.uuids_in(value) if (table, column) in _ID_COLUMNS else r.text(value)
-                    conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, row_id))
-                elif isinstance(value, bytes) and _looks_like_text(value):
-                    problems.append(f"{source.name}:{table}.{column}[{row_id}]: a blob cortex.proto does not decode holds text")
+                    replaced = r.uuids_in(value) if (table, column) in _ID_COLUMNS else r.text(value)
+                elif isinstance(value, bytes) and value:
+                    replaced = _unknown_value(value, r, 0, False)  # a blob no schema describes
+                else:
+                    continue
+                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (replaced, row_id))
         conn.commit()
         conn.execute("VACUUM")  # no freed page keeps the old content
     finally:
@@ -720,6 +842,8 @@ def report_text(result: Result) -> str:
         f"- {c.get('ids', 0)} UUIDs, each mapped to one new UUID everywhere (values, file and directory names)",
         f"- {c.get('timestamps', 0)} timestamps, shifted by one constant ({result.shift_days} days): order and gaps kept",
         f"- {c.get('bytes', 0)} bytes values (signatures) by random bytes of the same length",
+        f"- {c.get('unknown', 0)} values of protobuf fields cortex.proto does not name: as a message when they parse",
+        "  as one, else as text or bytes (keys and lengths kept)",
         "",
         "## Kept (format, not content)",
         "",
