@@ -61,6 +61,8 @@ def _scalar(fd: FieldDescriptor) -> st.SearchStrategy:
         return st.just(True)
     if fd.enum_type is not None:
         return st.sampled_from([v.name for v in fd.enum_type.values if v.number])
+    if fd.type == FieldDescriptor.TYPE_DOUBLE:  # finite, non-zero (proto3 JSON omits 0.0; -0.0 is not kept as such)
+        return st.floats(allow_nan=False, allow_infinity=False).filter(bool)
     low, high = _INT_RANGES[fd.type]
     ints = st.integers(low, high)
     if not fd.has_presence:

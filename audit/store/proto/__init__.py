@@ -22,9 +22,9 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     executorMetadatas[].cascadeConfig.plannerConfig.requestedModel: model
     generatorMetadata[]: chatModel{}, error, executionId, injected{}, mendelExperimentIds[],
         plannerConfig{}, stepIndices[]
-    generatorMetadata[].chatModel: attributes[], chatStartMetadata{}, displayName,
-        lastCacheIndex, messageMetadata[], model, responseModel, retries, retryInfos[],
-        streamingDuration, systemPrompt, timeToFirstToken, usage{}
+    generatorMetadata[].chatModel: attributes[], chatStartMetadata{}, completionConfig{},
+        displayName, lastCacheIndex, messageMetadata[], model, responseModel, retries,
+        retryInfos[], streamingDuration, systemPrompt, timeToFirstToken, usage{}
     generatorMetadata[].chatModel.attributes[]: key, value
     generatorMetadata[].chatModel.chatStartMetadata: cacheBreakpoints[], checkpointIndex,
         contextWindowMetadata{}, createdAt, latestStableMessageIndex, startStepIndex,
@@ -39,6 +39,8 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         ups[]: name, numTokens, source, type
     generatorMetadata[].chatModel.chatStartMetadata.systemPromptCache: contentChecksum,
         index, options{}
+    generatorMetadata[].chatModel.completionConfig: fimEotProbThreshold, firstTemperature,
+        maxNewlines, maxTokens, numCompletions, stopPatterns[], temperature, topK, topP
     generatorMetadata[].chatModel.messageMetadata[]: messageIndex, segmentIndex
     generatorMetadata[].chatModel.retryInfos[]: error, retryReason, traceId, usage{}
     generatorMetadata[].chatModel.retryInfos[].usage: apiProvider, cacheReadTokens,

@@ -2520,7 +2520,7 @@ class InjectedResponseMetadata(_message.Message):
     def __init__(self) -> None: ...
 
 class ChatModelMetadata(_message.Message):
-    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "message_metadata", "retry_infos", "response_model", "attributes", "display_name")
+    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "message_metadata", "retry_infos", "response_model", "attributes", "display_name", "completion_config")
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
@@ -2534,6 +2534,7 @@ class ChatModelMetadata(_message.Message):
     RESPONSE_MODEL_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     system_prompt: str
     model: Model
     usage: ModelUsageStats
@@ -2547,7 +2548,30 @@ class ChatModelMetadata(_message.Message):
     response_model: str
     attributes: _containers.RepeatedCompositeFieldContainer[ModelAttribute]
     display_name: str
-    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., message_metadata: _Optional[_Iterable[_Union[MessagePromptMetadata, _Mapping]]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ...) -> None: ...
+    completion_config: CompletionConfiguration
+    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., message_metadata: _Optional[_Iterable[_Union[MessagePromptMetadata, _Mapping]]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ..., completion_config: _Optional[_Union[CompletionConfiguration, _Mapping]] = ...) -> None: ...
+
+class CompletionConfiguration(_message.Message):
+    __slots__ = ("num_completions", "max_tokens", "max_newlines", "temperature", "first_temperature", "top_k", "top_p", "stop_patterns", "fim_eot_prob_threshold")
+    NUM_COMPLETIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    MAX_NEWLINES_FIELD_NUMBER: _ClassVar[int]
+    TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    FIRST_TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    TOP_P_FIELD_NUMBER: _ClassVar[int]
+    STOP_PATTERNS_FIELD_NUMBER: _ClassVar[int]
+    FIM_EOT_PROB_THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    num_completions: int
+    max_tokens: int
+    max_newlines: int
+    temperature: float
+    first_temperature: float
+    top_k: int
+    top_p: float
+    stop_patterns: _containers.RepeatedScalarFieldContainer[str]
+    fim_eot_prob_threshold: float
+    def __init__(self, num_completions: _Optional[int] = ..., max_tokens: _Optional[int] = ..., max_newlines: _Optional[int] = ..., temperature: _Optional[float] = ..., first_temperature: _Optional[float] = ..., top_k: _Optional[int] = ..., top_p: _Optional[float] = ..., stop_patterns: _Optional[_Iterable[str]] = ..., fim_eot_prob_threshold: _Optional[float] = ...) -> None: ...
 
 class MessagePromptMetadata(_message.Message):
     __slots__ = ("message_index", "segment_index")
