@@ -230,6 +230,31 @@ def test_what_cannot_be_shown_content_free_is_still_refused_and_the_copy_removed
     assert not out.exists()
 
 
+def test_blobs_no_schema_describes_are_redacted_as_unknown_values(tmp_path):
+    """A blob of a column cortex.proto does not describe (battle_mode_infos, empty in real
+    stores) and a step payload that is not a Step: content-free, the proof holding."""
+    convo, idx = _planted_store(tmp_path / "home")
+    conn = sqlite3.connect(convo.paths["db"])
+    conn.execute("INSERT INTO battle_mode_infos VALUES (0, ?)", (_len(1, SECRET) + _key(2, VARINT) + b"\x05",))
+    conn.execute("INSERT INTO battle_mode_infos VALUES (1, ?)", (BINARY,))
+    (blob,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (blob[:-3], idx))  # cut: not a Step any more
+    conn.commit()
+    conn.close()
+    result = redact(tmp_path / "home", tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
+    conn = sqlite3.connect(db)
+    rows = [data for (data,) in conn.execute("SELECT data FROM battle_mode_infos ORDER BY idx")]
+    (cut,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.close()
+    assert rows[0][:2] == _len(1, SECRET)[:2] and rows[0][-2:] == b"\x10\x05" and len(rows[1]) == len(BINARY)
+    assert len(cut) == len(blob) - 3
+    copy = b"".join(p.read_bytes() for p in (tmp_path / "copy").rglob("*") if p.is_file())
+    for secret in (SECRET, SECRET[::-1], NESTED, BINARY[2:], MIME[1:]):
+        assert secret not in copy
+
+
 def _same_wire_shape(source: tuple, copy: tuple) -> bool:
     """Every field kept with its number, wire type and length, and every value that parsed as a
     message in the source still one of the same shape."""

@@ -406,7 +406,6 @@ def redact_unknown(data: bytes, descriptor: MessageDescriptor | None, r: Redacto
         fd = descriptor.fields_by_number.get(f.number) if descriptor is not None else None
         out += _varint(f.number << 3 | f.wire_type)
         if fd is not None and _declared_wire_type(fd, f.wire_type):
-            assert isinstance(f.value, bytes) or f.wire_type != LEN  # a length-delimited value is its bytes
             if fd.type == FieldDescriptor.TYPE_MESSAGE:
                 assert isinstance(f.value, bytes)  # a message is length-delimited
                 out += _length_delimited(redact_unknown(f.value, fd.message_type, r, depth + 1))
