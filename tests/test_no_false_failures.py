@@ -49,12 +49,12 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
     ]
     for target in ("corpus sidecar", "live sidecar"):
         check = compared[target]
-        assert (check["verdict"], check["errors"], check["warnings"]) == ("pass", 0, 35)
+        assert (check["verdict"], check["errors"], check["warnings"]) == ("pass", 0, 40)
         assert {k: n for k, n in check["counts"].items() if n and k != "not-observed"} == {
             "enum-number": 2,
-            "not-in-baseline": 33,
+            "not-in-baseline": 38,
         }
-        assert check["summary"].startswith("DRIFT: 2 enum-number, 33 not-in-baseline; advisory, not a failure")
+        assert check["summary"].startswith("DRIFT: 2 enum-number, 38 not-in-baseline; advisory, not a failure")
     stages = {s["name"]: (s["verdict"], s["errors"]) for s in report["stages"]}
     assert all(verdict == "pass" and errors == 0 for verdict, errors in stages.values()), stages
     assert {s["name"]: s["warnings"] > 0 for s in report["stages"]}["consistency"]  # the step agy never wrote
@@ -107,7 +107,9 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
         ),
     ]
     media = {p: note for p, note in beyond.items() if note != browser}
-    assert list(media) == ["steps.[].userInput.media", "steps.[].userInput.media.[]"]
+    assert list(media) == ["steps.[].userInput.media", "steps.[].userInput.media.[]"] + [
+        f"steps.[].userInput.media.[].{key}" for key in ("description", "inlineData", "mimeType", "thumbnail", "uri")
+    ]
     assert all(note.startswith("known beyond agy-1.2.11's record: media attached to a prompt") for note in media.values())
 
 
