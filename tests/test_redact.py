@@ -197,7 +197,7 @@ def test_unknown_fields_are_redacted_not_refused_and_survive_nowhere(tmp_path, c
     convo, idx = _planted_store(tmp_path / "home")
     source_shape, _ = _unknown_shape(convo.paths["db"], idx)
     result = redact(tmp_path / "home", tmp_path / "copy", key=KEY)
-    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
     assert result.counts["unknown"] == 7  # 1999, 1998 and its field 1, 1997, 1996, 19.99, metadata 18
     (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
     copy_shape, step = _unknown_shape(db, idx)
@@ -242,7 +242,7 @@ def test_blobs_no_schema_describes_are_redacted_as_unknown_values(tmp_path):
     conn.commit()
     conn.close()
     result = redact(tmp_path / "home", tmp_path / "copy", key=KEY)
-    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(SURFACES, True)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
     (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
     conn = sqlite3.connect(db)
     rows = [data for (data,) in conn.execute("SELECT data FROM battle_mode_infos ORDER BY idx")]
