@@ -95,7 +95,7 @@ from audit.checks.fingerprint import SURFACES, Reads
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
 from audit.progress import Callback, Progress
-from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
+from audit.safeio import DIRECTORY, gc_paused, is_dir, path_kind, read_json
 from audit.store import sidecar, transcript
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
@@ -678,6 +678,10 @@ class _Context:
         decoding of its ``.db`` copy (the sweep's snapshot of the live ``.db``: the same rows), and
         live consistency from the corpus one when the brain copies are the live transcripts'; each
         check's listing later takes these results instead of reading the files again."""
+        with gc_paused():
+            self._swept(d)
+
+    def _swept(self, d: Decoded) -> None:
         conv, session = d.conv, d.session
         if conv is None or not conv.access or session.db is None:
             return
