@@ -8,6 +8,7 @@ import string
 import tempfile
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -424,7 +425,11 @@ def test_sidecars_read_elsewhere_resolve_as_sidecars_read_here(tmp_path):
     known = {name: links.facts_of(r) for name, r in reads.items() if r is not None}
     for name in known:
         (tmp_path / name).write_bytes(b"[]")  # the known ones are not read again
-    assert links.resolve(tmp_path, known=known) == alone
+    shared = links.resolve(tmp_path, known=known)
+    assert replace(shared, files={}) == replace(alone, files={})
+    assert {name: (s.size, s.mtime_ns, s.sha256) for name, s in shared.files.items()} == {
+        name: (s.size, s.mtime_ns, None if name in known else s.sha256) for name, s in alone.files.items()
+    }  # sidecar.read takes no hash: nothing is stamped from a resolution of known sidecars
     assert links.resolve(tmp_path) != alone
     assert [d.kind for d in alone.diagnostics] == [
         "duplicate-cascade-id",

@@ -407,7 +407,8 @@ def resolve(directory: str | os.PathLike, *, repair: bool = False, known: Mappin
     the evidence that supported it may be in that absent sidecar (a partial copy), and a stamp is
     never cleared without evidence against it.
 
-    *known* holds ``facts_of`` sidecars of *directory* by file name: those are not read again.
+    *known* holds ``facts_of`` sidecars of *directory* by file name: those are not read again
+    (their ``files`` states have no hash, see ``sidecar.read``: nothing is stamped from them).
     """
     directory = Path(directory)
     scanned, files, facts, diagnostics = _read(directory, known or {})
