@@ -403,6 +403,8 @@ def _named(step: object, other: object) -> object:
 
 def _difference(sidecar: list, native: list) -> str | None:
     """The first difference between two projected step lists, or None."""
+    if len(sidecar) == len(native) and _same_value(sidecar, native):  # the common case, in one comparison
+        return None
     for i, (a, b) in enumerate(zip(sidecar, native)):
         if _same_value(a, b):
             continue
