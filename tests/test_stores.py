@@ -193,6 +193,22 @@ def test_brain_files_never_enter_links_or_special_files(tmp_path):
     ]
 
 
+def test_scan_without_brain_files_walks_no_brain(tmp_path):
+    home = make_home(tmp_path)
+    brain = home / ".gemini" / "antigravity-cli" / "brain" / A
+    (brain / "linked").symlink_to(tmp_path)  # reported by the walk, which brain_files=False leaves out
+    root = layout.Root(home / ".gemini" / "antigravity-cli", "cli", True)
+    full, lean = layout.scan_root(root), layout.scan_root(root, brain_files=False)
+    assert [(s.id, s.db, s.sidecar, s.brain) for s in sorted(lean.sessions, key=lambda s: s.id)] == [
+        (s.id, s.db, s.sidecar, s.brain) for s in sorted(full.sessions, key=lambda s: s.id)
+    ]
+    (session,) = [s for s in lean.sessions if s.id == A]
+    assert session.brain == brain and session.brain_files == {} and session.mtimes_ns["brain"] == brain.lstat().st_mtime_ns
+    assert [f for f in full.foreign if f not in lean.foreign] == [
+        layout.Foreign(brain / "linked", "symbolic link (not followed)")
+    ]
+
+
 def test_implicit_only_with_flag(tmp_path):
     home = make_home(tmp_path)
     scan = _cli_scan(home, include_implicit=True)

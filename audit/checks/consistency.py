@@ -180,7 +180,7 @@ def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
     """Every session of *roots* with a ``.db``."""
     found = []
     for root in roots:
-        for session in scan_root(root).sessions:
+        for session in scan_root(root, brain_files=False).sessions:  # the brains' files are not needed here
             if session.db is not None:
                 found.append(Target(session.id, session.db, session.brain))
     return sorted(found, key=lambda t: (str(t.db.parent), t.id))

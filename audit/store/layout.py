@@ -278,8 +278,11 @@ def list_dir(directory: Path) -> list[os.DirEntry]:
         raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
 
 
-def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
-    """Gather the sessions of one root: one ``Session`` per id, artifacts attached."""
+def scan_root(root: Root, *, include_implicit: bool = False, brain_files: bool = True) -> RootScan:
+    """Gather the sessions of one root: one ``Session`` per id, artifacts attached. Without
+    *brain_files*, brain directories are not walked (each session's ``brain_files`` is empty, its
+    brain time the directory's, and what the walk would report is not): for a caller that needs
+    only which sessions have a brain."""
     sessions: dict[str, Session] = {}
     foreign: list[Foreign] = []
 
@@ -334,9 +337,10 @@ def scan_root(root: Root, *, include_implicit: bool = False) -> RootScan:
             foreign.append(Foreign(Path(entry.path), "not a brain/<uuid>/ directory"))
         else:
             attach(cid, "brain", entry, st)
-            s = sessions[cid]
-            s.brain_files, newest = _brain_files(Path(entry.path), foreign, s.unlisted)
-            s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
+            if brain_files:
+                s = sessions[cid]
+                s.brain_files, newest = _brain_files(Path(entry.path), foreign, s.unlisted)
+                s.mtimes_ns["brain"] = newest or st.st_mtime_ns  # newest file, not the directory
 
     install_files = list_install_files(root.path, foreign)
     backups = _backups(root.path / BACKUP_DIR, foreign)
