@@ -11,7 +11,8 @@ steps (sidecar only: the ``.db`` holds the realistic steps), rotating so that an
 sessions carry them all.
 
 A shard is one home directory (``.gemini/antigravity-cli``) generated from its own seed; the
-benchmark's N corpus is shard 0 and its 4N corpus shards 0-3. Link corpora are single
+benchmark's N corpus is shard 0 and its 4N corpus shards 0-3; ``home`` is one more, of many
+short sessions (2,000 in the benchmark). Link corpora are single
 directories of small sidecars (families of subagents among plain conversations).
 """
 
@@ -315,6 +316,16 @@ def build(params: Params, *, seed: int = 1, progress=print) -> tuple[list[Shard]
         home = _cached(base / name, lambda tmp, count=count: write_links(tmp, seed, count))
         link_dirs.append(home / ".gemini" / "antigravity-cli" / "conversations")
     return shards, link_dirs[0], link_dirs[1]
+
+
+def home(params: Params, *, seed: int = 1, progress=print) -> Shard:
+    """One home of *params*' sessions (``sessions`` of them, e.g. 2,000 short ones), cached
+    under ``bench/.corpus-<key>/home``: the scale of a long-used install, for ``ci``'s time and
+    memory per session."""
+    base = HERE / f".corpus-{params.key()}"
+    base.mkdir(exist_ok=True)
+    progress(f"corpus: a home of {params.sessions} sessions in {base / 'home'}")
+    return Shard(_cached(base / "home", lambda tmp: write_shard(tmp, seed, params)))
 
 
 def big_transcript(mib: int, *, seed: int = 1) -> Path:
