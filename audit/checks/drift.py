@@ -36,7 +36,7 @@ import functools
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -271,6 +271,16 @@ def _split(line: str) -> tuple[str, str]:
     return path, value
 
 
+def _differing(old: tuple[str, ...], new: tuple[str, ...]) -> Iterator[tuple[str, str | None, str | None]]:
+    """(path, baseline value, current value) of each path whose line differs, sorted by path."""
+    before = dict(map(_split, old))
+    after = dict(map(_split, new))
+    for path in sorted(before.keys() | after.keys()):
+        a, b = before.get(path), after.get(path)
+        if a != b:
+            yield path, a, b
+
+
 def diff_lines(
     old: tuple[str, ...],
     new: tuple[str, ...],
@@ -283,13 +293,8 @@ def diff_lines(
     is not *complete*, a missing path is ``not-observed`` unless *observable* says the corpus
     would have shown it (then it is ``removed``). Where *enums* gives a path's enum, ``string``
     and ``number`` are one type there (``enum-number`` when that is all that differs)."""
-    before = dict(map(_split, old))
-    after = dict(map(_split, new))
     changes = []
-    for path in sorted(before.keys() | after.keys()):
-        a, b = before.get(path), after.get(path)
-        if a == b:
-            continue
+    for path, a, b in _differing(old, new):
         if b is None:
             kind = "removed" if complete or (observable is not None and observable(path)) else "not-observed"
         elif a is None:
@@ -368,13 +373,8 @@ def diff_values(old: tuple[str, ...], new: tuple[str, ...], *, complete: Callabl
     """Changes of the ``values`` surface: per field, ``value-added`` when it holds a value it did not
     (a new field too), ``value-removed`` when a value is gone (``not-observed`` where *complete*
     says the corpus could have missed it); a field may have both."""
-    before = dict(map(_split, old))
-    after = dict(map(_split, new))
     changes = []
-    for path in sorted(before.keys() | after.keys()):
-        a, b = before.get(path), after.get(path)
-        if a == b:
-            continue
+    for path, a, b in _differing(old, new):
         more, fewer = _members(b) - _members(a), _members(a) - _members(b)
         if more:
             changes.append(Change(path, "value-added", a, b))

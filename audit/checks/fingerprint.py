@@ -58,7 +58,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.checks.shape import OTHER_TIER, TIER_NAMES, KeyShape, SidecarShape, TranscriptShape, digest_lines, is_data_key
 from audit.checks.values import SURFACE as VALUES
-from audit.checks.values import Values
+from audit.checks.values import Unrecorded, Values
 from audit.errors import InputError
 from audit.progress import Callback
 from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, loads_text, read_bytes, read_json
@@ -783,7 +783,7 @@ class Reads:
     the merged shapes are kept, so memory does not grow with the number of inputs. Everything
     added must be among the survey's inputs (sidecars that are not are read again, all of them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, values: bool = True) -> None:
         self.schemas = _Schemas()
         self.wire: set[tuple[str, str, str]] = set()
         self.problems: dict[str, list[str]] = {}  # absolute path -> its problems, for every database added
@@ -792,9 +792,10 @@ class Reads:
         self.sidecars = SidecarShape()
         self.sidecar_counts = Counts()
         self.sidecar_paths: set[str] = set()  # absolute paths of the sidecars added
-        self.sidecar_values = Values()
-        self.database_values = Values()
-        self.transcript_values = Values()
+        kind = Values if values else Unrecorded  # the values surface is computed from them, or not
+        self.sidecar_values: Values = kind()
+        self.database_values: Values = kind()
+        self.transcript_values: Values = kind()
 
     def add_sidecar(self, path: Path, document: object) -> None:
         """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``)."""
@@ -901,7 +902,7 @@ def survey(
         "artifacts": inputs.artifacts,
     }
     read_databases, read_transcripts = bool(wanted & {"sqlite", "wire", VALUES}), bool(wanted & {"transcript", VALUES})
-    values = Values()
+    values = Values() if VALUES in wanted else Unrecorded()
     total = (
         len(inputs.sidecars)
         + (len(inputs.databases) if read_databases else 0)

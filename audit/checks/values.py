@@ -18,9 +18,10 @@ its own surface, so a consumer profile entry (``audit.checks.consumers``) finds 
 * other surfaces' records through ``Values.add_record`` (``history:type``, ``artifacts:artifactType``).
 
 Only content-free values are ever kept: integers and agy's own upper-case enum names (tool names
-and the record kinds of ``history.jsonl`` are lower-case identifiers). Anything else at such a path is recorded as ``(other)``, and a field
-with more than ``MAX_VALUES`` distinct values is recorded as ``(more)`` alone (whatever the order
-the values came in): the sets stay small and never hold text a user wrote.
+and the record kinds of ``history.jsonl`` are lower-case identifiers). Anything else at such a
+path is recorded as ``(other)``, and a field with more than ``MAX_VALUES`` distinct values is
+recorded as ``(more)`` alone (whatever the order the values came in): the sets stay small and
+never hold text a user wrote.
 """
 
 from __future__ import annotations
@@ -254,6 +255,29 @@ class Values:
                 elif child is not None and depth < _MAX_DEPTH:
                     below = tuple(f"{w}." for w in wpaths)
                     stack.extend((v, child, f"{jpath}.", below, depth + 1) for v in values)
+
+
+class Unrecorded(Values):
+    """Values nobody asked for: folds nothing in, so a survey of other surfaces walks no document
+    for them."""
+
+    def add(self, key: str, value: object, pattern: re.Pattern[str] = _TOKEN) -> None:
+        pass
+
+    def merge(self, other: Values) -> None:
+        pass
+
+    def add_rows(self, rows: Iterable[dict[str, object]]) -> None:
+        pass
+
+    def add_record(self, surface: str, record: object, keys: Iterable[str]) -> None:
+        pass
+
+    def add_transcript(self, record: object, tier: str) -> None:
+        pass
+
+    def _trajectory(self, document: object, surface: str) -> None:
+        pass
 
 
 # ----------------------------------------------------------------------------- naming

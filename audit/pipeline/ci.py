@@ -537,7 +537,9 @@ class _Context:
     """(stage, target) -> the part of each session ``swept`` checked, by its check's target (``_key``)."""
     reads: Reads = field(default_factory=Reads)
     """The ``.db``, brain and sidecar copies ``swept`` saw, for the corpus fingerprint."""
-    live_reads: Reads = field(default_factory=Reads)
+    live_reads: Reads = field(
+        default_factory=lambda: Reads(values=False)
+    )  # the live target is fingerprinted on its sidecar surface only
     """The live sidecars ``swept`` read, for the live fingerprint."""
     contract_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
     """The sidecars and corpus transcript streams ``swept`` checked against the contract, by their files' paths."""
