@@ -330,7 +330,11 @@ def test_compare_names_the_filter_a_new_step_type_falls_outside(recorded, tmp_pa
         "  sqlite table:steps.step_type  [requires: new value 999, which agy-audit cannot name, is outside its filter "
         "step_type in {15}: records it read may have moved there, and it skips them silently (not in agy-9.9.9)]\n"
     ) in out
-    assert "full.type in {USER_INPUT, PLANNER_RESPONSE}" not in out or "PLANNER_RESPONSE_V2" in out
+    # sessionfs reads the full tier only, where every planner record of this store is now the new type
+    assert out.endswith(
+        "\nsessionfs: breaks (1 deciding line(s))\n"
+        "  transcript full.PLANNER_RESPONSE.type\tstring  [requires: renamed to full.PLANNER_RESPONSE_V2.type]\n"
+    )
 
 
 def test_agentsview_flags_the_model_enums_outside_its_range(recorded):
