@@ -36,17 +36,19 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.checks import schemas
 from audit.checks.baselines import Baseline
-from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, Comparison, Observed, SurfaceResult
-from audit.checks.fingerprint import SURFACES, VALUES
+from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, Comparison, Observed, SurfaceResult, enum_at
+from audit.checks.fingerprint import BLOB_MESSAGES, SURFACES, VALUES
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
-from audit.checks.values import MORE, named, order
+from audit.checks.values import MORE, OTHER, order
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
 from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
+from audit.store.proto import cortex_pb2 as pb
 
 SCHEMA = "consumer-profile"
 FINGERPRINTED = tuple(s for s in SURFACES if s != VALUES)
@@ -386,6 +388,48 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
             effect, reason = _classify(entry, surface, change, current, path)
             out.append(Decision(entry, effect, reason, path, change))
     return out
+
+
+_TRANSCRIPT_ENUMS = {  # transcript key -> (its enum, the prefix the transcript leaves out)
+    "type": (pb.CortexStepType.DESCRIPTOR, "CORTEX_STEP_TYPE_"),
+    "source": (pb.CortexStepSource.DESCRIPTOR, "CORTEX_STEP_SOURCE_"),
+    "status": (pb.CortexStepStatus.DESCRIPTOR, "CORTEX_STEP_STATUS_"),
+}
+_COLUMN_ENUMS = {"table:steps.step_type": pb.CortexStepType.DESCRIPTOR, "table:steps.status": pb.CortexStepStatus.DESCRIPTOR}
+
+
+def _wire_enum(path: str) -> Any:
+    """The enum of a ``wire`` fingerprint path (``gen_metadata.data.chat_model.model``), walking the
+    message ``BLOB_MESSAGES`` gives its blob column, or None."""
+    table, column, *rest = path.split(".")
+    message: Any = BLOB_MESSAGES.get((table, column.partition("[")[0]))
+    fd = None
+    for part in rest:
+        fd = message.fields_by_name.get(part) if message is not None else None
+        if fd is None:
+            return None
+        message = fd.message_type
+    return fd.enum_type if fd is not None else None
+
+
+def named(key: str, value: str) -> bool | None:
+    """Whether ``cortex.proto`` names *value* of the field *key* (``<surface>:<path>`` of the values
+    fingerprint): True, False, or None when there is no enum to ask (a tool name, a field it does
+    not declare)."""
+    if value in (OTHER, MORE):
+        return False
+    surface, _, path = key.partition(":")
+    number = value.lstrip("-").isdigit()
+    if surface == "sqlite":
+        enum = _COLUMN_ENUMS.get(path)
+        return None if enum is None or not number else int(value) in enum.values_by_number
+    if surface == "transcript":
+        known = _TRANSCRIPT_ENUMS.get(path.rsplit(".", 1)[-1])
+        return None if known is None else f"{known[1]}{value}" in known[0].values_by_name
+    enum = enum_at(path) if surface == "sidecar" else _wire_enum(path) if surface == "wire" else None
+    if enum is None:
+        return None
+    return int(value) in enum.values_by_number if number else value in enum.values_by_name
 
 
 def _value_sets(lines: Iterable[str], match: Callable[[str], object]) -> dict[str, set[str]]:
