@@ -6,11 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from audit.checks.baselines import Baseline
-from audit.checks.consumers import AT_RISK, BREAKS, OK, Entry, Profile, judge
-from audit.checks.drift import Change, Observed, compare, diff_lines, diff_values
-from audit.checks.fingerprint import COMPLETE_SCOPE, Fingerprint
-from audit.checks.values import MAX_VALUES, MORE, OTHER, Values, named
+from audit.checks.consumers import AT_RISK, BREAKS, OK, Entry, Profile, judge, named
+from audit.checks.drift import Change, compare, diff_lines, diff_values
+from audit.checks.values import MAX_VALUES, MORE, OTHER, Values
+from tests.test_consumers import _baseline, _observed
 
 # ----------------------------------------------------------------------------- recording
 
@@ -131,25 +130,6 @@ def test_values_gained_and_lost_are_their_own_classes():
         "transcript:compact.type: -USER_INPUT (now PLANNER_RESPONSE)",
     ]
     assert diff_values(old, new, complete=lambda path: False)[2].kind == "not-observed"
-
-
-def _baseline(**lines: tuple[str, ...]) -> Baseline:
-    fps = {s: Fingerprint.of(s, v) for s, v in lines.items()}
-    return Baseline(
-        "agy-1.0.0",
-        "1.0.0",
-        "2026-01-01",
-        "0.1.0",
-        COMPLETE_SCOPE,
-        {s: fp.digest for s, fp in fps.items()},
-        dict.fromkeys(fps, "computed from a test corpus"),
-        None,
-        {s: fp.lines for s, fp in fps.items()},
-    )
-
-
-def _observed(**lines: tuple[str, ...]) -> Observed:
-    return Observed("test corpus", {s: Fingerprint.of(s, v) for s, v in lines.items()}, True, COMPLETE_SCOPE)
 
 
 def test_values_of_a_surface_only_one_side_records_are_not_value_drift():
