@@ -12,7 +12,17 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.actions.redact import MIN_SURVIVOR, PROVEN, REPORT, Redactor, _as_text, redact, redact_unknown
+from audit.actions.redact import (
+    _NOT_UTF8,
+    MIN_SURVIVOR,
+    PROVEN,
+    REPORT,
+    Redactor,
+    _as_text,
+    _survivors,
+    redact,
+    redact_unknown,
+)
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import digest_lines
 from audit.cli import main
@@ -22,6 +32,7 @@ from audit.store.wire import I32, I64, LEN, VARINT
 from audit.store.wire import parse as parse_wire
 from audit.testing import StoreBuilder
 from audit.testing.sample import build
+from tests.cli_capture import cli
 
 KEY = b"k" * 32
 
@@ -381,3 +392,106 @@ def test_every_builder_shape_and_media_inputs_redact_with_their_proof(tmp_path):
     copy = b"".join(p.read_bytes() for p in (tmp_path / "copy").rglob("*") if p.is_file())
     assert [m["uri"] for m in media if m["uri"].encode() in copy] == []
     assert b"screenshot" not in copy and b"image/png" not in copy
+
+
+NOT_UTF8 = b"secret \xff\xfe private words \xe6\x9d"  # Latin-1 bytes and a cut CJK character
+VALID = "a private sentence stored as text"
+
+
+def _classes(data: bytes) -> list[str]:
+    """Each byte's class: lower, upper, digit, high (not ASCII), or the byte itself."""
+
+    def of(byte: int) -> str:
+        ch = chr(byte)
+        if byte >= 0x80:
+            return "high"
+        return "lower" if ch.islower() else "upper" if ch.isupper() else "digit" if ch.isdigit() else ch
+
+    return [of(byte) for byte in data]
+
+
+def test_text_cells_that_are_not_utf8_are_redacted_byte_for_byte_and_stay_text(tmp_path, capsys):
+    """SQLite stores what it is given: a TEXT cell that is not UTF-8 in a text column and in a
+    message column, and a UTF-8 TEXT cell where a message belongs, are redacted as text (same
+    bytes length and classes, still TEXT, the bytes that are not UTF-8 by bytes that never are),
+    and the proof holds."""
+    b = StoreBuilder(tmp_path / "home", seed=27)
+    convo = b.root("cli").conversation(turns=1)
+    conn = sqlite3.connect(convo.paths["db"])
+    conn.execute("UPDATE trajectory_meta SET cascade_id = CAST(? AS TEXT)", (NOT_UTF8,))
+    conn.execute("UPDATE steps SET step_payload = CAST(? AS TEXT) WHERE idx = 1", (NOT_UTF8[::-1],))
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = 3", (VALID,))
+    conn.commit()
+    conn.close()
+    out = tmp_path / "copy"
+    assert main(["redact", str(tmp_path / "home"), "--out", str(out), "--seed", "t", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["files"] == 9 and doc["replaced"]["text"] > 0
+    (db,) = out.glob(".gemini/*/conversations/*.db")
+    conn = sqlite3.connect(db)
+    conn.text_factory = bytes
+    (meta,) = conn.execute("SELECT cascade_id FROM trajectory_meta WHERE typeof(cascade_id) = 'text'").fetchone()
+    steps = dict(conn.execute("SELECT idx, step_payload FROM steps WHERE typeof(step_payload) = 'text'").fetchall())
+    conn.close()
+    assert sorted(steps) == [1, 3]
+    for old, new in ((NOT_UTF8, meta), (NOT_UTF8[::-1], steps[1]), (VALID.encode(), steps[3])):
+        assert new != old and len(new) == len(old) and _classes(new) == _classes(old)
+    assert [byte in _NOT_UTF8 for byte in meta + steps[1] if byte >= 0x80] == [True] * 8  # were ff fe e6 9d
+    for new in (meta, steps[1]):
+        with pytest.raises(UnicodeDecodeError):
+            new.decode("utf-8")
+    copy = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    for secret in (b"secret", b"private", b"words", b"\xff\xfe", VALID.encode()[2:]):
+        assert secret not in copy
+
+
+def test_the_survivor_proof_looks_for_the_source_bytes_of_text_that_is_not_utf8(tmp_path):
+    r = Redactor(KEY)
+    r.text(NOT_UTF8.decode("utf-8", "surrogateescape"))
+    (tmp_path / "kept.bin").write_bytes(b"<" + NOT_UTF8 + b">")
+    (tmp_path / "other.bin").write_bytes(NOT_UTF8[:-1])
+    assert _survivors(tmp_path, r) == [f"kept.bin: {len(NOT_UTF8)}-byte source string survives"]
+
+
+def test_text_a_utf16_database_cannot_store_back_byte_for_byte_is_refused_in_one_line(tmp_path):
+    """In a UTF-16 database a lone surrogate reads as bytes that are not UTF-8, and SQLite would
+    not store redacted bytes back as they are: exit 2, one line naming the file, no copy."""
+    b = StoreBuilder(tmp_path / "home", seed=27)
+    db = b.root("cli").conversation(turns=1).paths["db"]
+    conn = sqlite3.connect(db)
+    dump, version = list(conn.iterdump()), conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.close()
+    db.unlink()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA encoding = 'UTF-16le'")
+    conn.executescript("\n".join(dump))
+    conn.execute(f"PRAGMA user_version = {version}")
+    lone = ("private words".encode("utf-16le") + b"\x00\xdc").hex()  # a low surrogate at the end
+    conn.execute(f"UPDATE trajectory_meta SET cascade_id = CAST(X'{lone}' AS TEXT)")
+    conn.commit()
+    conn.close()
+    out = tmp_path / "copy"
+    assert cli("redact", tmp_path / "home", "--out", out) == (
+        2,
+        "",
+        f"agy-audit: {db}: trajectory_meta.cascade_id[1]: text that is not UTF-8 in a UTF-16 database"
+        " cannot be redacted byte for byte\n",
+    )
+    assert not out.exists()
+
+
+def test_a_database_sqlite_cannot_read_for_redaction_is_one_line_and_no_copy(tmp_path):
+    """A schema that is not UTF-8 (a column name): exit 2, one line naming the file, no copy."""
+    b = StoreBuilder(tmp_path / "home", seed=27)
+    db = b.root("cli").conversation(turns=1).paths["db"]
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE extra (note text)")
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE sqlite_master SET sql = CAST(? AS TEXT) WHERE name = 'extra'", (b"CREATE TABLE extra (n\xffte text)",))
+    conn.commit()
+    conn.close()
+    out = tmp_path / "copy"
+    code, stdout, stderr = cli("redact", tmp_path / "home", "--out", out)
+    assert (code, stdout) == (2, "")
+    assert stderr.startswith(f"agy-audit: {db}: cannot redact the database (") and stderr.count("\n") == 1
+    assert not out.exists()

@@ -227,9 +227,17 @@ class Redactor:
         return bytes(next(rnd) for _ in data)
 
 
+_NOT_UTF8 = bytes([0xC0, 0xC1, *range(0xF5, 0x100)])
+"""The bytes that never occur in UTF-8."""
+
+
 def _like(ch: str, r: int) -> str:
     """A character of *ch*'s class chosen by *r*: a letter by a letter of the same case and UTF-8
-    length, a digit by a digit; white space, punctuation and other symbols kept."""
+    length, a digit by a digit; white space, punctuation and other symbols kept. A byte that is not
+    UTF-8 (decoded with ``surrogateescape``) by a byte that never is, so the text stays as long and
+    as undecodable as it was."""
+    if "\udc80" <= ch <= "\udcff":
+        return chr(0xDC00 | _NOT_UTF8[r % len(_NOT_UTF8)])
     if "a" <= ch <= "z":
         return chr(ord("a") + r % 26)
     if "A" <= ch <= "Z":
@@ -556,15 +564,22 @@ def _redact_json_file(data: bytes, r: Redactor, source: str, docs: list[tuple[An
 
 
 def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> None:
-    target.write_bytes(backup_database(source))
-    os.chmod(target, 0o600)
-    conn = sqlite3.connect(target)
+    """The database redacted in memory and vacuumed (no freed page keeps old content), then
+    written atomically; a database SQLite cannot read is an ``InputError`` naming it (exit 2).
+
+    Cells are read as bytes with their storage class (``_cells``), so a TEXT cell that is not
+    UTF-8 -- SQLite stores what it is given -- is redacted like any text and stays TEXT."""
+    conn = sqlite3.connect(":memory:")
     try:
+        conn.deserialize(backup_database(source))
+        utf8 = conn.execute("PRAGMA encoding").fetchone()[0] == "UTF-8"
         for table, column, message_class in _blob_columns():
             if not _has_column(conn, table, column):
                 continue
-            for row_id, blob in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
-                if not isinstance(blob, bytes) or not blob:
+            for row_id, blob, is_text in _cells(conn, table, column):
+                if is_text:  # text where a message belongs: content all the same, redacted as text
+                    new = _text_cell(blob, r)
+                    _update(conn, (table, column, row_id), new, is_text, utf8=utf8, source=source)
                     continue
                 message = message_class()
                 try:
@@ -582,21 +597,60 @@ def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> 
                                 f"{source.name}:{table}.{column}[{row_id}]: {e}; its unknown fields cannot be redacted"
                             )
                             continue
-                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (new, row_id))
+                _update(conn, (table, column, row_id), new, is_text, utf8=utf8, source=source)
         for table, column in _other_columns(conn):
-            for row_id, value in conn.execute(f'SELECT rowid, "{column}" FROM "{table}"').fetchall():
-                replaced: str | bytes
-                if isinstance(value, str) and value:
-                    replaced = r.uuids_in(value) if (table, column) in _ID_COLUMNS else r.text(value)
-                elif isinstance(value, bytes) and value:
-                    replaced = _unknown_value(value, r, 0, False)  # a blob no schema describes
+            for row_id, value, is_text in _cells(conn, table, column):
+                if is_text:
+                    replaced = _text_cell(value, r, ids=(table, column) in _ID_COLUMNS)
                 else:
-                    continue
-                conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = ?', (replaced, row_id))
+                    replaced = _unknown_value(value, r, 0, False)  # a blob no schema describes
+                _update(conn, (table, column, row_id), replaced, is_text, utf8=utf8, source=source)
         conn.commit()
         conn.execute("VACUUM")  # no freed page keeps the old content
+        image = conn.serialize()
+    except sqlite3.Error as exc:  # a schema that is not UTF-8, say: nothing of this database is written
+        raise InputError(f"{source}: cannot redact the database ({exc})") from None
     finally:
         conn.close()
+    atomic_write(target, image)
+
+
+def _cells(conn: sqlite3.Connection, table: str, column: str) -> list[tuple[int, bytes, bool]]:
+    """(rowid, value, whether it is TEXT) of every non-empty TEXT or BLOB cell of *column*, read
+    as bytes: a TEXT cell need not be UTF-8."""
+    conn.text_factory = bytes  # TEXT as SQLite's UTF-8 bytes, never decoded (for this query only)
+    try:
+        return conn.execute(
+            f'SELECT rowid, "{column}", typeof("{column}") = \'text\' FROM "{table}"'
+            f" WHERE typeof(\"{column}\") IN ('text', 'blob') AND length(CAST(\"{column}\" AS BLOB)) > 0"
+        ).fetchall()
+    finally:
+        conn.text_factory = str
+
+
+def _text_cell(raw: bytes, r: Redactor, *, ids: bool = False) -> str | bytes:
+    """A TEXT cell redacted: *ids* (an id column) only its UUIDs mapped, else as text. Bytes that
+    are not UTF-8 are redacted as text read with ``surrogateescape``: the valid characters by
+    placeholders, each other byte by one that is never UTF-8 (``_like``), as many bytes as before."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return r.text(raw.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    return r.uuids_in(text) if ids else r.text(text)
+
+
+def _update(
+    conn: sqlite3.Connection, cell: tuple[str, str, int], value: str | bytes, is_text: bool, *, utf8: bool, source: Path
+) -> None:
+    """Set one cell (table, column, rowid) to *value*; bytes of a TEXT cell are stored as TEXT
+    again, byte for byte (``CAST``), which only a UTF-8 database does."""
+    table, column, row_id = cell
+    if is_text and isinstance(value, bytes) and not utf8:
+        raise InputError(
+            f"{source}: {table}.{column}[{row_id}]: text that is not UTF-8 in a UTF-16 database cannot be redacted byte for byte"
+        )
+    sql = "CAST(? AS TEXT)" if is_text and isinstance(value, bytes) else "?"
+    conn.execute(f'UPDATE "{table}" SET "{column}" = {sql} WHERE rowid = ?', (value, row_id))
 
 
 _ID_COLUMNS = frozenset(
@@ -740,8 +794,9 @@ def _rewrite_manifest(out: Path, r: Redactor) -> None:
 def _survivors(out: Path, r: Redactor) -> list[str]:
     """Replaced source strings found in the copy, except those that are (part of) a kept key or name."""
     kept = "\0".join(sorted(r.kept))
-    needles = sorted({s.encode("utf-8", "surrogatepass") for s in r.replaced if s not in kept}, key=len, reverse=True)
-    ids = [n for n in needles if _UUID_ONLY.match(n.decode("utf-8", "surrogatepass"))]
+    texts = {s for s in r.replaced if s not in kept}
+    needles = sorted({_source_bytes(s) for s in texts}, key=len, reverse=True)
+    ids = [_source_bytes(s) for s in texts if _UUID_ONLY.match(s)]
     found = []
     for path in _walk(out):
         data = path.read_bytes()
@@ -751,6 +806,15 @@ def _survivors(out: Path, r: Redactor) -> list[str]:
                 found.append(f"{path.relative_to(out)}: {len(needle)}-byte source string survives")
                 break
     return found
+
+
+def _source_bytes(text: str) -> bytes:
+    """The bytes *text* was read from: bytes that are not UTF-8 (read with ``surrogateescape``) as
+    they were, other lone surrogates (JSON ``\\ud800`` escapes) as ``surrogatepass`` writes them."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def _uuid_keys(value: Any, r: Redactor) -> Any:
