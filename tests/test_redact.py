@@ -495,3 +495,15 @@ def test_a_database_sqlite_cannot_read_for_redaction_is_one_line_and_no_copy(tmp
     assert (code, stdout) == (2, "")
     assert stderr.startswith(f"agy-audit: {db}: cannot redact the database (") and stderr.count("\n") == 1
     assert not out.exists()
+
+
+def test_redact_help_says_unknown_fields_are_redacted_and_groups_refused(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["redact", "--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "Protobuf fields cortex.proto does not name, and blobs of columns it does not describe, are redacted too: as "
+        "messages when they parse as one, else by placeholders (printable UTF-8) or random bytes, keys and lengths "
+        "kept; a group (wire type 3) cannot be walked field by field and is refused."
+    ) in text

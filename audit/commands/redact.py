@@ -19,7 +19,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "Copy SOURCE (a home, a store root or a sweep corpus) to the new directory NEW_DIR with every piece of "
             "content replaced: text by placeholders of the same length and character classes, JSON-text arguments "
             "inside their JSON, UUIDs by new UUIDs (consistently), timestamps shifted by one constant, bytes by random "
-            "bytes; keys, numbers, enum names and tool names are kept. The copy is then proven: its fingerprints on "
+            "bytes; keys, numbers, enum names and tool names are kept. Protobuf fields cortex.proto does not name, and "
+            "blobs of columns it does not describe, are redacted too: as messages when they parse as one, else by "
+            "placeholders (printable UTF-8) or random bytes, keys and lengths kept; a group (wire type 3) cannot be "
+            "walked field by field and is refused. The copy is then proven: its fingerprints on "
             "every surface equal the source's, no replaced string of 6 or more characters survives, and every JSON "
             f"document differs from its source only by string values. {REPORT} in the copy says what was done."
         ),
