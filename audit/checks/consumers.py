@@ -40,7 +40,18 @@ from typing import Any
 
 from audit.checks import schemas
 from audit.checks.baselines import Baseline
-from audit.checks.drift import FAIL_ON, NEW, NOT_COMPARABLE, UNCHANGED, Change, Comparison, Observed, SurfaceResult, enum_at
+from audit.checks.drift import (
+    FAIL_ON,
+    NEW,
+    NOT_COMPARABLE,
+    UNCHANGED,
+    Change,
+    Comparison,
+    Observed,
+    SurfaceResult,
+    enum_at,
+    split_line,
+)
 from audit.checks.fingerprint import BLOB_MESSAGES, SURFACES, VALUES
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
 from audit.checks.values import MORE, OTHER, order
@@ -281,11 +292,6 @@ def pattern(path: str) -> re.Pattern[str]:
     return re.compile("[^.]*".join(map(re.escape, path.split("*"))))
 
 
-def _split(line: str) -> tuple[str, str]:
-    path, _, value = line.rpartition("\t")
-    return path, value
-
-
 def unfingerprinted(entry: Entry) -> str | None:
     """Why no fingerprint line can show *entry*, or None when one can."""
     if entry.surface not in FINGERPRINTED:
@@ -365,7 +371,7 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
     if result.status == NEW:
         return [Decision(entry, UNKNOWN, result.reason or f"the baseline does not record the {surface} surface")]
     fp = observed.fingerprints.get(surface)
-    before = dict(map(_split, baseline.lines.get(surface, ())))
+    before = dict(map(split_line, baseline.lines.get(surface, ())))
     if result.status == UNCHANGED:
         if surface not in baseline.lines:
             return [Decision(entry, OK, "the surface is unchanged (same digest as the baseline)")]
@@ -373,7 +379,7 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
     elif not result.classified or fp is None or (result.status == NOT_COMPARABLE and not result.changes):
         return [Decision(entry, UNKNOWN, result.reason or "not comparable")]
     else:
-        current = dict(map(_split, fp.lines))
+        current = dict(map(split_line, fp.lines))
     match = pattern(entry.path).fullmatch
     paths = sorted(p for p in before.keys() | current.keys() if match(p))
     if not paths:
@@ -433,7 +439,7 @@ def named(key: str, value: str) -> bool | None:
 
 
 def _value_sets(lines: Iterable[str], match: Callable[[str], object]) -> dict[str, set[str]]:
-    return {key: set(values.split("|")) for key, values in map(_split, lines) if match(key)}
+    return {key: set(values.split("|")) for key, values in map(split_line, lines) if match(key)}
 
 
 def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed) -> list[Decision]:
@@ -588,7 +594,7 @@ def coverage(profile: Profile, observed: Observed, roots: Sequence[Path]) -> lis
             out.append(Coverage(entry, NOT_CHECKABLE, f"no {entry.surface} fingerprint: {reason}"))
             continue
         match = pattern(entry.path).fullmatch
-        lines = [line for line in fp.lines if match(_split(line)[0])]
+        lines = [line for line in fp.lines if match(split_line(line)[0])]
         if lines:
             out.append(Coverage(entry, EXERCISED, f"{len(lines)} line(s), e.g. {lines[0]}"))
         else:

@@ -266,15 +266,16 @@ class Comparison:
         return any(r.status == DRIFT for r in judged)
 
 
-def _split(line: str) -> tuple[str, str]:
+def split_line(line: str) -> tuple[str, str]:
+    """A fingerprint line's path and value (the text after its last tab)."""
     path, _, value = line.rpartition("\t")
     return path, value
 
 
 def _differing(old: tuple[str, ...], new: tuple[str, ...]) -> Iterator[tuple[str, str | None, str | None]]:
     """(path, baseline value, current value) of each path whose line differs, sorted by path."""
-    before = dict(map(_split, old))
-    after = dict(map(_split, new))
+    before = dict(map(split_line, old))
+    after = dict(map(split_line, new))
     for path in sorted(before.keys() | after.keys()):
         a, b = before.get(path), after.get(path)
         if a != b:
@@ -484,7 +485,7 @@ def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Obser
     steps = {c.path for c in changes if c.kind == "added" and c.path.startswith("steps.[].")} if unobserved else set()
     evidence = _Evidence.read(survey.files.get("sidecars", ()), unobserved) if survey and steps else None
     values_fp = observed.fingerprints.get(VALUES) if observed is not None else None
-    recorded = dict(map(_split, values_fp.lines)) if values_fp is not None else {}
+    recorded = dict(map(split_line, values_fp.lines)) if values_fp is not None else {}
     out = []
     for c in changes:
         if c.kind == "enum-number":
