@@ -209,24 +209,24 @@ OK, RISK, BREAKS = consumers.OK, consumers.AT_RISK, consumers.BREAKS
 
 COLUMNS = tuple(MUTATIONS)  # the order of the mutations above
 ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
-    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, BREAKS, OK, RISK, OK, OK, OK),
-    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, RISK, OK, OK, OK),
+    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK),
+    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK),
     "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK),
     "agy-reader": (OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
     "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
     "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK),
     "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK, RISK, OK, OK, OK),
-    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, RISK, OK, RISK, OK),
+    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK),
     "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK),
-    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, RISK, OK, RISK, RISK),
-    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, RISK, OK, OK, OK, OK),
+    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK),
+    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK),
     "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK),
     "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK),
     "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK),
-    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, BREAKS),
-    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, RISK, OK, OK, RISK),
+    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK),
+    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK),
     "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK),
-    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, RISK, OK, OK, OK),
+    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK),
 }
 EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items() if i < len(row)} for i, m in enumerate(COLUMNS)}
 
