@@ -10,10 +10,13 @@ import sqlite3
 
 import pytest
 
+from audit.actions.sweep import sweep
 from audit.checks import completeness as C
 from audit.checks.contract import validate_file
 from audit.cli import main
+from audit.safeio import json_key, loads
 from audit.store.database import read_database
+from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
@@ -176,3 +179,20 @@ def test_fields_real_stores_hold_that_no_source_names_change_nothing_the_project
     assert main(["inspect", convo.id, "--home", str(home), "--format", "json"]) == 0
     unknown = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
     assert unknown and not any(u["inProjection"] for u in unknown)
+
+
+def test_a_native_sweeps_sidecar_reads_back_as_the_reconstruction_it_renders(store, tmp_path):
+    """``ci`` checks a native sweep's corpus sidecar as the reconstruction it was written from
+    (``sidecar.written``), so the bytes must read back as that very document, JSON types included."""
+    home, *_ = store
+    held: dict[str, dict] = {}
+
+    def keep(decoded) -> None:
+        held[decoded.swept.id] = decoded.native.trajectory
+
+    result = sweep(resolve_roots(home=home, env={}), tmp_path / "corpus", source="native", on_swept=keep)
+    assert len(held) == 3 and not result.failures
+    for sid, trajectory in held.items():
+        (path,) = (tmp_path / "corpus" / "corpus").glob(f"*/{sid}.trajectory.json")
+        document = loads(path.read_bytes())
+        assert document == trajectory and json_key(document) == json_key(trajectory)

@@ -403,6 +403,8 @@ def _named(step: object, other: object) -> object:
 
 def _difference(sidecar: list, native: list) -> str | None:
     """The first difference between two projected step lists, or None."""
+    if sidecar is native:
+        return None
     if len(sidecar) == len(native) and _same_value(sidecar, native):  # the common case, in one comparison
         return None
     for i, (a, b) in enumerate(zip(sidecar, native)):
@@ -547,7 +549,8 @@ def check_target(target: Target, decoded: Source | None = None, *, details: bool
             and isinstance(legacy.get("profile"), str)
             and legacy["profile"].startswith("agy-audit-projection/")
         )
-    side = projection(doc)[1]
+    rendered = decoded is not None and doc is decoded.native.trajectory  # a native sweep's sidecar (sidecar.written)
+    side = decoded.steps if rendered else projection(doc)[1]
     if not isinstance(side, list):
         result.detail = f"{target.sidecar}: steps is not an array"
         return result

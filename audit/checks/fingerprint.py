@@ -58,7 +58,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.checks.shape import OTHER_TIER, TIER_NAMES, KeyShape, SidecarShape, TranscriptShape, digest_lines, is_data_key
 from audit.checks.values import SURFACE as VALUES
-from audit.checks.values import Unrecorded, Values
+from audit.checks.values import Unrecorded, Values, add_trajectory
 from audit.errors import InputError
 from audit.progress import Callback
 from audit.safeio import MAX_DOCUMENT_BYTES, exists, gc_paused, is_dir, loads_text, read_bytes, read_json
@@ -797,12 +797,15 @@ class Reads:
         self.database_values: Values = kind()
         self.transcript_values: Values = kind()
 
-    def add_sidecar(self, path: Path, document: object) -> None:
-        """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``)."""
+    def add_sidecar(self, path: Path, document: object, *, values: bool = True) -> None:
+        """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``); its enum
+        values too unless they were taken from the reconstruction it renders (``add(...,
+        rendered=True)``)."""
         self.sidecar_paths.add(os.path.abspath(path))
         unwrapped = self.sidecars.add_parsed(document)
         self.sidecar_counts.add_trajectory(unwrapped)
-        self.sidecar_values.add_sidecar(unwrapped)
+        if values:
+            self.sidecar_values.add_sidecar(unwrapped)
 
     def add_brain(self, brain: Path) -> None:
         """Observe the transcript streams of the brain directory *brain* (as ``survey`` finds them)."""
@@ -814,15 +817,24 @@ class Reads:
             _stream_shape(self.transcripts, self.transcript_values, tier, paths, problems, skipped)
             self.streams[tuple(map(str, paths))] = (problems, skipped)
 
-    def add(self, conv: NativeConversation, recorded: BlobFields | None = None, native: NativeTrajectory | None = None) -> None:
+    def add(
+        self,
+        conv: NativeConversation,
+        recorded: BlobFields | None = None,
+        native: NativeTrajectory | None = None,
+        *,
+        rendered: bool = False,
+    ) -> None:
         """Observe the conversation database *conv*; *recorded*, what decoding it recorded of its
         blobs, spares parsing them again (``wire_observations``), and *native*, its reconstruction,
-        decoding it again for its enum values."""
+        decoding it again for its enum values. *rendered*: a sidecar added here is *native*
+        rendered as it is (a native sweep's), so its enum values are taken in the same walk
+        (and not again by ``add_sidecar(..., values=False)``)."""
         self.problems[os.path.abspath(conv.path)] = _problems(conv)
         if conv.access:
             self.schemas.add(conv)
             self.wire.update(wire_observations(conv, recorded))
-            _database_values(self.database_values, conv, native)
+            _database_values(self.database_values, conv, native, self.sidecar_values if rendered else None)
 
 
 def _problems(conv: NativeConversation) -> list[str]:
@@ -833,11 +845,13 @@ def _problems(conv: NativeConversation) -> list[str]:
     return [f.message for f in conv.findings if f.code != "missing-table"]
 
 
-def _database_values(values: Values, conv: NativeConversation, native: NativeTrajectory | None = None) -> None:
+def _database_values(
+    values: Values, conv: NativeConversation, native: NativeTrajectory | None = None, sidecar: Values | None = None
+) -> None:
     """The step types and statuses of *conv*'s rows and the enum values of its blobs (from *native*,
-    its reconstruction, or from decoding it now)."""
+    its reconstruction, or from decoding it now), and those of its rendering into *sidecar*."""
     values.add_rows(conv.tables.get("steps", ()))
-    values.add_native((native or reconstruct(conv)).trajectory)
+    add_trajectory((native or reconstruct(conv)).trajectory, wire=values, sidecar=sidecar)
 
 
 def _databases(

@@ -63,9 +63,6 @@ _TOP: dict[str, tuple[str, Descriptor]] = {
 _HEADER = ("trajectoryType", "source")  # enums of the sidecar root (trajectory_meta, not a blob)
 _STEP_COLUMN_OF = {attr: column for column, (attr, _) in STEP_COLUMNS.items()}  # Step field -> steps column copying it
 
-_Plan = dict[str, tuple[str, bool, Any, "Descriptor | None"]]
-"""json name -> (field name, repeated, enum type, message type) of the fields with an enum at or below."""
-
 
 @cache
 def _has_enum(descriptor: Descriptor) -> bool:
@@ -85,17 +82,6 @@ def _has_enum(descriptor: Descriptor) -> bool:
     return False
 
 
-@cache
-def _plan(descriptor: Descriptor) -> _Plan:
-    plan: _Plan = {}
-    for fd in descriptor.fields:
-        if fd.type == FieldDescriptor.TYPE_ENUM:
-            plan[fd.json_name] = (fd.name, fd.is_repeated, fd.enum_type, None)
-        elif fd.message_type is not None and not fd.message_type.GetOptions().map_entry and _has_enum(fd.message_type):
-            plan[fd.json_name] = (fd.name, fd.is_repeated, None, fd.message_type)
-    return plan
-
-
 _MAX_DEPTH = 32
 
 
@@ -113,8 +99,116 @@ def _number(enum: EnumDescriptor, value: object) -> object:
     return value
 
 
+@cache
+def _numbers(enum: EnumDescriptor) -> dict[str, int]:
+    return {name: value.number for name, value in enum.values_by_name.items()}
+
+
+class _Walk:
+    """What a walk records below one message type at one place (its JSON path and wire paths, its
+    depth): ``enums`` has, per enum field, its JSON name, whether it is repeated, its ``sidecar:``
+    key, its ``wire:`` keys and its enum's numbers by name; ``messages``, per message field with
+    an enum at or below it, its JSON name, whether it is repeated, and the arguments of its own
+    walk (``_walk_of``), which takes their place when first used (a message type may hold itself).
+    Made once per place, so a document's walk builds no path."""
+
+    __slots__ = ("enums", "messages")
+
+    def __init__(self, descriptor: Descriptor, json_prefix: str, wire_prefixes: tuple[str, ...], depth: int, step: bool) -> None:
+        self.enums: list[tuple[str, bool, str, tuple[str, ...], dict[str, int]]] = []
+        self.messages: list[list[Any]] = []
+        for fd in descriptor.fields:
+            enum = fd.type == FieldDescriptor.TYPE_ENUM
+            message = fd.message_type
+            below = message is not None and not message.GetOptions().map_entry and _has_enum(message)
+            if not enum and not (below and depth < _MAX_DEPTH):
+                continue
+            json_path = f"{json_prefix}{fd.json_name}" + (".[]" if fd.is_repeated else "")
+            wire_paths = tuple(f"{prefix}{fd.name}" for prefix in wire_prefixes)
+            if step and depth == 0 and fd.name in _STEP_COLUMN_OF:  # a Step field a steps column copies
+                wire_paths += (f"steps.{_STEP_COLUMN_OF[fd.name]}",)
+            if enum:
+                keys = tuple(f"wire:{path}" for path in wire_paths)
+                self.enums.append((fd.json_name, fd.is_repeated, f"sidecar:{json_path}", keys, _numbers(fd.enum_type)))
+            else:
+                below_paths = tuple(f"{path}." for path in wire_paths)
+                self.messages.append([fd.json_name, fd.is_repeated, (message, f"{json_path}.", below_paths, depth + 1, False)])
+
+
+@cache
+def _walk_of(descriptor: Descriptor, json_prefix: str, wire_prefixes: tuple[str, ...], depth: int, step: bool) -> _Walk:
+    return _Walk(descriptor, json_prefix, wire_prefixes, depth, step)
+
+
+def _walk(item: dict, walk: _Walk, sidecar: Values | None, wire: Values | None) -> None:
+    """Record the enum values below one message rendered as *item*: as the document writes them
+    into *sidecar*, as numbers into *wire* (each when given)."""
+    stack = [(item, walk)]
+    while stack:
+        node, walk = stack.pop()
+        for name, repeated, key, keys, numbers in walk.enums:
+            if name in node:
+                value = node[name]
+                for v in value if repeated and type(value) is list else (value,):
+                    if sidecar is not None:
+                        sidecar.add(key, v)
+                    if wire is not None:
+                        number = numbers.get(v, v) if type(v) is str else v
+                        for each in keys:
+                            wire.add(each, number)
+        for entry in walk.messages:
+            name = entry[0]
+            if name in node:
+                value = node[name]
+                child = entry[2]
+                if type(child) is tuple:
+                    child = entry[2] = _walk_of(*child)
+                for v in value if entry[1] and type(value) is list else (value,):
+                    if type(v) is dict:
+                        stack.append((v, child))
+
+
+def add_trajectory(document: object, *, sidecar: Values | None = None, wire: Values | None = None) -> None:
+    """Walk a sidecar or an offline reconstruction (``trajectory.reconstruct``; envelope unwrapped,
+    ``agyReader`` never read) once: every enum field of ``cortex.proto``'s messages, at its sidecar
+    path into *sidecar* as the document writes it, and at its wire path into *wire* as numbers (a
+    Step's metadata, error, permissions and task details at their steps column's wire path too).
+    A sweep's native sidecar is the rendering of its reconstruction, so one walk gives both."""
+    if sidecar is not None and not sidecar.recording:
+        sidecar = None
+    if wire is not None and not wire.recording:
+        wire = None
+    if sidecar is None and wire is None:
+        return
+    if type(document) is dict and len(document) == 1 and "trajectory" in document:
+        document = document["trajectory"]
+    if type(document) is not dict:
+        return
+    if sidecar is not None:
+        for key in _HEADER:
+            if key in document:
+                sidecar.add(f"sidecar:{key}", document[key])
+    for key, (scope, descriptor) in _TOP.items():
+        value = document.get(key)
+        items = value if type(value) is list else [value] if type(value) is dict else ()
+        array = "[]." if type(value) is list else ""
+        for item in items:
+            if type(item) is not dict:
+                continue
+            if key == "steps":
+                kind = item.get("type", 0)
+                number = _number(pb.CortexStepType.DESCRIPTOR, kind)
+                name = STEP_TYPE_NAMES.get(number, str(number)) if type(number) is int else str(kind)
+                walk = _walk_of(descriptor, f"{key}.{array}", (f"{scope}[{name}].",), 0, True)
+            else:
+                walk = _walk_of(descriptor, f"{key}.{array}", (f"{scope}.",), 0, False)
+            _walk(item, walk, sidecar, wire)
+
+
 class Values:
     """Observed values per ``<surface>:<path>``, folded in one document or row at a time."""
+
+    recording = True
 
     def __init__(self) -> None:
         self.seen: dict[str, set[str]] = {}
@@ -129,8 +223,10 @@ class Values:
             found = self.seen[key] = set()
         if type(value) is int:
             text = str(value)
-        elif type(value) is str and pattern.fullmatch(value):
-            text = value
+        elif type(value) is str:
+            if value in found:  # what is kept is a token that matched, or OTHER, which matches no pattern
+                return
+            text = value if pattern.fullmatch(value) else OTHER
         else:
             text = OTHER
         if text not in found:
@@ -190,76 +286,20 @@ class Values:
                     self.add(f"transcript:{tier}.tool_calls.[].name", call["name"], _TOOL)
 
     def add_sidecar(self, document: object) -> None:
-        """One sidecar (envelope unwrapped, ``agyReader`` never read): every enum field of
-        ``cortex.proto``'s messages, at its sidecar path."""
-        self._trajectory(document, "sidecar")
+        """One sidecar: every enum field of ``cortex.proto``'s messages, at its sidecar path."""
+        add_trajectory(document, sidecar=self)
 
     def add_native(self, trajectory: dict) -> None:
         """The offline reconstruction of a conversation ``.db`` (``trajectory.reconstruct``):
         every enum field of its blobs, at its wire path, as numbers."""
-        self._trajectory(trajectory, "wire")
-
-    def _trajectory(self, document: object, surface: str) -> None:
-        if type(document) is dict and len(document) == 1 and "trajectory" in document:
-            document = document["trajectory"]
-        if type(document) is not dict:
-            return
-        if surface == "sidecar":
-            for key in _HEADER:
-                if key in document:
-                    self.add(f"sidecar:{key}", document[key])
-        for key, (scope, descriptor) in _TOP.items():
-            value = document.get(key)
-            items = value if type(value) is list else [value] if type(value) is dict else ()
-            array = "[]." if type(value) is list else ""
-            for item in items:
-                if type(item) is not dict:
-                    continue
-                if key == "steps":
-                    kind = item.get("type", 0)
-                    number = _number(pb.CortexStepType.DESCRIPTOR, kind)
-                    name = STEP_TYPE_NAMES.get(number, str(number)) if type(number) is int else str(kind)
-                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}[{name}].", surface, steps=True)
-                else:
-                    self._walk(item, descriptor, f"{key}.{array}", f"{scope}.", surface)
-
-    def _walk(
-        self, item: dict, descriptor: Descriptor, json_prefix: str, wire_prefix: str, surface: str, *, steps: bool = False
-    ) -> None:
-        """The enum fields below one message rendered as *item*, at their *surface* paths (``sidecar``
-        or ``wire``); a Step's metadata, error, permissions and task details are at their steps
-        column's wire path too."""
-        sidecar = surface == "sidecar"
-        stack: list[tuple[object, Descriptor, str, tuple[str, ...], int]] = [(item, descriptor, json_prefix, (wire_prefix,), 0)]
-        while stack:
-            node, message, jp, wps, depth = stack.pop()
-            if type(node) is not dict:
-                continue
-            for json_name, (name, repeated, enum, child) in _plan(message).items():
-                if json_name not in node:
-                    continue
-                value = node[json_name]
-                values = value if repeated and type(value) is list else (value,)
-                jpath = f"{jp}{json_name}" + (".[]" if repeated else "")
-                wpaths = tuple(f"{wp}{name}" for wp in wps)
-                if steps and depth == 0 and name in _STEP_COLUMN_OF:
-                    wpaths += (f"steps.{_STEP_COLUMN_OF[name]}",)
-                if enum is not None:
-                    for v in values:
-                        if sidecar:
-                            self.add(f"sidecar:{jpath}", v)
-                        else:
-                            number = _number(enum, v)
-                            for wpath in wpaths:
-                                self.add(f"wire:{wpath}", number)
-                elif child is not None and depth < _MAX_DEPTH:
-                    below = tuple(f"{w}." for w in wpaths)
-                    stack.extend((v, child, f"{jpath}.", below, depth + 1) for v in values)
+        add_trajectory(trajectory, wire=self)
 
 
 class Unrecorded(Values):
     """Values nobody asked for: folds nothing in, so a survey of other surfaces walks no document
     for them."""
+
+    recording = False
 
     def add(self, key: str, value: object, pattern: re.Pattern[str] = _TOKEN) -> None:
         pass
@@ -274,7 +314,4 @@ class Unrecorded(Values):
         pass
 
     def add_transcript(self, record: object, tier: str) -> None:
-        pass
-
-    def _trajectory(self, document: object, surface: str) -> None:
         pass

@@ -708,13 +708,15 @@ class _Context:
         with self._spending("completeness", CORPUS):
             native = d.native or reconstruct(conv)
             source = completeness.source_of(conv, native)
-            read = sidecar.read(corpus_sidecar)
+            # a native sweep wrote the sidecar as the rendering of this reconstruction: not parsed again
+            read = sidecar.written(corpus_sidecar, native.trajectory) if d.native is not None else sidecar.read(corpus_sidecar)
             at = completeness.target_of(corpus_sidecar, copy, corpus=True)
             self._keep(
                 "completeness", CORPUS, at, _completeness_part(completeness.check_target(at, source, details=False, parsed=read))
             )
+        rendered = read is not None and d.native is not None  # the sweep wrote it from this reconstruction
         if read is not None:
-            self._share(read, CORPUS)
+            self._share(read, CORPUS, values=not rendered)
             del read
         own = consistency.target_of(copy, copy.parent / "brain")
         with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
@@ -722,7 +724,7 @@ class _Context:
                 result = consistency.check_session(own, (conv, native))
                 self._keep("consistency", CORPUS, own, _consistency_part(result))
             with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv, d.fields, native)
+                self.reads.add(conv, d.fields, native, rendered=rendered)
                 if own.brain is not None:
                     self.reads.add_brain(own.brain)
             if own.brain is not None:
@@ -750,11 +752,11 @@ class _Context:
                 part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
             self._keep("consistency", LIVE, there, part)
 
-    def _share(self, read: sidecar.Sidecar, target: str) -> None:
+    def _share(self, read: sidecar.Sidecar, target: str, *, values: bool = True) -> None:
         """The contract check, the links facts and the fingerprint observation of a sidecar
-        completeness just read."""
+        completeness just read (its enum values only with *values*)."""
         with self._spending("fingerprint", target):
-            (self.reads if target == CORPUS else self.live_reads).add_sidecar(read.path, read.document)
+            (self.reads if target == CORPUS else self.live_reads).add_sidecar(read.path, read.document, values=values)
         with self._spending("verify-contract", f"{target} sidecars"):
             file = str(read.path)
             self.contract_checked[(file,)] = [contract.validate_document(read.document, "sidecar", file=file)]

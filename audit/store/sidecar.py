@@ -63,3 +63,18 @@ def read(path: str | os.PathLike) -> Sidecar | None:
     except (InputError, OSError):
         return None
     return Sidecar(path, FileState(len(data), st.st_mtime_ns, None), document)
+
+
+def written(path: str | os.PathLike, document: dict) -> Sidecar | None:
+    """The sidecar this run just wrote at *path* as the serialisation of *document* (a native
+    sweep writes ``dumps_bytes`` of a ``.db``'s reconstruction, which ``loads`` reads back as an
+    equal object): *document* itself with the file's state, so that it is not parsed again; None
+    when *path* is not a regular file."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return Sidecar(path, FileState(st.st_size, st.st_mtime_ns, None), document)
