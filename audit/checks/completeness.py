@@ -549,8 +549,8 @@ def check_target(target: Target, decoded: Source | None = None, *, details: bool
             and isinstance(legacy.get("profile"), str)
             and legacy["profile"].startswith("agy-audit-projection/")
         )
-    rendered = decoded is not None and doc is decoded.native.trajectory  # a native sweep's sidecar (sidecar.written)
-    side = decoded.steps if rendered else projection(doc)[1]
+    # a native sweep's sidecar (sidecar.written) is the reconstruction itself: its projection is the source's
+    side = decoded.steps if decoded is not None and doc is decoded.native.trajectory else projection(doc)[1]
     if not isinstance(side, list):
         result.detail = f"{target.sidecar}: steps is not an array"
         return result

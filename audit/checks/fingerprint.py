@@ -433,6 +433,7 @@ def _stream_shape(
     shape: TranscriptShape, values: Values, tier: str | None, paths: tuple[Path, ...], problems: list[str], skipped: list[str]
 ) -> None:
     name = tier if tier in TIER_NAMES else OTHER_TIER
+    batch: list[object] = []  # records walked together (bounded: a stream may be larger than memory)
     for item in iter_transcript(paths, tier=tier):
         if isinstance(item, TranscriptFinding):
             if item.kind == "unreadable":
@@ -440,8 +441,17 @@ def _stream_shape(
             elif item.kind in DROPPED:
                 skipped.append(f"{item.file}:{item.line}: {item.message}")
         else:
-            shape.add(item.raw, tier)
+            batch.append(item.raw)
             values.add_transcript(item.raw, name)
+            if len(batch) == _BATCH:
+                shape.add_all(batch, tier)
+                batch = []
+    if batch:
+        shape.add_all(batch, tier)
+
+
+_BATCH = 256
+"""Transcript records folded into the shape at a time."""
 
 
 def schema_lines(schema: list[SchemaObject], user_version: int | None) -> list[str]:

@@ -222,11 +222,27 @@ class _Walker:
         node.types.add(type(value))
         if node.opaque or type(value) not in _CONTAINERS:
             return
-        top = node
         if skip_key is not None and type(value) is dict and skip_key in value:
             value = {k: v for k, v in value.items() if k != skip_key}
+        self._walk([(node, [value], type(value) is dict)], same)
+        node.last = node.last_json = None
+
+    def walk_all(self, values: list, node: _Node) -> None:
+        """``walk`` of each of *values* at *node*, the objects (and the arrays) among them walked
+        as one batch: the same lines, with Python work per distinct (path, type) of the batch."""
+        node.types.update(map(type, values))
+        if node.opaque:
+            return
+        work: list[tuple[_Node, list, bool]] = []
+        for kind, objects in ((list, False), (dict, True)):
+            found = [v for v in values if type(v) is kind]
+            if found:
+                work.append((node, found, objects))
+        self._walk(work, None)
+        node.last = node.last_json = None
+
+    def _walk(self, work: list[tuple[_Node, list, bool]], same: Callable[[object, _Node], bool] | None) -> None:
         child = self.child
-        work: list[tuple[_Node, list, bool]] = [(node, [value], type(value) is dict)]
         pop, push = work.pop, work.append
         while work:
             node, batch, objects = pop()
@@ -275,7 +291,6 @@ class _Walker:
                         else:  # only t here, or None where the key is absent
                             found.extend(filter(None, values))
                 push((c, found, t is dict))
-        top.last = top.last_json = None
 
     def lines(self) -> tuple[str, ...]:
         # Distinct nodes can share a path (a key containing "." or a literal "*"): merge by path.
@@ -396,14 +411,26 @@ class TranscriptShape:
 
     def add(self, record: object, tier: str | None = None) -> None:
         """Fold in one parsed transcript record of *tier* (``TIER_NAMES``; None: ``other``)."""
-        walker = self._walker
+        self.add_all([record], tier)
+
+    def add_all(self, records: list[object], tier: str | None = None) -> None:
+        """Fold in parsed transcript records of *tier*, those of one ``type`` walked as one batch."""
         tier = tier if tier in TIER_NAMES else OTHER_TIER
-        kind = _name(record["type"]) if type(record) is dict and "type" in record else NO_TYPE
-        root = walker.root(f"{tier}.{kind}")
-        walker.walk(record, root)
-        self.records += 1
-        if type(record) is not dict:
-            return
+        by_root: dict[str, list[object]] = {}
+        for record in records:
+            kind = _name(record["type"]) if type(record) is dict and "type" in record else NO_TYPE
+            by_root.setdefault(f"{tier}.{kind}", []).append(record)
+        for path, batch in by_root.items():
+            root = self._walker.root(path)
+            self._walker.walk_all(batch, root)
+            for record in batch:
+                if type(record) is dict:
+                    self._calls(record, root, tier)
+        self.records += len(records)
+
+    def _calls(self, record: dict, root: _Node, tier: str) -> None:
+        """The tool calls (by name, their arguments' tags) and truncated fields of one record."""
+        walker = self._walker
         calls = record.get("tool_calls")
         if type(calls) is list:
             calls_node = walker.child(root, "tool_calls")
