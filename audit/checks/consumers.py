@@ -19,6 +19,11 @@ any run of characters within one dot-separated segment.
   reader gets back does not follow from them;
 * ``not-observed`` -> unknown (an unexercised path is no evidence of removal).
 
+An entry with ``values`` or ``range`` is also judged on the ``values`` fingerprint
+(``_judge_values``; the rules are in the README). A new step type of the ``.db`` that a ``skips``
+filter does not take is judged by the payloads its steps carry (``_moved``), a fact of the
+``wire`` fingerprint, where the filter's kinds each have one.
+
 An entry no fingerprint can show is unknown too, with the reason: ``layout`` and ``rpc`` entries,
 a sidecar path below an opaque path (``audit.checks.shape.OPAQUE_PATHS``) or in the reader-owned
 ``agyReader`` block, a transcript path below ``tool_calls.[].args``, a wire path below a field the
@@ -418,24 +423,60 @@ def _wire_enum(path: str) -> Any:
     return fd.enum_type if fd is not None else None
 
 
+def _enum_of(key: str) -> Any:
+    """The enum of the field *key* (``<surface>:<path>`` of the values fingerprint), or None."""
+    surface, _, path = key.partition(":")
+    if surface == "sqlite":
+        return _COLUMN_ENUMS.get(path)
+    if surface == "transcript":
+        known = _TRANSCRIPT_ENUMS.get(path.rsplit(".", 1)[-1])
+        return None if known is None else known[0]
+    return enum_at(path) if surface == "sidecar" else _wire_enum(path) if surface == "wire" else None
+
+
 def named(key: str, value: str) -> bool | None:
     """Whether ``cortex.proto`` names *value* of the field *key* (``<surface>:<path>`` of the values
     fingerprint): True, False, or None when there is no enum to ask (a tool name, a field it does
     not declare)."""
     if value in (OTHER, MORE):
         return False
-    surface, _, path = key.partition(":")
-    number = value.lstrip("-").isdigit()
-    if surface == "sqlite":
-        enum = _COLUMN_ENUMS.get(path)
-        return None if enum is None or not number else int(value) in enum.values_by_number
-    if surface == "transcript":
-        known = _TRANSCRIPT_ENUMS.get(path.rsplit(".", 1)[-1])
-        return None if known is None else f"{known[1]}{value}" in known[0].values_by_name
-    enum = enum_at(path) if surface == "sidecar" else _wire_enum(path) if surface == "wire" else None
+    enum = _enum_of(key)
     if enum is None:
         return None
+    number = value.lstrip("-").isdigit()
+    if key.startswith("sqlite:"):
+        return number and int(value) in enum.values_by_number
+    if key.startswith("transcript:"):
+        return f"{_TRANSCRIPT_ENUMS[key.rsplit('.', 1)[-1]][1]}{value}" in enum.values_by_name
     return int(value) in enum.values_by_number if number else value in enum.values_by_name
+
+
+_PAYLOADS = frozenset(fd.name for fd in pb.Step.DESCRIPTOR.oneofs_by_name["step"].fields)
+"""The fields of a Step's payload (its oneof ``step``), each named as its step type is
+(``planner_response`` for ``CORTEX_STEP_TYPE_PLANNER_RESPONSE``)."""
+_STEP_TYPE_PREFIX = "CORTEX_STEP_TYPE_"
+
+
+def _payload_of(value: str) -> str | None:
+    """The payload field of the steps of type *value* (a number, or a name with or without its
+    prefix, as a filter writes it), or None when ``cortex.proto`` has none for it."""
+    if value.lstrip("-").isdigit():
+        value = pb.CortexStepType.DESCRIPTOR.values_by_number[int(value)].name if int(value) in _STEP_NUMBERS else ""
+    field = value.removeprefix(_STEP_TYPE_PREFIX).lower()
+    return field if field in _PAYLOADS else None
+
+
+_STEP_NUMBERS = frozenset(pb.CortexStepType.DESCRIPTOR.values_by_number)
+
+
+def _carried(observed: Observed, value: str) -> set[str]:
+    """The payload fields the steps of type *value* carry in the corpus's ``.db`` files (their
+    ``wire`` fingerprint lines, scope ``steps.step_payload[<value>]``); empty when not observed."""
+    fp = observed.fingerprints.get("wire")
+    if fp is None:
+        return set()
+    prefix = f"steps.step_payload[{value}]."
+    return {line[len(prefix) :].split(".", 1)[0].split("\t", 1)[0] for line in fp.lines if line.startswith(prefix)} & _PAYLOADS
 
 
 def _value_sets(lines: Iterable[str], match: Callable[[str], object]) -> dict[str, set[str]]:
@@ -485,8 +526,28 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                 )
             else:
                 out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
+        moved = _moved(entry, key, observed)
         for value in new:
             unnamed = named(key, value) is not True
+            if other == SKIPS_OTHER and unnamed and (found := moved(value)) is not None:
+                carried, read = found
+                if not carried & read:
+                    out.append(
+                        Decision(
+                            entry,
+                            OK,
+                            f"new step type {value}, which agy-audit cannot name, carries {', '.join(sorted(carried))} "
+                            f"payloads: not a kind its filter {selects} reads",
+                            field,
+                        )
+                    )
+                    continue
+                loss = (
+                    f"new step type {value}, which agy-audit cannot name, carries {', '.join(sorted(carried & read))} "
+                    f"payloads, the kind its filter {selects} reads: those records moved outside it, and it skips them silently"
+                )
+                out.append(_new_loss(entry, loss, field, judged, baseline))
+                continue
             if other == SKIPS_OTHER and not unnamed:
                 out.append(
                     Decision(
@@ -504,18 +565,34 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                     f"new value {value}, which agy-audit cannot name, is outside its filter {selects}: "
                     "records it read may have moved there, and it skips them silently"
                 )
-            if judged:
-                out.append(Decision(entry, BREAKS, f"{loss} (not in {baseline.name})", field))
-            else:
-                out.append(
-                    Decision(
-                        entry,
-                        AT_RISK,
-                        f"{loss}; {baseline.name}'s values are synthetic: record your own baseline to tell new values from old",
-                        field,
-                    )
-                )
+            out.append(_new_loss(entry, loss, field, judged, baseline))
     return out
+
+
+def _new_loss(entry: Entry, loss: str, field: str, judged: bool, baseline: Baseline) -> Decision:
+    """A loss a new value brings: ``breaks`` against recorded values, ``at risk`` against synthetic ones."""
+    if judged:
+        return Decision(entry, BREAKS, f"{loss} (not in {baseline.name})", field)
+    why = f"{baseline.name}'s values are synthetic: record your own baseline to tell new values from old"
+    return Decision(entry, AT_RISK, f"{loss}; {why}", field)
+
+
+def _moved(entry: Entry, key: str, observed: Observed) -> Callable[[str], tuple[set[str], set[str]] | None]:
+    """For a step-type field of the ``.db`` (the ``steps.step_type`` column, a sidecar's or a blob's
+    step type) filtered by values that each have a payload: a new step type's (payload fields its
+    steps carry, payload fields of the filter's values), or None when that cannot be told (another
+    field, a filter value without a payload, a step type whose steps carry none in the corpus).
+    Where a step's records went is then a fact, not a guess: agy's steps keep their payload."""
+    read = {_payload_of(v) for v in entry.values or ()}
+    enum = None if key.startswith("transcript:") else _enum_of(key)  # a transcript's records have no payload
+    if enum is None or enum.full_name != pb.CortexStepType.DESCRIPTOR.full_name or not read or None in read:
+        return lambda value: None
+
+    def moved(value: str) -> tuple[set[str], set[str]] | None:
+        carried = _carried(observed, value)
+        return (carried, read) if carried else None  # type: ignore[return-value]  # None is not in read
+
+    return moved
 
 
 def _judge(entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed) -> list[Decision]:

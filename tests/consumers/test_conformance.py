@@ -541,8 +541,9 @@ READERS: dict[str, Reader] = {
 
 _STEP_TYPE = "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)"
 _SKIPS_UNNAMED = (
-    "judging: a new value agy-audit cannot name outside a `skips` filter breaks ({filter}: records it read may have "
-    "moved there); here they moved out of PLANNER_RESPONSE, {why}"
+    "judging: a new transcript type agy-audit cannot name outside a `skips` filter breaks ({filter}: records it read "
+    "may have moved there; a transcript record has no payload to tell which); here they moved out of PLANNER_RESPONSE, "
+    "{why}"
 )
 # (consumer, mutation): why its real reader and its verdict differ, though both its profile and its counting
 # are right (xfail, strict: a change of the judging or the store that settles one shows here)
@@ -624,14 +625,44 @@ def test_compare_names_the_filter_a_new_step_type_falls_outside(recorded, tmp_pa
     assert code == 1
     assert "\ntokstat: breaks (" in out and "\nsessionfs: breaks (" in out
     assert (
-        "  sqlite table:steps.step_type  [requires: new value 999, which agy-audit cannot name, is outside its filter "
-        "step_type in {15}: records it read may have moved there, and it skips them silently (not in agy-9.9.9)]\n"
+        "  sqlite table:steps.step_type  [requires: new step type 999, which agy-audit cannot name, carries planner_response "
+        "payloads, the kind its filter step_type in {15} reads: those records moved outside it, and it skips them silently "
+        "(not in agy-9.9.9)]\n"
     ) in out
     # sessionfs reads the full tier only, where every planner record of this store is now the new type
     assert out.endswith(
         "\nsessionfs: breaks (1 deciding line(s))\n"
         "  transcript full.PLANNER_RESPONSE.type\tstring  [requires: renamed to full.PLANNER_RESPONSE_V2.type]\n"
     )
+
+
+def test_a_new_step_type_carrying_payloads_a_filter_does_not_read_takes_nothing_from_it(recorded, tmp_path):
+    """The steps of the new type 999 carry planner responses (their payload, a fact of the .db):
+    a reader that selects user inputs by step type loses nothing, and is told why."""
+    home, baseline = recorded
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    _new_step_type(copy)
+    corpus = _corpus(copy, tmp_path / "corpus")
+    entry = {"surface": "sqlite", "path": "table:steps.step_type", "mode": "requires", "values": ["14"], "other": "skips"}
+    entry |= {"cite": "pypi:example==1.0:example/reader.py:1", "why": "SELECT ... WHERE step_type = 14"}
+    profile = {"profile": 2, "name": "prompts", "repository": "pypi:example", "version": "1.0", "describes": "user inputs"}
+    (tmp_path / "prompts.json").write_text(json.dumps(profile | {"entries": [entry]}))
+    code, out, _ = cli("compare", "--baseline", baseline, "--consumer", tmp_path / "prompts.json", "--format", "json", corpus)
+    (result,) = json.loads(out)["consumers"]
+    assert code == 1 and result["verdict"] == "ok" and result["deciding"] == [] and result["entries"]["ok"] == 1
+    observed = observe([corpus])
+    recorded_baseline = baselines.load(baseline)
+    judged = consumers.judge(
+        consumers.load(tmp_path / "prompts.json"), compare(recorded_baseline, observed), recorded_baseline, observed
+    )
+    assert [(d.effect, d.reason) for d in judged.decisions if d.path is None or "999" in d.reason] == [
+        (
+            "ok",
+            "new step type 999, which agy-audit cannot name, carries planner_response payloads: not a kind its filter "
+            "step_type in {14} reads",
+        )
+    ]
 
 
 def test_agentsview_flags_the_model_enums_outside_its_range(recorded):
