@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from audit.checks.consumers import AT_RISK, BREAKS, OK, Entry, Profile, judge, named
 from audit.checks.drift import Change, compare, diff_lines, diff_values
-from audit.checks.values import MAX_VALUES, MORE, OTHER, Values
+from audit.checks.values import MAX_VALUES, MORE, OTHER, Values, _walk_of, add_trajectory
 from tests.test_consumers import _baseline, _observed
 
 # ----------------------------------------------------------------------------- recording
@@ -85,6 +85,27 @@ def test_a_reconstructed_db_gives_each_enum_at_its_wire_path_as_a_number():
         "wire:steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].type\t15",
         f"wire:steps.step_payload[CORTEX_STEP_TYPE_UNSPECIFIED].status\t{OTHER}",
     )
+
+
+def test_one_walk_gives_a_native_sweeps_sidecar_and_wire_values():
+    """A native sweep's sidecar is its reconstruction rendered: one walk records both, as the two
+    walks would."""
+    sidecar, wire, both_sidecar, both_wire = Values(), Values(), Values(), Values()
+    sidecar.add_sidecar(TRAJECTORY["trajectory"])
+    wire.add_native(TRAJECTORY["trajectory"])
+    add_trajectory(TRAJECTORY["trajectory"], sidecar=both_sidecar, wire=both_wire)
+    assert (both_sidecar.lines(), both_wire.lines()) == (sidecar.lines(), wire.lines())
+    assert both_wire.lines() and both_sidecar.lines()
+
+
+def test_the_walks_planned_per_step_type_stay_bounded():
+    steps = [{"type": n, "status": "CORTEX_STEP_STATUS_DONE"} for n in range(100_000, 102_000)]
+    v = Values()
+    v.add_native({"steps": steps})
+    assert len(v.lines()) == 4000  # a type and a status line per step type
+    assert v.seen["wire:steps.step_payload[101999].type"] == {"101999"}
+    assert v.seen["wire:steps.step_payload[101999].status"] == {"3"}
+    assert _walk_of.cache_info().currsize <= 256
 
 
 def test_transcript_records_and_database_rows():

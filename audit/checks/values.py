@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf.descriptor import EnumDescriptor, FieldDescriptor
@@ -135,7 +135,7 @@ class _Walk:
                 self.messages.append([fd.json_name, fd.is_repeated, (message, f"{json_path}.", below_paths, depth + 1, False)])
 
 
-@cache
+@lru_cache(maxsize=256)  # bounded: a corrupt .db may hold any number of step types
 def _walk_of(descriptor: Descriptor, json_prefix: str, wire_prefixes: tuple[str, ...], depth: int, step: bool) -> _Walk:
     return _Walk(descriptor, json_prefix, wire_prefixes, depth, step)
 
@@ -195,11 +195,13 @@ def add_trajectory(document: object, *, sidecar: Values | None = None, wire: Val
         for item in items:
             if type(item) is not dict:
                 continue
-            if key == "steps":
+            if key == "steps" and wire is not None:  # a step's wire paths name its type
                 kind = item.get("type", 0)
                 number = _number(pb.CortexStepType.DESCRIPTOR, kind)
                 name = STEP_TYPE_NAMES.get(number, str(number)) if type(number) is int else str(kind)
                 walk = _walk_of(descriptor, f"{key}.{array}", (f"{scope}[{name}].",), 0, True)
+            elif key == "steps":
+                walk = _walk_of(descriptor, f"{key}.{array}", ("",), 0, True)
             else:
                 walk = _walk_of(descriptor, f"{key}.{array}", (f"{scope}.",), 0, False)
             _walk(item, walk, sidecar, wire)
