@@ -11,13 +11,24 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ArtifactApprovalStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ARTIFACT_APPROVAL_STATUS_UNSPECIFIED: _ClassVar[ArtifactApprovalStatus]
+    ARTIFACT_APPROVAL_STATUS_APPROVED: _ClassVar[ArtifactApprovalStatus]
+    ARTIFACT_APPROVAL_STATUS_REQUESTED_CHANGES: _ClassVar[ArtifactApprovalStatus]
+
 class ArtifactType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ARTIFACT_TYPE_UNSPECIFIED: _ClassVar[ArtifactType]
+    ARTIFACT_TYPE_IMPLEMENTATION_PLAN: _ClassVar[ArtifactType]
+    ARTIFACT_TYPE_WALKTHROUGH: _ClassVar[ArtifactType]
+    ARTIFACT_TYPE_TASK: _ClassVar[ArtifactType]
+    ARTIFACT_TYPE_OTHER: _ClassVar[ArtifactType]
 
-class WebSearchProvider(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+class ThirdPartyWebSearchProvider(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
-    WEB_SEARCH_PROVIDER_UNSPECIFIED: _ClassVar[WebSearchProvider]
+    THIRD_PARTY_WEB_SEARCH_PROVIDER_UNSPECIFIED: _ClassVar[ThirdPartyWebSearchProvider]
+    THIRD_PARTY_WEB_SEARCH_PROVIDER_GEMINI: _ClassVar[ThirdPartyWebSearchProvider]
 
 class CortexStepType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -227,6 +238,26 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_CLIENT_STREAM_ERROR: _ClassVar[StopReason]
     STOP_REASON_CLIENT_LOOPING: _ClassVar[StopReason]
     STOP_REASON_CLIENT_INVALID_MESSAGE_ORDER: _ClassVar[StopReason]
+
+class CacheControlType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CACHE_CONTROL_TYPE_UNSPECIFIED: _ClassVar[CacheControlType]
+    CACHE_CONTROL_TYPE_EPHEMERAL: _ClassVar[CacheControlType]
+
+class ChatMessageSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHAT_MESSAGE_SOURCE_UNSPECIFIED: _ClassVar[ChatMessageSource]
+    CHAT_MESSAGE_SOURCE_USER: _ClassVar[ChatMessageSource]
+    CHAT_MESSAGE_SOURCE_SYSTEM: _ClassVar[ChatMessageSource]
+    CHAT_MESSAGE_SOURCE_UNKNOWN: _ClassVar[ChatMessageSource]
+    CHAT_MESSAGE_SOURCE_TOOL: _ClassVar[ChatMessageSource]
+    CHAT_MESSAGE_SOURCE_SYSTEM_PROMPT: _ClassVar[ChatMessageSource]
+
+class ConversationalPlannerMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CONVERSATIONAL_PLANNER_MODE_UNSPECIFIED: _ClassVar[ConversationalPlannerMode]
+    CONVERSATIONAL_PLANNER_MODE_DEFAULT: _ClassVar[ConversationalPlannerMode]
+    CONVERSATIONAL_PLANNER_MODE_READ_ONLY: _ClassVar[ConversationalPlannerMode]
 
 class TokenSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -746,8 +777,16 @@ class Model(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MODEL_PLACEHOLDER_M397: _ClassVar[Model]
     MODEL_PLACEHOLDER_M398: _ClassVar[Model]
     MODEL_PLACEHOLDER_M399: _ClassVar[Model]
+ARTIFACT_APPROVAL_STATUS_UNSPECIFIED: ArtifactApprovalStatus
+ARTIFACT_APPROVAL_STATUS_APPROVED: ArtifactApprovalStatus
+ARTIFACT_APPROVAL_STATUS_REQUESTED_CHANGES: ArtifactApprovalStatus
 ARTIFACT_TYPE_UNSPECIFIED: ArtifactType
-WEB_SEARCH_PROVIDER_UNSPECIFIED: WebSearchProvider
+ARTIFACT_TYPE_IMPLEMENTATION_PLAN: ArtifactType
+ARTIFACT_TYPE_WALKTHROUGH: ArtifactType
+ARTIFACT_TYPE_TASK: ArtifactType
+ARTIFACT_TYPE_OTHER: ArtifactType
+THIRD_PARTY_WEB_SEARCH_PROVIDER_UNSPECIFIED: ThirdPartyWebSearchProvider
+THIRD_PARTY_WEB_SEARCH_PROVIDER_GEMINI: ThirdPartyWebSearchProvider
 CORTEX_STEP_TYPE_UNSPECIFIED: CortexStepType
 CORTEX_STEP_TYPE_DUMMY: CortexStepType
 CORTEX_STEP_TYPE_FINISH: CortexStepType
@@ -933,6 +972,17 @@ STOP_REASON_CLIENT_TOOL_PARSE_ERROR: StopReason
 STOP_REASON_CLIENT_STREAM_ERROR: StopReason
 STOP_REASON_CLIENT_LOOPING: StopReason
 STOP_REASON_CLIENT_INVALID_MESSAGE_ORDER: StopReason
+CACHE_CONTROL_TYPE_UNSPECIFIED: CacheControlType
+CACHE_CONTROL_TYPE_EPHEMERAL: CacheControlType
+CHAT_MESSAGE_SOURCE_UNSPECIFIED: ChatMessageSource
+CHAT_MESSAGE_SOURCE_USER: ChatMessageSource
+CHAT_MESSAGE_SOURCE_SYSTEM: ChatMessageSource
+CHAT_MESSAGE_SOURCE_UNKNOWN: ChatMessageSource
+CHAT_MESSAGE_SOURCE_TOOL: ChatMessageSource
+CHAT_MESSAGE_SOURCE_SYSTEM_PROMPT: ChatMessageSource
+CONVERSATIONAL_PLANNER_MODE_UNSPECIFIED: ConversationalPlannerMode
+CONVERSATIONAL_PLANNER_MODE_DEFAULT: ConversationalPlannerMode
+CONVERSATIONAL_PLANNER_MODE_READ_ONLY: ConversationalPlannerMode
 TOKEN_SOURCE_UNSPECIFIED: TokenSource
 TOKEN_SOURCE_SYSTEM: TokenSource
 TOKEN_SOURCE_USER: TokenSource
@@ -1898,8 +1948,22 @@ class ContextModuleResult(_message.Message):
     def __init__(self) -> None: ...
 
 class ArtifactComment(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("artifact_uri", "comment", "full_file", "approval_status")
+    ARTIFACT_URI_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    FULL_FILE_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_STATUS_FIELD_NUMBER: _ClassVar[int]
+    artifact_uri: str
+    comment: str
+    full_file: ArtifactFullFileTarget
+    approval_status: ArtifactApprovalStatus
+    def __init__(self, artifact_uri: _Optional[str] = ..., comment: _Optional[str] = ..., full_file: _Optional[_Union[ArtifactFullFileTarget, _Mapping]] = ..., approval_status: _Optional[_Union[ArtifactApprovalStatus, str]] = ...) -> None: ...
+
+class ArtifactFullFileTarget(_message.Message):
+    __slots__ = ("media",)
+    MEDIA_FIELD_NUMBER: _ClassVar[int]
+    media: Media
+    def __init__(self, media: _Optional[_Union[Media, _Mapping]] = ...) -> None: ...
 
 class Media(_message.Message):
     __slots__ = ("mime_type", "inline_data", "description", "uri", "thumbnail")
@@ -2018,10 +2082,11 @@ class ListDirectoryResult(_message.Message):
     def __init__(self, name: _Optional[str] = ..., is_dir: _Optional[bool] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class CortexStepCodeAction(_message.Message):
-    __slots__ = ("action_spec", "action_result", "use_fast_apply", "target_file_has_carriage_returns", "target_file_has_all_carriage_returns", "is_artifact_file", "artifact_metadata", "description", "markdown_validation_error")
+    __slots__ = ("action_spec", "action_result", "use_fast_apply", "replacement_infos", "target_file_has_carriage_returns", "target_file_has_all_carriage_returns", "is_artifact_file", "artifact_metadata", "description", "markdown_validation_error")
     ACTION_SPEC_FIELD_NUMBER: _ClassVar[int]
     ACTION_RESULT_FIELD_NUMBER: _ClassVar[int]
     USE_FAST_APPLY_FIELD_NUMBER: _ClassVar[int]
+    REPLACEMENT_INFOS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FILE_HAS_CARRIAGE_RETURNS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FILE_HAS_ALL_CARRIAGE_RETURNS_FIELD_NUMBER: _ClassVar[int]
     IS_ARTIFACT_FILE_FIELD_NUMBER: _ClassVar[int]
@@ -2031,13 +2096,14 @@ class CortexStepCodeAction(_message.Message):
     action_spec: ActionSpec
     action_result: ActionResult
     use_fast_apply: bool
+    replacement_infos: _containers.RepeatedCompositeFieldContainer[ReplacementChunkInfo]
     target_file_has_carriage_returns: bool
     target_file_has_all_carriage_returns: bool
     is_artifact_file: bool
     artifact_metadata: ArtifactMetadata
     description: str
     markdown_validation_error: str
-    def __init__(self, action_spec: _Optional[_Union[ActionSpec, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., target_file_has_carriage_returns: _Optional[bool] = ..., target_file_has_all_carriage_returns: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., artifact_metadata: _Optional[_Union[ArtifactMetadata, _Mapping]] = ..., description: _Optional[str] = ..., markdown_validation_error: _Optional[str] = ...) -> None: ...
+    def __init__(self, action_spec: _Optional[_Union[ActionSpec, _Mapping]] = ..., action_result: _Optional[_Union[ActionResult, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., replacement_infos: _Optional[_Iterable[_Union[ReplacementChunkInfo, _Mapping]]] = ..., target_file_has_carriage_returns: _Optional[bool] = ..., target_file_has_all_carriage_returns: _Optional[bool] = ..., is_artifact_file: _Optional[bool] = ..., artifact_metadata: _Optional[_Union[ArtifactMetadata, _Mapping]] = ..., description: _Optional[str] = ..., markdown_validation_error: _Optional[str] = ...) -> None: ...
 
 class ActionSpec(_message.Message):
     __slots__ = ("command", "create_file")
@@ -2048,20 +2114,109 @@ class ActionSpec(_message.Message):
     def __init__(self, command: _Optional[_Union[ActionSpecCommand, _Mapping]] = ..., create_file: _Optional[_Union[ActionSpecCreateFile, _Mapping]] = ...) -> None: ...
 
 class ActionSpecCommand(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("instruction", "is_edit", "file", "use_fast_apply", "replacement_chunks")
+    INSTRUCTION_FIELD_NUMBER: _ClassVar[int]
+    IS_EDIT_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    USE_FAST_APPLY_FIELD_NUMBER: _ClassVar[int]
+    REPLACEMENT_CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    instruction: str
+    is_edit: bool
+    file: PathScopeItem
+    use_fast_apply: bool
+    replacement_chunks: _containers.RepeatedCompositeFieldContainer[ReplacementChunk]
+    def __init__(self, instruction: _Optional[str] = ..., is_edit: _Optional[bool] = ..., file: _Optional[_Union[PathScopeItem, _Mapping]] = ..., use_fast_apply: _Optional[bool] = ..., replacement_chunks: _Optional[_Iterable[_Union[ReplacementChunk, _Mapping]]] = ...) -> None: ...
 
 class ActionSpecCreateFile(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("instruction", "path", "overwrite")
+    INSTRUCTION_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OVERWRITE_FIELD_NUMBER: _ClassVar[int]
+    instruction: str
+    path: PathScopeItem
+    overwrite: bool
+    def __init__(self, instruction: _Optional[str] = ..., path: _Optional[_Union[PathScopeItem, _Mapping]] = ..., overwrite: _Optional[bool] = ...) -> None: ...
+
+class PathScopeItem(_message.Message):
+    __slots__ = ("absolute_uri", "workspace_uris_to_relative_paths")
+    class WorkspaceUrisToRelativePathsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ABSOLUTE_URI_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_URIS_TO_RELATIVE_PATHS_FIELD_NUMBER: _ClassVar[int]
+    absolute_uri: str
+    workspace_uris_to_relative_paths: _containers.ScalarMap[str, str]
+    def __init__(self, absolute_uri: _Optional[str] = ..., workspace_uris_to_relative_paths: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class ReplacementChunk(_message.Message):
+    __slots__ = ("target_content", "replacement_content", "allow_multiple", "target_has_carriage_return", "context_lines", "start_line", "end_line", "index")
+    TARGET_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    REPLACEMENT_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    ALLOW_MULTIPLE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_HAS_CARRIAGE_RETURN_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_LINES_FIELD_NUMBER: _ClassVar[int]
+    START_LINE_FIELD_NUMBER: _ClassVar[int]
+    END_LINE_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    target_content: str
+    replacement_content: str
+    allow_multiple: bool
+    target_has_carriage_return: bool
+    context_lines: _containers.RepeatedScalarFieldContainer[str]
+    start_line: int
+    end_line: int
+    index: int
+    def __init__(self, target_content: _Optional[str] = ..., replacement_content: _Optional[str] = ..., allow_multiple: _Optional[bool] = ..., target_has_carriage_return: _Optional[bool] = ..., context_lines: _Optional[_Iterable[str]] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., index: _Optional[int] = ...) -> None: ...
+
+class ReplacementChunkInfo(_message.Message):
+    __slots__ = ("original_chunk", "fuzzy_match", "edit_distance", "rel_edit_distance", "num_matches", "error", "is_non_exact", "boundary_lines_match", "error_str", "fast_apply_fixable", "use_global_match", "repair_fixable", "repaired")
+    ORIGINAL_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    FUZZY_MATCH_FIELD_NUMBER: _ClassVar[int]
+    EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
+    REL_EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
+    NUM_MATCHES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    IS_NON_EXACT_FIELD_NUMBER: _ClassVar[int]
+    BOUNDARY_LINES_MATCH_FIELD_NUMBER: _ClassVar[int]
+    ERROR_STR_FIELD_NUMBER: _ClassVar[int]
+    FAST_APPLY_FIXABLE_FIELD_NUMBER: _ClassVar[int]
+    USE_GLOBAL_MATCH_FIELD_NUMBER: _ClassVar[int]
+    REPAIR_FIXABLE_FIELD_NUMBER: _ClassVar[int]
+    REPAIRED_FIELD_NUMBER: _ClassVar[int]
+    original_chunk: ReplacementChunk
+    fuzzy_match: str
+    edit_distance: int
+    rel_edit_distance: float
+    num_matches: int
+    error: bool
+    is_non_exact: bool
+    boundary_lines_match: bool
+    error_str: str
+    fast_apply_fixable: bool
+    use_global_match: bool
+    repair_fixable: bool
+    repaired: bool
+    def __init__(self, original_chunk: _Optional[_Union[ReplacementChunk, _Mapping]] = ..., fuzzy_match: _Optional[str] = ..., edit_distance: _Optional[int] = ..., rel_edit_distance: _Optional[float] = ..., num_matches: _Optional[int] = ..., error: _Optional[bool] = ..., is_non_exact: _Optional[bool] = ..., boundary_lines_match: _Optional[bool] = ..., error_str: _Optional[str] = ..., fast_apply_fixable: _Optional[bool] = ..., use_global_match: _Optional[bool] = ..., repair_fixable: _Optional[bool] = ..., repaired: _Optional[bool] = ...) -> None: ...
 
 class ArtifactMetadata(_message.Message):
-    __slots__ = ("artifact_type", "summary")
+    __slots__ = ("artifact_type", "summary", "created_at", "updated_at", "version", "request_feedback")
     ARTIFACT_TYPE_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FEEDBACK_FIELD_NUMBER: _ClassVar[int]
     artifact_type: ArtifactType
     summary: str
-    def __init__(self, artifact_type: _Optional[_Union[ArtifactType, str]] = ..., summary: _Optional[str] = ...) -> None: ...
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    version: int
+    request_feedback: bool
+    def __init__(self, artifact_type: _Optional[_Union[ArtifactType, str]] = ..., summary: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ..., request_feedback: _Optional[bool] = ...) -> None: ...
 
 class ActionResult(_message.Message):
     __slots__ = ("edit",)
@@ -2282,18 +2437,54 @@ class CortexStepCommandStatus(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., output_character_count: _Optional[int] = ..., wait_duration_seconds: _Optional[int] = ...) -> None: ...
 
 class CortexStepReadUrlContent(_message.Message):
-    __slots__ = ("url", "resolved_url", "latency_ms", "user_rejected", "content_path")
+    __slots__ = ("url", "web_document", "resolved_url", "latency_ms", "user_rejected", "content_path")
     URL_FIELD_NUMBER: _ClassVar[int]
+    WEB_DOCUMENT_FIELD_NUMBER: _ClassVar[int]
     RESOLVED_URL_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     USER_REJECTED_FIELD_NUMBER: _ClassVar[int]
     CONTENT_PATH_FIELD_NUMBER: _ClassVar[int]
     url: str
+    web_document: KnowledgeBaseItem
     resolved_url: str
     latency_ms: int
     user_rejected: bool
     content_path: str
-    def __init__(self, url: _Optional[str] = ..., resolved_url: _Optional[str] = ..., latency_ms: _Optional[int] = ..., user_rejected: _Optional[bool] = ..., content_path: _Optional[str] = ...) -> None: ...
+    def __init__(self, url: _Optional[str] = ..., web_document: _Optional[_Union[KnowledgeBaseItem, _Mapping]] = ..., resolved_url: _Optional[str] = ..., latency_ms: _Optional[int] = ..., user_rejected: _Optional[bool] = ..., content_path: _Optional[str] = ...) -> None: ...
+
+class KnowledgeBaseItem(_message.Message):
+    __slots__ = ("document_id", "text", "url", "title", "timestamp", "chunks", "summary")
+    DOCUMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    document_id: str
+    text: str
+    url: str
+    title: str
+    timestamp: _timestamp_pb2.Timestamp
+    chunks: _containers.RepeatedCompositeFieldContainer[KnowledgeBaseChunk]
+    summary: str
+    def __init__(self, document_id: _Optional[str] = ..., text: _Optional[str] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., timestamp: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., chunks: _Optional[_Iterable[_Union[KnowledgeBaseChunk, _Mapping]]] = ..., summary: _Optional[str] = ...) -> None: ...
+
+class KnowledgeBaseChunk(_message.Message):
+    __slots__ = ("text", "markdown_chunk", "position")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    MARKDOWN_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    markdown_chunk: MarkdownChunk
+    position: int
+    def __init__(self, text: _Optional[str] = ..., markdown_chunk: _Optional[_Union[MarkdownChunk, _Mapping]] = ..., position: _Optional[int] = ...) -> None: ...
+
+class MarkdownChunk(_message.Message):
+    __slots__ = ("text",)
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    def __init__(self, text: _Optional[str] = ...) -> None: ...
 
 class CortexStepSearchWeb(_message.Message):
     __slots__ = ("query", "domain", "web_search_url", "summary", "third_party_config", "search_type")
@@ -2314,8 +2505,8 @@ class CortexStepSearchWeb(_message.Message):
 class ThirdPartyWebSearchConfig(_message.Message):
     __slots__ = ("provider",)
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
-    provider: WebSearchProvider
-    def __init__(self, provider: _Optional[_Union[WebSearchProvider, str]] = ...) -> None: ...
+    provider: ThirdPartyWebSearchProvider
+    def __init__(self, provider: _Optional[_Union[ThirdPartyWebSearchProvider, str]] = ...) -> None: ...
 
 class CortexStepMcpTool(_message.Message):
     __slots__ = ("server_name", "tool_call", "user_rejected", "result_string", "result_uri")
@@ -2520,8 +2711,12 @@ class InjectedResponseMetadata(_message.Message):
     def __init__(self) -> None: ...
 
 class ChatModelMetadata(_message.Message):
-    __slots__ = ("system_prompt", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "message_metadata", "retry_infos", "response_model", "attributes", "display_name", "completion_config")
+    __slots__ = ("system_prompt", "message_prompts", "tool_choice", "tools", "prompt_sections", "model", "usage", "last_cache_index", "chat_start_metadata", "time_to_first_token", "streaming_duration", "retries", "message_metadata", "retry_infos", "response_model", "attributes", "display_name", "completion_config")
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_PROMPTS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CHOICE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_SECTIONS_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     LAST_CACHE_INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -2536,6 +2731,10 @@ class ChatModelMetadata(_message.Message):
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     system_prompt: str
+    message_prompts: _containers.RepeatedCompositeFieldContainer[ChatMessagePrompt]
+    tool_choice: ChatToolChoice
+    tools: _containers.RepeatedCompositeFieldContainer[ChatToolDefinition]
+    prompt_sections: _containers.RepeatedCompositeFieldContainer[PromptSection]
     model: Model
     usage: ModelUsageStats
     last_cache_index: int
@@ -2549,7 +2748,7 @@ class ChatModelMetadata(_message.Message):
     attributes: _containers.RepeatedCompositeFieldContainer[ModelAttribute]
     display_name: str
     completion_config: CompletionConfiguration
-    def __init__(self, system_prompt: _Optional[str] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., message_metadata: _Optional[_Iterable[_Union[MessagePromptMetadata, _Mapping]]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ..., completion_config: _Optional[_Union[CompletionConfiguration, _Mapping]] = ...) -> None: ...
+    def __init__(self, system_prompt: _Optional[str] = ..., message_prompts: _Optional[_Iterable[_Union[ChatMessagePrompt, _Mapping]]] = ..., tool_choice: _Optional[_Union[ChatToolChoice, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ChatToolDefinition, _Mapping]]] = ..., prompt_sections: _Optional[_Iterable[_Union[PromptSection, _Mapping]]] = ..., model: _Optional[_Union[Model, str]] = ..., usage: _Optional[_Union[ModelUsageStats, _Mapping]] = ..., last_cache_index: _Optional[int] = ..., chat_start_metadata: _Optional[_Union[ChatStartMetadata, _Mapping]] = ..., time_to_first_token: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., streaming_duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., retries: _Optional[int] = ..., message_metadata: _Optional[_Iterable[_Union[MessagePromptMetadata, _Mapping]]] = ..., retry_infos: _Optional[_Iterable[_Union[RetryInfo, _Mapping]]] = ..., response_model: _Optional[str] = ..., attributes: _Optional[_Iterable[_Union[ModelAttribute, _Mapping]]] = ..., display_name: _Optional[str] = ..., completion_config: _Optional[_Union[CompletionConfiguration, _Mapping]] = ...) -> None: ...
 
 class CompletionConfiguration(_message.Message):
     __slots__ = ("num_completions", "max_tokens", "max_newlines", "temperature", "first_temperature", "top_k", "top_p", "stop_patterns", "fim_eot_prob_threshold")
@@ -2580,6 +2779,108 @@ class MessagePromptMetadata(_message.Message):
     message_index: int
     segment_index: int
     def __init__(self, message_index: _Optional[int] = ..., segment_index: _Optional[int] = ...) -> None: ...
+
+class ChatMessagePrompt(_message.Message):
+    __slots__ = ("message_id", "source", "prompt", "num_tokens", "safe_for_code_telemetry", "tool_calls", "tool_call_id", "prompt_cache_options", "tool_result_is_error", "thinking", "raw_thinking", "signature", "thinking_signature", "thinking_redacted", "step_idx", "media", "provider_assigned_message_id")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    NUM_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    SAFE_FOR_CODE_TELEMETRY_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_CACHE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_RESULT_IS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    THINKING_FIELD_NUMBER: _ClassVar[int]
+    RAW_THINKING_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    THINKING_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    THINKING_REDACTED_FIELD_NUMBER: _ClassVar[int]
+    STEP_IDX_FIELD_NUMBER: _ClassVar[int]
+    MEDIA_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ASSIGNED_MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    source: ChatMessageSource
+    prompt: str
+    num_tokens: int
+    safe_for_code_telemetry: bool
+    tool_calls: _containers.RepeatedCompositeFieldContainer[ChatToolCall]
+    tool_call_id: str
+    prompt_cache_options: PromptCacheOptions
+    tool_result_is_error: bool
+    thinking: str
+    raw_thinking: str
+    signature: str
+    thinking_signature: bytes
+    thinking_redacted: bool
+    step_idx: int
+    media: _containers.RepeatedCompositeFieldContainer[Media]
+    provider_assigned_message_id: str
+    def __init__(self, message_id: _Optional[str] = ..., source: _Optional[_Union[ChatMessageSource, str]] = ..., prompt: _Optional[str] = ..., num_tokens: _Optional[int] = ..., safe_for_code_telemetry: _Optional[bool] = ..., tool_calls: _Optional[_Iterable[_Union[ChatToolCall, _Mapping]]] = ..., tool_call_id: _Optional[str] = ..., prompt_cache_options: _Optional[_Union[PromptCacheOptions, _Mapping]] = ..., tool_result_is_error: _Optional[bool] = ..., thinking: _Optional[str] = ..., raw_thinking: _Optional[str] = ..., signature: _Optional[str] = ..., thinking_signature: _Optional[bytes] = ..., thinking_redacted: _Optional[bool] = ..., step_idx: _Optional[int] = ..., media: _Optional[_Iterable[_Union[Media, _Mapping]]] = ..., provider_assigned_message_id: _Optional[str] = ...) -> None: ...
+
+class ChatToolChoice(_message.Message):
+    __slots__ = ("option_name", "tool_name")
+    OPTION_NAME_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    option_name: str
+    tool_name: str
+    def __init__(self, option_name: _Optional[str] = ..., tool_name: _Optional[str] = ...) -> None: ...
+
+class ChatToolDefinition(_message.Message):
+    __slots__ = ("name", "description", "json_schema_string", "strict", "attribution_field_names", "server_name")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    JSON_SCHEMA_STRING_FIELD_NUMBER: _ClassVar[int]
+    STRICT_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTION_FIELD_NAMES_FIELD_NUMBER: _ClassVar[int]
+    SERVER_NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    json_schema_string: str
+    strict: bool
+    attribution_field_names: _containers.RepeatedScalarFieldContainer[str]
+    server_name: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., json_schema_string: _Optional[str] = ..., strict: _Optional[bool] = ..., attribution_field_names: _Optional[_Iterable[str]] = ..., server_name: _Optional[str] = ...) -> None: ...
+
+class PromptSection(_message.Message):
+    __slots__ = ("title", "content", "metadata", "dynamic_content", "token_type", "token_source", "templated_content", "templated_dynamic_content")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    DYNAMIC_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_TYPE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_SOURCE_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATED_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATED_DYNAMIC_CONTENT_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    content: str
+    metadata: PromptSectionMetadata
+    dynamic_content: str
+    token_type: TokenType
+    token_source: TokenSource
+    templated_content: str
+    templated_dynamic_content: str
+    def __init__(self, title: _Optional[str] = ..., content: _Optional[str] = ..., metadata: _Optional[_Union[PromptSectionMetadata, _Mapping]] = ..., dynamic_content: _Optional[str] = ..., token_type: _Optional[_Union[TokenType, str]] = ..., token_source: _Optional[_Union[TokenSource, str]] = ..., templated_content: _Optional[str] = ..., templated_dynamic_content: _Optional[str] = ...) -> None: ...
+
+class PromptSectionMetadata(_message.Message):
+    __slots__ = ("source_type", "template_key", "is_internal")
+    class PromptSectionSourceType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        PROMPT_SECTION_SOURCE_TYPE_UNSPECIFIED: _ClassVar[PromptSectionMetadata.PromptSectionSourceType]
+        PROMPT_SECTION_SOURCE_TYPE_RAW: _ClassVar[PromptSectionMetadata.PromptSectionSourceType]
+        PROMPT_SECTION_SOURCE_TYPE_TEMPLATE: _ClassVar[PromptSectionMetadata.PromptSectionSourceType]
+        PROMPT_SECTION_SOURCE_TYPE_INLINE_TEMPLATE: _ClassVar[PromptSectionMetadata.PromptSectionSourceType]
+    PROMPT_SECTION_SOURCE_TYPE_UNSPECIFIED: PromptSectionMetadata.PromptSectionSourceType
+    PROMPT_SECTION_SOURCE_TYPE_RAW: PromptSectionMetadata.PromptSectionSourceType
+    PROMPT_SECTION_SOURCE_TYPE_TEMPLATE: PromptSectionMetadata.PromptSectionSourceType
+    PROMPT_SECTION_SOURCE_TYPE_INLINE_TEMPLATE: PromptSectionMetadata.PromptSectionSourceType
+    SOURCE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    TEMPLATE_KEY_FIELD_NUMBER: _ClassVar[int]
+    IS_INTERNAL_FIELD_NUMBER: _ClassVar[int]
+    source_type: PromptSectionMetadata.PromptSectionSourceType
+    template_key: str
+    is_internal: bool
+    def __init__(self, source_type: _Optional[_Union[PromptSectionMetadata.PromptSectionSourceType, str]] = ..., template_key: _Optional[str] = ..., is_internal: _Optional[bool] = ...) -> None: ...
 
 class ModelAttribute(_message.Message):
     __slots__ = ("key", "value")
@@ -2620,8 +2921,10 @@ class CacheBreakpointMetadata(_message.Message):
     def __init__(self, index: _Optional[int] = ..., options: _Optional[_Union[PromptCacheOptions, _Mapping]] = ..., content_checksum: _Optional[str] = ...) -> None: ...
 
 class PromptCacheOptions(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("type",)
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    type: CacheControlType
+    def __init__(self, type: _Optional[_Union[CacheControlType, str]] = ...) -> None: ...
 
 class ContextWindowMetadata(_message.Message):
     __slots__ = ("estimated_tokens_used", "truncation_reason", "token_breakdown")
@@ -2654,30 +2957,74 @@ class TopLevelTokenGroup(_message.Message):
     def __init__(self, name: _Optional[str] = ..., type: _Optional[_Union[TokenType, str]] = ..., source: _Optional[_Union[TokenSource, str]] = ..., num_tokens: _Optional[int] = ...) -> None: ...
 
 class CascadePlannerConfig(_message.Message):
-    __slots__ = ("plan_model", "max_output_tokens", "no_tool_explanation", "requested_model", "model_name", "no_tool_summary", "no_wait_for_previous_tools", "customization_config")
+    __slots__ = ("plan_model", "conversational", "max_output_tokens", "no_tool_explanation", "requested_model", "model_name", "knowledge_config", "no_tool_summary", "no_wait_for_previous_tools", "customization_config")
     PLAN_MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATIONAL_FIELD_NUMBER: _ClassVar[int]
     MAX_OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     NO_TOOL_EXPLANATION_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_MODEL_FIELD_NUMBER: _ClassVar[int]
     MODEL_NAME_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_CONFIG_FIELD_NUMBER: _ClassVar[int]
     NO_TOOL_SUMMARY_FIELD_NUMBER: _ClassVar[int]
     NO_WAIT_FOR_PREVIOUS_TOOLS_FIELD_NUMBER: _ClassVar[int]
     CUSTOMIZATION_CONFIG_FIELD_NUMBER: _ClassVar[int]
     plan_model: Model
+    conversational: CascadeConversationalPlannerConfig
     max_output_tokens: int
     no_tool_explanation: bool
     requested_model: ModelOrAlias
     model_name: str
+    knowledge_config: KnowledgeConfig
     no_tool_summary: bool
     no_wait_for_previous_tools: bool
     customization_config: CustomizationConfig
-    def __init__(self, plan_model: _Optional[_Union[Model, str]] = ..., max_output_tokens: _Optional[int] = ..., no_tool_explanation: _Optional[bool] = ..., requested_model: _Optional[_Union[ModelOrAlias, _Mapping]] = ..., model_name: _Optional[str] = ..., no_tool_summary: _Optional[bool] = ..., no_wait_for_previous_tools: _Optional[bool] = ..., customization_config: _Optional[_Union[CustomizationConfig, _Mapping]] = ...) -> None: ...
+    def __init__(self, plan_model: _Optional[_Union[Model, str]] = ..., conversational: _Optional[_Union[CascadeConversationalPlannerConfig, _Mapping]] = ..., max_output_tokens: _Optional[int] = ..., no_tool_explanation: _Optional[bool] = ..., requested_model: _Optional[_Union[ModelOrAlias, _Mapping]] = ..., model_name: _Optional[str] = ..., knowledge_config: _Optional[_Union[KnowledgeConfig, _Mapping]] = ..., no_tool_summary: _Optional[bool] = ..., no_wait_for_previous_tools: _Optional[bool] = ..., customization_config: _Optional[_Union[CustomizationConfig, _Mapping]] = ...) -> None: ...
+
+class CascadeConversationalPlannerConfig(_message.Message):
+    __slots__ = ("planner_mode", "eval_mode", "agentic_mode", "prompt_combination_name", "conversation_history_config")
+    PLANNER_MODE_FIELD_NUMBER: _ClassVar[int]
+    EVAL_MODE_FIELD_NUMBER: _ClassVar[int]
+    AGENTIC_MODE_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_COMBINATION_NAME_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_HISTORY_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    planner_mode: ConversationalPlannerMode
+    eval_mode: bool
+    agentic_mode: bool
+    prompt_combination_name: str
+    conversation_history_config: ConversationHistoryConfig
+    def __init__(self, planner_mode: _Optional[_Union[ConversationalPlannerMode, str]] = ..., eval_mode: _Optional[bool] = ..., agentic_mode: _Optional[bool] = ..., prompt_combination_name: _Optional[str] = ..., conversation_history_config: _Optional[_Union[ConversationHistoryConfig, _Mapping]] = ...) -> None: ...
+
+class KnowledgeConfig(_message.Message):
+    __slots__ = ("enabled", "model", "max_context_tokens", "max_invocations", "min_turns_between_knowledge_generation", "max_knowledge_items", "max_artifacts_per_ki", "max_title_length", "max_summary_length", "enable_ki_insertion")
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONTEXT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    MAX_INVOCATIONS_FIELD_NUMBER: _ClassVar[int]
+    MIN_TURNS_BETWEEN_KNOWLEDGE_GENERATION_FIELD_NUMBER: _ClassVar[int]
+    MAX_KNOWLEDGE_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    MAX_ARTIFACTS_PER_KI_FIELD_NUMBER: _ClassVar[int]
+    MAX_TITLE_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    MAX_SUMMARY_LENGTH_FIELD_NUMBER: _ClassVar[int]
+    ENABLE_KI_INSERTION_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    model: Model
+    max_context_tokens: int
+    max_invocations: int
+    min_turns_between_knowledge_generation: int
+    max_knowledge_items: int
+    max_artifacts_per_ki: int
+    max_title_length: int
+    max_summary_length: int
+    enable_ki_insertion: bool
+    def __init__(self, enabled: _Optional[bool] = ..., model: _Optional[_Union[Model, str]] = ..., max_context_tokens: _Optional[int] = ..., max_invocations: _Optional[int] = ..., min_turns_between_knowledge_generation: _Optional[int] = ..., max_knowledge_items: _Optional[int] = ..., max_artifacts_per_ki: _Optional[int] = ..., max_title_length: _Optional[int] = ..., max_summary_length: _Optional[int] = ..., enable_ki_insertion: _Optional[bool] = ...) -> None: ...
 
 class CustomizationConfig(_message.Message):
-    __slots__ = ("agent_path",)
+    __slots__ = ("agent_path", "enable_json_hooks")
     AGENT_PATH_FIELD_NUMBER: _ClassVar[int]
+    ENABLE_JSON_HOOKS_FIELD_NUMBER: _ClassVar[int]
     agent_path: str
-    def __init__(self, agent_path: _Optional[str] = ...) -> None: ...
+    enable_json_hooks: bool
+    def __init__(self, agent_path: _Optional[str] = ..., enable_json_hooks: _Optional[bool] = ...) -> None: ...
 
 class ExecutorMetadata(_message.Message):
     __slots__ = ("termination_reason", "num_generator_invocations", "last_step_idx", "proceeded_with_auto_continue", "num_forced_invocations", "execution_id", "cascade_config", "mendel_experiment_ids", "error")
@@ -2702,7 +3049,43 @@ class ExecutorMetadata(_message.Message):
     def __init__(self, termination_reason: _Optional[_Union[ExecutorTerminationReason, str]] = ..., num_generator_invocations: _Optional[int] = ..., last_step_idx: _Optional[int] = ..., proceeded_with_auto_continue: _Optional[bool] = ..., num_forced_invocations: _Optional[int] = ..., execution_id: _Optional[str] = ..., cascade_config: _Optional[_Union[CascadeConfig, _Mapping]] = ..., mendel_experiment_ids: _Optional[_Iterable[int]] = ..., error: _Optional[str] = ...) -> None: ...
 
 class CascadeConfig(_message.Message):
-    __slots__ = ("planner_config",)
+    __slots__ = ("planner_config", "conversation_history_config", "split_dynamic_prompt_sections", "message_config", "agent_api_config")
     PLANNER_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_HISTORY_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_DYNAMIC_PROMPT_SECTIONS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    AGENT_API_CONFIG_FIELD_NUMBER: _ClassVar[int]
     planner_config: CascadePlannerConfig
-    def __init__(self, planner_config: _Optional[_Union[CascadePlannerConfig, _Mapping]] = ...) -> None: ...
+    conversation_history_config: ConversationHistoryConfig
+    split_dynamic_prompt_sections: bool
+    message_config: MessageConfig
+    agent_api_config: AgentApiConfig
+    def __init__(self, planner_config: _Optional[_Union[CascadePlannerConfig, _Mapping]] = ..., conversation_history_config: _Optional[_Union[ConversationHistoryConfig, _Mapping]] = ..., split_dynamic_prompt_sections: _Optional[bool] = ..., message_config: _Optional[_Union[MessageConfig, _Mapping]] = ..., agent_api_config: _Optional[_Union[AgentApiConfig, _Mapping]] = ...) -> None: ...
+
+class ConversationHistoryConfig(_message.Message):
+    __slots__ = ("enabled", "max_conversations", "max_title_chars", "max_user_intent_chars", "max_conversation_logs_chars", "max_artifact_summary_chars")
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONVERSATIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TITLE_CHARS_FIELD_NUMBER: _ClassVar[int]
+    MAX_USER_INTENT_CHARS_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONVERSATION_LOGS_CHARS_FIELD_NUMBER: _ClassVar[int]
+    MAX_ARTIFACT_SUMMARY_CHARS_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    max_conversations: int
+    max_title_chars: int
+    max_user_intent_chars: int
+    max_conversation_logs_chars: int
+    max_artifact_summary_chars: int
+    def __init__(self, enabled: _Optional[bool] = ..., max_conversations: _Optional[int] = ..., max_title_chars: _Optional[int] = ..., max_user_intent_chars: _Optional[int] = ..., max_conversation_logs_chars: _Optional[int] = ..., max_artifact_summary_chars: _Optional[int] = ...) -> None: ...
+
+class MessageConfig(_message.Message):
+    __slots__ = ("enabled",)
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    def __init__(self, enabled: _Optional[bool] = ...) -> None: ...
+
+class AgentApiConfig(_message.Message):
+    __slots__ = ("enabled",)
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    def __init__(self, enabled: _Optional[bool] = ...) -> None: ...
