@@ -372,7 +372,7 @@ PROVIDER = "steps.[].searchWeb.thirdPartyConfig.provider"
 
 
 def test_enum_paths_of_our_proto():
-    assert enum_at(PROVIDER).name == "WebSearchProvider"
+    assert enum_at(PROVIDER).name == "ThirdPartyWebSearchProvider"
     assert enum_at("steps.[].type").name == "CortexStepType"
     assert enum_at("steps.[].subtrajectory.steps.[].status").name == "CortexStepStatus"  # an embedded trajectory
     assert enum_at("steps.[].searchWeb.query") is None  # a string field
