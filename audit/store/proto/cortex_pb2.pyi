@@ -2173,11 +2173,10 @@ class ReplacementChunk(_message.Message):
     def __init__(self, target_content: _Optional[str] = ..., replacement_content: _Optional[str] = ..., allow_multiple: _Optional[bool] = ..., target_has_carriage_return: _Optional[bool] = ..., context_lines: _Optional[_Iterable[str]] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., index: _Optional[int] = ...) -> None: ...
 
 class ReplacementChunkInfo(_message.Message):
-    __slots__ = ("original_chunk", "fuzzy_match", "edit_distance", "rel_edit_distance", "num_matches", "error", "is_non_exact", "boundary_lines_match", "error_str", "fast_apply_fixable", "use_global_match", "repair_fixable", "repaired")
+    __slots__ = ("original_chunk", "fuzzy_match", "edit_distance", "num_matches", "error", "is_non_exact", "boundary_lines_match", "error_str", "fast_apply_fixable", "use_global_match", "repair_fixable", "repaired")
     ORIGINAL_CHUNK_FIELD_NUMBER: _ClassVar[int]
     FUZZY_MATCH_FIELD_NUMBER: _ClassVar[int]
     EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
-    REL_EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
     NUM_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     IS_NON_EXACT_FIELD_NUMBER: _ClassVar[int]
@@ -2190,7 +2189,6 @@ class ReplacementChunkInfo(_message.Message):
     original_chunk: ReplacementChunk
     fuzzy_match: str
     edit_distance: int
-    rel_edit_distance: float
     num_matches: int
     error: bool
     is_non_exact: bool
@@ -2200,7 +2198,7 @@ class ReplacementChunkInfo(_message.Message):
     use_global_match: bool
     repair_fixable: bool
     repaired: bool
-    def __init__(self, original_chunk: _Optional[_Union[ReplacementChunk, _Mapping]] = ..., fuzzy_match: _Optional[str] = ..., edit_distance: _Optional[int] = ..., rel_edit_distance: _Optional[float] = ..., num_matches: _Optional[int] = ..., error: _Optional[bool] = ..., is_non_exact: _Optional[bool] = ..., boundary_lines_match: _Optional[bool] = ..., error_str: _Optional[str] = ..., fast_apply_fixable: _Optional[bool] = ..., use_global_match: _Optional[bool] = ..., repair_fixable: _Optional[bool] = ..., repaired: _Optional[bool] = ...) -> None: ...
+    def __init__(self, original_chunk: _Optional[_Union[ReplacementChunk, _Mapping]] = ..., fuzzy_match: _Optional[str] = ..., edit_distance: _Optional[int] = ..., num_matches: _Optional[int] = ..., error: _Optional[bool] = ..., is_non_exact: _Optional[bool] = ..., boundary_lines_match: _Optional[bool] = ..., error_str: _Optional[str] = ..., fast_apply_fixable: _Optional[bool] = ..., use_global_match: _Optional[bool] = ..., repair_fixable: _Optional[bool] = ..., repaired: _Optional[bool] = ...) -> None: ...
 
 class ArtifactMetadata(_message.Message):
     __slots__ = ("artifact_type", "summary", "created_at", "updated_at", "version", "request_feedback")
