@@ -14,23 +14,41 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     executorMetadatas[]: cascadeConfig{}, error, executionId, lastStepIdx,
         mendelExperimentIds[], numForcedInvocations, numGeneratorInvocations,
         proceededWithAutoContinue, terminationReason
-    executorMetadatas[].cascadeConfig: plannerConfig{}
-    executorMetadatas[].cascadeConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
-        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
+    executorMetadatas[].cascadeConfig: agentApiConfig{}, conversationHistoryConfig{},
+        messageConfig{}, plannerConfig{}, splitDynamicPromptSections
+    executorMetadatas[].cascadeConfig.agentApiConfig: enabled
+    executorMetadatas[].cascadeConfig.conversationHistoryConfig: enabled,
+        maxArtifactSummaryChars, maxConversationLogsChars, maxConversations, maxTitleChars,
+        maxUserIntentChars
+    executorMetadatas[].cascadeConfig.messageConfig: enabled
+    executorMetadatas[].cascadeConfig.plannerConfig: conversational{},
+        customizationConfig{}, knowledgeConfig{}, maxOutputTokens, modelName,
+        noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
         requestedModel{}
-    executorMetadatas[].cascadeConfig.plannerConfig.customizationConfig: agentPath
+    executorMetadatas[].cascadeConfig.plannerConfig.conversational: agenticMode,
+        conversationHistoryConfig{}, evalMode, plannerMode, promptCombinationName
+    executorMetadatas[].cascadeConfig.plannerConfig.conversational.conversationHistoryConfig
+        : enabled, maxArtifactSummaryChars, maxConversationLogsChars, maxConversations,
+        maxTitleChars, maxUserIntentChars
+    executorMetadatas[].cascadeConfig.plannerConfig.customizationConfig: agentPath,
+        enableJsonHooks
+    executorMetadatas[].cascadeConfig.plannerConfig.knowledgeConfig: enableKiInsertion,
+        enabled, maxArtifactsPerKi, maxContextTokens, maxInvocations, maxKnowledgeItems,
+        maxSummaryLength, maxTitleLength, minTurnsBetweenKnowledgeGeneration, model
     executorMetadatas[].cascadeConfig.plannerConfig.requestedModel: model
     generatorMetadata[]: chatModel{}, error, executionId, injected{}, mendelExperimentIds[],
         plannerConfig{}, stepIndices[]
     generatorMetadata[].chatModel: attributes[], chatStartMetadata{}, completionConfig{},
-        displayName, lastCacheIndex, messageMetadata[], model, responseModel, retries,
-        retryInfos[], streamingDuration, systemPrompt, timeToFirstToken, usage{}
+        displayName, lastCacheIndex, messageMetadata[], messagePrompts[], model,
+        promptSections[], responseModel, retries, retryInfos[], streamingDuration,
+        systemPrompt, timeToFirstToken, toolChoice{}, tools[], usage{}
     generatorMetadata[].chatModel.attributes[]: key, value
     generatorMetadata[].chatModel.chatStartMetadata: cacheBreakpoints[], checkpointIndex,
         contextWindowMetadata{}, createdAt, latestStableMessageIndex, startStepIndex,
         systemPromptCache{}, timeSinceLastInvocation
     generatorMetadata[].chatModel.chatStartMetadata.cacheBreakpoints[]: contentChecksum,
         index, options{}
+    generatorMetadata[].chatModel.chatStartMetadata.cacheBreakpoints[].options: type
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata:
         estimatedTokensUsed, tokenBreakdown{}, truncationReason
     generatorMetadata[].chatModel.chatStartMetadata.contextWindowMetadata.tokenBreakdown:
@@ -39,22 +57,47 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         ups[]: name, numTokens, source, type
     generatorMetadata[].chatModel.chatStartMetadata.systemPromptCache: contentChecksum,
         index, options{}
+    generatorMetadata[].chatModel.chatStartMetadata.systemPromptCache.options: type
     generatorMetadata[].chatModel.completionConfig: fimEotProbThreshold, firstTemperature,
         maxNewlines, maxTokens, numCompletions, stopPatterns[], temperature, topK, topP
     generatorMetadata[].chatModel.messageMetadata[]: messageIndex, segmentIndex
+    generatorMetadata[].chatModel.messagePrompts[]: media[], messageId, numTokens, prompt,
+        promptCacheOptions{}, providerAssignedMessageId, rawThinking, safeForCodeTelemetry,
+        signature, source, stepIdx, thinking, thinkingRedacted, thinkingSignature,
+        toolCallId, toolCalls[], toolResultIsError
+    generatorMetadata[].chatModel.messagePrompts[].media[]: description, inlineData,
+        mimeType, thumbnail, uri
+    generatorMetadata[].chatModel.messagePrompts[].promptCacheOptions: type
+    generatorMetadata[].chatModel.messagePrompts[].toolCalls[]: argumentsJson, id, name,
+        originalName, thinkingSignature
+    generatorMetadata[].chatModel.promptSections[]: content, dynamicContent, metadata{},
+        templatedContent, templatedDynamicContent, title, tokenSource, tokenType
+    generatorMetadata[].chatModel.promptSections[].metadata: isInternal, sourceType,
+        templateKey
     generatorMetadata[].chatModel.retryInfos[]: error, retryReason, traceId, usage{}
     generatorMetadata[].chatModel.retryInfos[].usage: apiProvider, cacheReadTokens,
         cacheWriteTokens, inputTokens, messageId, model, outputTokens, responseHeader{},
         responseId, responseOutputTokens, thinkingOutputTokens
     generatorMetadata[].chatModel.retryInfos[].usage.responseHeader: *
+    generatorMetadata[].chatModel.toolChoice: optionName, toolName
+    generatorMetadata[].chatModel.tools[]: attributionFieldNames[], description,
+        jsonSchemaString, name, serverName, strict
     generatorMetadata[].chatModel.usage: apiProvider, cacheReadTokens, cacheWriteTokens,
         inputTokens, messageId, model, outputTokens, responseHeader{}, responseId,
         responseOutputTokens, thinkingOutputTokens
     generatorMetadata[].chatModel.usage.responseHeader: *
-    generatorMetadata[].plannerConfig: customizationConfig{}, maxOutputTokens, modelName,
-        noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
-        requestedModel{}
-    generatorMetadata[].plannerConfig.customizationConfig: agentPath
+    generatorMetadata[].plannerConfig: conversational{}, customizationConfig{},
+        knowledgeConfig{}, maxOutputTokens, modelName, noToolExplanation, noToolSummary,
+        noWaitForPreviousTools, planModel, requestedModel{}
+    generatorMetadata[].plannerConfig.conversational: agenticMode,
+        conversationHistoryConfig{}, evalMode, plannerMode, promptCombinationName
+    generatorMetadata[].plannerConfig.conversational.conversationHistoryConfig: enabled,
+        maxArtifactSummaryChars, maxConversationLogsChars, maxConversations, maxTitleChars,
+        maxUserIntentChars
+    generatorMetadata[].plannerConfig.customizationConfig: agentPath, enableJsonHooks
+    generatorMetadata[].plannerConfig.knowledgeConfig: enableKiInsertion, enabled,
+        maxArtifactsPerKi, maxContextTokens, maxInvocations, maxKnowledgeItems,
+        maxSummaryLength, maxTitleLength, minTurnsBetweenKnowledgeGeneration, model
     generatorMetadata[].plannerConfig.requestedModel: model
     metadata: createdAt, initializationStateId, mendelExperimentIds[], parentConversationId,
         rootConversationId, workspaceUris[], workspaces[]
@@ -84,12 +127,30 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].checkpoint.trajectoryFileDiffs[]: hasModelEdited, isArtifactFile,
         isKnowledgeFile, lastModifiedAt, modifiedContent, originalContent, uri
     steps[].codeAction: actionResult{}, actionSpec{}, artifactMetadata{}, description,
-        isArtifactFile, markdownValidationError, targetFileHasAllCarriageReturns,
-        targetFileHasCarriageReturns, useFastApply
+        isArtifactFile, markdownValidationError, replacementInfos[],
+        targetFileHasAllCarriageReturns, targetFileHasCarriageReturns, useFastApply
     steps[].codeAction.actionResult: edit{}
     steps[].codeAction.actionResult.edit: absoluteUri, createFile, originalContent
     steps[].codeAction.actionSpec: command{}, createFile{}
-    steps[].codeAction.artifactMetadata: artifactType, summary
+    steps[].codeAction.actionSpec.command: file{}, instruction, isEdit, replacementChunks[],
+        useFastApply
+    steps[].codeAction.actionSpec.command.file: absoluteUri, workspaceUrisToRelativePaths{}
+    steps[].codeAction.actionSpec.command.file.workspaceUrisToRelativePaths: *
+    steps[].codeAction.actionSpec.command.replacementChunks[]: allowMultiple,
+        contextLines[], endLine, index, replacementContent, startLine, targetContent,
+        targetHasCarriageReturn
+    steps[].codeAction.actionSpec.createFile: instruction, overwrite, path{}
+    steps[].codeAction.actionSpec.createFile.path: absoluteUri,
+        workspaceUrisToRelativePaths{}
+    steps[].codeAction.actionSpec.createFile.path.workspaceUrisToRelativePaths: *
+    steps[].codeAction.artifactMetadata: artifactType, createdAt, requestFeedback, summary,
+        updatedAt, version
+    steps[].codeAction.replacementInfos[]: boundaryLinesMatch, editDistance, error,
+        errorStr, fastApplyFixable, fuzzyMatch, isNonExact, numMatches, originalChunk{},
+        repairFixable, repaired, useGlobalMatch
+    steps[].codeAction.replacementInfos[].originalChunk: allowMultiple, contextLines[],
+        endLine, index, replacementContent, startLine, targetContent,
+        targetHasCarriageReturn
     steps[].commandStatus: commandId, outputCharacterCount, waitDurationSeconds
     steps[].completedInteractions[]: request{}, response{}
     steps[].completedInteractions[].request: askQuestion{}, permission{}
@@ -171,7 +232,12 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         startIndex, uri
     steps[].plannerResponse.toolCalls[]: argumentsJson, id, name, originalName,
         thinkingSignature
-    steps[].readUrlContent: contentPath, latencyMs, resolvedUrl, url, userRejected
+    steps[].readUrlContent: contentPath, latencyMs, resolvedUrl, url, userRejected,
+        webDocument{}
+    steps[].readUrlContent.webDocument: chunks[], documentId, summary, text, timestamp,
+        title, url
+    steps[].readUrlContent.webDocument.chunks[]: markdownChunk{}, position, text
+    steps[].readUrlContent.webDocument.chunks[].markdownChunk: text
     steps[].requestedInteraction: askQuestion{}, permission{}
     steps[].requestedInteraction.askQuestion: questions[]
     steps[].requestedInteraction.askQuestion.questions[]: isMultiSelect, options[],
@@ -199,19 +265,53 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[].taskDetails: description, id, logUri
     steps[].userInput: activeUserState{}, artifactComments[], items[], lastUserConfig{},
         media[], query, userConfig{}, userResponse
+    steps[].userInput.artifactComments[]: approvalStatus, artifactUri, comment, fullFile{}
+    steps[].userInput.artifactComments[].fullFile: media{}
+    steps[].userInput.artifactComments[].fullFile.media: description, inlineData, mimeType,
+        thumbnail, uri
     steps[].userInput.items[]: text
-    steps[].userInput.lastUserConfig: plannerConfig{}
-    steps[].userInput.lastUserConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
-        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
-        requestedModel{}
-    steps[].userInput.lastUserConfig.plannerConfig.customizationConfig: agentPath
+    steps[].userInput.lastUserConfig: agentApiConfig{}, conversationHistoryConfig{},
+        messageConfig{}, plannerConfig{}, splitDynamicPromptSections
+    steps[].userInput.lastUserConfig.agentApiConfig: enabled
+    steps[].userInput.lastUserConfig.conversationHistoryConfig: enabled,
+        maxArtifactSummaryChars, maxConversationLogsChars, maxConversations, maxTitleChars,
+        maxUserIntentChars
+    steps[].userInput.lastUserConfig.messageConfig: enabled
+    steps[].userInput.lastUserConfig.plannerConfig: conversational{}, customizationConfig{},
+        knowledgeConfig{}, maxOutputTokens, modelName, noToolExplanation, noToolSummary,
+        noWaitForPreviousTools, planModel, requestedModel{}
+    steps[].userInput.lastUserConfig.plannerConfig.conversational: agenticMode,
+        conversationHistoryConfig{}, evalMode, plannerMode, promptCombinationName
+    steps[].userInput.lastUserConfig.plannerConfig.conversational.conversationHistoryConfig:
+        enabled, maxArtifactSummaryChars, maxConversationLogsChars, maxConversations,
+        maxTitleChars, maxUserIntentChars
+    steps[].userInput.lastUserConfig.plannerConfig.customizationConfig: agentPath,
+        enableJsonHooks
+    steps[].userInput.lastUserConfig.plannerConfig.knowledgeConfig: enableKiInsertion,
+        enabled, maxArtifactsPerKi, maxContextTokens, maxInvocations, maxKnowledgeItems,
+        maxSummaryLength, maxTitleLength, minTurnsBetweenKnowledgeGeneration, model
     steps[].userInput.lastUserConfig.plannerConfig.requestedModel: model
     steps[].userInput.media[]: description, inlineData, mimeType, thumbnail, uri
-    steps[].userInput.userConfig: plannerConfig{}
-    steps[].userInput.userConfig.plannerConfig: customizationConfig{}, maxOutputTokens,
-        modelName, noToolExplanation, noToolSummary, noWaitForPreviousTools, planModel,
-        requestedModel{}
-    steps[].userInput.userConfig.plannerConfig.customizationConfig: agentPath
+    steps[].userInput.userConfig: agentApiConfig{}, conversationHistoryConfig{},
+        messageConfig{}, plannerConfig{}, splitDynamicPromptSections
+    steps[].userInput.userConfig.agentApiConfig: enabled
+    steps[].userInput.userConfig.conversationHistoryConfig: enabled,
+        maxArtifactSummaryChars, maxConversationLogsChars, maxConversations, maxTitleChars,
+        maxUserIntentChars
+    steps[].userInput.userConfig.messageConfig: enabled
+    steps[].userInput.userConfig.plannerConfig: conversational{}, customizationConfig{},
+        knowledgeConfig{}, maxOutputTokens, modelName, noToolExplanation, noToolSummary,
+        noWaitForPreviousTools, planModel, requestedModel{}
+    steps[].userInput.userConfig.plannerConfig.conversational: agenticMode,
+        conversationHistoryConfig{}, evalMode, plannerMode, promptCombinationName
+    steps[].userInput.userConfig.plannerConfig.conversational.conversationHistoryConfig:
+        enabled, maxArtifactSummaryChars, maxConversationLogsChars, maxConversations,
+        maxTitleChars, maxUserIntentChars
+    steps[].userInput.userConfig.plannerConfig.customizationConfig: agentPath,
+        enableJsonHooks
+    steps[].userInput.userConfig.plannerConfig.knowledgeConfig: enableKiInsertion, enabled,
+        maxArtifactsPerKi, maxContextTokens, maxInvocations, maxKnowledgeItems,
+        maxSummaryLength, maxTitleLength, minTurnsBetweenKnowledgeGeneration, model
     steps[].userInput.userConfig.plannerConfig.requestedModel: model
     steps[].viewFile: absolutePathUri, content, endLine, isSkillFile, numBytes, numLines,
         skillMetadata{}, startLine
