@@ -415,7 +415,7 @@ def test_enum_numbers_and_paths_beyond_the_record_are_advisories_that_never_fail
             "enum-number",
             "string",
             "number",
-            note="a value of WebSearchProvider: cortex.proto names no such value, so it is written as its number; "
+            note="a value of ThirdPartyWebSearchProvider: cortex.proto names no such value, so it is written as its number; "
             "the other side writes the same enum by name",
         ),
         Change(media, "not-in-baseline", None, "array", note="known beyond agy-1.0.0's record: 22 real rows (a test)"),
