@@ -22,11 +22,9 @@ from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 
-# Enum values real rows carry that no source names: written as numbers, reported as unknown.
-UNNAMED = {
-    "steps.step_payload/CORTEX_STEP_TYPE_CODE_ACTION: 10.23.1:enum=2",
-    "steps.step_payload/CORTEX_STEP_TYPE_SEARCH_WEB: 42.6.1:enum=2",
-}
+# The enum value real rows carry that no source names (a prompt section's source type 4, in the last
+# generation row): written as a number, reported as unknown.
+UNNAMED = {"gen_metadata.data: 1.16.4.1:enum=4"}
 
 
 @pytest.fixture(scope="module")

@@ -231,6 +231,10 @@ MODEL = "MODEL_PLACEHOLDER_M20"
 """The generation model of real stores' most common rows (1020, "Gemini 3.5 Flash (Medium)")."""
 CASCADE = "@@CASCADE@@"
 """Stands for the conversation's own cascade id in step factories; ``realize`` binds it."""
+GENERATION = "@@GENERATION@@"
+"""A key a step list may put on a planner step: ``realize`` removes it and merges its fields into
+the ``chatModel`` of that step's generator metadata row (fields only generation rows hold, such as
+``promptSections``)."""
 _EXPERIMENTS = [101, 117, 2204, 35011, 40116]
 
 
@@ -283,6 +287,7 @@ def realize(doc: dict, *, workspace: str = "/home/agy/project") -> None:
         for planner in planners:
             tools = [i for i in turn if calls.get(((steps[i]["metadata"].get("toolCall") or {}).get("id")) or "") == planner]
             generator.append(_generation(rng, doc, planner, tools))
+            generator[-1]["chatModel"].update(steps[planner].pop(GENERATION, {}))
         if planners:
             last = steps[planners[-1]]["plannerResponse"]
             stop = last.get("stopReason")
@@ -440,11 +445,18 @@ def every_shape_steps(
     failed generation and its ERROR_MESSAGE, ephemeral and conversation-history messages.
 
     ``browser=False`` leaves out the BROWSER_SUBAGENT step (its payload and sub-trajectory are keys
-    the published sidecar record of agy 1.2.10/1.2.11 never shows); ``unnamed_enums=False`` leaves
-    out the two enum values real rows carry that no source names (``artifactMetadata.artifactType``,
-    ``searchWeb.thirdPartyConfig.provider``), which our export writes as numbers; ``media=False``
-    leaves out the images attached to the first prompt (``userInput.media``, also absent from the
-    published record)."""
+    the published sidecar record of agy 1.2.10/1.2.11 never shows); ``media=False`` leaves out the
+    images attached to the first prompt (``userInput.media``, also absent from the published
+    record). ``unnamed_enums=True`` writes an enum value real rows carry that no source names: a
+    prompt section of the last generation row (``chatModel.promptSections``, on the last row of
+    every real store) whose ``metadata.sourceType`` is 4 (24 of the 354 real sections;
+    MLV's ``PromptSectionSourceType`` does not name it, real-stores.md B.2.4), which our export writes as a number and ``inspect``
+    reports as ``1.16.4.1:enum=4``. It also writes the two values that were unnamed when the sample
+    store (``unnamed_enums=False``) and the synthetic values lines of agy-1.2.11 were recorded from
+    it, and that MLV's codeium_common names since: ``artifactMetadata.artifactType`` 2
+    (``ARTIFACT_TYPE_WALKTHROUGH``) and ``searchWeb.thirdPartyConfig.provider`` 2
+    (``THIRD_PARTY_WEB_SEARCH_PROVIDER_GEMINI``, every real web search); ``unnamed_enums=False``
+    leaves out all three."""
     images = [image_media(f"file://{workspace}/screenshot.png"), image_media(f"file://{workspace}/logo.png", "")]
     steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.", images if media else ())]
 
@@ -527,7 +539,10 @@ def every_shape_steps(
                 "useFastApply": True,
                 "description": "Add a README",
                 "isArtifactFile": True,
-                "artifactMetadata": {"summary": "Walkthrough of the setup", **({"artifactType": 2} if unnamed_enums else {})},
+                "artifactMetadata": {
+                    "summary": "Walkthrough of the setup",
+                    **({"artifactType": "ARTIFACT_TYPE_WALKTHROUGH"} if unnamed_enums else {}),
+                },
             },
         ),
     )
@@ -540,7 +555,7 @@ def every_shape_steps(
             searchWeb={
                 "query": "pytest fixtures",
                 "summary": sentence(rng),
-                **({"thirdPartyConfig": {"provider": 2}} if unnamed_enums else {}),
+                **({"thirdPartyConfig": {"provider": "THIRD_PARTY_WEB_SEARCH_PROVIDER_GEMINI"}} if unnamed_enums else {}),
                 "searchType": "SEARCH_WEB_TYPE_WEB",
             },
         ),
@@ -679,7 +694,29 @@ def every_shape_steps(
     )
     steps.append(user_input(clock, "Thanks, that is all."))
     steps.append(planner_response(clock, rng, sentence(rng, 14)))
+    if unnamed_enums:  # the last generation row, which holds the system prompt
+        steps[-1][GENERATION] = {"promptSections": _prompt_sections()}
     return steps
+
+
+def _prompt_sections() -> list[dict]:
+    """Prompt sections as the last generation row of a real store holds them (gen 1.16: title,
+    content, metadata {source_type, template_key}; token type and source 1 in all 354 real sections)."""
+    system = {"tokenType": "TOKEN_TYPE_SYSTEM_PROMPT", "tokenSource": "TOKEN_SOURCE_SYSTEM"}
+    return [
+        {
+            "title": "identity",
+            "content": "You are a coding agent.",
+            "metadata": {"sourceType": "PROMPT_SECTION_SOURCE_TYPE_TEMPLATE", "templateKey": "identity"},
+            **system,
+        },
+        {
+            "title": "user_rules",
+            "content": "Run the tests before you answer.",
+            "metadata": {"sourceType": 4, "templateKey": "user_rules"},  # a value no source names
+            **system,
+        },
+    ]
 
 
 def _permission(s: dict, action: str, target: str) -> None:
