@@ -1,8 +1,8 @@
 """Issue 28, done-when: no false failures on the shapes real stores hold that the bundled baselines
 never saw. On a builder store with a browser sub-agent step and its sub-trajectory, an image on a
-prompt, an enum value our .proto cannot name (a prompt section's source type 4, in a generation
+prompt, enum values our .proto cannot name (a prompt section's source type 4, in a generation
 row: below the sidecar surface's opaque ``generatorMetadata``, so the values surface names it, not
-an ``enum-number`` line) and the transcript properties every real store shows
+an ``enum-number`` line; and a stop reason this test plants, which is one) and the transcript properties every real store shows
 (a truncated compact argument, a step agy never wrote to its transcripts, a record written when
 its step finished: inverted order, time going backwards), ``ci --source native`` passes with
 advisories and ``inspect`` exits 0 with notes; a real type change (string -> object) still fails."""
@@ -26,9 +26,17 @@ PROVIDER = "steps.[].searchWeb.thirdPartyConfig.provider"
 ANOMALIES = {"truncated-arg", "step-gap", "inverted-step"}
 
 
+UNNAMED_STOP_REASON = 77
+"""Planted by this test (no store is known to hold it): a stop reason newer than ``cortex.proto``,
+on the sidecar surface, where the number and the names are one type (``enum-number``)."""
+
+
 def _store(home, anomalies=frozenset()):
     b = StoreBuilder(home, seed=28)
-    return b.root("ide").conversation(steps=T.every_shape_steps(b.rng, b.clock), transcript_anomalies=anomalies)
+    steps = T.every_shape_steps(b.rng, b.clock)
+    planner = next(s for s in steps if s["type"] == f"{T.STEP}PLANNER_RESPONSE")
+    planner["plannerResponse"]["stopReason"] = UNNAMED_STOP_REASON
+    return b.root("ide").conversation(steps=steps, transcript_anomalies=anomalies)
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +59,12 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
     ]
     for target in ("corpus sidecar", "live sidecar"):
         check = compared[target]
-        assert (check["verdict"], check["errors"], check["warnings"]) == ("pass", 0, 38)
-        assert {k: n for k, n in check["counts"].items() if n and k != "not-observed"} == {"not-in-baseline": 38}
-        assert check["summary"].startswith("DRIFT: 38 not-in-baseline; advisory, not a failure")
+        assert (check["verdict"], check["errors"], check["warnings"]) == ("pass", 0, 39)
+        assert {k: n for k, n in check["counts"].items() if n and k != "not-observed"} == {
+            "enum-number": 1,
+            "not-in-baseline": 38,
+        }
+        assert check["summary"].startswith("DRIFT: 1 enum-number, 38 not-in-baseline; advisory, not a failure"), check["summary"]
     stages = {s["name"]: (s["verdict"], s["errors"]) for s in report["stages"]}
     assert all(verdict == "pass" and errors == 0 for verdict, errors in stages.values()), stages
     assert {s["name"]: s["warnings"] > 0 for s in report["stages"]}["consistency"]  # the step agy never wrote
@@ -61,7 +72,11 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
     assert main(["compare", "--baseline", "agy-1.2.11", "--format", "json", str(tmp_path / "corpus")]) == 0
     surfaces = {s["surface"]: s for s in json.loads(capsys.readouterr().out)["surfaces"]}
     values = surfaces["values"]  # the unnamed number, beside the names, as an advisory value-added
-    assert (values["status"], values["counts"]["value-added"]) == ("DRIFT", 18)
+    assert (values["status"], values["counts"]["value-added"]) == ("DRIFT", 19)
+    reason = "sidecar:steps.[].plannerResponse.stopReason"
+    assert {c["path"]: (c["class"], c["current"]) for c in values["changes"] if c["path"] == reason} == {
+        reason: ("value-added", f"{UNNAMED_STOP_REASON}|STOP_REASON_CLIENT_STREAM_ERROR|STOP_REASON_STOP_PATTERN")
+    }
     assert "advisory, not a failure: agy-1.2.11's values lines are synthetic" in values["reason"]
     sections = "sidecar:generatorMetadata.[].chatModel.promptSections.[]"
     assert {c["path"]: (c["class"], c["current"]) for c in values["changes"] if c["path"].startswith(sections)} == {
@@ -71,7 +86,16 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
     }
     surface = surfaces["sidecar"]
     changes = [c for c in surface["changes"] if c["class"] != "not-observed"]
-    assert {c["class"] for c in changes} == {"not-in-baseline"}
+    assert {c["class"] for c in changes} == {"not-in-baseline", "enum-number"}
+    assert [(c["path"], c["baseline"], c["current"], c["note"]) for c in changes if c["class"] == "enum-number"] == [
+        (
+            "steps.[].plannerResponse.stopReason",
+            "string",
+            "number|string",
+            f"StopReason {UNNAMED_STOP_REASON}: cortex.proto names no such value, so it is written as its number; "
+            "the other side writes the same enum by name",
+        )
+    ]
     beyond = {c["path"]: c["note"] for c in changes if c["class"] == "not-in-baseline"}
     browser = "only in CORTEX_STEP_TYPE_BROWSER_SUBAGENT steps, a type agy-1.2.11 never observed"
     assert sorted(p for p, note in beyond.items() if note == browser) == [
@@ -197,8 +221,9 @@ CORTEX_STEP_TYPE_VIEW_FILE                 2
 STATUS                    STEPS
 CORTEX_STEP_STATUS_DONE      34
 CORTEX_STEP_STATUS_ERROR      1
-UNKNOWN PROTOBUF FIELD              ROWS  COUNT  PROJECTED
-gen_metadata.data: 1.16.4.1:enum=4     1      1  no
+UNKNOWN PROTOBUF FIELD                                               ROWS  COUNT  PROJECTED
+gen_metadata.data: 1.16.4.1:enum=4                                      1      1  no
+steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.12:enum=77     1      1  no
 transcripts: <home>/.gemini/antigravity/brain/{id} (1 compact file(s), 1 full file(s), 34 records)
 TYPE                  RECORDS
 ASK_QUESTION                1
@@ -232,5 +257,5 @@ note: {logs}transcript_full.jsonl:6: step-gap: step_index 6 after 4; 1 skipped
 note: {logs}transcript_full.jsonl:7: inverted-step: step_index 5 after 6
 note: {logs}transcript_full.jsonl:7: backward-time: created_at 2026-09-01T09:00:45Z is before 2026-09-01T09:00:59Z of the line before
 note: {logs}transcript_full.jsonl:33: step-gap: step_index 33 after 31; 1 skipped
-0 finding(s); notes (do not fail): 1 unknown protobuf field(s), 9 transcript note(s)
+0 finding(s); notes (do not fail): 2 unknown protobuf field(s), 9 transcript note(s)
 """
