@@ -75,6 +75,7 @@ from audit.safeio import (
     dumps,
     dumps_bytes,
     filesystem_handle,
+    gc_paused,
     make_private_dir,
     read_bytes,
     sync_files,
@@ -334,7 +335,8 @@ def _sweep_items(
                 if item.uncovered is not None:
                     result.not_covered.append(_sweep_uncovered(item, corpus))
                     continue
-                swept, conv, native, fields = _sweep_one(item, corpus, record_fields)
+                with gc_paused():  # the decoding makes only acyclic containers: a GC pass would rescan what ci holds
+                    swept, conv, native, fields = _sweep_one(item, corpus, record_fields)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
