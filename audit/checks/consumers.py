@@ -21,7 +21,7 @@ any run of characters within one dot-separated segment.
 
 An entry with ``values`` or ``range`` is also judged on the ``values`` fingerprint
 (``_judge_values``; the rules are in the README). A new step type of the ``.db`` that a ``skips``
-filter does not take is judged by the payloads its steps carry (``_moved``), a fact of the
+filter does not take is judged by the payloads its steps carry (``_payloads_read``, ``_carried``), a fact of the
 ``wire`` fingerprint, where the filter's kinds each have one.
 
 An entry no fingerprint can show is unknown too, with the reason: ``layout`` and ``rpc`` entries,
@@ -65,6 +65,7 @@ from audit.resources import data_path
 from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.trajectory import STEP_TYPE_NAMES
 
 SCHEMA = "consumer-profile"
 FINGERPRINTED = tuple(s for s in SURFACES if s != VALUES)
@@ -461,12 +462,9 @@ def _payload_of(value: str) -> str | None:
     """The payload field of the steps of type *value* (a number, or a name with or without its
     prefix, as a filter writes it), or None when ``cortex.proto`` has none for it."""
     if value.lstrip("-").isdigit():
-        value = pb.CortexStepType.DESCRIPTOR.values_by_number[int(value)].name if int(value) in _STEP_NUMBERS else ""
+        value = STEP_TYPE_NAMES.get(int(value), "")
     field = value.removeprefix(_STEP_TYPE_PREFIX).lower()
     return field if field in _PAYLOADS else None
-
-
-_STEP_NUMBERS = frozenset(pb.CortexStepType.DESCRIPTOR.values_by_number)
 
 
 def _carried(observed: Observed, value: str) -> set[str]:
@@ -526,11 +524,11 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                 )
             else:
                 out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
-        moved = _moved(entry, key, observed)
+        read = _payloads_read(entry, key) if other == SKIPS_OTHER else set()
         for value in new:
             unnamed = named(key, value) is not True
-            if other == SKIPS_OTHER and unnamed and (found := moved(value)) is not None:
-                carried, read = found
+            carried = _carried(observed, value) if read and unnamed else set()
+            if carried:
                 if not carried & read:
                     out.append(
                         Decision(
@@ -577,22 +575,16 @@ def _new_loss(entry: Entry, loss: str, field: str, judged: bool, baseline: Basel
     return Decision(entry, AT_RISK, f"{loss}; {why}", field)
 
 
-def _moved(entry: Entry, key: str, observed: Observed) -> Callable[[str], tuple[set[str], set[str]] | None]:
+def _payloads_read(entry: Entry, key: str) -> set[str]:
     """For a step-type field of the ``.db`` (the ``steps.step_type`` column, a sidecar's or a blob's
-    step type) filtered by values that each have a payload: a new step type's (payload fields its
-    steps carry, payload fields of the filter's values), or None when that cannot be told (another
-    field, a filter value without a payload, a step type whose steps carry none in the corpus).
-    Where a step's records went is then a fact, not a guess: agy's steps keep their payload."""
+    step type) filtered by values that each have a payload, the payload fields of the filter's
+    values; else empty (another field, a filter value without a payload). A new step type's
+    records then went where its steps' payloads say (``_carried``): a fact, not a guess."""
     read = {_payload_of(v) for v in entry.values or ()}
     enum = None if key.startswith("transcript:") else _enum_of(key)  # a transcript's records have no payload
-    if enum is None or enum.full_name != pb.CortexStepType.DESCRIPTOR.full_name or not read or None in read:
-        return lambda value: None
-
-    def moved(value: str) -> tuple[set[str], set[str]] | None:
-        carried = _carried(observed, value)
-        return (carried, read) if carried else None  # type: ignore[return-value]  # None is not in read
-
-    return moved
+    if enum is None or enum.full_name != pb.CortexStepType.DESCRIPTOR.full_name or None in read:
+        return set()
+    return read  # type: ignore[return-value]  # None is not in it
 
 
 def _judge(entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed) -> list[Decision]:

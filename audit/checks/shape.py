@@ -239,7 +239,6 @@ class _Walker:
             if found:
                 work.append((node, found, objects))
         self._walk(work, None)
-        node.last = node.last_json = None
 
     def _walk(self, work: list[tuple[_Node, list, bool]], same: Callable[[object, _Node], bool] | None) -> None:
         child = self.child

@@ -91,17 +91,14 @@ def order(value: str) -> tuple[int, int, str]:
     return (0, int(value), "") if number.isdigit() else (1, 0, value)
 
 
-def _number(enum: EnumDescriptor, value: object) -> object:
-    """The wire value of an enum as proto3 JSON writes it: the number of a name, a number as is."""
-    if type(value) is str:
-        known = enum.values_by_name.get(value)
-        return known.number if known is not None else value
-    return value
-
-
 @cache
 def _numbers(enum: EnumDescriptor) -> dict[str, int]:
     return {name: value.number for name, value in enum.values_by_name.items()}
+
+
+def _number(enum: EnumDescriptor, value: object) -> object:
+    """The wire value of an enum as proto3 JSON writes it: the number of a name, a number as is."""
+    return _numbers(enum).get(value, value) if type(value) is str else value
 
 
 class _Walk:
