@@ -14,7 +14,8 @@ reported beside, and the highest peak RSS; ``ci_vs_sweep`` sets ci at N against 
 native`` of the same store in the same rounds: the copy and the decoding that every ci run makes;
 the disk's dirty pages are flushed before each of these runs; then ci once on a home of 2,000
 short sessions, ``corpus.home``: its time and peak RSS). Peak RSS is
-``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command. Sizes are MiB.
+``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command, or for a command
+of several processes the sum of their peaks (see ``child``). Sizes are MiB.
 Results print as a table and are written as JSON.
 """
 
@@ -81,11 +82,39 @@ def interleaved(
 
 
 _MEASURE = """
-import json, resource, subprocess, sys, time
+import json, os, resource, subprocess, sys, time
+
+def tree(pid):
+    found, todo = [], [pid]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    todo += map(int, f.read().split())
+        except OSError:
+            pass
+    return found
+
+def hwm(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("VmHWM:")), 0)
+    except OSError:
+        return 0
+
 start = time.perf_counter()
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+peaks = {}
+while process.poll() is None:
+    for pid in tree(process.pid):
+        peaks[pid] = max(peaks.get(pid, 0), hwm(pid))
+    time.sleep(0.02)
+seconds = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps([time.perf_counter() - start, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime]))
+kib = max(usage.ru_maxrss, sum(peaks.values()))
+print(json.dumps([seconds, kib, process.returncode, usage.ru_utime + usage.ru_stime]))
 """
 
 
@@ -93,7 +122,10 @@ def child(argv: list[str]) -> tuple[float, float, int, float]:
     """(seconds, peak RSS in MiB, exit code, CPU seconds: user + system) of *argv*, output discarded.
 
     A small fresh Python starts the command and reports ``RUSAGE_CHILDREN``: a command forked
-    from this big process would report our RSS (Linux keeps the pre-exec high-water mark).
+    from this big process would report our RSS (Linux keeps the pre-exec high-water mark). The
+    peak RSS of a command of several processes (``ci``'s worker and ``multiprocessing``'s resource
+    tracker) is the sum of each one's peak (``VmHWM``, read every 20 ms while it runs), which is
+    at least the peak of their sum; ``ru_maxrss`` alone would give the largest process's.
     """
     done = subprocess.run([sys.executable, "-c", _MEASURE, *argv], cwd=REPO, capture_output=True, text=True, check=True)
     seconds, kib, code, cpu = json.loads(done.stdout)

@@ -7,7 +7,12 @@ import json
 import os
 import shlex
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import textwrap
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -15,11 +20,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from audit.actions import sweep as sweep_module
+from audit.actions.sweep import Decoded
 from audit.checks import fingerprint
 from audit.checks.baselines import bundled_dir, load
 from audit.cli import main
 from audit.errors import InputError
-from audit.pipeline import ci
+from audit.pipeline import ci, sessions, worker
 from audit.pipeline.ci import (
     ERROR,
     FAIL,
@@ -31,10 +37,12 @@ from audit.pipeline.ci import (
     Report,
     Stage,
 )
+from audit.pipeline.sessions import SessionChecks
 from audit.progress import wanted
 from audit.report import ci_report
 from audit.resources import data_path
-from audit.store.layout import resolve_roots
+from audit.store.database import read_database
+from audit.store.layout import resolve_roots, scan_root
 from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
 
@@ -673,7 +681,7 @@ def test_live_consistency_read_again_or_taken_from_the_corpus_check_is_the_same(
         conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
     conn.close()
     _, reused = run_json(capsys, store, tmp_path / "reused")
-    monkeypatch.setattr(ci, "_same_transcripts", lambda copy, live: False)  # read the live brain itself
+    monkeypatch.setattr(sessions, "_same_transcripts", lambda copy, live: False)  # read the live brain itself
     _, read = run_json(capsys, store, tmp_path / "read")
 
     def live(doc: dict) -> dict:
@@ -732,3 +740,172 @@ def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_without_failing_t
     assert [(f["rule"], f["message"].split(": ")[0]) for f in sweep_check["findings"]] == [("sweep/not-covered", legacy.id)]
     assert json.loads((tmp_path / "out" / "manifest.json").read_text())["complete"] is False
     assert code == 1 and verdicts(doc)["record"] == FAIL and not (tmp_path / "fp" / "agy-9.9.9").exists()
+
+
+# ----------------------------------------------------------------------------- --jobs 2: a worker process
+# The checks of the swept sessions' corpus copies made in a worker process give the report that
+# checking them in ci's own process gives; a worker that fails costs time, never a finding; the
+# worker ignores Ctrl-C and leaves with its parent.
+
+
+def damage_every_session_check(store: Store) -> None:
+    """Findings for every per-session check: an edited transcript (consistency, corpus and live),
+    a live sidecar missing a step (completeness) and one breaking the contract, and a column the
+    schema does not know in a live ``.db`` (a decode finding naming it)."""
+    import sqlite3
+
+    full = store.cli / "brain" / store.plain.id / ".system_generated" / "logs" / "transcript_full.jsonl"
+    records = [json.loads(line) for line in full.read_text().splitlines()]
+    step = next(r["step_index"] for r in records if r.get("thinking"))
+    records[step]["thinking"] += " (edited)"
+    full.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    edit(sidecar(store, store.other), lambda d: d["steps"].pop())
+    edit(sidecar(store, store.children[0]), lambda d: d.setdefault("agyReader", {}).update(agyAudit={"completeness": "x"}))
+    with sqlite3.connect(store.cli / "conversations" / f"{store.children[1].id}.db") as conn:
+        conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
+    conn.close()
+
+
+def normalized(stdout: str, out: Path) -> dict:
+    """A ``ci`` JSON report without what differs between two runs: times and the corpus path."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("seconds", "started", "finished")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value.replace(str(out), "<corpus>") if isinstance(value, str) else value
+
+    return strip(json.loads(stdout))  # type: ignore[return-value]
+
+
+def worker_report(capsys, out: Path, *argv: object) -> tuple[int, dict]:
+    code, stdout, stderr = run(capsys, "--out", out, "--format", "json", *argv)
+    assert stderr == ""
+    return code, normalized(stdout, out)
+
+
+def sweep_findings(doc: dict) -> list[dict]:
+    [sweep_stage] = [s for s in doc["stages"] if s["name"] == "sweep"]
+    return sweep_stage["checks"][0]["findings"]
+
+
+@pytest.mark.parametrize("argv", [("--source", "native"), ("--source", "native", "--no-live"), ("--source", "daemon")])
+def test_a_worker_gives_the_report_of_one_process(capsys, store, tmp_path, monkeypatch, argv):
+    damage_every_session_check(store)
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    roots = ("--root", store.cli) if "daemon" in argv else ("--home", store.home)  # the daemon serves the CLI root
+    with SimulatedDaemon(store.cli, token=TOKEN):
+        one = worker_report(capsys, tmp_path / "one", *roots, *argv, "--jobs", "1")
+        two = worker_report(capsys, tmp_path / "two", *roots, *argv, "--jobs", "2")
+    assert one == two
+    code, doc = one
+    assert code == 1 and [s["name"] for s in doc["stages"] if s["verdict"] == "fail"] == (
+        ["verify-contract", "completeness", "consistency", "compare"] if "--no-live" not in argv else ["consistency", "compare"]
+    )
+    assert sweep_findings(doc) == []
+
+
+def test_a_worker_that_dies_costs_time_not_a_finding(capsys, store, tmp_path, monkeypatch):
+    damage_every_session_check(store)
+    _, alone = worker_report(capsys, tmp_path / "one", "--home", store.home, "--source", "native", "--jobs", "1")
+
+    class Dying(worker.Worker):
+        def __init__(self, out: Path, live: bool) -> None:
+            super().__init__(out, live)
+            os.kill(self.pid, signal.SIGKILL)
+
+    monkeypatch.setattr(ci, "Worker", Dying)
+    code, doc = worker_report(capsys, tmp_path / "two", "--home", store.home, "--source", "native", "--jobs", "2")
+    lost = sweep_findings(doc)
+    assert lost == [
+        {
+            "level": "warning",
+            "rule": "ci/worker",
+            "message": "the worker process that checks each swept session failed (it ended with exit code -9 before "
+            "sending its results); every session was checked after the sweep instead",
+            "file": None,
+            "line": None,
+        }
+    ]
+    lost.clear()  # else the same report: the listings checked every session themselves
+    doc["stages"][0]["warnings"] -= 1
+    doc["stages"][0]["checks"][0]["warnings"] -= 1
+    assert (code, doc) == (1, alone)
+
+
+def test_an_error_in_the_worker_is_reported_not_printed(store, tmp_path, capfd):
+    session = next(s for s in scan_root(resolve_roots(home=store.home)[0]).sessions if s.db is not None)
+    conv = read_database(session.db)
+    w = worker.Worker(tmp_path, True)
+    try:
+        w.submit(Decoded(session, None, conv, None))  # type: ignore[arg-type]  # no swept record: the checks fail
+        assert w.finish() == (None, f"{session.id}: AttributeError: 'NoneType' object has no attribute 'surface'")
+    finally:
+        w.close()
+    assert capfd.readouterr() == ("", "")
+
+
+def test_the_worker_ignores_ctrl_c(tmp_path):
+    w = worker.Worker(tmp_path, True)
+    try:
+        os.kill(w.pid, signal.SIGINT)
+        found, why = w.finish()
+    finally:
+        w.close()
+    assert why is None and isinstance(found, SessionChecks) and found.done == {} and found.out == tmp_path
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_worker_leaves_when_its_parent_is_gone(tmp_path):
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        from audit.pipeline.worker import Worker
+        if __name__ == "__main__":
+            w = Worker({str(tmp_path)!r}, True)
+            print(w.pid, flush=True)
+            os._exit(0)  # no close(): the worker must notice
+        """
+    )
+    (tmp_path / "parent.py").write_text(script)
+    done = subprocess.run([sys.executable, str(tmp_path / "parent.py")], capture_output=True, text=True, timeout=60, check=True)
+    pid = int(done.stdout)
+
+    def running() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 30
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running()
+
+
+@pytest.mark.parametrize(("cpus", "jobs", "started"), [(2, None, True), (1, None, False), (2, 1, False), (1, 2, True)])
+def test_a_worker_is_started_from_parallel_from_sessions_when_a_second_cpu_is_free(
+    capsys, store, tmp_path, monkeypatch, cpus, jobs, started
+):
+    made = []
+
+    class Counted(worker.Worker):
+        def __init__(self, out: Path, live: bool) -> None:
+            made.append(out)
+            super().__init__(out, live)
+
+    monkeypatch.setattr(ci, "Worker", Counted)
+    monkeypatch.setattr(ci, "_cpus", lambda: cpus)
+    monkeypatch.setattr(ci, "PARALLEL_FROM", 6)  # the store's six sessions
+    done = ci.run(resolve_roots(home=store.home), out=tmp_path / "c", source="native", jobs=jobs)
+    assert done.verdict == "pass" and made == ([tmp_path / "c"] if started else [])
+
+
+def test_jobs_are_1_or_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "--jobs", "3")
+    assert info.value.code == 2 and "--jobs: invalid choice: 3 (choose from 1, 2)" in capsys.readouterr().err
+    with pytest.raises(ci.UsageError, match="jobs must be 1 or 2"):
+        ci.run([], jobs=0)

@@ -369,7 +369,7 @@ def test_the_record_of_a_conversation_is_what_its_counts_say():
 
 @pytest.mark.parametrize("unknown", [False, True])
 def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(tmp_path, monkeypatch, unknown):
-    """What ``ci`` does: the sweep records while it decodes (``record_fields``), ``Reads`` takes the
+    """What ``ci`` does: the sweep records while it decodes (``on_selected`` answers True), ``Reads`` takes the
     record, and the survey is the one that reads and parses every ``.db`` again; only the blobs the
     record does not hold are parsed: none here, the builder's unknown fields included."""
     from test_fingerprint import build_store
@@ -388,7 +388,7 @@ def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(
     real = fingerprint._blob_fields
     monkeypatch.setattr(fingerprint, "_blob_fields", lambda m, data: parsed.append(data) or real(m, data))
     out = tmp_path / "corpus"
-    result = sweep([Root(store, "cli", True)], out, source="native", env={}, on_swept=swept, record_fields=True)
+    result = sweep([Root(store, "cli", True)], out, source="native", env={}, on_swept=swept, on_selected=lambda n: n == 4)
     assert result.complete and len(decoded) == 4 and all(isinstance(f, BlobFields) and f.cells for f in decoded)
     assert parsed == []
     monkeypatch.setattr(fingerprint, "_blob_fields", real)

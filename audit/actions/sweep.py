@@ -267,16 +267,17 @@ def sweep(
     proc_root: str | os.PathLike | None = None,
     progress: Callback | None = None,
     on_swept: OnSwept | None = None,
-    record_fields: bool = False,
+    on_selected: Callable[[int], bool] | None = None,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
     before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
     after each session whose files are all written, with what was read of it (``Decoded``), so
     that a caller can check the session while it is decoded; an exception it raises is not a
     session failure: it ends the sweep without the final manifest, except Ctrl-C and SIGTERM,
-    which end it as they do between sessions. With *record_fields*, a native reconstruction
-    records which fields each blob held (``Decoded.fields``), for a caller that would otherwise
-    parse the blobs again.
+    which end it as they do between sessions. *on_selected* is called once, with the number of
+    sessions selected, before the first is swept; when it returns True, each native reconstruction
+    records which fields each blob held (``Decoded.fields``), for an *on_swept* that would
+    otherwise parse the blobs again.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
@@ -305,6 +306,7 @@ def sweep(
     try:
         pending = collections.deque(items)  # each session's listing is let go once it is swept
         del items
+        record_fields = on_selected is not None and on_selected(result.selected)
         return _sweep_items(result, corpus, pending, keep_going, progress, on_swept, record_fields)
     finally:
         corpus.close()

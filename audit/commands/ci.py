@@ -88,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         help="check only the swept corpus, not the live sidecars (stale or hand-edited sidecars then never fail)",
     )
     p.add_argument(
+        "--jobs",
+        type=int,
+        choices=(1, 2),
+        help="processes: 1 checks each swept session in the sweeping process, 2 in a second process while the "
+        f"sweep goes on (default: 2 from {ci.PARALLEL_FROM} sessions when a second CPU is free); the report is the same",
+    )
+    p.add_argument(
         "--format",
         choices=FORMATS,
         default="text",
@@ -155,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         compat_file=args.compat_file,
         live=args.live,
         progress=functools.partial(Progress, sys.stderr) if show else None,
+        jobs=args.jobs,
     )
     sys.stdout.write(_render(report, args.format, color=use_color()))
     sys.stdout.flush()

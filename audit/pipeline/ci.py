@@ -33,14 +33,16 @@ beyond the ``.db``. Stale sidecars, wrong parent stamps and new fields in the da
 therefore only visible in the live sidecars; ``live=False`` leaves those checks out.
 
 One pass: the sweep calls ``_Context.swept`` with each session it wrote, while its ``.db`` copy is
-decoded, and the session's completeness and consistency (corpus and live), contract check of its
-sidecars and transcripts, links facts, corpus ``sqlite`` / ``wire`` / ``transcript`` and corpus and
-live ``sidecar`` observations are made there (each sidecar read once, ``sidecar.read``, for
-completeness, the contract check, links and the fingerprint; each transcript stream parsed once,
-inside ``transcript.shared_reads``); each stage's listing then
-takes those results and reads only what the sweep did not write. The live checks rest on the
-sweep's snapshot of the live ``.db`` (the rows of its backup copy). Checks keep their first
-``SHOWN`` findings and count the rest.
+decoded, and the session's checks are made there (``audit.pipeline.sessions``: completeness and
+consistency, corpus and live, the contract check of its sidecars and transcripts, links facts,
+corpus ``sqlite`` / ``wire`` / ``transcript`` and corpus and live ``sidecar`` observations, each
+file read once); each stage's listing then takes those results and reads only what the sweep did
+not write. The live checks rest on the sweep's snapshot of the live ``.db`` (the rows of its
+backup copy). With a worker process (``jobs``, ``audit.pipeline.worker``) the checks of the corpus
+copies are made there, on another core, while this process sweeps the next sessions and checks
+their live sidecars; the report is the same, and the worker's second decoding of each ``.db``
+copy costs CPU time (about a third more in all) to save wall-clock time. Checks keep their first ``SHOWN`` findings and
+count the rest.
 
 A check fails when its own command (``Check.command``, the one that lists every finding) reports
 a failure: contract violations or unreadable files; incomplete, unsupported or unreadable
@@ -66,9 +68,8 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.actions.record import record
@@ -78,7 +79,6 @@ from audit.checks.baselines import Baseline
 from audit.checks.completeness import Target as SidecarTarget
 from audit.checks.consistency import Target as SessionTarget
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
-from audit.checks.contract import FileResult
 from audit.checks.drift import (
     ADVISORY_CLASSES,
     CLASSES,
@@ -91,36 +91,37 @@ from audit.checks.drift import (
     compare,
     observe,
 )
-from audit.checks.fingerprint import SURFACES, Reads
+from audit.checks.fingerprint import SURFACES
 from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
+from audit.pipeline.sessions import (
+    CORPUS,
+    ERROR,
+    LIVE,
+    SHOWN,
+    WARNING,
+    Finding,
+    SessionChecks,
+    Tally,
+    completeness_part,
+    consistency_part,
+    key,
+)
+from audit.pipeline.worker import Worker
 from audit.progress import Callback, Progress
-from audit.safeio import DIRECTORY, gc_paused, is_dir, path_kind, read_json
-from audit.store import sidecar, transcript
+from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
-from audit.store.trajectory import reconstruct
 
 TOOL = "agy-audit"
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
-PASS, FAIL, SKIPPED, ERROR = "pass", "fail", "skipped", "error"
-WARNING = "warning"
-"""Level of a finding that does not fail its check (an ``ERROR`` finding does)."""
-CORPUS, LIVE = "corpus", "live"
-SHOWN = 5
-"""Findings shown per check; the check's command lists all of them."""
+PASS, FAIL, SKIPPED = "pass", "fail", "skipped"  # and ERROR: a check that could not run
+PARALLEL_FROM = 64
+"""Sessions from which a worker process checks them, where a second CPU is free (``jobs=None``):
+it starts in about a second, the checks of 64 sessions take longer."""
 
 ProgressFactory = Callable[[str, str], Progress]
 """Makes the progress line of one long step from (label, unit), e.g. ("sweep", "sessions")."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    level: str  # ERROR (fails its check) or WARNING
-    rule: str  # the check's own rule or class: a schema rule, a completeness verdict, a link diagnostic ...
-    message: str
-    file: str | None = None
-    line: int | None = None
 
 
 @dataclass
@@ -232,16 +233,21 @@ def run(
     live: bool = True,
     env: Mapping[str, str] | None = None,
     progress: ProgressFactory | None = None,
+    jobs: int | None = None,
 ) -> Report:
     """Run every stage on *roots* (see the module docstring) and return the report.
 
     *fail_on* is one ``--fail-on`` value or several (``consumer:NAME`` among them, see
     ``audit.checks.consumers.parse_fail_on``); *profiles* the consumer profiles (names or files,
-    default every bundled one). Raises before sweeping: ``UsageError`` for an unknown baseline, a
-    bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
+    default every bundled one); *jobs* the processes that check the swept sessions: 1 this one, 2
+    this one and a worker (``audit.pipeline.worker``), None (default) 2 from ``PARALLEL_FROM``
+    sessions where a second CPU is free, else 1; the report is the same either way. Raises before
+    sweeping: ``UsageError`` for bad *jobs*, an unknown baseline, a bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
     interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it leaves.
     """
+    if jobs not in (None, 1, 2):
+        raise UsageError("jobs must be 1 or 2")
     failing = consumers.parse_fail_on(fail_on)
     chosen_profiles = consumers.resolve(profiles)
     consumers.check_fail_on(failing, chosen_profiles)
@@ -256,7 +262,7 @@ def run(
     else:
         workdir = Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
         corpus = workdir / "sweep"
-    ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles)
+    ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles, jobs)
     try:
         sweep_started = time.monotonic()
         with ctx.bar("sweep", "sessions") as bar:
@@ -271,17 +277,20 @@ def run(
                 env=env,
                 progress=bar,
                 on_swept=ctx.swept,
-                record_fields=True,
+                on_selected=ctx.selected,
             )
+        sweep_seconds = time.monotonic() - sweep_started - sum(ctx.checks.spent.values())  # without the checks run meanwhile
+        if result.interrupted:
+            raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
+        lost = ctx.collect()
     except BaseException:
+        if ctx.worker is not None:
+            ctx.worker.close()
         if workdir is not None and not os.path.lexists(corpus):
             shutil.rmtree(workdir, ignore_errors=True)
         raise
-    if result.interrupted:
-        raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
     report = Report(started, corpus, True, result.roots, chosen, failing.text, live, failing=failing)
-    sweep_seconds = time.monotonic() - sweep_started - sum(ctx.spent.values())  # without the checks run meanwhile
-    report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds)]))
+    report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds, lost)]))
     del result  # its sessions list every file of the corpus with its digest: not held through the other stages
     report.stages.append(Stage("verify-contract", ctx.contract()))
     report.stages.append(Stage("completeness", ctx.completeness()))
@@ -302,102 +311,17 @@ def run(
 # ----------------------------------------------------------------------------- helpers
 
 
-class _Tally:
-    """Findings as they come, of one session or of a whole check: the first ``SHOWN`` of each
-    level kept in order, all of them counted, with the check's other ``counts``. Small: ``ci``
-    holds one per session and check until the check's listing takes it."""
-
-    __slots__ = ("errors", "warnings", "n_errors", "n_warnings", "counts")
-
-    def __init__(self) -> None:
-        self.errors: list[Finding] = []
-        self.warnings: list[Finding] = []
-        self.n_errors = self.n_warnings = 0
-        self.counts: dict[str, int] = {}
-
-    def add(self, finding: Finding) -> None:
-        if finding.level == ERROR:
-            self.n_errors += 1
-            kept = self.errors
-        else:
-            self.n_warnings += 1
-            kept = self.warnings
-        if len(kept) < SHOWN:
-            kept.append(finding)
-
-    def count(self, key: str, n: int = 1) -> None:
-        self.counts[key] = self.counts.get(key, 0) + n
-
-    def merge(self, other: _Tally) -> None:
-        for key, n in other.counts.items():
-            self.count(key, n)
-        self.n_errors += other.n_errors
-        self.n_warnings += other.n_warnings
-        self.errors.extend(other.errors[: SHOWN - len(self.errors)])
-        self.warnings.extend(other.warnings[: SHOWN - len(self.warnings)])
-
-    def check(self, stage: str, name: str, target: str, verdict: str, summary: str, command: str, counts: dict) -> Check:
-        check = Check(stage, name, target, verdict, summary, command, self.errors + self.warnings, counts)
-        check.errors, check.warnings = self.n_errors, self.n_warnings
-        return check
+def _tallied(tally: Tally, stage: str, target: str, verdict: str, summary: str, command: str, counts: dict) -> Check:
+    """The check of *target* whose findings *tally* took."""
+    check = Check(stage, target, target, verdict, summary, command, tally.errors + tally.warnings, counts)
+    check.errors, check.warnings = tally.n_errors, tally.n_warnings
+    return check
 
 
-def _renamed(text: str, renames: Mapping[str, str] | None) -> str:
-    """*text* with the first of *renames* (path of a copy -> path of its original) found in it replaced."""
-    for old, new in (renames or {}).items():
-        if old in text:
-            return text.replace(old, new)
-    return text
-
-
-def _completeness_part(r: completeness.Result, renames: Mapping[str, str] | None = None) -> _Tally:
-    """*r* as a share of its check (whose command shows every difference: ci checks with
-    ``details=False``); with *renames*, as a result read from copies (see ``_consistency_part``)."""
-    part = _Tally()
-    part.count(r.verdict)
-    if r.verdict != completeness.COMPLETE:
-        level = WARNING if r.verdict == completeness.UNKNOWN else ERROR
-        part.add(Finding(level, r.verdict, _renamed(r.detail, renames), str(r.sidecar)))
-    return part
-
-
-def _consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] | None = None) -> _Tally:
-    """*r* as a share of its check; with *renames* (path -> path), as a result read from copies of
-    its files: the findings name the originals instead (the first of the *renames* found in a text)."""
-    part = _Tally()
-    part.count(r.verdict)
-    part.count("joined", sum(r.joined.values()))
-    for f in r.findings:
-        part.count("violations" if f.level == consistency.VIOLATION else "advisories")
-        # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
-        failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
-        file = None if f.file is None else _renamed(f.file, renames)
-        part.add(Finding(ERROR if failing else WARNING, f.rule, _renamed(f.message, renames), file, f.line))
-    return part
-
-
-def _key(target: SidecarTarget | SessionTarget) -> str:
-    """*target* as a key of ``_Context.done``: equal for equal targets, and a few hundred bytes
-    where the target's ``Path`` objects are a few kilobytes (``ci`` holds one per session and check)."""
-    return "\0".join(str(getattr(target, f.name)) for f in fields(target))
-
-
-def _same_transcripts(copy: Path | None, live: Path | None) -> bool:
-    """Whether the brain directory *copy* (the sweep's) holds the transcript files of *live* under
-    the same names: then reading it is reading *live* as the sweep did."""
-    if copy is None or live is None:
-        return copy is live
-
-    def listing(brain: Path) -> tuple:
-        found = transcript.locate(brain)
-        if found.unlisted:
-            return (None,)
-        return tuple(
-            (t.name, t.flat and t.flat.relative_to(brain), tuple(c.relative_to(brain) for c in t.chunks)) for t in found.tiers
-        )
-
-    mine = listing(copy)
-    return mine != (None,) and mine == listing(live)
+def _cpus() -> int:
+    """CPUs this process may run on."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 def _command(*words: object) -> str:
@@ -412,8 +336,10 @@ def _timed(make: Callable[[], Check]) -> Check:
     return check
 
 
-def _sweep_check(result: SweepResult, seconds: float) -> Check:
+def _sweep_check(result: SweepResult, seconds: float, lost: str | None = None) -> Check:
+    """The sweep stage's check; *lost*: why the worker's checks of the swept sessions were lost."""
     findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
+    findings += [Finding(WARNING, "ci/worker", lost)] if lost else []
     findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
     findings += [Finding(WARNING, "sweep/daemon-not-used", note, str(r.root.path)) for r in result.roots for note in r.notes]
     findings += [Finding(WARNING, "sweep/not-covered", f"{n.id}: {n.reason}", str(n.path)) for n in result.not_covered]
@@ -508,22 +434,6 @@ def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os
     )
 
 
-class _Spending:
-    """Adds the seconds its block takes to ``spent[key]`` (a class: ``contextlib``'s generator
-    cost ``ci`` about 1 % of its time, entered seven times per session)."""
-
-    __slots__ = ("key", "spent", "started")
-
-    def __init__(self, spent: defaultdict[tuple[str, str], float], key: tuple[str, str]) -> None:
-        self.spent, self.key, self.started = spent, key, 0.0
-
-    def __enter__(self) -> None:
-        self.started = time.monotonic()
-
-    def __exit__(self, *exc: object) -> None:
-        self.spent[self.key] += time.monotonic() - self.started
-
-
 @dataclass
 class _Context:
     roots: list[Root]
@@ -533,20 +443,13 @@ class _Context:
     live: bool
     progress: ProgressFactory | None
     profiles: list[Profile] = field(default_factory=list)
-    done: dict[tuple[str, str], dict[str, _Tally]] = field(default_factory=dict)
-    """(stage, target) -> the part of each session ``swept`` checked, by its check's target (``_key``)."""
-    reads: Reads = field(default_factory=Reads)
-    """The ``.db``, brain and sidecar copies ``swept`` saw, for the corpus fingerprint."""
-    live_reads: Reads = field(
-        default_factory=lambda: Reads(values=False)
-    )  # the live target is fingerprinted on its sidecar surface only
-    """The live sidecars ``swept`` read, for the live fingerprint."""
-    contract_checked: dict[tuple[str, ...], list[FileResult]] = field(default_factory=dict)
-    """The sidecars and corpus transcript streams ``swept`` checked against the contract, by their files' paths."""
-    links_known: dict[str, dict[str, links.SidecarFacts]] = field(default_factory=dict)
-    """directory -> the links facts of the sidecars ``swept`` read there, by file name."""
-    spent: defaultdict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
-    """(stage, the check's target, or its name for verify-contract, its directory for links) -> seconds ``swept`` spent on it."""
+    jobs: int | None = None  # 1: every check in this process; 2: a worker process; None: as pays
+    checks: SessionChecks = field(init=False)
+    """What the checks of the swept sessions found (made here, or by the worker and sent back)."""
+    worker: Worker | None = None
+
+    def __post_init__(self) -> None:
+        self.checks = SessionChecks(self.out, self.live)
 
     @contextlib.contextmanager
     def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
@@ -574,8 +477,8 @@ class _Context:
         if self.live:
             checks.append(_timed(lambda: self._contract("live sidecars", LIVE, [d for _, d in self._live_dirs()], "sidecar")))
         for check in checks:
-            check.seconds += self.spent.pop(("verify-contract", check.name), 0.0)
-        self.contract_checked.clear()
+            check.seconds += self.checks.spent.pop(("verify-contract", check.name), 0.0)
+        self.checks.contract_checked.clear()
         return checks
 
     def _contract(self, name: str, target: str, paths: list[Path], kind: str) -> Check:
@@ -586,7 +489,7 @@ class _Context:
             return Check("verify-contract", name, target, SKIPPED, why, command)
         try:
             with self.bar(f"verify-contract {name}", "files") as bar:
-                report = contract.verify_paths(present, kind, progress=bar, checked=self.contract_checked)
+                report = contract.verify_paths(present, kind, progress=bar, checked=self.checks.contract_checked)
         except NothingToCheck as exc:
             return Check("verify-contract", name, target, SKIPPED, exc.message, command)
         except AuditError as exc:
@@ -632,23 +535,23 @@ class _Context:
 
     def _completeness(self, target: str, listing: Callable[[], list[SidecarTarget]], command: str) -> Check:
         started = time.monotonic()
-        done = self.done.pop(("completeness", target), {})
+        done = self.checks.done.pop(("completeness", target), {})
         try:
             found = listing()
         except NothingToCheck as exc:
             return Check("completeness", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
             return Check("completeness", target, target, ERROR, exc.message, command)
-        tally = _Tally()
+        tally = Tally()
         for t in found:
-            tally.merge(done.get(_key(t)) or _completeness_part(completeness.check_target(t, details=False)))
+            tally.merge(done.get(key(t)) or completeness_part(completeness.check_target(t, details=False)))
         counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
         if verdict == SKIPPED:
             summary += ": nothing compared"
-        check = tally.check("completeness", target, target, verdict, summary, command, counts)
-        check.seconds = time.monotonic() - started + self.spent.pop(("completeness", target), 0.0)
+        check = _tallied(tally, "completeness", target, verdict, summary, command, counts)
+        check.seconds = time.monotonic() - started + self.checks.spent.pop(("completeness", target), 0.0)
         return check
 
     # -- consistency ----------------------------------------------------------------------------
@@ -663,7 +566,7 @@ class _Context:
 
     def _consistency(self, target: str, listing: Callable[[], list[SessionTarget]], command: str) -> Check:
         started = time.monotonic()
-        done = self.done.pop(("consistency", target), {})
+        done = self.checks.done.pop(("consistency", target), {})
         try:
             found = listing()
             if not found:
@@ -672,9 +575,9 @@ class _Context:
             return Check("consistency", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
             return Check("consistency", target, target, ERROR, exc.message, command)
-        tally = _Tally()
+        tally = Tally()
         for t in found:
-            tally.merge(done.get(_key(t)) or _consistency_part(consistency.check_session(t)))
+            tally.merge(done.get(key(t)) or consistency_part(consistency.check_session(t)))
         counts = {
             "sessions": len(found),
             **{k: tally.counts.get(k, 0) for k in (*consistency.VERDICTS, "joined", "violations", "advisories")},
@@ -685,90 +588,43 @@ class _Context:
             f"{counts['joined']} transcript record(s) joined; {counts['advisories']} advisory(ies)"
         )
         verdict = FAIL if tally.n_errors else PASS
-        check = tally.check("consistency", target, target, verdict, summary, command, counts)
-        check.seconds = time.monotonic() - started + self.spent.pop(("consistency", target), 0.0)
+        check = _tallied(tally, "consistency", target, verdict, summary, command, counts)
+        check.seconds = time.monotonic() - started + self.checks.spent.pop(("consistency", target), 0.0)
         return check
 
     # -- one swept session, while it is decoded -------------------------------------------------
 
+    def selected(self, n: int) -> bool:
+        """The sweep selected *n* sessions: their checks go to a worker process when that pays.
+        Whether the sweep's reconstructions record their blob fields (for checks made here)."""
+        if self.jobs == 2 or (self.jobs is None and n >= PARALLEL_FROM and _cpus() >= 2):
+            with contextlib.suppress(OSError):  # no process to be had: every check is made here, as with jobs=1
+                self.worker = Worker(self.out, self.live)
+        return self.worker is None
+
     def swept(self, d: Decoded) -> None:
-        """Completeness and consistency of one session just swept, corpus and live, from the one
-        decoding of its ``.db`` copy (the sweep's snapshot of the live ``.db``: the same rows), and
-        live consistency from the corpus one when the brain copies are the live transcripts'; each
-        check's listing later takes these results instead of reading the files again."""
-        with gc_paused():
-            self._swept(d)
+        """The checks of one session just swept (``SessionChecks.swept``), here or in the worker."""
+        if self.worker is None:
+            self.checks.swept(d)
+        elif d.conv is not None and d.conv.access and d.session.db is not None:
+            self.worker.submit(d)  # the corpus copies: decoded and checked again there, meanwhile
+            self.checks.swept_live_sidecar(d)
 
-    def _swept(self, d: Decoded) -> None:
-        conv, session = d.conv, d.session
-        if conv is None or not conv.access or session.db is None:
-            return
-        copy, live_db = conv.path, session.db
-        corpus_sidecar = self.out / "corpus" / d.swept.surface / f"{d.swept.id}.trajectory.json"
-        with self._spending("completeness", CORPUS):
-            native = d.native or reconstruct(conv)
-            source = completeness.source_of(conv, native)
-            # a native sweep wrote the sidecar as the rendering of this reconstruction: not parsed again
-            read = sidecar.written(corpus_sidecar, native.trajectory) if d.native is not None else sidecar.read(corpus_sidecar)
-            at = completeness.target_of(corpus_sidecar, copy, corpus=True)
-            self._keep(
-                "completeness", CORPUS, at, _completeness_part(completeness.check_target(at, source, details=False, parsed=read))
-            )
-        rendered = read is not None and d.native is not None  # the sweep wrote it from this reconstruction
-        if read is not None:
-            self._share(read, CORPUS, values=not rendered)
-            del read
-        own = consistency.target_of(copy, copy.parent / "brain")
-        with transcript.shared_reads():  # the brain copies parsed once for the three checks that read them
-            with self._spending("consistency", CORPUS):
-                result = consistency.check_session(own, (conv, native))
-                self._keep("consistency", CORPUS, own, _consistency_part(result))
-            with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv, d.fields, native, rendered=rendered)
-                if own.brain is not None:
-                    self.reads.add_brain(own.brain)
-            if own.brain is not None:
-                with self._spending("verify-contract", "corpus transcripts"):
-                    files, _, _ = contract.find_files([own.brain], "transcript")
-                    for stream in contract.transcript_streams(files)[0]:
-                        self.contract_checked[tuple(map(str, stream))] = contract.validate_stream(stream)
-        if not self.live:
-            return
-        copied = {str(copy): str(live_db)}  # the findings of the copy's decoding name the live .db
-        if session.sidecar is not None:
-            with self._spending("completeness", LIVE):
-                read = sidecar.read(session.sidecar)
-                at = completeness.target_of(session.sidecar, live_db)
-                part = _completeness_part(completeness.check_target(at, source, details=False, parsed=read), copied)
-                self._keep("completeness", LIVE, at, part)
-            if read is not None:
-                self._share(read, LIVE)
-                del read
-        with self._spending("consistency", LIVE):
-            there = consistency.Target(session.id, live_db, session.brain)
-            if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
-                part = _consistency_part(result, {**copied, str(own.brain): str(there.brain)})
-            else:
-                part = _consistency_part(consistency.check_session(there, (conv, native)), copied)
-            self._keep("consistency", LIVE, there, part)
-
-    def _share(self, read: sidecar.Sidecar, target: str, *, values: bool = True) -> None:
-        """The contract check, the links facts and the fingerprint observation of a sidecar
-        completeness just read (its enum values only with *values*)."""
-        with self._spending("fingerprint", target):
-            (self.reads if target == CORPUS else self.live_reads).add_sidecar(read.path, read.document, values=values)
-        with self._spending("verify-contract", f"{target} sidecars"):
-            file = str(read.path)
-            self.contract_checked[(file,)] = [contract.validate_document(read.document, "sidecar", file=file)]
-        directory = str(read.path.parent)
-        with self._spending("links", directory):
-            self.links_known.setdefault(directory, {})[read.path.name] = links.facts_of(read)
-
-    def _keep(self, stage: str, target: str, key: SidecarTarget | SessionTarget, part: _Tally) -> None:
-        self.done.setdefault((stage, target), {})[_key(key)] = part
-
-    def _spending(self, stage: str, target: str) -> _Spending:
-        return _Spending(self.spent, (stage, target))
+    def collect(self) -> str | None:
+        """The worker's checks, once it has made them (None: there was no worker), or why they are
+        lost: then every check's listing checks every session itself."""
+        if self.worker is None:
+            return None
+        try:
+            with self.bar("checks", "sessions") as bar:
+                found, why = self.worker.finish(bar)
+        finally:
+            self.worker.close()
+            self.worker = None
+        if found is None:
+            return f"the worker process that checks each swept session failed ({why}); every session was checked after the sweep instead"
+        self.checks.take(found)
+        return None
 
     # -- links ----------------------------------------------------------------------------------
 
@@ -789,14 +645,14 @@ class _Context:
         for spec in found:
             if links.list_sidecars(spec[2]):
                 checks.append(_timed(functools.partial(self._links, *spec)))
-                checks[-1].seconds += self.spent.pop(("links", str(spec[2])), 0.0)
-        self.links_known.clear()
+                checks[-1].seconds += self.checks.spent.pop(("links", str(spec[2])), 0.0)
+        self.checks.links_known.clear()
         return checks or [Check("links", "sidecars", CORPUS, SKIPPED, "no sidecars to resolve")]
 
     def _links(self, name: str, target: str, directory: Path, root: Path) -> Check:
         command = _command("links", "check", "--root", root)
         try:
-            res = links.resolve(directory, known=self.links_known.pop(str(directory), None))
+            res = links.resolve(directory, known=self.checks.links_known.pop(str(directory), None))
         except AuditError as exc:
             return Check("links", name, target, ERROR, exc.message, command)
         paths = {link.id: str(link.path) for link in res.links}
@@ -825,7 +681,7 @@ class _Context:
     def fingerprint(self, observed: dict[str, Observed]) -> list[Check]:
         checks = [_timed(functools.partial(self._fingerprint, observed, *spec)) for spec in self._fingerprint_inputs()]
         for check in checks:
-            check.seconds += self.spent.pop(("fingerprint", check.target), 0.0)
+            check.seconds += self.checks.spent.pop(("fingerprint", check.target), 0.0)
         return checks
 
     def _fingerprint(self, observed: dict[str, Observed], target: str, paths: list[Path], surfaces: tuple[str, ...]) -> Check:
@@ -835,7 +691,7 @@ class _Context:
             if not paths:
                 raise NothingToCheck("no conversations/ directory in the stores")
             with self.bar(f"fingerprint {target}", "files") as bar:
-                read = self.reads if target == CORPUS else self.live_reads
+                read = self.checks.reads if target == CORPUS else self.checks.live_reads
                 observed[target] = found = observe(paths, surfaces, progress=bar, read=read)
         except NothingToCheck as exc:
             return Check("fingerprint", target, target, SKIPPED, exc.message, command)
