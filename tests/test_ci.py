@@ -4,7 +4,10 @@ commands it names, --record, the token, progress."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import pickle
+import queue
 import shlex
 import shutil
 import signal
@@ -854,6 +857,24 @@ def test_the_worker_ignores_ctrl_c(tmp_path):
     finally:
         w.close()
     assert why is None and isinstance(found, SessionChecks) and found.done == {} and found.out == tmp_path
+
+
+class _Unsendable:
+    def __init__(self, out: Path, live: bool) -> None:
+        self.out = out
+
+    def __reduce__(self):
+        raise TypeError("not for sending")
+
+
+def test_results_the_worker_cannot_send_are_reported_as_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(worker, "SessionChecks", _Unsendable)  # a result pickle refuses
+    monkeypatch.setattr(worker.signal, "signal", lambda *args: None)  # served here: this process's Ctrl-C stays
+    jobs: queue.Queue = queue.Queue()
+    jobs.put(None)
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    worker._serve(jobs, sending, multiprocessing.Value("q", 0), tmp_path, True)  # type: ignore[arg-type]
+    assert pickle.loads(receiving.recv_bytes()) == ("error", "its results could not be sent (TypeError: not for sending)")
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

@@ -159,5 +159,9 @@ def _serve(jobs: multiprocessing.Queue, results: Connection, done: Synchronized,
         reply = ("ok", checks)
     except Exception as exc:  # a failure is reported, never printed: ci checks every session itself then
         reply = ("error", f"{job.session.id if job else '-'}: {exc.__class__.__name__}: {exc}")
-    results.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+    try:
+        data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        data = pickle.dumps(("error", f"its results could not be sent ({exc.__class__.__name__}: {exc})"))
+    results.send_bytes(data)
     results.close()
