@@ -924,6 +924,27 @@ def test_a_worker_is_started_from_parallel_from_sessions_when_a_second_cpu_is_fr
     assert done.verdict == "pass" and made == ([tmp_path / "c"] if started else [])
 
 
+@pytest.mark.parametrize(
+    "missing",
+    [
+        ImportError(
+            "This platform lacks a functioning sem_open implementation, therefore, the required synchronization primitives needed will not function, see issue 3770."
+        ),
+        OSError(38, "Function not implemented"),
+    ],
+)
+def test_without_processes_to_be_had_every_check_is_made_in_one(capsys, store, tmp_path, monkeypatch, missing):
+    damage_every_session_check(store)
+    _, alone = worker_report(capsys, tmp_path / "one", "--home", store.home, "--source", "native", "--jobs", "1")
+
+    class NoSemaphores:
+        def Queue(self):  # noqa: N802  # multiprocessing's name
+            raise missing
+
+    monkeypatch.setattr(worker.multiprocessing, "get_context", lambda method: NoSemaphores())
+    assert worker_report(capsys, tmp_path / "two", "--home", store.home, "--source", "native", "--jobs", "2") == (1, alone)
+
+
 def test_jobs_are_1_or_2(capsys):
     with pytest.raises(SystemExit) as info:
         run(capsys, "--jobs", "3")

@@ -598,7 +598,9 @@ class _Context:
         """The sweep selected *n* sessions: their checks go to a worker process when that pays.
         Whether the sweep's reconstructions record their blob fields (for checks made here)."""
         if self.jobs == 2 or (self.jobs is None and n >= PARALLEL_FROM and _cpus() >= 2):
-            with contextlib.suppress(OSError):  # no process to be had: every check is made here, as with jobs=1
+            # No process to be had (OSError), or no semaphores on this platform (ImportError, as
+            # multiprocessing raises it): every check is made here, as with jobs=1.
+            with contextlib.suppress(OSError, ImportError):
                 self.worker = Worker(self.out, self.live)
         return self.worker is None
 
