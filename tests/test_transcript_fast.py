@@ -307,7 +307,7 @@ def test_the_fast_path_takes_a_documented_record_and_leaves_others_to_judging(mo
     good["tool_calls"] = [{"name": "run_command", "args": {"CommandLine": '"ls"'}}]
     record = tr._record(good, "t.jsonl", 1, out := [], tr._Stream("compact"))
     assert judged == [] and out == [] and record.tool_calls[0].args["CommandLine"] == Arg('"ls"', "ls", True)
-    for bad in ({**good, "status": None}, {**good, "extra": 1}, {**good, "content": None}, {**good, "exit_code": True}):
+    for bad in ({**good, "status": None}, {**good, "extra": 1}, {**good, "content": 1}, {**good, "exit_code": True}):
         tr._record(bad, "t.jsonl", 1, [], tr._Stream("compact"))
     assert len(judged) == 4
 

@@ -61,7 +61,7 @@ KINDS: dict[str, str] = {
     "not-object": "a line holding JSON that is not an object",
     # one line, also yielded as a record
     "unterminated-line": "the last line of a stream does not end with a newline (torn write)",
-    "missing-key": "a required key (step_index, source, type, created_at) or a tool call name/args is absent",
+    "missing-key": "a key every real line has (step_index, source, type, created_at) or a tool call name/args is absent",
     "no-status": "a record without status (proto3 JSON drops zero values: UNSPECIFIED)",
     "unknown-key": "a key outside the documented record / tool-call keys",
     "bad-value": "a value of the wrong JSON type or out of range (negative step_index, non-RFC 3339 created_at ...)",
@@ -88,9 +88,9 @@ KINDS: dict[str, str] = {
 DROPPED = frozenset({"line-too-long", "blank-line", "bad-utf8", "bad-json", "not-object"})
 """Kinds of line findings whose line yields no record."""
 
-REQUIRED_KEYS = ("step_index", "source", "type", "created_at")
+EXPECTED_KEYS = ("step_index", "source", "type", "created_at")
 RECORD_KEYS = frozenset(
-    REQUIRED_KEYS + ("status", "content", "thinking", "tool_calls", "truncated_fields", "error", "error_code", "exit_code")
+    EXPECTED_KEYS + ("status", "content", "thinking", "tool_calls", "truncated_fields", "error", "error_code", "exit_code")
 )
 KNOWN_SOURCES = frozenset({"MODEL", "USER_IMPLICIT", "USER_EXPLICIT", "SYSTEM", "SYSTEM_SDK"})
 # CortexStepStatus names; CANCELLED is DM's spelling of CANCELED.
@@ -518,8 +518,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         and status in KNOWN_STATUSES
         and type(created) is str
         and obj.keys() <= RECORD_KEYS
-        and (content is _ABSENT or type(content) is str)
-        and (thinking is _ABSENT or type(thinking) is str)
+        and (content is _ABSENT or content is None or type(content) is str)
+        and (thinking is _ABSENT or thinking is None or type(thinking) is str)
         and (error is _ABSENT or type(error) is str)
         and (exit_code is _ABSENT or type(exit_code) is int)
         and (error_code is _ABSENT or type(error_code) is int)
@@ -536,7 +536,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         type=kind,
         status=status,
         created_at=created,
-        content=None if content is _ABSENT else content,
+        content=None if content is _ABSENT else content,  # null is no text (the schema allows it)
         thinking=None if thinking is _ABSENT else thinking,
         tool_calls=()
         if calls is _ABSENT
@@ -574,8 +574,8 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
     def emit(kind: str, message: str) -> None:
         out.append(Finding(path, line, kind, message))
 
-    def get(key: str, want: type[_T], where: dict = obj, prefix: str = "") -> _T | None:
-        if key not in where:
+    def get(key: str, want: type[_T], where: dict = obj, prefix: str = "", nullable: bool = False) -> _T | None:
+        if key not in where or (nullable and where[key] is None):
             return None
         value = where[key]
         ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
@@ -584,7 +584,7 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
             return None
         return value
 
-    if missing := [k for k in REQUIRED_KEYS if k not in obj]:
+    if missing := [k for k in EXPECTED_KEYS if k not in obj]:
         emit("missing-key", "missing " + ", ".join(missing))
     if "status" not in obj:
         emit("no-status", "no status: UNSPECIFIED (proto3 JSON drops zero values)")
@@ -629,8 +629,8 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
         type=enums["type"],
         status=enums["status"],
         created_at=created,
-        content=get("content", str),
-        thinking=get("thinking", str),
+        content=get("content", str, nullable=True),
+        thinking=get("thinking", str, nullable=True),
         tool_calls=tuple(calls),
         truncated_fields=tuple(truncated),
         error=get("error", str),
