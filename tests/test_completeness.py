@@ -621,8 +621,18 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["ID", "VERDICT", "ATTEST", "SIDECAR", "SOURCE", "DETAIL"]
     assert out[1].split()[:3] == [complete.id, "complete", "kept"]
-    assert main(["completeness", str(cli.path), "--root", str(cli.path)]) == 2
-    assert "give PATHs or --home/--root, not both" in capsys.readouterr().err
+    assert main(["completeness", str(cli.path), "--root", str(cli.path)]) == 2  # with --root, ids
+    assert (
+        capsys.readouterr().err
+        == f"agy-audit: completeness: with --home/--root, give session ids (UUIDs), not {str(cli.path)!r}\n"
+    )
+    assert main(["completeness", "--root", str(cli.path), complete.id.upper(), "-q"]) == 0
+    assert [line.split()[:2] for line in capsys.readouterr().out.splitlines()[1:]] == [
+        [complete.id, "complete"],
+        ["completeness:", "1"],
+    ]
+    assert main(["completeness", "--root", str(cli.path), stale.id]) == 2  # its sidecar was removed above
+    assert capsys.readouterr().err == f"agy-audit: session {stale.id}: no sidecar in {cli.path / 'conversations'}\n"
     complete.paths["sidecar"].unlink()
     assert main(["completeness", str(cli.path)]) == 3
     assert main(["completeness", str(cli.path / "absent")]) == 2

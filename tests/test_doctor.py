@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from audit.cli import main
+from audit.pipeline import doctor
 from audit.resources import data_path
 from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
@@ -73,8 +74,8 @@ def test_healthy(capsys, home):
     assert stdout.splitlines() == [
         "ROOT"
         + " " * (len(str(root)) - 4)
-        + "  SURFACE  SESSIONS  FRESH  STALE  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
-        f"{root}  cli             3      3      0        0                 0        0           0  waiting",
+        + "  SURFACE  SESSIONS  VERIFIED  INCOMPLETE  UNKNOWN  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
+        f"{root}  cli             3         3           0        0        0                 0        0           0  waiting",
         "",
         "daemon antigravity-cli: waiting: no daemon answers (start agy to sweep from it; --source native needs none)",
         "csrf antigravity-cli: unknown (no daemon asked)",
@@ -85,23 +86,58 @@ def test_healthy(capsys, home):
     ]
 
 
-def test_stale_and_missing_sidecars_need_action_with_the_remedy(capsys, home):
+def test_sidecars_are_judged_by_content_and_each_remedy_names_the_session(capsys, home):
     b = StoreBuilder(home, seed=32).root("cli")
-    b.conversation(turns=2, sidecar="stale")
-    b.conversation(turns=1, sidecar="missing")
+    stale = b.conversation(turns=2, sidecar="stale", stale_missing_steps=1)
+    missing = b.conversation(turns=1, sidecar="missing")
+    newer = b.conversation(turns=2, sidecar="stale", stale_missing_steps=1)  # content-stale, newer on disk
+    os.utime(newer.paths["sidecar"], ns=(newer.end_ns + 10**12, newer.end_ns + 10**12))
+    legacy = b.conversation(turns=1, db=False, legacy_pb=True)  # no .db: nothing to verify it against
     code, stdout, _ = run(capsys, "--home", home)
     root = cli_root(home)
     assert code == 1
+    first, second = sorted([stale, newer], key=lambda c: c.id)
     assert stdout.endswith(
         "action needed:\n"
-        f"  {root}: 1 stale and 1 missing sidecar(s) by mtime (`agy-audit completeness --root {root}` compares them by "
-        "content); refresh them with their writer\n"
-        f"    run: agy-reader --root {root} --sync\n"
-        "\ndoctor: action needed (1)\n"
+        + "".join(
+            f"  {root}: session {c.id}: the sidecar is incomplete by content: sidecar lacks 1 step(s) from step "
+            f"{len(c.steps) - 1} ({c.steps[-1]['type']}); source has {len(c.steps)}; its writer refreshes it: "
+            f"agy-reader --root {root} --sync {c.id}\n"
+            f"    run: agy-audit completeness --root {root} {c.id}\n"
+            for c in (first, second)
+        )
+        + f"  {root}: session {legacy.id}: the sidecar is not verified by content (unknown): the source is a legacy "
+        "encrypted .pb; it cannot be read offline\n"
+        f"    run: agy-audit completeness --root {root} {legacy.id}\n"
+        f"  {root}: session {missing.id}: its .db has no sidecar; its writer writes it: agy-reader --root {root} --sync "
+        f"{missing.id}\n"
+        f"    run: agy-audit export --root {root} {missing.id}\n"
+        "\ndoctor: action needed (4)\n"
     )
     code, doc = doctor_json(capsys, home)
     assert code == 1 and doc["healthy"] is False
-    assert doc["roots"][0]["sidecars"] == {"fresh": 3, "stale": 1, "missing": 1}
+    assert doc["roots"][0]["sidecars"] == {"verified": 3, "incomplete": 2, "unknown": 1, "missing": 1}
+    # the remedies run: completeness explains the session (exit 1: incomplete), export gives its content
+    assert main(["completeness", "--root", str(root), stale.id]) == 1
+    assert f"{stale.id}  incomplete" in capsys.readouterr().out
+    assert main(["export", "--root", str(root), missing.id]) == 0
+    assert json.loads(capsys.readouterr().out)["cascadeId"] == missing.id
+
+
+def test_sessions_past_the_shown_ones_are_one_action(capsys, home):
+    b = StoreBuilder(home, seed=33).root("cli")
+    for _ in range(doctor.SHOWN_SESSIONS + 2):
+        b.conversation(turns=1, sidecar="missing")
+    code, doc = doctor_json(capsys, home)
+    root = cli_root(home)
+    assert code == 1 and doc["roots"][0]["sidecars"]["missing"] == doctor.SHOWN_SESSIONS + 2
+    shown = [a["remedy"].rsplit(" ", 1) for a in doc["actions"][:-1]]
+    assert [remedy for remedy, _ in shown] == [f"agy-audit export --root {root}"] * doctor.SHOWN_SESSIONS
+    assert doc["actions"][-1] == {
+        "subject": str(root),
+        "problem": "2 more session(s) without a sidecar",
+        "remedy": f"agy-audit stores --sessions --root {root}",
+    }
 
 
 def test_pinned_unreachable_daemon_url_needs_action(capsys, home, monkeypatch):

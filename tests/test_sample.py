@@ -67,3 +67,24 @@ def test_committed_sample_databases_read_with_their_side_files():
     assert {str(db.relative_to(EXAMPLES)): read_database(db).findings for db in dbs} == {
         str(db.relative_to(EXAMPLES)): [] for db in dbs
     }
+
+
+def test_doctor_names_the_committed_samples_content_stale_session_incomplete(tmp_path, capsys, monkeypatch):
+    """A checkout has no mtimes to go by: doctor finds the stale sidecar by its content."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no agy to ask for its version
+    assert main(["doctor", "--home", str(EXAMPLES), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert {Path(r["path"]).name: r["sidecars"] for r in doc["roots"]} == {
+        "antigravity": {"verified": 4, "incomplete": 0, "unknown": 0, "missing": 1},
+        "antigravity-acp": {"verified": 0, "incomplete": 0, "unknown": 0, "missing": 0},
+        "antigravity-cli": {"verified": 9, "incomplete": 1, "unknown": 0, "missing": 1},
+        "antigravity-ide": {"verified": 1, "incomplete": 0, "unknown": 0, "missing": 0},
+    }
+    root = EXAMPLES / ".gemini" / "antigravity-cli"
+    stale = "55554fa6-5283-4a9c-8b4d-e3c22413c3fc"
+    assert {"subject": str(root), "remedy": f"agy-audit completeness --root {root} {stale}"} == {
+        k: v for k, v in doc["actions"][1].items() if k != "problem"
+    }
+    assert doc["actions"][1]["problem"].startswith(
+        f"session {stale}: the sidecar is incomplete by content: sidecar lacks 2 step(s) from step 14"
+    )

@@ -73,6 +73,7 @@ from audit.errors import (
     EXIT_USAGE,
     InputError,
     NothingToCheck,
+    UsageError,
 )
 from audit.safeio import dumps, is_dir, json_key, loads, read_bytes
 from audit.store.corpus import is_corpus
@@ -681,10 +682,27 @@ def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
     return _unique([t for p in given for t in _targets_of(p)], ", ".join(map(str, given)))
 
 
-def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
-    """The sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots), as ``targets``."""
+def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[Target]:
+    """The sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots), as
+    ``targets``; with *ids*, only those sessions' (an id with no sidecar in any root is an
+    ``InputError``)."""
     directories = [root.path / "conversations" for root in roots]
-    return _unique([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
+    found = _unique([t for d in directories for t in _targets(d)], ", ".join(map(str, directories)))
+    wanted = [(text, canonical_id(text)) for text in ids]
+    if not wanted:
+        return found
+    if bad := [text for text, cid in wanted if cid is None]:
+        raise UsageError(f"completeness: with --home/--root, give session ids (UUIDs), not {bad[0]!r}")
+    chosen = [t for t in found if t.id in {cid for _, cid in wanted}]
+    if absent := [text for text, cid in wanted if cid not in {t.id for t in chosen}]:
+        raise InputError(f"session {absent[0]}: no sidecar in {', '.join(map(str, directories))}")
+    return chosen
+
+
+def check_root(root: Root) -> Report:
+    """Every sidecar in *root*'s ``conversations/`` (none: an empty report), checked without
+    details (``doctor``: verdicts and details only)."""
+    return Report([check_target(t, details=False) for t in _targets(root.path / "conversations")])
 
 
 def check(paths: Iterable[str | os.PathLike]) -> Report:
@@ -692,6 +710,6 @@ def check(paths: Iterable[str | os.PathLike]) -> Report:
     return Report([check_target(t) for t in targets(paths)])
 
 
-def check_roots(roots: Iterable[Root]) -> Report:
-    """Check every sidecar of ``targets_in_roots(roots)``."""
-    return Report([check_target(t) for t in targets_in_roots(roots)])
+def check_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> Report:
+    """Check every sidecar of ``targets_in_roots(roots, ids)``."""
+    return Report([check_target(t) for t in targets_in_roots(roots, ids)])

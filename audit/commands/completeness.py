@@ -7,7 +7,6 @@ import argparse
 from audit.actions import attest
 from audit.checks import completeness
 from audit.commands.common import add_format, roots_from
-from audit.errors import UsageError
 from audit.report.text import table, to_json
 from audit.store import layout
 
@@ -21,12 +20,17 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "included, or native/<surface>/<id>.db in a sweep corpus): step count and order, type, status, createdAt, "
         f"prompt, planner and thinking text, tool calls, commands and exit codes (profile {completeness.PROFILE}). "
         "PATH: a store root, a conversations directory, a sweep corpus or sidecar files; without PATH the "
-        "discovered (or --home/--root) stores. Verdicts: complete, incomplete, unsupported (source content "
+        "discovered (or --home/--root) stores; with --home/--root, the arguments are session ids. Verdicts: complete, incomplete, unsupported (source content "
         "cortex.proto does not decode), unknown (no .db, or a legacy .pb), unreadable. Exit 0 every compared "
         "sidecar complete (unknown ones do not fail), 1 any incomplete or unsupported (or a refused "
         "attestation), 2 unreadable input or usage, 3 nothing found or nothing comparable.",
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="store root, conversations directory, sweep corpus or sidecar file")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="store root, conversations directory, sweep corpus or sidecar file; with --home/--root, a session id",
+    )
     p.add_argument(
         "--attest",
         action="store_true",
@@ -38,12 +42,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.paths:
-        if args.home is not None or args.root:
-            raise UsageError("completeness: give PATHs or --home/--root, not both")
+    if args.paths and args.home is None and not args.root:
         report = completeness.check(args.paths)
-    else:
-        report = completeness.check_roots(layout.require_roots(roots_from(args)))
+    else:  # with --home/--root, the arguments are session ids
+        report = completeness.check_roots(layout.require_roots(roots_from(args)), args.paths)
     if args.attest:
         attest.attest(report)
     if args.format == "json":

@@ -16,10 +16,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         parents=[parents["store"]],
         help="quick health check of the stores, daemons and agy version",
         description=(
-            "Per root: sessions, sidecar freshness by mtime (fresh, stale, missing), parent-link diagnostics and "
+            "Per root: sessions, sidecars by content as completeness judges them against their .db (verified, "
+            "incomplete, unknown) and sessions without one (missing), parent-link diagnostics and "
             "contract violations of the sidecars as they are, and the daemon (reachable with its token accepted, "
             "not running, or a problem). Then the installed agy version against the one COMPATIBILITY.md records. "
-            "Every problem is listed with the command that addresses it. Nothing is written."
+            "Every problem is listed with the command that addresses it (per session for sidecars). Nothing is written."
         ),
         epilog="Exit codes: 0 healthy, 1 action needed, 2 usage or unreadable input, 3 no store found.",
     )
@@ -66,9 +67,7 @@ def _text(health: doctor.Health) -> str:
             str(h.root.path),
             h.root.surface,
             h.sessions,
-            h.sidecars["fresh"],
-            h.sidecars["stale"],
-            h.sidecars["missing"],
+            *(h.sidecars[state] for state in doctor.SIDECAR_STATES),
             h.link_diagnostics,
             h.link_failing,
             h.violations,
@@ -78,7 +77,16 @@ def _text(health: doctor.Health) -> str:
     ]
     out = [
         table(
-            ("ROOT", "SURFACE", "SESSIONS", "FRESH", "STALE", "MISSING", "LINK DIAGNOSTICS", "FAILING", "VIOLATIONS", "DAEMON"),
+            (
+                "ROOT",
+                "SURFACE",
+                "SESSIONS",
+                *(state.upper() for state in doctor.SIDECAR_STATES),
+                "LINK DIAGNOSTICS",
+                "FAILING",
+                "VIOLATIONS",
+                "DAEMON",
+            ),
             rows,
         ),
         "",

@@ -1,11 +1,13 @@
 """``agy-audit doctor``: a quick health check of the local stores and of this tool's record.
 
-Per root: its surface and sessions; sidecar freshness by mtime (fresh, stale, missing:
-``stores``); parent-link diagnostics (``links.resolve``) and contract violations
-(``contract.verify_paths``) of the sidecars as they are; its daemon (``discovery.discover``) with
-the path that found it (``process``, ``log`` or ``pinned``) and the CSRF state (``found``,
-``missing``, ``rejected``); and whether an ``agy-reader --watch`` process covers the root (Linux,
-best effort). A reachable daemon is asked a read-only ``GetAllCascadeTrajectories`` to learn
+Per root: its surface and sessions; its sidecars by content, as ``completeness`` judges them
+against their native source (``verified``: complete; ``incomplete``; ``unknown``: no readable
+source to compare with, content ``cortex.proto`` cannot decode, or an unreadable sidecar) and the
+sessions with a source but no sidecar (``missing``); parent-link diagnostics (``links.resolve``)
+and contract violations (``contract.verify_paths``) of the sidecars as they are; its daemon
+(``discovery.discover``) with the path that found it (``process``, ``log`` or ``pinned``) and the
+CSRF state (``found``, ``missing``, ``rejected``); and whether an ``agy-reader --watch`` process
+covers the root (Linux, best effort). A reachable daemon is asked a read-only ``GetAllCascadeTrajectories`` to learn
 whether the token is accepted. Problems: a pinned ``ANTIGRAVITY_DAEMON_URL`` that nothing answers
 at, an invalid pin or token, a token the daemon rejects, a reachable IDE daemon without a token,
 and the daemon of an explicit root (``--root``, ``ANTIGRAVITY_CLI_ROOT``: a hard requirement)
@@ -14,7 +16,10 @@ could not be verified are noted, never contacted. Then the installed agy version
 (``agy --version``) against the version ``COMPATIBILITY.md`` records.
 
 Every problem becomes an ``Action`` naming what to run; the stores are healthy when there is
-none. Only failing link diagnostics (``links.FAILING_KINDS``) need action, as in ``links check``.
+none. A sidecar that is not verified, and a missing one, is an action of its own naming the
+session and a command of this project that explains it (``completeness --root R ID``, ``export
+ID --root R``), up to ``SHOWN_SESSIONS`` per root and kind, then one for the rest. Only failing
+link diagnostics (``links.FAILING_KINDS``) need action, as in ``links check``.
 Nothing is written or printed, and the token is never part of the result.
 """
 
@@ -29,13 +34,13 @@ from pathlib import Path
 
 from audit.actions import compat
 from audit.actions.sweep import installed_agy_version
-from audit.checks import contract, links
+from audit.checks import completeness, contract, links
 from audit.errors import UsageError
 from audit.resources import data_path
 from audit.store import discovery
 from audit.store.daemon import AuthError, DaemonClient, DaemonError
 from audit.store.discovery import ENV_TOKEN, ENV_URL, PINNED
-from audit.store.layout import Root, scan_root
+from audit.store.layout import Root, RootScan, scan_root
 
 PROBE = "GetAllCascadeTrajectories"
 """A read-only daemon call, answered only when the CSRF token is accepted."""
@@ -43,6 +48,10 @@ REACHABLE, NOT_RUNNING, WAITING = "reachable", "not running", "waiting"
 UNREACHABLE, REJECTED, INVALID = "unreachable", "rejected", "invalid"
 FOUND, MISSING = "found", "missing"  # CSRF states, with REJECTED
 COMPATIBLE, DIFFERENT, UNKNOWN = "compatible", "different", "unknown"
+VERIFIED, INCOMPLETE, MISSING_SIDECAR = "verified", "incomplete", "missing"  # sidecars by content, with UNKNOWN
+SIDECAR_STATES = (VERIFIED, INCOMPLETE, UNKNOWN, MISSING_SIDECAR)
+SHOWN_SESSIONS = 5
+"""Sessions named one by one per root and kind of problem; the rest are one action."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,7 @@ class Action:
 class RootHealth:
     root: Root
     sessions: int
-    sidecars: dict[str, int]  # fresh / stale / missing
+    sidecars: dict[str, int]  # SIDECAR_STATES -> how many
     link_diagnostics: int
     link_failing: int
     violations: int  # contract violations and unreadable sidecars
@@ -143,18 +152,9 @@ def _root(
     proc_root: str | os.PathLike | None,
     watchers: list[discovery.Watcher] | None,
 ) -> RootHealth:
-    scan = scan_root(root)
-    states = scan.sidecar_states()
+    scan = scan_root(root, brain_files=False)
     where = shlex.quote(str(root.path))
-    if states["stale"] or states["missing"]:
-        actions.append(
-            Action(
-                str(root.path),
-                f"{states['stale']} stale and {states['missing']} missing sidecar(s) by mtime "
-                f"(`agy-audit completeness --root {where}` compares them by content); refresh them with their writer",
-                f"agy-reader --root {where} --sync",
-            )
-        )
+    states = _sidecars(root, scan, where, actions)
     conversations = root.path / "conversations"
     diagnostics = failing = violations = 0
     if links.list_sidecars(conversations):
@@ -182,6 +182,41 @@ def _root(
         watcher = discovery.watcher_for(root, watchers)
         health.watch, health.watcher = ("covered", watcher.pid) if watcher else ("not covered", None)
     return health
+
+
+def _sidecars(root: Root, scan: RootScan, where: str, actions: list[Action]) -> dict[str, int]:
+    """The root's sidecars by content (``completeness``) and its sessions without one, counted;
+    each that is not verified becomes an action naming the session."""
+    found: dict[str, list[tuple[str, str]]] = {state: [] for state in SIDECAR_STATES}  # state -> (id, problem)
+    for result in completeness.check_root(root).results:
+        state = {completeness.COMPLETE: VERIFIED, completeness.INCOMPLETE: INCOMPLETE}.get(result.verdict, UNKNOWN)
+        problem = {
+            INCOMPLETE: f"the sidecar is incomplete by content: {result.detail}",
+            UNKNOWN: f"the sidecar is not verified by content ({result.verdict}): {result.detail}",
+        }.get(state, "")
+        found[state].append((result.id or result.sidecar.name, problem))
+    for session in scan.sessions:
+        if session.sidecar is None and session.source is not None:
+            found[MISSING_SIDECAR].append((session.id, f"its {session.source.suffix} has no sidecar"))
+    check, sync = f"agy-audit completeness --root {where}", f"agy-reader --root {where} --sync"
+    for state, what, remedy, rest, writer in (
+        (INCOMPLETE, "sidecar(s) incomplete by content", check, check, "its writer refreshes it"),
+        (UNKNOWN, "sidecar(s) not verified by content", check, check, None),
+        (
+            MISSING_SIDECAR,
+            "session(s) without a sidecar",
+            f"agy-audit export --root {where}",
+            f"agy-audit stores --sessions --root {where}",
+            "its writer writes it",
+        ),
+    ):
+        sessions = found[state]
+        for cid, problem in sessions[:SHOWN_SESSIONS]:
+            by = f"; {writer}: {sync} {cid}" if writer else ""
+            actions.append(Action(str(root.path), f"session {cid}: {problem}{by}", f"{remedy} {cid}"))
+        if len(sessions) > SHOWN_SESSIONS:
+            actions.append(Action(str(root.path), f"{len(sessions) - SHOWN_SESSIONS} more {what}", rest))
+    return {state: len(found[state]) for state in SIDECAR_STATES}
 
 
 _DAEMON_REMEDY = {
