@@ -2,7 +2,7 @@
 consumer profile gives on each.
 
 A store is built with the store builder, swept natively and recorded as a baseline; each mutation
-of the catalogue is applied to a copy of the store, which is swept again and compared with that
+of the product's catalogue (``audit.actions.mutate``) is applied to a copy of the store, which is swept again and compared with that
 baseline; every bundled profile judges the comparison. The whole table is asserted: a change of a
 profile, of the judging or of a fingerprint that moves a verdict shows here, and the README's
 consumer section shows the same table (``test_the_readme_shows_the_table``).
@@ -29,11 +29,11 @@ HOME set to the store's home. To run it::
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -42,13 +42,12 @@ from typing import NamedTuple
 
 import pytest
 
-from audit.actions import baseline_writer
+from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
 from audit.checks import baselines, consumers
 from audit.checks.drift import compare, observe
 from audit.checks.fingerprint import survey
 from audit.store import layout
-from audit.store.proto import cortex_pb2 as pb
 from audit.testing.builder import StoreBuilder
 from tests.cli_capture import cli
 
@@ -83,120 +82,10 @@ def _corpus(home: Path, out: Path) -> Path:
 
 # ----------------------------------------------------------------------------- mutations
 
-
-def _transcripts(home: Path) -> list[Path]:
-    return sorted(p for p in home.glob(".gemini/*/brain/*/.system_generated/logs/**/*") if p.is_file())
-
-
-def _each_record(home: Path, change: Callable[[dict], None]) -> None:
-    for path in _transcripts(home):
-        lines = path.read_bytes().split(b"\n")
-        out = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:  # a chunk boundary, or the final empty line
-                out.append(line)
-                continue
-            change(record)
-            out.append(json.dumps(record).encode())
-        path.write_bytes(b"\n".join(out))
-
-
-def _rename(record: dict) -> None:
-    if "created_at" in record:
-        record["createdAt"] = record.pop("created_at")
-
-
-def _index_text(record: dict) -> None:
-    if "step_index" in record:
-        record["step_index"] = str(record["step_index"])
-
-
-def _planner_v2(record: dict) -> None:
-    if record.get("type") == "PLANNER_RESPONSE" and record.get("step_index", 0) % 2:
-        record["type"] = "PLANNER_RESPONSE_V2"
-
-
-def _model_v2(record: dict) -> None:
-    if record.get("source") == "MODEL" and record.get("step_index", 0) % 3 == 0:
-        record["source"] = "MODEL_V2"
-
-
-def _new_step_type(home: Path) -> None:
-    """What agy would write for a new kind of planner step: a step type number our .proto does not
-    name in the .db, and a type name nobody knows in the transcripts, for every other planner step."""
-    _sql(home, "UPDATE steps SET step_type = 999 WHERE step_type = 15 AND idx % 2 = 1")
-    _each_record(home, _planner_v2)
-
-
-def _move_root(home: Path) -> None:
-    (home / ".gemini" / "antigravity-cli").rename(home / ".gemini" / "antigravity-agent")
-
-
-def _cache_key(home: Path) -> None:
-    for path in home.glob(".gemini/*/cache/conversation_metadata.json"):
-        path.write_text(path.read_text().replace('"WorkspaceURIs"', '"workspaceUris"'))
-
-
-def _history_key(home: Path) -> None:
-    for path in home.glob(".gemini/*/history.jsonl"):
-        records = [json.loads(line) for line in path.read_text().splitlines()]
-        for record in records:
-            record["conversation_id"] = record.pop("conversationId")
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
-
-
-def _summaries_column(home: Path) -> None:
-    for db in home.glob(".gemini/*/conversation_summaries.db"):
-        with sqlite3.connect(db) as con:
-            con.execute("ALTER TABLE conversation_summaries RENAME COLUMN workspace_uris TO workspace_folders")
-        con.close()
-
-
-def _databases(home: Path) -> list[Path]:
-    return sorted(home.glob(".gemini/*/conversations/*.db"))
-
-
-def _sql(home: Path, statement: str) -> None:
-    for db in _databases(home):
-        with sqlite3.connect(db) as con:
-            con.execute(statement)
-        con.close()
-
-
-def _gen_metadata(home: Path, change: Callable[[pb.CortexStepGeneratorMetadata], None]) -> None:
-    for db in _databases(home):
-        with sqlite3.connect(db) as con:
-            for idx, data in con.execute("SELECT idx, data FROM gen_metadata").fetchall():
-                message = pb.CortexStepGeneratorMetadata.FromString(data)
-                change(message)
-                con.execute("UPDATE gen_metadata SET data = ? WHERE idx = ?", (message.SerializeToString(), idx))
-        con.close()
-
-
-def _no_output_tokens(message: pb.CortexStepGeneratorMetadata) -> None:
-    message.chat_model.usage.ClearField("output_tokens")
-
-
-def _new_model(message: pb.CortexStepGeneratorMetadata) -> None:
-    message.chat_model.usage.model = 6001  # no Model our .proto names, outside [1000, 5000)
-
-
-MUTATIONS: dict[str, Callable[[Path], None]] = {
-    "none": lambda home: None,
-    "rename a transcript key (created_at -> createdAt)": lambda home: _each_record(home, _rename),
-    "change a type (step_index as a string)": lambda home: _each_record(home, _index_text),
-    "drop a field (usage output tokens)": lambda home: _gen_metadata(home, _no_output_tokens),
-    "add an enum value (model 6001)": lambda home: _gen_metadata(home, _new_model),
-    "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)": _new_step_type,
-    "add a source value (MODEL_V2 in transcripts)": lambda home: _each_record(home, _model_v2),
-    "drop a column (steps.metadata)": lambda home: _sql(home, "ALTER TABLE steps DROP COLUMN metadata"),
-    "move a root (antigravity-cli -> antigravity-agent)": _move_root,
-    "rename a cache key (conversation_metadata.json WorkspaceURIs -> workspaceUris)": _cache_key,
-    "rename a history key (conversationId -> conversation_id)": _history_key,
-    "rename a summaries column (workspace_uris -> workspace_folders)": _summaries_column,
-}
+# The product's catalogue (audit.actions.mutate), by the titles the README's table shows, after
+# "none" (the store as built).
+MUTATIONS: dict[str, Callable[[Path], object]] = {"none": lambda home: None}
+MUTATIONS |= {m.title: functools.partial(mutate.apply_mutation, m) for m in mutate.MUTATIONS}
 
 
 # ----------------------------------------------------------------------------- the table
@@ -211,10 +100,10 @@ def table(tmp_path_factory) -> dict[str, dict[str, str]]:
     baseline = baselines.load(work / "fp" / "agy-9.9.9")
     profiles = consumers.bundled()
     out: dict[str, dict[str, str]] = {}
-    for n, (name, mutate) in enumerate(MUTATIONS.items()):
+    for n, (name, change) in enumerate(MUTATIONS.items()):
         home = work / f"home-{n}"
         shutil.copytree(original, home, symlinks=True)
-        mutate(home)
+        change(home)
         observed = observe([_corpus(home, work / f"corpus-{n}")])
         comparison = compare(baseline, observed)
         out[name] = {p.name: consumers.judge(p, comparison, baseline, observed).verdict for p in profiles}
@@ -228,7 +117,7 @@ ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
     "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK),
     "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK),
     "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK),
-    "agy-reader": (OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
+    "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK),
     "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
     "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK),
     "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK, RISK, OK, OK, OK),
@@ -603,23 +492,26 @@ def recorded(tmp_path_factory) -> tuple[Path, Path]:
     and recorded as agy-9.9.9; returns (the store, the baseline directory)."""
     work = tmp_path_factory.mktemp("recorded")
     home = build(work / "home")
-    _gen_metadata(home, _gpt_oss_first)
+    first: list[bool] = []
+    mutate.each_blob(home, "gen_metadata", "data", (1, 4), lambda fields: _gpt_oss_first(fields, first))
     corpus = _corpus(home, work / "corpus")
     baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01"), work / "fp")
     return home, work / "fp" / "agy-9.9.9"
 
 
-def _gpt_oss_first(message: pb.CortexStepGeneratorMetadata) -> None:
-    if message.chat_model.usage.model and not getattr(_gpt_oss_first, "done", False):
-        message.chat_model.usage.model = 342
-        _gpt_oss_first.done = True  # type: ignore[attr-defined]
+def _gpt_oss_first(usage: list, done: list[bool]) -> list:
+    """The first generation's usage.model (field 1) becomes 342."""
+    if done or not any(f.number == 1 for f in usage):
+        return usage
+    done.append(True)
+    return [f._replace(value=342) if f.number == 1 else f for f in usage]
 
 
 def test_compare_names_the_filter_a_new_step_type_falls_outside(recorded, tmp_path):
     home, baseline = recorded
     copy = tmp_path / "home"
     shutil.copytree(home, copy, symlinks=True)
-    _new_step_type(copy)
+    mutate.apply_mutation(mutate.CATALOGUE["new-step-type"], copy)
     corpus = _corpus(copy, tmp_path / "corpus")
     code, out, _ = cli("compare", "--baseline", baseline, "--consumer", "tokstat", "--consumer", "sessionfs", corpus)
     assert code == 1
@@ -642,7 +534,7 @@ def test_a_new_step_type_carrying_payloads_a_filter_does_not_read_takes_nothing_
     home, baseline = recorded
     copy = tmp_path / "home"
     shutil.copytree(home, copy, symlinks=True)
-    _new_step_type(copy)
+    mutate.apply_mutation(mutate.CATALOGUE["new-step-type"], copy)
     corpus = _corpus(copy, tmp_path / "corpus")
     entry = {"surface": "sqlite", "path": "table:steps.step_type", "mode": "requires", "values": ["14"], "other": "skips"}
     entry |= {"cite": "pypi:example==1.0:example/reader.py:1", "why": "SELECT ... WHERE step_type = 14"}
@@ -677,7 +569,7 @@ def test_compare_reports_a_renamed_key_as_renamed(recorded, tmp_path):
     home, baseline = recorded
     copy = tmp_path / "home"
     shutil.copytree(home, copy, symlinks=True)
-    _each_record(copy, _rename)
+    mutate.apply_mutation(mutate.CATALOGUE["rename-transcript-key"], copy)
     code, out, _ = cli("compare", "--baseline", baseline, "--consumer", "tokstat", _corpus(copy, tmp_path / "corpus"))
     assert code == 1
     assert "transcript: renamed (" in out and "transcript: removed (" not in out and "transcript: added (" not in out
