@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.safeio import atomic_write, exists, read_bytes
+from audit.safeio import atomic_write, exists, is_dir, is_file, path_kind, read_bytes
 from audit.store import wire
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import CHUNK_BYTES, CHUNK_DIRS, FLAT_NAMES
@@ -98,7 +98,7 @@ def _each_line(data: bytes, change: Callable[[dict], bool]) -> tuple[bytes, int]
 
 def _logs(home: Path) -> list[Path]:
     """Every brain's ``.system_generated/logs`` directory in the copy."""
-    return sorted(p for p in _gemini(home).glob("*/brain/*/.system_generated/logs") if p.is_dir())
+    return sorted(p for p in _gemini(home).glob("*/brain/*/.system_generated/logs") if is_dir(p))
 
 
 def _chunks(directory: Path) -> list[Path]:
@@ -110,7 +110,7 @@ def _chunks(directory: Path) -> list[Path]:
 def _write_chunks(directory: Path, data: bytes, first: int, width: int, mtimes: list[int]) -> None:
     """*data* as the chunks of a tier: split every ``CHUNK_BYTES``, mid-line, as agy rolls them;
     part N gets the N-th time of *mtimes* (the last one when there are more parts)."""
-    if not directory.is_dir():
+    if not is_dir(directory):
         directory.mkdir(mode=0o700, parents=True)
     pieces = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)] or [b""]
     for n, piece in enumerate(pieces):
@@ -123,7 +123,7 @@ def each_record(home: Path, change: Callable[[dict], bool]) -> int:
     changed = 0
     for logs in _logs(home):
         for name in FLAT_NAMES.values():
-            if (logs / name).is_file():
+            if is_file(logs / name):
                 data, n = _each_line(read_bytes(logs / name), change)
                 if n:
                     _rewrite(logs / name, data)
@@ -332,7 +332,7 @@ def _rename_column(pattern: str, table: str, old: str, new: str) -> Callable[[Pa
 def _move_root(old: str, new: str) -> Callable[[Path], int]:
     def apply(home: Path) -> int:
         source, target = _gemini(home) / old, _gemini(home) / new
-        if not source.is_dir() or os.path.lexists(target):
+        if not is_dir(source) or path_kind(target, follow_symlinks=False) is not None:
             return 0
         source.rename(target)
         return 1
