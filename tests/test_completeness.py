@@ -668,6 +668,106 @@ def test_an_unknown_field_beside_a_projected_value_is_unsupported(cli):
     assert r.outside == []
 
 
+# ----------------------------------------------------------------------------- empty fields (issue 39.6)
+
+
+def _knowledge_steps(root) -> list[dict]:
+    """A turn with the KNOWLEDGE_ARTIFACTS steps real IDE stores hold (1-2 per .db, real-stores.md C)."""
+    steps = T.conversation_steps(root.rng, root.clock, 2)
+    steps.insert(1, T.knowledge_artifacts(root.clock))
+    steps.append(T.knowledge_artifacts(root.clock))
+    return steps
+
+
+def test_knowledge_artifacts_steps_are_complete_and_rendered_as_the_daemon_shows_them(builder, capsys):
+    ide = builder.root("ide")
+    convo = ide.conversation(steps=_knowledge_steps(ide))
+    with sqlite3.connect(convo.paths["db"]) as conn:  # the payload is Step field 112, an empty message
+        rows = conn.execute("SELECT idx, step_payload FROM steps WHERE step_type = 99").fetchall()
+    conn.close()
+    assert [idx for idx, _ in rows] == [1, len(convo.steps) - 1]
+    assert all(payload.endswith(b"\x82\x07\x00") for _, payload in rows)
+    native = read_trajectory(convo.paths["db"])
+    assert native.unknown_fields == {} and native.findings == []
+    assert [s["knowledgeArtifacts"] for s in native.trajectory["steps"] if "knowledgeArtifacts" in s] == [{}, {}]
+    assert native.trajectory["steps"][1]["type"] == "CORTEX_STEP_TYPE_KNOWLEDGE_ARTIFACTS"
+    r = only(C.check([ide.path]))
+    assert (r.verdict, r.detail, r.outside, r.source_steps) == (C.COMPLETE, "", [], len(convo.steps))
+    assert main(["completeness", str(ide.path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("completeness: 1 sidecar(s): 1 complete, 0 incomplete")
+
+
+def test_ci_passes_its_completeness_stage_on_knowledge_artifacts_steps(builder, tmp_path, capsys):
+    ide = builder.root("ide")
+    ide.conversation(steps=_knowledge_steps(ide))
+    argv = ["ci", "--home", str(builder.home), "--source", "native", "--out", str(tmp_path / "out"), "--format", "json"]
+    main(argv)
+    doc = json.loads(capsys.readouterr().out)
+    [stage] = [s for s in doc["stages"] if s["name"] == "completeness"]
+    assert stage["verdict"] == "pass"
+    assert {c["name"]: c["verdict"] for c in stage["checks"]} == {"corpus": "pass", "live": "pass"}
+
+
+EMPTY_PLANTS = [  # (step type, the Step fields down to the message, the key its field 99 is counted as)
+    ("USER_INPUT", (), "steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 99"),
+    ("USER_INPUT", ("user_input",), "steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 19.99"),
+    ("USER_INPUT", ("user_input", "items", 0), "steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 19.3.99"),
+    ("PLANNER_RESPONSE", ("planner_response",), "steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.99"),
+    (
+        "PLANNER_RESPONSE",
+        ("planner_response", "tool_calls", 0),
+        "steps.step_payload/CORTEX_STEP_TYPE_PLANNER_RESPONSE: 20.7.99",
+    ),
+    ("RUN_COMMAND", ("run_command",), "steps.step_payload/CORTEX_STEP_TYPE_RUN_COMMAND: 28.99"),
+    ("RUN_COMMAND", ("metadata",), "steps.metadata/CORTEX_STEP_TYPE_RUN_COMMAND: 99"),
+    ("RUN_COMMAND", ("metadata", "tool_call"), "steps.metadata/CORTEX_STEP_TYPE_RUN_COMMAND: 4.99"),
+    ("ASK_QUESTION", ("ask_question", "questions", 0), "steps.step_payload/CORTEX_STEP_TYPE_ASK_QUESTION: 154.1.99"),
+    ("RUN_COMMAND", ("permissions",), "steps.permissions/CORTEX_STEP_TYPE_RUN_COMMAND: 99"),
+]
+
+
+def _plant(db: Path, kind: str, path: tuple, field: bytes) -> None:
+    """Append *field* (raw wire bytes) to the message at *path* in the first step of *kind*; the
+    column copies of the step's parts are rewritten from the payload, as agy keeps them."""
+    with sqlite3.connect(db) as conn:
+        idx, payload = conn.execute(
+            "SELECT idx, step_payload FROM steps WHERE step_type = ? ORDER BY idx", (pb.CortexStepType.Value(T.STEP + kind),)
+        ).fetchone()
+        step = pb.Step.FromString(payload)
+        target = step
+        for name in path:
+            target = target[name] if isinstance(name, int) else getattr(target, name)
+        target.MergeFromString(field)
+        conn.execute(
+            "UPDATE steps SET step_payload = ?, metadata = ?, permissions = ? WHERE idx = ?",
+            (step.SerializeToString(), step.metadata.SerializeToString(), step.permissions.SerializeToString(), idx),
+        )
+    conn.close()
+
+
+@pytest.mark.parametrize(("kind", "path", "key"), EMPTY_PLANTS, ids=[".".join(map(str, p[1])) or "step" for p in EMPTY_PLANTS])
+def test_an_unknown_field_that_carries_nothing_never_makes_a_session_unsupported(builder, kind, path, key):
+    """An empty message, string or bytes cannot hide a projected value: wherever it is, it is listed
+    (kind ``empty``) and the verdict stands; the same field holding one byte where the projection
+    reads is still ``unsupported`` (outside the projection, listed either way)."""
+    cli = builder.root("cli")
+    steps = T.every_shape_steps(cli.rng, cli.clock, browser=False, unnamed_enums=False, media=False)
+    convo = cli.conversation(steps=steps)
+    _plant(convo.paths["db"], kind, path, b"\x9a\x06\x00")  # field 99, length 0
+    r = only(C.check([cli.path]))
+    assert (r.verdict, r.detail) == (C.COMPLETE, "")
+    assert f"{key}:empty x1" in r.outside
+    assert main(["completeness", str(cli.path)]) == 0
+    _plant(convo.paths["db"], kind, path, b"\x9a\x06\x01A")  # and one holding a byte
+    r = only(C.check([cli.path]))
+    if key.startswith("steps.permissions/"):  # a permission is never projected
+        assert r.verdict == C.COMPLETE and f"{key}:len x1" in r.outside
+    else:
+        assert r.verdict == C.UNSUPPORTED
+        assert r.detail.startswith("the source holds content cortex.proto does not decode: ")
+        assert f"{key}:len x1" in r.detail
+
+
 # ----------------------------------------------------------------------------- our own key (issue 20.5)
 
 AGY_READER_BLOCK = {"verdict": "complete", "evidence": [{"source": "native", "n": 12345678901234567890}], "checkedAt": "later"}

@@ -121,7 +121,11 @@ def _unnamed_enum_deep(step: pb.Step) -> None:
     step.metadata.internal_metadata.status_transitions[0].updated_status = 4242  # type: ignore[assignment]
 
 
-@pytest.mark.parametrize("plant", [_unknown_deep, _unknown_in_list, _unnamed_enum_deep])
+def _empty_unknowns(step: pb.Step) -> None:
+    step.planner_response.MergeFromString(bytes([0x9A, 0x7D, 0x00, 0x9A, 0x7D, 0x01, 0x41]))  # 2003: empty, then 1 byte
+
+
+@pytest.mark.parametrize("plant", [_unknown_deep, _unknown_in_list, _unnamed_enum_deep, _empty_unknowns])
 def test_a_tree_with_something_to_count_is_walked_again_with_its_paths(plant):
     """The walk without bookkeeping refuses the tree (it would count nothing), and ``render``
     then gives exactly what the counting walk gives: same object, same key order, same counts."""
@@ -143,6 +147,7 @@ def test_the_expected_counts_of_the_planted_trees():
         (_unknown_deep, {"5.26.1.1999:varint": 1}),
         (_unknown_in_list, {"20.7.2003:len": 1}),
         (_unnamed_enum_deep, {"5.26.1.1:enum=4242": 1}),
+        (_empty_unknowns, {"20.2003:empty": 1, "20.2003:len": 1}),  # what carries nothing is told apart
     ):
         step = _deep_step()
         plant(step)

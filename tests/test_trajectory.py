@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import duration_pb2, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.internal import type_checkers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_wire import CODEBURN_GEN_METADATA, CODEBURN_GEN_METADATA_JSON
@@ -63,6 +64,8 @@ def _scalar(fd: FieldDescriptor) -> st.SearchStrategy:
         return st.sampled_from([v.name for v in fd.enum_type.values if v.number])
     if fd.type == FieldDescriptor.TYPE_DOUBLE:  # finite, non-zero (proto3 JSON omits 0.0; -0.0 is not kept as such)
         return st.floats(allow_nan=False, allow_infinity=False).filter(bool)
+    if fd.type == FieldDescriptor.TYPE_FLOAT:  # the same, 32-bit, as the shortest text that reads back as it (MessageToDict's)
+        return st.floats(allow_nan=False, allow_infinity=False, width=32).filter(bool).map(type_checkers.ToShortestFloat)
     low, high = _INT_RANGES[fd.type]
     ints = st.integers(low, high)
     if not fd.has_presence:

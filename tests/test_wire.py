@@ -240,6 +240,7 @@ def test_unknown_fields_are_reported_by_path_and_kind():
         + _field(5, wire.LEN, _field(1, wire.LEN, _field(1, wire.VARINT, 1) + _field(3, wire.I64, 9)))
         + _field(999, wire.VARINT, 1)
         + _field(777, wire.LEN, b"opaque")
+        + _field(778, wire.LEN, b"")  # an empty message, string or bytes: kind "empty"
     )
     step = pb.Step.FromString(step_bytes)
     assert wire.unknown_fields(step) == Counter(
@@ -251,6 +252,7 @@ def test_unknown_fields_are_reported_by_path_and_kind():
             "5.1.3:i64": 1,  # inside the createdAt Timestamp
             "999:varint": 1,
             "777:len": 1,
+            "778:empty": 1,
         }
     )
     assert json_format.MessageToDict(step)["type"] == 250

@@ -47,7 +47,9 @@ reads, the source holds something ``cortex.proto`` does not decode: an unknown p
 a message a projected value is read from -- it could be that value's new home --, a step type or
 status number the enum does not name, or a step row that cannot be decoded; fail closed).
 Unknown fields and findings elsewhere (``READS`` decides; e.g. inside generator metadata, a
-render info or a permission) are listed in ``Result.outside`` and never change the verdict;
+render info or a permission), and unknown fields that carry nothing wherever they are (kind
+``empty``: a length-delimited value of zero bytes, an empty message, string or bytes, which can
+hold no projected value), are listed in ``Result.outside`` and never change the verdict;
 ``unknown`` (no native source, or only a legacy encrypted ``.pb``); ``unreadable`` (the sidecar
 is not a regular file, not strict JSON or its ``steps`` not an array; the source cannot be read
 or kept changing through five attempts over about half a second: a conversation in progress). ``audit.actions.attest`` records ``agyReader.agyAudit.completeness``
@@ -84,6 +86,7 @@ from audit.store.proto import cortex_pb2 as pb
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.stamps import READER_BLOCK
 from audit.store.trajectory import STEP_TYPE_NAMES, NativeTrajectory, reconstruct
+from audit.store.wire import EMPTY
 
 PROFILE = "agy-audit-projection/2"
 READER_KEY = "agyAudit"
@@ -170,8 +173,9 @@ _COLUMN_BASE = {
 def in_projection(unknown: str) -> bool:
     """Whether an unknown-field key of ``NativeTrajectory.unknown_fields``
     (``steps.step_payload/<type>: 20.7.50:len``, ``steps.metadata/<type>: 34:varint``,
-    ``gen_metadata.data: 1.99:len``) sits where the projection reads: an unknown field directly in
-    a message a projected value is read from, or an enum number the projection keeps as a number."""
+    ``gen_metadata.data: 1.99:len``) sits where the projection reads: an unknown field that holds
+    bytes directly in a message a projected value is read from (an ``empty`` one holds none), or
+    an enum number the projection keeps as a number."""
     table, _, rest = unknown.partition("/")
     if not table.startswith("steps."):
         return False
@@ -179,6 +183,8 @@ def in_projection(unknown: str) -> bool:
     if base is None or ": " not in rest:
         return False
     numbers, _, kind = rest.split(": ", 1)[1].partition(":")
+    if kind == EMPTY:
+        return False
     path = f"{base}.{numbers}" if base else numbers
     if kind.startswith("enum="):
         return path in _PROJECTED_ENUMS

@@ -45,7 +45,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from audit.store.wire import WIRE_NAMES
+from audit.store.wire import unknown_kind
 
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799  # 0001-01-01 .. 9999-12-31 (proto3 JSON's range)
 _EPOCH = _dt.datetime(1970, 1, 1)
@@ -87,7 +87,7 @@ def render_counting(message: Message, unknown: Unknown = None, prefix: str = "")
     """``render`` in one walk that keeps every field's path, for counting into *unknown*."""
     if unknown is not None:
         for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
-            unknown[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
+            unknown[f"{prefix}{field.field_number}:{unknown_kind(field.wire_type, field.data)}"] += 1
     out = {}
     for fd, value in message.ListFields():
         spec = _SPECS.get(fd)

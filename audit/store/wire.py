@@ -8,7 +8,9 @@ anything but ``WireError``. Groups (wire types 3/4) are not supported: proto3 ne
 
 ``unknown_fields`` lists what a decoded message kept as unknown fields -- and enum numbers its
 enum types do not name -- recursively through every set sub-message, as ``path:kind`` keys with
-counts (``20.99:varint`` = unknown field 99 inside field 20), so nothing is silently dropped.
+counts (``20.99:varint`` = unknown field 99 inside field 20), so nothing is silently dropped. The
+kind is the wire type's name, except ``empty`` for a length-delimited value of zero bytes (an empty
+message, string or bytes: it carries nothing), so ``112:empty`` and ``112:len`` are told apart.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = range(6)
 WIRE_NAMES = {VARINT: "varint", I64: "i64", LEN: "len", SGROUP: "group", EGROUP: "group", I32: "i32"}
+EMPTY = "empty"
+"""The kind of an unknown length-delimited field of zero bytes (``unknown_kind``)."""
 MAX_DEPTH = 32
 MAX_FIELDS = 1 << 20
 _MAX_FIELD_NUMBER = (1 << 29) - 1
@@ -137,6 +141,14 @@ def _try_nested(
         return None
 
 
+def unknown_kind(wire_type: int, data: object) -> str:
+    """What an unknown field of *wire_type* holding *data* (``UnknownFieldSet`` item) is counted
+    as: ``empty`` for a length-delimited value of no bytes, else its wire type's name."""
+    if wire_type == LEN and not data:
+        return EMPTY
+    return WIRE_NAMES.get(wire_type, str(wire_type))
+
+
 def unknown_fields(message: Message) -> Counter[str]:
     """Unknown fields (``path:kind``) and unnamed enum numbers (``path:enum=N``) with counts."""
     found: Counter[str] = Counter()
@@ -146,7 +158,7 @@ def unknown_fields(message: Message) -> Counter[str]:
 
 def _collect(message: Message, prefix: str, found: Counter[str]) -> None:
     for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time; the stub lacks __iter__
-        found[f"{prefix}{field.field_number}:{WIRE_NAMES.get(field.wire_type, field.wire_type)}"] += 1
+        found[f"{prefix}{field.field_number}:{unknown_kind(field.wire_type, field.data)}"] += 1
     for fd, value in message.ListFields():
         kind = _KINDS.get(fd)
         if kind is None:

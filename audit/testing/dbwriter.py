@@ -130,7 +130,11 @@ def _step_row(idx: int, step: pb.Step, unknown_fields: bool) -> tuple:
     payload = step.SerializeToString(deterministic=True) + (UNKNOWN_FIELD if unknown_fields else b"")
     columns = [_part(step, name) for name in ("metadata", "error", "permissions", "task_details")]
     render_info = None
-    if step.WhichOneof("step") == "generic" and step.generic.result.HasField("step_render_info"):
+    if (
+        step.type == pb.CORTEX_STEP_TYPE_GENERIC  # the only steps known to carry it (38/38 real rows)
+        and step.WhichOneof("step") == "generic"
+        and step.generic.result.HasField("step_render_info")
+    ):
         render_info = step.generic.result.step_render_info.SerializeToString(deterministic=True)
     return idx, step.type, step.status, int(step.HasField("subtrajectory")), *columns, render_info, payload
 

@@ -155,6 +155,14 @@ def system_message(clock: Clock, message: str) -> dict:
     return step("SYSTEM_MESSAGE", clock.tick(), source="SYSTEM", systemMessage={"message": message})
 
 
+def knowledge_artifacts(clock: Clock) -> dict:
+    """A KNOWLEDGE_ARTIFACTS step (type 99) as real IDE stores hold them (real-stores.md Part C: 1-2
+    in 13 of 14 further ``.db``): its payload, Step field 112, is always an empty message, which
+    the sidecar shows as ``knowledgeArtifacts: {}``. The source is not in the reference: SYSTEM, as
+    the other context the agent injects (CONVERSATION_HISTORY)."""
+    return step("KNOWLEDGE_ARTIFACTS", clock.tick(), source="SYSTEM", knowledgeArtifacts={})
+
+
 def conversation_steps(
     rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/home/agy/project"
 ) -> list[dict]:

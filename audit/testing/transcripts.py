@@ -63,7 +63,9 @@ EPHEMERAL_PREAMBLE = (
     "The following is an <EPHEMERAL_MESSAGE> not actually sent by the user. It is provided by the "
     "system as a set of reminders and general important information to pay attention to.\n"
 )
-_SYSTEM_TYPES = frozenset({"SYSTEM_MESSAGE", "ERROR_MESSAGE", "CONVERSATION_HISTORY", "CHECKPOINT", "EPHEMERAL_MESSAGE"})
+_SYSTEM_TYPES = frozenset(
+    {"SYSTEM_MESSAGE", "ERROR_MESSAGE", "CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "CHECKPOINT", "EPHEMERAL_MESSAGE"}
+)
 _TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:\d\d)")
 _HEADER = re.compile(r"^(?:Created|Completed) At:.*\n", re.M)
 
@@ -236,6 +238,7 @@ _BODIES = {
     "CHECKPOINT": _checkpoint,
     "SYSTEM_MESSAGE": _system_message,
     "CONVERSATION_HISTORY": lambda step, header, status: {},
+    "KNOWLEDGE_ARTIFACTS": lambda step, header, status: {},  # an empty payload: nothing to write
 }
 
 

@@ -107,9 +107,10 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
     steps[]: askQuestion{}, browserSubagent{}, checkpoint{}, codeAction{}, commandStatus{},
         completedInteractions[], conversationHistory{}, ephemeralMessage{}, error{},
         errorMessage{}, find{}, generateImage{}, generic{}, grepSearch{}, invokeSubagent{},
-        listDirectory{}, mcpTool{}, metadata{}, permissions{}, plannerResponse{},
-        readUrlContent{}, requestedInteraction{}, runCommand{}, searchWeb{}, status,
-        subtrajectory{}, systemMessage{}, taskDetails{}, type, userInput{}, viewFile{}
+        knowledgeArtifacts{}, listDirectory{}, mcpTool{}, metadata{}, permissions{},
+        plannerResponse{}, readUrlContent{}, requestedInteraction{}, runCommand{},
+        searchWeb{}, status, subtrajectory{}, systemMessage{}, taskDetails{}, type,
+        userInput{}, viewFile{}
     steps[].askQuestion: questions[]
     steps[].askQuestion.questions[]: isMultiSelect, options[], question,
         selectedOptionIds[], skipped, writeInResponse
@@ -147,7 +148,7 @@ Supported JSON keys -- everything a ``.db`` row can carry and ``audit.store.traj
         updatedAt, version
     steps[].codeAction.replacementInfos[]: boundaryLinesMatch, editDistance, error,
         errorStr, fastApplyFixable, fuzzyMatch, isNonExact, numMatches, originalChunk{},
-        repairFixable, repaired, useGlobalMatch
+        relEditDistance, repairFixable, repaired, useGlobalMatch
     steps[].codeAction.replacementInfos[].originalChunk: allowMultiple, contextLines[],
         endLine, index, replacementContent, startLine, targetContent,
         targetHasCarriageReturn

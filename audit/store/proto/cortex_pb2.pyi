@@ -1541,7 +1541,7 @@ class CortexTrajectoryReference(_message.Message):
     def __init__(self, trajectory_id: _Optional[str] = ..., step_index: _Optional[int] = ..., trajectory_type: _Optional[_Union[CortexTrajectoryType, str]] = ..., step_type: _Optional[_Union[CortexStepType, str]] = ..., reference_type: _Optional[_Union[CortexTrajectoryReferenceType, str]] = ...) -> None: ...
 
 class Step(_message.Message):
-    __slots__ = ("type", "status", "metadata", "subtrajectory", "error", "requested_interaction", "permissions", "completed_interactions", "task_details", "code_action", "grep_search", "view_file", "list_directory", "user_input", "planner_response", "error_message", "run_command", "checkpoint", "find", "command_status", "read_url_content", "search_web", "mcp_tool", "browser_subagent", "ephemeral_message", "generate_image", "conversation_history", "system_message", "generic", "invoke_subagent", "ask_question")
+    __slots__ = ("type", "status", "metadata", "subtrajectory", "error", "requested_interaction", "permissions", "completed_interactions", "task_details", "code_action", "grep_search", "view_file", "list_directory", "user_input", "planner_response", "error_message", "run_command", "checkpoint", "find", "command_status", "read_url_content", "search_web", "mcp_tool", "browser_subagent", "ephemeral_message", "generate_image", "conversation_history", "knowledge_artifacts", "system_message", "generic", "invoke_subagent", "ask_question")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
@@ -1569,6 +1569,7 @@ class Step(_message.Message):
     EPHEMERAL_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     GENERATE_IMAGE_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_HISTORY_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_ARTIFACTS_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     GENERIC_FIELD_NUMBER: _ClassVar[int]
     INVOKE_SUBAGENT_FIELD_NUMBER: _ClassVar[int]
@@ -1600,11 +1601,12 @@ class Step(_message.Message):
     ephemeral_message: CortexStepEphemeralMessage
     generate_image: CortexStepGenerateImage
     conversation_history: CortexStepConversationHistory
+    knowledge_artifacts: CortexStepKnowledgeArtifacts
     system_message: CortexStepSystemMessage
     generic: CortexStepGeneric
     invoke_subagent: CortexStepInvokeSubagent
     ask_question: CortexStepAskQuestion
-    def __init__(self, type: _Optional[_Union[CortexStepType, str]] = ..., status: _Optional[_Union[CortexStepStatus, str]] = ..., metadata: _Optional[_Union[CortexStepMetadata, _Mapping]] = ..., subtrajectory: _Optional[_Union[Trajectory, _Mapping]] = ..., error: _Optional[_Union[CortexErrorDetails, _Mapping]] = ..., requested_interaction: _Optional[_Union[RequestedInteraction, _Mapping]] = ..., permissions: _Optional[_Union[TrajectoryPermissions, _Mapping]] = ..., completed_interactions: _Optional[_Iterable[_Union[CompletedInteraction, _Mapping]]] = ..., task_details: _Optional[_Union[TaskDetails, _Mapping]] = ..., code_action: _Optional[_Union[CortexStepCodeAction, _Mapping]] = ..., grep_search: _Optional[_Union[CortexStepGrepSearch, _Mapping]] = ..., view_file: _Optional[_Union[CortexStepViewFile, _Mapping]] = ..., list_directory: _Optional[_Union[CortexStepListDirectory, _Mapping]] = ..., user_input: _Optional[_Union[CortexStepUserInput, _Mapping]] = ..., planner_response: _Optional[_Union[CortexStepPlannerResponse, _Mapping]] = ..., error_message: _Optional[_Union[CortexStepErrorMessage, _Mapping]] = ..., run_command: _Optional[_Union[CortexStepRunCommand, _Mapping]] = ..., checkpoint: _Optional[_Union[CortexStepCheckpoint, _Mapping]] = ..., find: _Optional[_Union[CortexStepFind, _Mapping]] = ..., command_status: _Optional[_Union[CortexStepCommandStatus, _Mapping]] = ..., read_url_content: _Optional[_Union[CortexStepReadUrlContent, _Mapping]] = ..., search_web: _Optional[_Union[CortexStepSearchWeb, _Mapping]] = ..., mcp_tool: _Optional[_Union[CortexStepMcpTool, _Mapping]] = ..., browser_subagent: _Optional[_Union[CortexStepBrowserSubagent, _Mapping]] = ..., ephemeral_message: _Optional[_Union[CortexStepEphemeralMessage, _Mapping]] = ..., generate_image: _Optional[_Union[CortexStepGenerateImage, _Mapping]] = ..., conversation_history: _Optional[_Union[CortexStepConversationHistory, _Mapping]] = ..., system_message: _Optional[_Union[CortexStepSystemMessage, _Mapping]] = ..., generic: _Optional[_Union[CortexStepGeneric, _Mapping]] = ..., invoke_subagent: _Optional[_Union[CortexStepInvokeSubagent, _Mapping]] = ..., ask_question: _Optional[_Union[CortexStepAskQuestion, _Mapping]] = ...) -> None: ...
+    def __init__(self, type: _Optional[_Union[CortexStepType, str]] = ..., status: _Optional[_Union[CortexStepStatus, str]] = ..., metadata: _Optional[_Union[CortexStepMetadata, _Mapping]] = ..., subtrajectory: _Optional[_Union[Trajectory, _Mapping]] = ..., error: _Optional[_Union[CortexErrorDetails, _Mapping]] = ..., requested_interaction: _Optional[_Union[RequestedInteraction, _Mapping]] = ..., permissions: _Optional[_Union[TrajectoryPermissions, _Mapping]] = ..., completed_interactions: _Optional[_Iterable[_Union[CompletedInteraction, _Mapping]]] = ..., task_details: _Optional[_Union[TaskDetails, _Mapping]] = ..., code_action: _Optional[_Union[CortexStepCodeAction, _Mapping]] = ..., grep_search: _Optional[_Union[CortexStepGrepSearch, _Mapping]] = ..., view_file: _Optional[_Union[CortexStepViewFile, _Mapping]] = ..., list_directory: _Optional[_Union[CortexStepListDirectory, _Mapping]] = ..., user_input: _Optional[_Union[CortexStepUserInput, _Mapping]] = ..., planner_response: _Optional[_Union[CortexStepPlannerResponse, _Mapping]] = ..., error_message: _Optional[_Union[CortexStepErrorMessage, _Mapping]] = ..., run_command: _Optional[_Union[CortexStepRunCommand, _Mapping]] = ..., checkpoint: _Optional[_Union[CortexStepCheckpoint, _Mapping]] = ..., find: _Optional[_Union[CortexStepFind, _Mapping]] = ..., command_status: _Optional[_Union[CortexStepCommandStatus, _Mapping]] = ..., read_url_content: _Optional[_Union[CortexStepReadUrlContent, _Mapping]] = ..., search_web: _Optional[_Union[CortexStepSearchWeb, _Mapping]] = ..., mcp_tool: _Optional[_Union[CortexStepMcpTool, _Mapping]] = ..., browser_subagent: _Optional[_Union[CortexStepBrowserSubagent, _Mapping]] = ..., ephemeral_message: _Optional[_Union[CortexStepEphemeralMessage, _Mapping]] = ..., generate_image: _Optional[_Union[CortexStepGenerateImage, _Mapping]] = ..., conversation_history: _Optional[_Union[CortexStepConversationHistory, _Mapping]] = ..., knowledge_artifacts: _Optional[_Union[CortexStepKnowledgeArtifacts, _Mapping]] = ..., system_message: _Optional[_Union[CortexStepSystemMessage, _Mapping]] = ..., generic: _Optional[_Union[CortexStepGeneric, _Mapping]] = ..., invoke_subagent: _Optional[_Union[CortexStepInvokeSubagent, _Mapping]] = ..., ask_question: _Optional[_Union[CortexStepAskQuestion, _Mapping]] = ...) -> None: ...
 
 class TaskDetails(_message.Message):
     __slots__ = ("id", "log_uri", "description")
@@ -2173,10 +2175,11 @@ class ReplacementChunk(_message.Message):
     def __init__(self, target_content: _Optional[str] = ..., replacement_content: _Optional[str] = ..., allow_multiple: _Optional[bool] = ..., target_has_carriage_return: _Optional[bool] = ..., context_lines: _Optional[_Iterable[str]] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., index: _Optional[int] = ...) -> None: ...
 
 class ReplacementChunkInfo(_message.Message):
-    __slots__ = ("original_chunk", "fuzzy_match", "edit_distance", "num_matches", "error", "is_non_exact", "boundary_lines_match", "error_str", "fast_apply_fixable", "use_global_match", "repair_fixable", "repaired")
+    __slots__ = ("original_chunk", "fuzzy_match", "edit_distance", "rel_edit_distance", "num_matches", "error", "is_non_exact", "boundary_lines_match", "error_str", "fast_apply_fixable", "use_global_match", "repair_fixable", "repaired")
     ORIGINAL_CHUNK_FIELD_NUMBER: _ClassVar[int]
     FUZZY_MATCH_FIELD_NUMBER: _ClassVar[int]
     EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
+    REL_EDIT_DISTANCE_FIELD_NUMBER: _ClassVar[int]
     NUM_MATCHES_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     IS_NON_EXACT_FIELD_NUMBER: _ClassVar[int]
@@ -2189,6 +2192,7 @@ class ReplacementChunkInfo(_message.Message):
     original_chunk: ReplacementChunk
     fuzzy_match: str
     edit_distance: int
+    rel_edit_distance: float
     num_matches: int
     error: bool
     is_non_exact: bool
@@ -2198,7 +2202,7 @@ class ReplacementChunkInfo(_message.Message):
     use_global_match: bool
     repair_fixable: bool
     repaired: bool
-    def __init__(self, original_chunk: _Optional[_Union[ReplacementChunk, _Mapping]] = ..., fuzzy_match: _Optional[str] = ..., edit_distance: _Optional[int] = ..., num_matches: _Optional[int] = ..., error: _Optional[bool] = ..., is_non_exact: _Optional[bool] = ..., boundary_lines_match: _Optional[bool] = ..., error_str: _Optional[str] = ..., fast_apply_fixable: _Optional[bool] = ..., use_global_match: _Optional[bool] = ..., repair_fixable: _Optional[bool] = ..., repaired: _Optional[bool] = ...) -> None: ...
+    def __init__(self, original_chunk: _Optional[_Union[ReplacementChunk, _Mapping]] = ..., fuzzy_match: _Optional[str] = ..., edit_distance: _Optional[int] = ..., rel_edit_distance: _Optional[float] = ..., num_matches: _Optional[int] = ..., error: _Optional[bool] = ..., is_non_exact: _Optional[bool] = ..., boundary_lines_match: _Optional[bool] = ..., error_str: _Optional[str] = ..., fast_apply_fixable: _Optional[bool] = ..., use_global_match: _Optional[bool] = ..., repair_fixable: _Optional[bool] = ..., repaired: _Optional[bool] = ...) -> None: ...
 
 class ArtifactMetadata(_message.Message):
     __slots__ = ("artifact_type", "summary", "created_at", "updated_at", "version", "request_feedback")
@@ -2547,6 +2551,10 @@ class CortexStepConversationHistory(_message.Message):
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     content: str
     def __init__(self, content: _Optional[str] = ...) -> None: ...
+
+class CortexStepKnowledgeArtifacts(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class CortexStepSystemMessage(_message.Message):
     __slots__ = ("message", "render_info", "event_type", "agent_message")
