@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from audit.checks import invariants
 from audit.errors import NothingToCheck
 from audit.safeio import dumps
 from audit.store.layout import resolve_roots
+from audit.store.proto import cortex_pb2 as pb
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.dbwriter import write_conversation_db
@@ -499,6 +501,34 @@ def test_cancelled_is_the_transcripts_spelling_of_canceled(builder):
         _rewrite(path, lambda r: r.update(status="CANCELLED") if r["step_index"] == len(steps) - 1 else None)
     report = C.check([root.path])
     assert report.exit_code == 0 and [f for r in report.results for f in r.findings] == []
+
+
+def test_status_7_is_error_as_the_transcripts_of_real_stores_say(builder):
+    """Status 7 is CORTEX_STEP_STATUS_ERROR (AGP 1.19.6 and MLV name it so; CANCELED is 6): every
+    status-7 row of the 26 real stores joined to its transcript says ERROR (13 of 13,
+    real-stores.md B.2.2). A .db ERROR beside a transcript ERROR agrees; beside a transcript
+    CANCELLED (what a "user-cancelled" 7 would be) it is two different final states. codeburn, said
+    to read 7 as user-cancelled, reads no step status at all (consumers/codeburn.json)."""
+    assert (pb.CortexStepStatus.Name(7), pb.CortexStepStatus.Name(6)) == (
+        "CORTEX_STEP_STATUS_ERROR",
+        "CORTEX_STEP_STATUS_CANCELED",
+    )
+    root = builder.root("cli")
+    steps = T.conversation_steps(builder.rng, builder.clock, 1)
+    last = len(steps) - 1
+    steps[last]["status"] = T.STATUS + "ERROR"
+    convo = root.conversation(steps=steps)
+    with sqlite3.connect(convo.paths["db"]) as conn:
+        assert conn.execute("SELECT status FROM steps WHERE idx = ?", (last,)).fetchone() == (7,)
+    conn.close()
+    assert [json.loads(line)["status"] for line in _transcripts(convo)[1].read_text().splitlines()][last] == "ERROR"
+    report = C.check([root.path])
+    assert report.exit_code == 0 and violations(report) == []
+    for path in _transcripts(convo):
+        _rewrite(path, lambda r: r.update(status="CANCELLED") if r["step_index"] == last else None)
+    assert violations(C.check([root.path])) == [
+        (convo.id, "consistency/status", last, name) for name in ("transcript.jsonl", "transcript_full.jsonl")
+    ]
 
 
 def test_two_final_statuses_disagree(builder):
