@@ -488,7 +488,9 @@ def test_github_annotations_escape_data_and_properties_and_text_colours_the_verd
     check = Check("links", "live a,b", "live", FAIL, "1 failing", "agy-audit links check --root x", [finding])
     quiet = Check("compare", "corpus wire", "corpus", ERROR, "cannot read: 50%", None)
     baseline = load(bundled_dir() / "agy-1.2.10", bundled=True)
-    report = Report(0, Path("/c"), True, [], baseline, "drift", True, [Stage("links", [check]), Stage("compare", [quiet])])
+    report = Report(
+        0, Path("/c"), True, [], baseline, "bundled", "drift", True, [Stage("links", [check]), Stage("compare", [quiet])]
+    )
     assert ci_report.github_annotations(report).splitlines() == [
         "::error title=agy-audit ci::ci: ERROR (links, compare); exit 2",
         "::error file=dir%2Cx/a%3Ab.json,line=3,title=agy-audit ci%3A links live a%2Cb::[rule] 100%25 done%0D%0Anext: a, b",
@@ -524,7 +526,7 @@ def test_an_interrupted_sweep_names_the_corpus_it_leaves(capsys, store, tmp_path
 
 def test_the_schema_names_every_stage():
     assert SCHEMA["$defs"]["stage"]["properties"]["name"]["enum"] == list(ci.STAGES)
-    assert SCHEMA["$id"] == "urn:agy-audit:schema:ci-report:1"
+    assert SCHEMA["$id"] == "urn:agy-audit:schema:ci-report:2"
     Draft202012Validator.check_schema(SCHEMA)
 
 

@@ -25,6 +25,7 @@ def _no_agy_on_path(monkeypatch, tmp_path):
     empty = tmp_path / "no-agy"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.chdir(tmp_path)  # no project here: the bundled compatibility record
 
 
 @pytest.fixture

@@ -78,9 +78,11 @@ def record(
     *,
     baseline_dir: str | os.PathLike,
     compat_file: str | os.PathLike,
+    project_dir: str | os.PathLike = ".",
     date: str | None = None,
 ) -> tuple[baselines.Baseline, Survey]:
-    """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*."""
+    """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*, which
+    names *baseline_dir* relative to *project_dir* (``compat.location``)."""
     baselines.check_name(name)
     target = Path(baseline_dir) / name
     result = survey([path])
@@ -108,7 +110,7 @@ def record(
         raise FindingsError("refusing to record: " + " | ".join(refusals))
     baseline = baseline_writer.from_survey(name, result, date or _dt.date.today().isoformat())
     existing = [b for b in baselines.listing(Path(baseline_dir)) if b.name != name]
-    text = compat.render(existing + [baseline])  # rendered before anything is written
+    text = compat.render(existing + [baseline], compat.location(baseline_dir, project_dir))  # before anything is written
     baseline_writer.write(baseline, baseline_dir)
     try:
         compat.write(compat_file, text)

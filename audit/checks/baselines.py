@@ -316,10 +316,12 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
 
 
 def listing(directory: str | os.PathLike, bundled: bool = False) -> list[Baseline]:
-    """The baselines directly in *directory*, oldest agy version first."""
+    """The baselines directly in *directory*, oldest agy version first (bundled when it is the
+    bundled directory, as ``./fingerprints`` is in a checkout of agy-audit)."""
     directory = Path(directory)
     if not is_dir(directory):
         return []
+    bundled = bundled or _same_dir(directory, bundled_dir())
     found = [
         load(entry, bundled=bundled)
         for entry in sorted(directory.iterdir())
@@ -341,10 +343,49 @@ def bundled_dir() -> Path:
     return data_path("fingerprints")
 
 
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def available(baseline_dir: str | os.PathLike | None = None) -> list[Baseline]:
     """Bundled baselines, then those in *baseline_dir*, each list oldest version first."""
-    own = listing(baseline_dir) if baseline_dir is not None else []
+    own = [b for b in listing(baseline_dir) if not b.bundled] if baseline_dir is not None else []
     return listing(bundled_dir(), True) + own
+
+
+def shown_dir(path: str | os.PathLike) -> str:
+    """*path* as typed from the current directory: ``./fingerprints`` when inside it."""
+    relative = Path(path)
+    if relative.is_absolute():
+        try:
+            relative = relative.relative_to(Path.cwd())
+        except ValueError:
+            return str(path)
+    text = relative.as_posix()
+    return text if text == "." or text.startswith("../") else f"./{text}"
+
+
+def given(spec: str, baseline_dir: str | os.PathLike | None = None) -> tuple[Baseline, str]:
+    """The baseline *spec* names (``resolve``), with where it is, in words."""
+    found = resolve(spec, baseline_dir)
+    return found, "bundled" if found.bundled else str(found.path)
+
+
+def newest(baseline_dir: str | os.PathLike | None) -> tuple[Baseline, str]:
+    """The baseline ``ci`` and ``compare`` use unless told which: the newest recorded in
+    *baseline_dir*, else the newest bundled one; with why, in words."""
+    own = listing(baseline_dir) if baseline_dir is not None else []
+    where = shown_dir(baseline_dir) if baseline_dir is not None else None
+    if own and not own[0].bundled:
+        return max(own, key=lambda b: b.version_key), f"recorded in {where}, newest there"
+    found = own or listing(bundled_dir(), bundled=True)
+    if not found:
+        raise UsageError("no baseline found; give --baseline NAME|DIR")
+    why = f"bundled: nothing recorded in {where}" if where is not None and not own else "bundled"
+    return max(found, key=lambda b: b.version_key), why
 
 
 def resolve(spec: str, baseline_dir: str | os.PathLike | None = None) -> Baseline:
@@ -354,6 +395,6 @@ def resolve(spec: str, baseline_dir: str | os.PathLike | None = None) -> Baselin
         return load(path)
     for directory, bundled in ((baseline_dir, False), (bundled_dir(), True)):
         if directory is not None and NAME.fullmatch(spec) and is_file(Path(directory) / spec / BASELINE_FILE):
-            return load(Path(directory) / spec, bundled=bundled)
+            return load(Path(directory) / spec, bundled=bundled or _same_dir(Path(directory), bundled_dir()))
     names = ", ".join(b.name for b in available(baseline_dir)) or "none"
     raise UsageError(f"{spec}: no such baseline (available: {names})")

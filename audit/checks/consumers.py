@@ -217,6 +217,13 @@ class FailOn:
         return result.verdict == BREAKS and self.can_fail(result.profile.name)
 
 
+def is_fail_on(value: object) -> bool:
+    """Whether *value* is one ``--fail-on`` value: a drift rule, or ``consumer:NAME``."""
+    return value in FAIL_ON or (
+        isinstance(value, str) and value.startswith(CONSUMER_PREFIX) and len(value) > len(CONSUMER_PREFIX)
+    )
+
+
 def parse_fail_on(values: str | Sequence[str] | None) -> FailOn:
     """``--fail-on`` values (repeatable); consumers named alone fail nothing else (drift ``never``)."""
     if values is None or isinstance(values, str):

@@ -6,6 +6,7 @@ import argparse
 
 from audit.actions import baseline_writer, compat
 from audit.checks import baselines
+from audit.commands import project
 from audit.report.drift_report import baselines_json, baselines_text
 from audit.report.text import to_json
 
@@ -17,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         description="List the bundled baselines and those in --baseline-dir (oldest agy version first).",
         epilog="Exit codes: 0 ok, 2 usage or unreadable input.",
     )
-    p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines directory")
+    p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines directory (default: the project's, ./fingerprints)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.set_defaults(run=run)
     sub = p.add_subparsers(dest="baselines_command", metavar="{import-shape}")
@@ -33,13 +34,15 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     imp.add_argument("tsv", metavar="TSV")
     imp.add_argument("--name", required=True, metavar="NAME", help="baseline name, e.g. agy-1.2.10")
     imp.add_argument("--digest", metavar="sha256:HEX", help="expected digest (default: the published one for NAME)")
-    imp.add_argument("--baseline-dir", default=argparse.SUPPRESS, metavar="DIR", help="where to write (default ./fingerprints)")
+    imp.add_argument(
+        "--baseline-dir", default=argparse.SUPPRESS, metavar="DIR", help="where to write (default: the project's, ./fingerprints)"
+    )
     imp.add_argument("--compat-file", metavar="FILE", help="also regenerate this compatibility record from BASELINE_DIR")
     imp.set_defaults(run=run_import)
 
 
 def run(args: argparse.Namespace) -> int:
-    found = baselines.available(args.baseline_dir)
+    found = baselines.available(args.baseline_dir or project.load().baseline_dir)
     if args.format == "json":
         print(to_json(baselines_json(found)), end="")
     else:
@@ -48,9 +51,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    directory = args.baseline_dir or "fingerprints"
+    config = project.load()
+    directory = args.baseline_dir or config.baseline_dir
     baseline = baseline_writer.import_shape(args.tsv, args.name, digest=args.digest)
-    text = compat.render(baselines.listing(directory) + [baseline]) if args.compat_file else None
+    listed = baselines.listing(directory) + [baseline]
+    text = compat.render(listed, compat.location(directory, config.directory)) if args.compat_file else None
     baseline_writer.write(baseline, directory)
     if text is not None:
         compat.write(args.compat_file, text)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from audit.actions.sweep import SOURCES
+from audit.commands import project
 from audit.commands.common import roots_from, seconds, user_path
 from audit.commands.compare import add_consumer_flags
 from audit.errors import UsageError
@@ -64,7 +65,9 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         help="baseline to compare with (default: the newest in --baseline-dir, else the newest bundled)",
     )
     p.add_argument(
-        "--baseline-dir", metavar="DIR", help="your own baselines (searched first; --record writes here, default ./fingerprints)"
+        "--baseline-dir",
+        metavar="DIR",
+        help="your own baselines (searched first; --record writes here; default: the project's, ./fingerprints)",
     )
     add_consumer_flags(p)
     p.add_argument(
@@ -77,9 +80,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument(
         "--compat-file",
-        default="COMPATIBILITY.md",
         metavar="FILE",
-        help="compatibility record --record regenerates (default ./COMPATIBILITY.md)",
+        help="compatibility record --record regenerates (default: the project's, ./COMPATIBILITY.md)",
     )
     p.add_argument(
         "--no-live",
@@ -144,6 +146,7 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports = _report_formats(args)
+    config = project.load()
     roots = layout.require_roots(roots_from(args))
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     report = ci.run(
@@ -155,11 +158,12 @@ def run(args: argparse.Namespace) -> int:
         allow_remote=args.allow_remote_daemon,
         include_implicit=args.include_implicit,
         baseline=args.baseline,
-        baseline_dir=args.baseline_dir,
-        fail_on=args.fail_on or "drift",
-        profiles=args.consumer,
+        baseline_dir=args.baseline_dir or config.baseline_dir,
+        fail_on=args.fail_on or config.fail_on or "drift",
+        profiles=args.consumer or config.consumers,
         record_as=args.record,
-        compat_file=args.compat_file,
+        compat_file=args.compat_file or config.compat_file,
+        project_dir=config.directory,
         live=args.live,
         progress=functools.partial(Progress, sys.stderr) if show else None,
         jobs=args.jobs,

@@ -8,6 +8,7 @@ import sys
 from audit.checks import baselines, consumers
 from audit.checks.drift import FAIL_ON, compare, observe
 from audit.checks.fingerprint import SURFACES
+from audit.commands import project
 from audit.commands.fingerprint import INPUTS, add_surfaces
 from audit.report.consumers_report import results_json, results_markdown, results_text
 from audit.report.drift_report import (
@@ -34,8 +35,16 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--baseline", required=True, metavar="NAME|DIR", help="baseline name (e.g. agy-1.2.10) or directory")
-    p.add_argument("--baseline-dir", metavar="DIR", help="your own baselines, searched before the bundled ones")
+    p.add_argument(
+        "--baseline",
+        metavar="NAME|DIR",
+        help="baseline name (e.g. agy-1.2.10) or directory (default: the newest in --baseline-dir, else the newest bundled)",
+    )
+    p.add_argument(
+        "--baseline-dir",
+        metavar="DIR",
+        help="your own baselines, searched before the bundled ones (default: the project's, ./fingerprints)",
+    )
     add_surfaces(p)
     add_consumer_flags(p)
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
@@ -48,8 +57,7 @@ class FailOnChoices(tuple):
     """``--fail-on`` choices: the drift rules, and any ``consumer:NAME``."""
 
     def __contains__(self, value: object) -> bool:
-        prefix = consumers.CONSUMER_PREFIX
-        return value in FAIL_ON or (isinstance(value, str) and value.startswith(prefix) and len(value) > len(prefix))
+        return consumers.is_fail_on(value)
 
 
 def add_consumer_flags(p: argparse.ArgumentParser) -> None:
@@ -73,10 +81,12 @@ def add_consumer_flags(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    fail_on = consumers.parse_fail_on(args.fail_on)
-    profiles = consumers.resolve(args.consumer)
+    config = project.load()
+    fail_on = consumers.parse_fail_on(args.fail_on or config.fail_on)
+    profiles = consumers.resolve(args.consumer or config.consumers)
     consumers.check_fail_on(fail_on, profiles)
-    baseline = baselines.resolve(args.baseline, args.baseline_dir)
+    baseline_dir = args.baseline_dir or config.baseline_dir
+    baseline, why = baselines.given(args.baseline, baseline_dir) if args.baseline else baselines.newest(baseline_dir)
     observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)))
     if observed.survey is not None and not args.quiet:
         for message in observed.survey.problems:
@@ -86,12 +96,12 @@ def run(args: argparse.Namespace) -> int:
     fails = consumers.run_fails(comparison, results, fail_on)
     if args.format == "json":
         doc = comparison_json(comparison, observed, fail_on=fail_on.drift)
-        doc |= {"failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
+        doc |= {"baselineReason": why, "failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
         print(to_json(doc), end="")
     elif args.format == "markdown":
-        sys.stdout.write(comparison_markdown(comparison, observed) + results_markdown(results))
+        sys.stdout.write(comparison_markdown(comparison, observed, reason=why) + results_markdown(results))
     else:
         sys.stdout.write(
-            comparison_text(comparison, observed, verbose=args.verbose) + results_text(results, verbose=args.verbose)
+            comparison_text(comparison, observed, verbose=args.verbose, reason=why) + results_text(results, verbose=args.verbose)
         )
     return 1 if fails else 0

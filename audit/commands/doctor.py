@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from audit.commands import project
 from audit.commands.common import add_format, roots_from, seconds
 from audit.pipeline import doctor
 from audit.report.text import table, to_json
+from audit.safeio import is_file
 from audit.store import layout
 
 
@@ -24,7 +26,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         ),
         epilog="Exit codes: 0 healthy, 1 action needed, 2 usage or unreadable input, 3 no store found.",
     )
-    p.add_argument("--compat-file", metavar="FILE", help="compatibility record to compare with (default: the bundled one)")
+    p.add_argument(
+        "--compat-file",
+        metavar="FILE",
+        help="compatibility record to compare with (default: the project's, ./COMPATIBILITY.md, when it exists, else the bundled one)",
+    )
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="for the daemon probe (default 5)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     add_format(p)
@@ -32,8 +38,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 
 
 def run(args: argparse.Namespace) -> int:
+    compat_file = args.compat_file or project.load().compat_file
+    if args.compat_file is None and not is_file(compat_file):
+        compat_file = None  # nothing recorded in this project: the bundled record
     roots = layout.require_roots(roots_from(args))
-    health = doctor.diagnose(roots, compat_file=args.compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon)
+    health = doctor.diagnose(roots, compat_file=compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon)
     if args.format == "json":
         print(to_json(_json(health)), end="")
     else:

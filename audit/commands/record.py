@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from audit.actions.record import record
+from audit.commands import project
 from audit.report.drift_report import baselines_text
 from audit.report.text import to_json
 
@@ -24,22 +25,25 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument("path", metavar="PATH", help="sweep corpus directory (from `agy-audit sweep`)")
     p.add_argument("--name", required=True, metavar="agy-X.Y.Z", help="baseline name, e.g. agy-1.2.11")
-    p.add_argument("--baseline-dir", default="fingerprints", metavar="DIR", help="where baselines live (default ./fingerprints)")
+    p.add_argument("--baseline-dir", metavar="DIR", help="where baselines live (default: the project's, ./fingerprints)")
     p.add_argument(
         "--compat-file",
-        default="COMPATIBILITY.md",
         metavar="FILE",
-        help="compatibility record to regenerate from the baselines in --baseline-dir (default ./COMPATIBILITY.md)",
+        help="compatibility record to regenerate from the baselines in --baseline-dir (default: the project's, "
+        "./COMPATIBILITY.md)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    baseline, _ = record(args.path, args.name, baseline_dir=args.baseline_dir, compat_file=args.compat_file)
+    config = project.load()
+    compat_file = args.compat_file or config.compat_file
+    baseline_dir = args.baseline_dir or config.baseline_dir
+    baseline, _ = record(args.path, args.name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=config.directory)
     if args.format == "json":
-        print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": args.compat_file}), end="")
+        print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}), end="")
     else:
         print(baselines_text([baseline]))
-        print(f"recorded {baseline.path}; regenerated {args.compat_file}")
+        print(f"recorded {baseline.path}; regenerated {compat_file}")
     return 0

@@ -179,6 +179,7 @@ class Report:
     kept: bool  # False when a passing run removed it
     roots: list[RootSource]
     baseline: Baseline
+    baseline_reason: str  # why this baseline: given, the newest recorded in the baseline directory, or bundled
     fail_on: str
     live: bool
     stages: list[Stage] = field(default_factory=list)
@@ -206,15 +207,6 @@ class Report:
         return [s.name for s in self.stages if s.verdict in (FAIL, ERROR)]
 
 
-def newest_baseline(baseline_dir: str | os.PathLike | None = None) -> Baseline:
-    """The newest baseline in *baseline_dir* when it holds any, else the newest bundled one."""
-    found = baselines.listing(baseline_dir) if baseline_dir is not None else []
-    found = found or baselines.listing(baselines.bundled_dir(), bundled=True)
-    if not found:
-        raise UsageError("no baseline found; give --baseline NAME|DIR")
-    return max(found, key=lambda b: b.version_key)
-
-
 def run(
     roots: list[Root],
     *,
@@ -230,6 +222,7 @@ def run(
     profiles: Sequence[str] | None = None,
     record_as: str | None = None,
     compat_file: str | os.PathLike = "COMPATIBILITY.md",
+    project_dir: str | os.PathLike = ".",
     live: bool = True,
     env: Mapping[str, str] | None = None,
     progress: ProgressFactory | None = None,
@@ -251,7 +244,7 @@ def run(
     failing = consumers.parse_fail_on(fail_on)
     chosen_profiles = consumers.resolve(profiles)
     consumers.check_fail_on(failing, chosen_profiles)
-    chosen = baselines.resolve(baseline, baseline_dir) if baseline else newest_baseline(baseline_dir)
+    chosen, why = baselines.given(baseline, baseline_dir) if baseline else baselines.newest(baseline_dir)
     record_dir = Path(baseline_dir or "fingerprints")
     if record_as not in (None, AUTO) and os.path.lexists(record_dir / baselines.check_name(record_as)):
         raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
@@ -289,7 +282,7 @@ def run(
         if workdir is not None and not os.path.lexists(corpus):
             shutil.rmtree(workdir, ignore_errors=True)
         raise
-    report = Report(started, corpus, True, result.roots, chosen, failing.text, live, failing=failing)
+    report = Report(started, corpus, True, result.roots, chosen, why, failing.text, live, failing=failing)
     report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds, lost)]))
     del result  # its sessions list every file of the corpus with its digest: not held through the other stages
     report.stages.append(Stage("verify-contract", ctx.contract()))
@@ -300,7 +293,8 @@ def run(
     report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
     report.stages.append(Stage("consumers", ctx.consumers(report)))
     if record_as is not None:
-        report.stages.append(Stage("record", [_timed(lambda: _record(report, record_as, record_dir, compat_file))]))
+        record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir)
+        report.stages.append(Stage("record", [_timed(record_in)]))
     if report.verdict == PASS and workdir is not None and not keep:
         shutil.rmtree(workdir)
         report.kept = False
@@ -398,7 +392,9 @@ def _to_review(report: Report) -> list[str]:
     return [f"{r.surface} {r.status}" for r in corpus.surfaces if r.status in (DRIFT, NEW)]
 
 
-def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike) -> Check:
+def _record(
+    report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike, project_dir: str | os.PathLike
+) -> Check:
     if name == AUTO and not report.not_passed:
         found, why = _record_name(report, baseline_dir)
         if found is None:
@@ -419,7 +415,7 @@ def _record(report: Report, name: str, baseline_dir: Path, compat_file: str | os
         return check(SKIPPED, f"not recorded: {', '.join(report.not_passed)} did not pass")
     review = _to_review(report)
     try:
-        recorded, _ = record(report.out, name, baseline_dir=baseline_dir, compat_file=compat_file)
+        recorded, _ = record(report.out, name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=project_dir)
     except FindingsError as exc:
         return check(FAIL, exc.message)
     except AuditError as exc:

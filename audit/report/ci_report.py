@@ -25,7 +25,7 @@ from audit.report.drift_report import comparison_markdown
 from audit.report.text import rfc3339, table
 from audit.safeio import shown
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 _COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33", WARNING: "33"}
 
 
@@ -70,7 +70,7 @@ def _verdict_line(report: Report) -> str:
 def text(report: Report, *, color: bool = False) -> str:
     b = report.baseline
     out = [
-        f"agy-audit ci: baseline {b.name} ({'bundled' if b.bundled else b.path}), fail on {report.fail_on}, "
+        f"agy-audit ci: baseline {b.name} ({report.baseline_reason}), fail on {report.fail_on}, "
         f"live sidecars {'checked' if report.live else 'not checked'}",
         *(f"root: {r.root.path} ({r.root.surface}, {r.source}{', ' + r.endpoint if r.endpoint else ''})" for r in report.roots),
         f"corpus: {report.out} ({_corpus_state(report)})",
@@ -139,6 +139,7 @@ def to_json(report: Report) -> dict:
             "agyVersion": b.agy_version,
             "bundled": b.bundled,
             "path": None if b.path is None else str(b.path),
+            "reason": report.baseline_reason,
         },
         "failOn": report.fail_on,
         "live": report.live,
@@ -207,7 +208,7 @@ def markdown(report: Report) -> str:
     out = [
         f"## agy-audit ci: {report.verdict.upper()}",
         "",
-        f"Baseline `{b.name}`, fail on `{report.fail_on}`, live sidecars {'checked' if report.live else 'not checked'}; "
+        f"Baseline `{b.name}` ({_md(report.baseline_reason)}), fail on `{report.fail_on}`, live sidecars {'checked' if report.live else 'not checked'}; "
         f"corpus `{report.out}` ({_corpus_state(report)}).",
         "",
         "| stage | verdict | checks | errors | warnings |",

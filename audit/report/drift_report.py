@@ -104,8 +104,10 @@ def _corpus_line(comparison: Comparison, observed: Observed) -> str:
     return f"{observed.label}; scope {comparison.scope} ({kind})"
 
 
-def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool = False) -> str:
-    out = [f"baseline: {comparison.baseline}", f"observed: {_corpus_line(comparison, observed)}", ""]
+def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool = False, reason: str | None = None) -> str:
+    """*reason*: why this baseline (``baselines.given`` / ``newest``)."""
+    chosen = f"{comparison.baseline} ({reason})" if reason else comparison.baseline
+    out = [f"baseline: {chosen}", f"observed: {_corpus_line(comparison, observed)}", ""]
     rows = [(r.surface, r.status, *(r.counts()[k] for k in CLASSES)) for r in comparison.surfaces]
     out.append(table(("SURFACE", "STATUS", *(k.upper() for k in CLASSES)), rows))
     notes = [f"{r.surface}: {r.reason}" for r in comparison.surfaces if r.reason]
@@ -125,12 +127,14 @@ def _cell(text: str | None) -> str:
     return "" if text is None else "`" + text.replace("|", "\\|") + "`"
 
 
-def comparison_markdown(comparison: Comparison, observed: Observed, *, not_observed: bool = True) -> str:
+def comparison_markdown(
+    comparison: Comparison, observed: Observed, *, not_observed: bool = True, reason: str | None = None
+) -> str:
     """A pull-request comment: status table, then one table per surface and class (lines only
     "not observed" folded into a ``<details>`` block, or left out with ``not_observed=False``:
-    the status table still counts them)."""
+    the status table still counts them); *reason* as in ``comparison_text``."""
     out = [
-        f"## agy-audit compare: baseline `{comparison.baseline}`",
+        f"## agy-audit compare: baseline `{comparison.baseline}`" + (f" ({reason})" if reason else ""),
         "",
         f"Observed: {_corpus_line(comparison, observed)}.",
         "",
