@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import importlib
+import os
+import platform
 import re
 import signal
 import sys
+import tempfile
 import threading
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from audit import __version__, safeio
+from audit import __version__, csrf, safeio
 from audit.commands.common import store_options
-from audit.errors import EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
+from audit.errors import EXIT_INTERNAL, EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
 # Command modules under audit/commands/ (command name with "-" for "_"), in the order `--help` lists them.
 COMMANDS = (
@@ -49,7 +55,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agy-audit",
         description="Format audit and contract verification for Google Antigravity session stores.",
-        epilog="Exit codes: 0 ok, 1 findings, 2 usage or unreadable input, 3 nothing to check.",
+        epilog="Exit codes: 0 ok, 1 findings, 2 usage or unreadable input, 3 nothing to check, 70 internal error "
+        "(a bug), 130 interrupted, 143 terminated.",
     )
     parser.add_argument("--version", action="version", version=f"agy-audit {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -61,33 +68,115 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    stdout, stderr = sys.stdout, sys.stderr
+    if stdout is None or stderr is None:  # a closed descriptor (`>&-`): Python leaves the stream None
+        return _closed_output(stdout, stderr)
+    safeio.start_run()
+    csrf.start_run()
+    previous = _on_sigterm(_terminate)
+    sys.stdout, sys.stderr = _Output(stdout), _Output(stderr)
+    code = EXIT_USAGE
+    try:
+        code = _run(argv)
+    except SystemExit:  # argparse: --help, --version and usage errors; their text is flushed first
+        if not _flushed(stdout, stderr):
+            raise SystemExit(EXIT_USAGE) from None
+        raise
+    except AuditError as exc:
+        if isinstance(exc, OutputError):
+            _silence(stdout)  # what is still buffered could not be written either
+        print(f"agy-audit: {safeio.shown(exc.message)}", file=sys.stderr)  # one line, whatever a name holds
+        code = exc.exit_code
+    except KeyboardInterrupt as exc:
+        print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
+        code = interrupt_exit_code(exc)
+    except BrokenPipeError:
+        _silence(stdout)
+        code = 0
+    except Exception as exc:  # anything else is a bug: one line and a report, never "findings"
+        code = _crash(exc, argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+        _on_sigterm(previous)
+        _report_removed_temps()
+    return code if _flushed(stdout, stderr) else EXIT_USAGE
+
+
+def _run(argv: list[str]) -> int:
     command = argv[0].replace("-", "_") if argv else None
     parser = build_parser(command if command in COMMANDS else None)
     args = parser.parse_args(argv)
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    safeio.start_run()
-    previous = _on_sigterm(_terminate)
-    stdout, stderr = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Output(stdout), _Output(stderr)
+    return args.run(args)
+
+
+def _closed_output(stdout: TextIO | None, stderr: TextIO | None) -> int:
+    """Standard output or error closed: nothing is run (its output, or its errors, would be lost)."""
+    if stderr is not None:
+        print("agy-audit: standard output is closed; nothing was run (redirect it to a file or to /dev/null)", file=stderr)
+    elif stdout is not None:
+        print("agy-audit: standard error is closed; nothing was run (redirect it to a file or to /dev/null)", file=stdout)
+    return EXIT_USAGE
+
+
+def _flushed(stdout: TextIO, stderr: TextIO) -> bool:
+    """Flush what is left of standard output; False (after one line on *stderr*) when it cannot be
+    written. Either way the interpreter's own flush at exit then has nothing left to fail on."""
     try:
-        code = args.run(args)
-        sys.stdout.flush()  # a full disk shows here, not as an ignored error at exit
-        return code
-    except AuditError as exc:
-        print(f"agy-audit: {safeio.shown(exc.message)}", file=sys.stderr)  # one line, whatever a name holds
-        return exc.exit_code
-    except KeyboardInterrupt as exc:
-        print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
-        return interrupt_exit_code(exc)
+        stdout.flush()
     except BrokenPipeError:
         _silence(stdout)
-        return 0
-    finally:
-        sys.stdout, sys.stderr = stdout, stderr
-        _on_sigterm(previous)
-        _report_removed_temps()
+    except OSError as exc:
+        _silence(stdout)
+        print(f"agy-audit: standard output: cannot write ({exc.strerror or exc})", file=stderr)
+        return False
+    return True
+
+
+DEBUG = "AGY_AUDIT_DEBUG"
+"""Set (to anything but empty or 0) to also print an internal error's traceback on stderr."""
+
+
+def _crash(exc: Exception, argv: Sequence[str]) -> int:
+    """An unexpected exception: one line naming it and the crash report, exit 70 (``EXIT_INTERNAL``)."""
+    report = csrf.scrub(
+        f"agy-audit {__version__} on Python {platform.python_version()} ({platform.platform()})\n"
+        f"command: agy-audit {' '.join(argv)}\n\n" + "".join(traceback.format_exception(exc))
+    )
+    where = _write_crash_report(report)
+    if os.environ.get(DEBUG, "") not in ("", "0"):
+        print(report, file=sys.stderr, end="")
+    try:
+        what = f"{type(exc).__name__}: {exc}"
+    except Exception:  # a message that cannot even be made into text
+        what = type(exc).__name__
+    told = f"the full report is in {where}" if where else f"no report could be written; run again with {DEBUG}=1 to see it"
+    summary = safeio.shown(csrf.scrub(what))
+    print(f"agy-audit: internal error: {summary[:300]}; this is a bug in agy-audit: {told}", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def crash_report_dir() -> Path:
+    """Where crash reports go: ``$XDG_CACHE_HOME/agy-audit`` (default ``~/.cache/agy-audit``), on
+    Windows ``%LOCALAPPDATA%\\agy-audit``."""
+    base = os.environ.get("LOCALAPPDATA") if os.name == "nt" else os.environ.get("XDG_CACHE_HOME")
+    return Path(base or Path.home() / ".cache") / "agy-audit"
+
+
+def _write_crash_report(text: str) -> Path | None:
+    """The report written to a new private file in ``crash_report_dir()`` or, when that cannot be
+    made, in the temp directory; None when neither can be written."""
+    name = f"crash-{_dt.datetime.now(_dt.UTC):%Y%m%dT%H%M%S.%fZ}-{os.getpid()}.txt"
+    for directory in (crash_report_dir, lambda: Path(tempfile.gettempdir())):
+        try:
+            path = safeio.make_private_dir(directory(), exist_ok=True) / name
+            safeio.create_new_file(path, text.encode("utf-8", "backslashreplace"))
+        except (AuditError, OSError, RuntimeError):  # RuntimeError: Path.home() without a home
+            continue
+        return path
+    return None
 
 
 def _report_removed_temps() -> None:
@@ -112,7 +201,9 @@ class _Output:
     included), C1 controls, line separators, bidirectional overrides and the bytes of non-UTF-8
     file names are escaped (``safeio.shown``), so no name in any output can clear the screen,
     recolour it or hide text -- and a non-UTF-8 name never makes ``print`` fail. On a terminal
-    the colour codes agy-audit itself writes (ci's verdicts, the progress line) pass.
+    the colour codes agy-audit itself writes (ci's verdicts, the progress line) pass. Every
+    known CSRF token, and every piece of one, is scrubbed (``csrf.scrub``). A character the
+    stream's encoding cannot hold (a non-UTF-8 locale) is written as a ``\\uXXXX``-style escape.
     A write or flush that fails is an ``OutputError`` (one line, exit 2) instead of a traceback;
     a closed pipe stays ``BrokenPipeError`` (exit 0, as ``head`` expects)."""
 
@@ -124,6 +215,8 @@ class _Output:
             self._styled = False
 
     def _safe(self, text: str) -> str:
+        if csrf.known():
+            text = csrf.scrub(text)
         if not _TERMINAL_UNSAFE.search(text):
             return text
         if not self._styled:
@@ -144,11 +237,17 @@ class _Output:
             raise OutputError(f"standard output: cannot write ({exc.strerror or exc})") from None
 
     def write(self, text: str) -> int:
-        self._guard(self._stream.write, self._safe(text))
+        safe = self._safe(text)
+        try:
+            self._guard(self._stream.write, safe)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            self._guard(self._stream.write, safe.encode(encoding, "backslashreplace").decode(encoding))
         return len(text)
 
     def writelines(self, lines) -> None:
-        self._guard(self._stream.writelines, [self._safe(line) for line in lines])
+        for line in lines:
+            self.write(line)
 
     def flush(self) -> None:
         self._guard(self._stream.flush)
@@ -158,10 +257,8 @@ class _Output:
 
 
 def _silence(stream: object) -> None:
-    """After a broken pipe: point the real stdout at /dev/null so the interpreter's final flush
-    cannot print an ignored-exception message."""
-    import os
-
+    """After a broken pipe or a failed write: point the real stdout at /dev/null so the
+    interpreter's final flush cannot print an ignored-exception message (and exit 120)."""
     fileno = getattr(stream, "fileno", None)
     try:
         fd = fileno() if fileno else None

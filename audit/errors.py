@@ -6,6 +6,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2  # usage error or unreadable input
 EXIT_NOTHING = 3  # nothing to check
+EXIT_INTERNAL = 70  # an unexpected exception: a bug in agy-audit (EX_SOFTWARE of sysexits.h)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 EXIT_TERMINATED = 143  # SIGTERM (128 + SIGTERM), e.g. a cancelled CI job
 

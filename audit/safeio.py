@@ -724,6 +724,8 @@ def start_run() -> None:
 
 
 def _pid_alive(pid: int) -> bool:
+    """Whether process *pid* may be running. A pid no process can have (beyond what ``os.kill``
+    takes) never came from our own naming: such a file is not ours, and is left alone."""
     if not PROCESS_PROBE:  # signal 0 would not probe it there: never presume it gone
         return True
     try:
@@ -731,6 +733,8 @@ def _pid_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except OSError:  # e.g. EPERM: it exists, owned by someone else
+        return True
+    except OverflowError:
         return True
     return True
 

@@ -6,13 +6,22 @@ settings.register_profile("agy-audit", derandomize=True, database=None, deadline
 settings.load_profile("agy-audit")
 
 # Variables of the user's environment that change what agy-audit does; no test may inherit them.
-_ENVIRONMENT = ("ANTIGRAVITY_DAEMON_URL", "ANTIGRAVITY_CSRF_TOKEN", "ANTIGRAVITY_CLI_ROOT", "GITHUB_STEP_SUMMARY", "NO_COLOR")
+_ENVIRONMENT = (
+    "ANTIGRAVITY_DAEMON_URL",
+    "ANTIGRAVITY_CSRF_TOKEN",
+    "ANTIGRAVITY_CLI_ROOT",
+    "GITHUB_STEP_SUMMARY",
+    "NO_COLOR",
+    "AGY_AUDIT_DEBUG",
+)
 
 
 @pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch):
+def _clean_environment(monkeypatch, tmp_path_factory):
     for name in _ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+    # what a run keeps in the user's cache directory (crash reports) stays in pytest's own
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,9 @@ as ``[N]`` (``steps.[3].plannerResponse.toolCalls.[0].argumentsJson``). Kinds:
 * ``added`` / ``removed`` -- a key or array item present on one side only (*new* / *old* is the
   value that is there).
 
+Arrays and objects nested deeper than ``DEEPEST`` (64) levels are compared whole: a difference
+inside one is reported at the path where it reaches that depth, with both whole values.
+
 By default the paths the shape fingerprint ignores are left out (``VOLATILE``: the reader-owned
 ``agyReader`` block); *ignore* adds more, as paths or prefixes where ``[]`` stands for any index.
 
@@ -19,6 +22,7 @@ explain a difference never load it. Nothing here prints.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -28,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import InputError, NothingToCheck
-from audit.safeio import FILE, is_dir, loads, path_kind, read_bytes
+from audit.safeio import FILE, is_dir, json_key, loads, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
 from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
@@ -114,15 +118,16 @@ def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE) -> list[C
     from deepdiff import DeepDiff  # noqa: PLC0415 -- loaded only when something is to be explained
 
     patterns = tuple(ignore)
-    tree = DeepDiff(unwrap(a), unwrap(b), view="tree", verbose_level=2, ignore_order=False)
+    whole: dict[str, object] = {}  # placeholder -> the deep subtree it stands for
+    tree = DeepDiff(_bounded(unwrap(a), whole), _bounded(unwrap(b), whole), view="tree", verbose_level=2, ignore_order=False)
     found = []
     for report, kind in _DEEPDIFF_KIND.items():
         for level in tree.get(report, ()):
             path = path_text(level.path(output_format="list"))
             if any(matches(path, p) for p in patterns):
                 continue
-            old = None if kind == ADDED else level.t1
-            new = None if kind == REMOVED else level.t2
+            old = None if kind == ADDED else _restored(level.t1, whole)
+            new = None if kind == REMOVED else _restored(level.t2, whole)
             if kind == CHANGED and _json_type(old) != _json_type(new):
                 kind_here = TYPE_CHANGED  # deepdiff reports int -> float of equal value as a value change
             elif kind == TYPE_CHANGED and _json_type(old) == _json_type(new):
@@ -133,6 +138,31 @@ def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE) -> list[C
                 continue
             found.append(Change(kind_here, path, old, new))
     return sorted(found, key=lambda c: (_sort_key(c.path), KINDS.index(c.kind)))
+
+
+DEEPEST = 64
+"""The nesting deepdiff is given (it recurses about six frames per level): an array or object
+deeper than this is compared as one value, and a difference inside it is reported at its path."""
+_WHOLE = "\0agy-audit whole value "  # no JSON text from a file starts with a NUL
+
+
+def _bounded(value: object, whole: dict[str, object], depth: int = 0) -> object:
+    """*value* with every array or object below ``DEEPEST`` levels replaced by a string that is
+    equal for equal JSON values (types included) and recorded in *whole*."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if depth == DEEPEST:
+        key = json_key(value)
+        placeholder = _WHOLE + (hashlib.sha256(key).hexdigest() if key is not None else str(id(value)))
+        whole[placeholder] = value
+        return placeholder
+    if isinstance(value, dict):
+        return {k: _bounded(v, whole, depth + 1) for k, v in value.items()}
+    return [_bounded(v, whole, depth + 1) for v in value]
+
+
+def _restored(value: object, whole: dict[str, object]) -> object:
+    return whole.get(value, value) if isinstance(value, str) and value.startswith(_WHOLE) else value
 
 
 def _sort_key(path: str) -> tuple:

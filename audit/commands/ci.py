@@ -12,6 +12,7 @@ from audit.actions.sweep import SOURCES
 from audit.commands import project
 from audit.commands.common import roots_from, seconds, user_path
 from audit.commands.compare import add_consumer_flags
+from audit.csrf import scrub
 from audit.errors import UsageError
 from audit.pipeline import ci
 from audit.progress import Progress, wanted
@@ -170,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
     )
     sys.stdout.write(_render(report, args.format, color=use_color()))
     sys.stdout.flush()
-    for path, fmt in reports.items():
-        atomic_write(path, _render(report, fmt).encode("utf-8"))
+    for path, fmt in reports.items():  # scrubbed of the token as stdout is (daemon content may quote it)
+        atomic_write(path, scrub(_render(report, fmt)).encode("utf-8"))
     if args.format == "github" and os.environ.get(STEP_SUMMARY):
-        append(os.environ[STEP_SUMMARY], ci_report.markdown(report).encode("utf-8"))
+        append(os.environ[STEP_SUMMARY], scrub(ci_report.markdown(report)).encode("utf-8"))
     return report.exit_code

@@ -18,7 +18,6 @@ import http.client
 import io
 import ipaddress
 import json
-import re
 import select
 import socket
 import ssl
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from audit.csrf import Secret, scrub
 from audit.errors import FindingsError, UsageError
 from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, json_type, loads
 
@@ -36,33 +36,7 @@ if TYPE_CHECKING:
 SERVICE = "exa.language_server_pb.LanguageServerService"
 MAX_RESPONSE = MAX_DOCUMENT_BYTES  # bytes; a larger daemon answer is refused (the sidecar limit)
 PROBE_TIMEOUT = 1.0  # seconds for the TCP reachability probe
-_TOKEN_RE = re.compile(r"[A-Za-z0-9._~:/+=-]{16,4096}")
 _MESSAGE_LIMIT = 300
-
-
-class Secret:
-    """A CSRF token. Never printed: ``repr`` and ``str`` are redacted; ``reveal()`` is for the header."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        if not isinstance(value, str) or not _TOKEN_RE.fullmatch(value):
-            raise ValueError("not a CSRF token (16+ characters of A-Z a-z 0-9 . _ ~ : / + = -)")
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret(<redacted>)"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
 
 
 class DaemonError(FindingsError):
@@ -168,9 +142,7 @@ class DaemonClient:
                 "(check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN)"
             )
         if response.status != 200:
-            raise DaemonError(
-                self._scrub(f"daemon error HTTP {response.status} on {method}: {_connect_message(data, self._token)}")
-            )
+            raise DaemonError(scrub(f"daemon error HTTP {response.status} on {method}: {_connect_message(data)}"))
         return data
 
     def fetch_trajectory(self, file_id: str, internal_id: str | None = None) -> Fetched:
@@ -241,13 +213,10 @@ class DaemonClient:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _scrub(self, message: str) -> str:
-        return scrub(message, self._token)
-
     def shown(self, value: object, limit: int = _MESSAGE_LIMIT) -> str:
         """Daemon bytes made into message text: the token scrubbed *first*, then whitespace
         collapsed and the text cut to *limit* characters (a cut can never leave part of it)."""
-        return shown(value, self._token, limit)
+        return shown(value, limit)
 
 
 def _remaining(deadline: float) -> float:
@@ -310,39 +279,21 @@ class _DeadlineReader(io.RawIOBase):
         super().close()
 
 
-REDACTED = "<redacted>"
-_MIN_PARTIAL = 8  # a token prefix this long at the end of a text is redacted too
-
-
-def scrub(text: str, token: Secret | None) -> str:
-    """*text* with every occurrence of *token* replaced by ``<redacted>`` -- and a prefix of it
-    (8+ characters) that ends the text, which a cut elsewhere could have left. The one scrubber
-    for every message built from daemon bytes."""
-    if token is None:
-        return text
-    value = token.reveal()
-    text = text.replace(value, REDACTED)
-    for size in range(min(len(value) - 1, len(text)), _MIN_PARTIAL - 1, -1):
-        if text.endswith(value[:size]):
-            return text[:-size] + REDACTED
-    return text
-
-
-def shown(value: object, token: Secret | None, limit: int = _MESSAGE_LIMIT) -> str:
+def shown(value: object, limit: int = _MESSAGE_LIMIT) -> str:
     """*value* (daemon bytes) as one line of message text: scrubbed, whitespace collapsed, cut."""
-    return scrub(" ".join(str(value).split()), token)[:limit]
+    return scrub(" ".join(str(value).split()))[:limit]
 
 
-def _connect_message(body: bytes, token: Secret | None = None) -> str:
-    """The ``message`` (and ``code``) of a Connect error envelope, one line, scrubbed of *token*
+def _connect_message(body: bytes) -> str:
+    """The ``message`` (and ``code``) of a Connect error envelope, one line, scrubbed of every token
     before it is cut; never the raw body."""
     try:
         doc = loads(body, source="error body")
     except JSONError:
         return "no Connect error message"
     message, code = doc.get("message"), doc.get("code")
-    text = shown(message, token) if isinstance(message, str) and message.strip() else "no message"
-    if isinstance(code, str) and code.isidentifier() and scrub(code, token) == code and len(code) <= 64:
+    text = shown(message) if isinstance(message, str) and message.strip() else "no message"
+    if isinstance(code, str) and code.isidentifier() and scrub(code) == code and len(code) <= 64:
         return f"{text} ({code})"
     return text
 

@@ -42,9 +42,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from audit.csrf import Secret
 from audit.errors import UsageError
 from audit.safeio import exists, is_dir
-from audit.store.daemon import Secret, is_loopback
+from audit.store.daemon import is_loopback
 from audit.store.layout import ROOT_SURFACES, Root
 
 ENV_URL = "ANTIGRAVITY_DAEMON_URL"

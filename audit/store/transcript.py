@@ -510,6 +510,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
     if not (
         type(step) is int
         and step >= 0
+        and step in _INT64
         and type(source) is str
         and source in KNOWN_SOURCES
         and type(kind) is str
@@ -521,8 +522,8 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
         and (content is _ABSENT or content is None or type(content) is str)
         and (thinking is _ABSENT or thinking is None or type(thinking) is str)
         and (error is _ABSENT or type(error) is str)
-        and (exit_code is _ABSENT or type(exit_code) is int)
-        and (error_code is _ABSENT or type(error_code) is int)
+        and (exit_code is _ABSENT or (type(exit_code) is int and exit_code in _INT64))
+        and (error_code is _ABSENT or (type(error_code) is int and error_code in _INT64))
         and (truncated is _ABSENT or (type(truncated) is list and (not truncated or _truncatable(truncated, state.tier))))
         and (calls is _ABSENT or (type(calls) is list and all(map(_plain_call, calls))))
         and is_rfc3339(created)
@@ -581,6 +582,9 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
         ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
         if not ok:
             emit("bad-value", f"{prefix}{key} is {json_type(value)}, not {_JSON_NAME[want]}")
+            return None
+        if want is int and value not in _INT64:  # beyond any integer the format has (and past int-to-text limits)
+            emit("bad-value", f"{prefix}{key} is out of range (not a 64-bit integer)")
             return None
         return value
 
@@ -642,6 +646,8 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
 
 
 _T = TypeVar("_T")
+_INT64 = range(-(2**63), 2**63)
+"""The integers a record's numbers can hold (protobuf int64); one beyond is ``bad-value``."""
 _JSON_NAME: dict[type, str] = {int: "integer", str: "string", list: "array", dict: "object"}
 
 
