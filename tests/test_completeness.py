@@ -293,7 +293,9 @@ def test_legacy_pb_and_no_source_are_unknown(cli):
     report = C.check([cli.path])
     r = only(report)
     assert (r.verdict, r.source, r.source_steps) == (C.UNKNOWN, legacy.paths["legacy_pb"], None)
-    assert r.detail == "the source is a legacy encrypted .pb; it cannot be read offline"
+    assert r.detail == (
+        "the source is a legacy encrypted .pb; only the user's own key reads it offline (set ANTIGRAVITY_KEY or give --key-file)"
+    )
     assert report.exit_code == 3  # nothing could be compared
     legacy.paths["legacy_pb"].unlink()
     assert only(C.check([cli.path])).detail == "no native source (.db) for this sidecar"

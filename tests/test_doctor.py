@@ -108,7 +108,7 @@ def test_sidecars_are_judged_by_content_and_each_remedy_names_the_session(capsys
             for c in (first, second)
         )
         + f"  {root}: session {legacy.id}: the sidecar is not verified by content (unknown): the source is a legacy "
-        "encrypted .pb; it cannot be read offline\n"
+        "encrypted .pb; only the user's own key reads it offline (set ANTIGRAVITY_KEY or give --key-file)\n"
         f"    run: agy-audit completeness --root {root} {legacy.id}\n"
         f"  {root}: session {missing.id}: its .db has no sidecar; its writer writes it: agy-reader --root {root} --sync "
         f"{missing.id}\n"

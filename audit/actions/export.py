@@ -3,13 +3,15 @@
 The ``.db`` route is the full reconstruction of ``audit.store.trajectory``. The transcript route keeps
 what a transcript carries: per step ``type``, ``status``, ``metadata.createdAt``/``source`` and the
 text payloads (prompt, response, thinking, tool calls with their JSON-text arguments, command
-output and exit code). A legacy ``.pb`` is encrypted and never decoded here.
+output and exit code). A legacy ``.pb`` without a ``.db`` is read as a ``.db`` is when the user
+gives their own key (``audit.store.legacy_pb``); without one it is never decoded.
 
 Every export declares what it is and what it left out, in our own key of the reader block,
 ``agyReader.agyAudit.provenance`` (excluded from the shape fingerprint with the block):
 ``exportFormat`` (``agy-audit-export/1``), ``decoderProfile`` (the digest of the compiled
 ``cortex.proto``, or the transcript reader), ``source`` (``{"kind": "db", "userVersion",
 "contentSha256"}``: the logical content of the snapshot read, as ``completeness`` attests it; or
+``{"kind": "pb", "contentSha256"}`` for a legacy ``.pb``, digest of the rows it splits into; or
 ``{"kind": "transcript", "file", "sha256"}``), ``undecoded``: every table, column, schema version
 and protobuf field the reconstruction does not carry, or transcript line it dropped, with its
 location (``[{"location", "kind", "rows"}]``), and ``transcriptOnly``: the steps a ``.db`` export
@@ -31,6 +33,7 @@ from audit.safeio import dumps, open_regular
 from audit.store import transcript
 from audit.store.database import NativeConversation, read_database
 from audit.store.layout import Session
+from audit.store.legacy_pb import KEY_HINT, Key, read_legacy
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import reconstruct
 
@@ -54,7 +57,7 @@ _TEXT_PAYLOADS = {
 @dataclass
 class Export:
     id: str
-    source: str  # "db" | "transcript"
+    source: str  # "db" | "pb" | "transcript"
     path: Path
     trajectory: dict
     findings: list[str] = field(default_factory=list)  # one line each, naming the file
@@ -65,30 +68,41 @@ class Export:
     """The steps only the brain transcripts hold (``provenance.transcriptOnly``), not exported."""
 
 
-def export_session(session: Session) -> Export:
-    """The offline trajectory of *session*; ``InputError`` when it has no readable native source."""
+def export_session(session: Session, key: Key | None = None) -> Export:
+    """The offline trajectory of *session* (a legacy ``.pb`` alone is read with the user's *key*);
+    ``InputError`` when it has no readable native source."""
     if session.db is not None:
         conv = read_database(session.db)
-        native = reconstruct(conv)
-        undecoded = [{"location": u.location, "kind": u.kind, "rows": u.rows} for u in native.undecoded()]
-        source = {"kind": "db", "userVersion": conv.user_version, "contentSha256": conv.content_sha256()}
-        missing = _transcript_only(conv, session.brain)
-        return Export(
-            session.id,
-            "db",
-            session.db,
-            _declared(native.trajectory, DECODER_PROFILE, source, undecoded, missing),
-            [f.message for f in native.findings],
-            [f.message for f in native.projection_findings if f.code not in LEFT_OUT_CODES],
-            missing,
-        )
+        return _from_conversation(session, conv, "db", {"kind": "db", "userVersion": conv.user_version})
+    if session.legacy_pb is not None and key is not None:
+        return _from_conversation(session, read_legacy(session.legacy_pb, key), "pb", {"kind": "pb"})
     if session.brain is not None:
         files = transcript.locate(session.brain)
         stream = files.full or files.compact
         if stream:
             return _from_transcript(session.id, stream)
-    what = "a legacy encrypted .pb (only the daemon can read it)" if session.legacy_pb else "no .db and no brain transcript"
+    what = (
+        f"a legacy encrypted .pb (only the user's own key reads it: {KEY_HINT})"
+        if session.legacy_pb
+        else "no .db and no brain transcript"
+    )
     raise InputError(f"{session.id}: nothing to export: {what}")
+
+
+def _from_conversation(session: Session, conv: NativeConversation, kind: str, source: dict) -> Export:
+    """The export of the conversation *conv* read from the session's ``.db`` or ``.pb`` (*kind*)."""
+    native = reconstruct(conv)
+    undecoded = [{"location": u.location, "kind": u.kind, "rows": u.rows} for u in native.undecoded()]
+    missing = _transcript_only(conv, session.brain)
+    return Export(
+        session.id,
+        kind,
+        conv.path,
+        _declared(native.trajectory, DECODER_PROFILE, {**source, "contentSha256": conv.content_sha256()}, undecoded, missing),
+        [f.message for f in native.findings],
+        [f.message for f in native.projection_findings if f.code not in LEFT_OUT_CODES],
+        missing,
+    )
 
 
 def _transcript_only(conv: NativeConversation, brain: Path | None) -> list[dict]:

@@ -82,6 +82,7 @@ from audit.store.corpus import is_corpus
 from audit.store.database import READ_FAILURES, NativeConversation, affects_projection, read_database
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
+from audit.store.legacy_pb import KEY_HINT, Key, read_legacy
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.stamps import READER_BLOCK
@@ -478,6 +479,12 @@ def source_of(conv: NativeConversation, native: NativeTrajectory) -> Source:
     return Source(native, not conv.wal_index_changed, projection(native.trajectory)[1], conv.content_sha256)
 
 
+def _read_legacy(pb: Path, key: Key) -> Source:
+    """The ``Source`` of a legacy ``.pb`` decrypted with the user's *key* (one authenticated read)."""
+    conv = read_legacy(pb, key)
+    return source_of(conv, reconstruct(conv))
+
+
 def _read_source(db: Path) -> Source:
     """The ``Source`` of one snapshot read between identical stats; ``stable`` is False when the
     WAL index moved during every such read."""
@@ -518,11 +525,19 @@ class Target:
     corpus: bool = False
 
 
-def check_target(target: Target, decoded: Source | None = None, *, details: bool = True, parsed: Sidecar | None = None) -> Result:
-    """The verdict on one sidecar; its ``.db`` is read here unless given *decoded*, the sidecar
-    unless given *parsed* (``sidecar.read`` of it). Without *details*, an incomplete result's
-    ``differences`` (every difference, by path) and a complete one's ``evidence`` are left unset
-    (what ``ci`` never shows; verdicts and ``detail`` are the same)."""
+def check_target(
+    target: Target,
+    decoded: Source | None = None,
+    *,
+    details: bool = True,
+    parsed: Sidecar | None = None,
+    key: Key | None = None,
+) -> Result:
+    """The verdict on one sidecar; its ``.db`` (without one, its legacy ``.pb`` when given the
+    user's *key*) is read here unless given *decoded*, the sidecar unless given *parsed*
+    (``sidecar.read`` of it). Without *details*, an incomplete result's ``differences`` (every
+    difference, by path) and a complete one's ``evidence`` are left unset (what ``ci`` never
+    shows; verdicts and ``detail`` are the same)."""
     result = Result(target.sidecar, target.id, target.db or target.pb, UNREADABLE, _corpus=target.corpus)
     if parsed is not None:
         doc, result._state = parsed.document, parsed.state
@@ -562,17 +577,23 @@ def check_target(target: Target, decoded: Source | None = None, *, details: bool
         result.detail = f"{target.sidecar}: steps is not an array"
         return result
     result.sidecar_steps = len(side)
-    if target.db is None:
+    if target.db is None and (target.pb is None or key is None) and decoded is None:
         result.verdict = UNKNOWN
         if target.pb is not None:
-            result.detail = "the source is a legacy encrypted .pb; it cannot be read offline"
+            result.detail = f"the source is a legacy encrypted .pb; only the user's own key reads it offline ({KEY_HINT})"
         elif target.id is None:
             result.detail = "the file name is not <uuid>.trajectory.json; no source looked up"
         else:
             result.detail = "no native source (.db) for this sidecar"
         return result
     try:
-        read = decoded or _read_source(target.db)
+        if decoded is not None:
+            read = decoded
+        elif target.db is not None:
+            read = _read_source(target.db)
+        else:
+            assert target.pb is not None and key is not None  # else unknown above
+            read = _read_legacy(target.pb, key)
     except InputError as exc:
         result.detail = exc.message
         return result
@@ -705,17 +726,17 @@ def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[Tar
     return chosen
 
 
-def check_root(root: Root) -> Report:
+def check_root(root: Root, key: Key | None = None) -> Report:
     """Every sidecar in *root*'s ``conversations/`` (none: an empty report), checked without
     details (``doctor``: verdicts and details only)."""
-    return Report([check_target(t, details=False) for t in _targets(root.path / "conversations")])
+    return Report([check_target(t, details=False, key=key) for t in _targets(root.path / "conversations")])
 
 
-def check(paths: Iterable[str | os.PathLike]) -> Report:
-    """Check every sidecar of ``targets(paths)``."""
-    return Report([check_target(t) for t in targets(paths)])
+def check(paths: Iterable[str | os.PathLike], key: Key | None = None) -> Report:
+    """Check every sidecar of ``targets(paths)``; a legacy ``.pb`` source is read with *key*."""
+    return Report([check_target(t, key=key) for t in targets(paths)])
 
 
-def check_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> Report:
-    """Check every sidecar of ``targets_in_roots(roots, ids)``."""
-    return Report([check_target(t) for t in targets_in_roots(roots, ids)])
+def check_roots(roots: Iterable[Root], ids: Iterable[str] = (), key: Key | None = None) -> Report:
+    """Check every sidecar of ``targets_in_roots(roots, ids)``; a legacy ``.pb`` source is read with *key*."""
+    return Report([check_target(t, key=key) for t in targets_in_roots(roots, ids)])

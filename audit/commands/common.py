@@ -6,7 +6,7 @@ import argparse
 import math
 import os
 
-from audit.store import layout
+from audit.store import layout, legacy_pb
 
 
 def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
@@ -37,6 +37,21 @@ def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = Fa
     choices = choices or ("text", "json")
     default = argparse.SUPPRESS if nested else choices[0]
     parser.add_argument("--format", choices=choices, default=default, help=f"output format (default {choices[0]})")
+
+
+def add_key_file(parser: argparse.ArgumentParser) -> None:
+    """``--key-file``: the user's own key for legacy ``.pb`` files (``legacy_key``)."""
+    parser.add_argument(
+        "--key-file",
+        type=user_path,
+        metavar="FILE",
+        help=f"your own key for legacy .pb files: base64 of 16, 24 or 32 bytes (default ${legacy_pb.ENV_KEY}); never printed",
+    )
+
+
+def legacy_key(args: argparse.Namespace) -> legacy_pb.Key | None:
+    """The user's key from ``--key-file``, else ``$ANTIGRAVITY_KEY``; None without either."""
+    return legacy_pb.load_key(getattr(args, "key_file", None))
 
 
 def roots_from(args: argparse.Namespace) -> list[layout.Root]:

@@ -6,7 +6,7 @@ import argparse
 
 from audit.actions import attest
 from audit.checks import completeness
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, add_key_file, legacy_key, roots_from
 from audit.report.text import table, to_json
 from audit.store import layout
 
@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         f"prompt, planner and thinking text, tool calls, commands and exit codes (profile {completeness.PROFILE}). "
         "PATH: a store root, a conversations directory, a sweep corpus or sidecar files; without PATH the "
         "discovered (or --home/--root) stores; with --home/--root, the arguments are session ids. Verdicts: complete, incomplete, unsupported (source content "
-        "cortex.proto does not decode), unknown (no .db, or a legacy .pb), unreadable. Exit 0 every compared "
+        "cortex.proto does not decode), unknown (no .db, or a legacy .pb without your key), unreadable (a .pb your key "
+        "does not authenticate too). Exit 0 every compared "
         "sidecar complete (unknown ones do not fail), 1 any incomplete or unsupported (or a refused "
         "attestation), 2 unreadable input or usage, 3 nothing found or nothing comparable.",
     )
@@ -37,15 +38,17 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         help="record agyReader.agyAudit.completeness in complete sidecars and remove it from incomplete/unsupported ones "
         "(only that block changes; file mtime kept; unchanged evidence is not rewritten)",
     )
+    add_key_file(p)
     add_format(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    key = legacy_key(args)
     if args.paths and args.home is None and not args.root:
-        report = completeness.check(args.paths)
+        report = completeness.check(args.paths, key)
     else:  # with --home/--root, the arguments are session ids
-        report = completeness.check_roots(layout.require_roots(roots_from(args)), args.paths)
+        report = completeness.check_roots(layout.require_roots(roots_from(args)), args.paths, key)
     if args.attest:
         attest.attest(report)
     if args.format == "json":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from audit.commands import project
-from audit.commands.common import add_format, roots_from, seconds
+from audit.commands.common import add_format, add_key_file, legacy_key, roots_from, seconds
 from audit.pipeline import doctor
 from audit.report.text import table, to_json
 from audit.safeio import is_file
@@ -33,6 +33,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument("--timeout", type=seconds, default=5.0, metavar="SECONDS", help="for the daemon probe (default 5)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
+    add_key_file(p)
     add_format(p)
     p.set_defaults(run=run)
 
@@ -42,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     if args.compat_file is None and not is_file(compat_file):
         compat_file = None  # nothing recorded in this project: the bundled record
     roots = layout.require_roots(roots_from(args))
-    health = doctor.diagnose(roots, compat_file=compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon)
+    health = doctor.diagnose(
+        roots, compat_file=compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon, key=legacy_key(args)
+    )
     if args.format == "json":
         print(to_json(_json(health)), end="")
     else:

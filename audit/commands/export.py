@@ -7,7 +7,7 @@ import sys
 
 from audit.actions.export import export_session
 from audit.checks import contract
-from audit.commands.common import add_format, roots_from, user_path
+from audit.commands.common import add_format, add_key_file, legacy_key, roots_from, user_path
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
 from audit.report.text import step_ranges
@@ -22,13 +22,14 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         help="offline trajectory of one session",
         description=(
             "Rebuild one session's trajectory without the daemon: from its .db (read-only snapshot, "
-            "WAL included), else from its brain transcript. The result is checked against the sidecar "
+            "WAL included), else from its legacy .pb read with your own key, else from its brain transcript. The result is checked against the sidecar "
             "schema before anything is written. It is refused only when the steps themselves cannot be "
             "decoded; other problems (and enum values written as numbers) are noted on stderr."
         ),
     )
     p.add_argument("id", help="conversation id or unique prefix of at least 8 characters")
     p.add_argument("--out", type=user_path, metavar="NEW_FILE", help="write to this new file (0600; an existing path is refused)")
+    add_key_file(p)
     add_format(p, "json", "md")
     p.set_defaults(run=run)
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     session = located.session
     for note in located.notes():
         print(f"note: {note}", file=sys.stderr)
-    result = export_session(session)
+    result = export_session(session, legacy_key(args))
     if result.blocking:  # the steps themselves could not be decoded: nothing trustworthy to write
         shown = "; ".join(result.blocking[:3])
         more = f" (+{len(result.blocking) - 3} more; see agy-audit inspect {session.id})" if len(result.blocking) > 3 else ""

@@ -41,6 +41,7 @@ from audit.store import discovery
 from audit.store.daemon import AuthError, DaemonClient, DaemonError
 from audit.store.discovery import ENV_TOKEN, ENV_URL, PINNED
 from audit.store.layout import Root, RootScan, scan_root
+from audit.store.legacy_pb import Key
 
 PROBE = "GetAllCascadeTrajectories"
 """A read-only daemon call, answered only when the CSRF token is accepted."""
@@ -119,8 +120,10 @@ def diagnose(
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
     proc_root: str | os.PathLike | None = None,
+    key: Key | None = None,
 ) -> Health:
-    """The health of *roots*; ``compat_file`` defaults to the bundled ``COMPATIBILITY.md``.
+    """The health of *roots*; ``compat_file`` defaults to the bundled ``COMPATIBILITY.md``; a
+    sidecar whose source is a legacy ``.pb`` is verified with the user's *key*.
 
     Raises ``InputError`` when the compatibility record cannot be read.
     """
@@ -130,7 +133,7 @@ def diagnose(
     health = Health([], installed_agy_version(env), recorded, path)
     watchers = discovery.reader_watchers(proc_root)
     for root in roots:
-        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root, watchers))
+        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root, watchers, key))
     if health.version == DIFFERENT:
         health.actions.append(
             Action(
@@ -151,10 +154,11 @@ def _root(
     env: Mapping[str, str],
     proc_root: str | os.PathLike | None,
     watchers: list[discovery.Watcher] | None,
+    key: Key | None,
 ) -> RootHealth:
     scan = scan_root(root, brain_files=False)
     where = shlex.quote(str(root.path))
-    states = _sidecars(root, scan, where, actions)
+    states = _sidecars(root, scan, where, actions, key)
     conversations = root.path / "conversations"
     diagnostics = failing = violations = 0
     if links.list_sidecars(conversations):
@@ -184,11 +188,11 @@ def _root(
     return health
 
 
-def _sidecars(root: Root, scan: RootScan, where: str, actions: list[Action]) -> dict[str, int]:
+def _sidecars(root: Root, scan: RootScan, where: str, actions: list[Action], key: Key | None) -> dict[str, int]:
     """The root's sidecars by content (``completeness``) and its sessions without one, counted;
     each that is not verified becomes an action naming the session."""
     found: dict[str, list[tuple[str, str]]] = {state: [] for state in SIDECAR_STATES}  # state -> (id, problem)
-    for result in completeness.check_root(root).results:
+    for result in completeness.check_root(root, key).results:
         state = {completeness.COMPLETE: VERIFIED, completeness.INCOMPLETE: INCOMPLETE}.get(result.verdict, UNKNOWN)
         problem = {
             INCOMPLETE: f"the sidecar is incomplete by content: {result.detail}",

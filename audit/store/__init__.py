@@ -2,8 +2,8 @@
 
 Store roots and their sessions (``layout``), session ids (``ids``), brain transcripts
 (``transcript``), read-only SQLite snapshots of conversation ``.db`` files (``database``), the
-schema-less protobuf wire walker (``wire``), the offline reconstruction of a trajectory
-(``trajectory``) from our ``.proto`` (``proto/``), the daemon client and its endpoint discovery
+schema-less protobuf wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the
+user's own key (``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto`` (``proto/``), the daemon client and its endpoint discovery
 (``daemon``, ``discovery``), the sidecar's reader block (``stamps``) and the names of a sweep corpus
 (``corpus``).
 

@@ -8,7 +8,8 @@ Used by the tests, the benchmarks and ``python -m audit.testing.sample`` (which 
     convo = cli.conversation(turns=2)                 # .db + fresh sidecar + brain transcripts
     parent, children = cli.family(children=2)         # invokeSubagent results + parentConversationId
     cli.conversation(sidecar="stale")                 # sidecar is an older prefix of the .db
-    cli.conversation(db=False, legacy_pb=True)        # legacy encrypted .pb, never decoded
+    cli.conversation(db=False, legacy_pb=True)        # legacy .pb of random bytes: no key opens it
+    cli.conversation(db=False, legacy_pb=True, legacy_key=key)  # the trajectory sealed with a test's key
     cli.implicit()                                    # implicit/<uuid>.pb
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.store.legacy_pb import Key
 from audit.testing import trajectories as T
 
 ROOT_NAMES = {"cli": "antigravity-cli", "ide": "antigravity", "acp": "antigravity-acp"}
@@ -101,6 +103,7 @@ class RootBuilder:
         internal_cascade_id: str | None = None,
         unknown_fields: bool = False,
         legacy_pb: bool = False,
+        legacy_key: Key | None = None,
         brain: bool = True,
         transcript_anomalies: frozenset[str] | set[str] = frozenset(),
         compact_window_start: int | None = None,
@@ -116,6 +119,9 @@ class RootBuilder:
         ``wal_steps``: that many of the last steps are committed only to the ``-wal``.
         ``shm_without_wal``: the ``.db`` is left as a copy without its ``-wal`` (only the ``-shm``
         beside it): its last ``wal_steps`` steps are lost, while the transcripts still hold them.
+        ``legacy_pb``: a legacy ``.pb`` beside (or, with ``db=False``, instead of) the ``.db``:
+        random bytes, or with ``legacy_key`` the trajectory sealed as ``audit.store.legacy_pb``
+        reads it (``audit.testing.pbwriter``; needs the ``cryptography`` package).
         ``disagreements``: kinds of ``audit.testing.disagreements.KINDS`` to plant in the
         transcripts (both tiers); ``Conversation.planted`` lists what they must be reported as.
         ``transcript_chunks`` (``none``, ``both``, ``only``) and ``transcript_overview``: the
@@ -154,7 +160,13 @@ class RootBuilder:
                     os.utime(p, ns=(convo.end_ns, convo.end_ns))
         if legacy_pb:
             pb = conversations / f"{cid}.pb"
-            pb.write_bytes(self.rng.randbytes(64 + 32 * len(steps)))
+            if legacy_key is not None:
+                from audit.testing.pbwriter import write_legacy_pb
+
+                pb.parent.mkdir(parents=True, exist_ok=True)
+                write_legacy_pb(pb, doc, legacy_key, self.rng.randbytes(12))
+            else:
+                pb.write_bytes(self.rng.randbytes(64 + 32 * len(steps)))
             os.utime(pb, ns=(convo.end_ns, convo.end_ns))
             convo.paths["legacy_pb"] = pb
         if sidecar != "missing":
