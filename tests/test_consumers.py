@@ -282,6 +282,37 @@ def test_verdict_per_surface(surface, entry, before, after, verdict):
     assert _verdict(entry, before, after).verdict == verdict
 
 
+@pytest.mark.parametrize(
+    ("after", "verdict", "reason"),
+    [
+        (SIDECAR + ("steps.[].kind\tstring",), OK, "unchanged"),
+        (SIDECAR[:3] + ("steps.[].kind\tstring",), AT_RISK, "removed; it falls back to sidecar steps.[].kind"),
+        (SIDECAR[:3], BREAKS, "removed; it falls back to sidecar steps.[].kind, which is lost too"),
+    ],
+)
+def test_an_optional_path_gone_with_every_fallback_breaks(after, verdict, reason):
+    """An optional path a profile cites a fallback for: gone, the consumer reads the fallback
+    instead; gone with its fallbacks, it has nothing left to read there."""
+    read = Entry(
+        "sidecar", "steps.[].type", "optional", "owner/tool:src/x.go@1234567", "kind", fallback=("sidecar steps.[].kind",)
+    )
+    instead = _entry("sidecar", "steps.[].kind")
+    base = _baseline(sidecar=SIDECAR + ("steps.[].kind\tstring",))
+    seen = _observed(True, sidecar=after)
+    result = judge(_profile(read, instead), compare(base, seen), base, seen)
+    assert result.verdict == verdict
+    assert [d.reason for d in result.decisions if d.entry is read] == [reason]
+
+
+def test_a_fallback_names_another_entry_of_the_profile(tmp_path):
+    entry = {"surface": "sidecar", "path": "steps.[].type", "mode": "optional", "cite": "a/b:c@abcdef0", "why": "w"}
+    doc = {"profile": 2, "name": "x", "repository": "a/b", "version": "1", "describes": "d"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc | {"entries": [entry | {"fallback": ["sidecar steps.[].kind"]}]}))
+    with pytest.raises(InputError, match=r"/entries/0/fallback: 'sidecar steps.\[\].kind' names no other entry of the profile"):
+        consumers.load(bad)
+
+
 def test_a_record_type_that_no_longer_occurs_is_not_a_removed_field():
     entry = _entry("transcript", "*.content")
     before = ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring")
@@ -312,7 +343,7 @@ def test_what_no_fingerprint_shows_is_unknown_and_never_decides():
         "below tool_calls.[].args, which the transcript fingerprint records as opaque",
         "below field gen_metadata.data.chat_model.20, which the .proto does not know (not parsed into)",
         "no fingerprint covers the rpc surface",
-        "no fingerprint covers the layout surface; `consumers check` looks for the files",
+        "the layout surface was not compared",
     ]
 
 
@@ -362,13 +393,16 @@ def pair(tmp_path, sample_lines):
 
 
 def test_codeburn_is_only_at_risk_when_usage_field_10_is_removed(pair):
-    """Field 10 (response tokens) is optional to codeburn: it adds 9 and 10 for the cost (the
-    profile format 1 had it required: a false "breaks")."""
+    """Field 10 (response tokens) is optional to codeburn: it adds 9 and 10 for the cost, and
+    without 10 takes all of field 3, its fallback (the profile format 1 had it required: a false
+    "breaks")."""
     base, now, lines = pair
     wire = tuple(line for line in lines["wire"] if not line.startswith(F10 + "\t"))
     current = _write_baseline(now, "agy-1.0.1", lines | {"wire": wire})
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn")
-    assert out.endswith(f"\ncodeburn: at risk (1 deciding line(s))\n  wire {F10}\tvarint  [optional: removed]\n")
+    assert out.endswith(
+        f"\ncodeburn: at risk (1 deciding line(s))\n  wire {F10}\tvarint  [optional: removed; it falls back to wire {F3}]\n"
+    )
     assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:codeburn")[0] == 0
 
 

@@ -162,7 +162,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     assert _record(tmp_path, corpus="corpus") == 0
     capsys.readouterr()
     doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
-    assert list(doc["digests"]) == ["transcript", "artifacts", "roots", "values"]  # the brain's artifact metadata; the acp root
+    assert list(doc["digests"]) == ["transcript", "artifacts", "roots", "layout", "values"]  # the acp root, its sessions' files
     assert doc["absent"] == {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
@@ -173,7 +173,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     }
     code, same = _compare_json(tmp_path, corpus, capsys)
     assert code == 0 and same["transcript"] == ("UNCHANGED", None)
-    held = {"transcript", "artifacts", "roots", "values"}
+    held = {"transcript", "artifacts", "roots", "layout", "values"}
     assert {s: v[0] for s, v in same.items()} == {s: "UNCHANGED" if s in held else "NOT COMPARABLE" for s in SURFACES}
     assert main(["baselines", "--baseline-dir", str(tmp_path / "fp")]) == 0
     assert "sidecar(absent),sqlite(absent),wire(absent),transcript,summaries(absent)" in capsys.readouterr().out
@@ -257,6 +257,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
                 "cache": 13,
                 "artifacts": 6,
                 "roots": 14,
+                "layout": 21,
                 "values": 154,
             },
         ),
@@ -353,6 +354,7 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
         },
         "corpus artifacts": "UNCHANGED",
         "corpus roots": "DRIFT: 1 added",
+        "corpus layout": "DRIFT: 4 added",
         "corpus values": "UNCHANGED; values of sidecar, sqlite, wire not compared (that surface is not recorded on both sides)",
         "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
     }

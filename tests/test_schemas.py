@@ -480,6 +480,20 @@ MANIFEST_RULES = [
         {"native/ide/install/a/b": "x"},
         "/roots/0/files/native~1ide~1install~1a~1b",
     ),
+    (
+        "manifest/root/layout",
+        "/roots/0/layout",
+        {"conversations/*.db": "file"},
+        {"conversations/*.db": "some"},
+        "/roots/0/layout/conversations~1*.db",
+    ),
+    (
+        "manifest/root/layout",
+        "/roots/0/layout",
+        {"brain/*/.system_generated/logs/chunks/transcript/*.jsonl": "file|none"},
+        {"brain/*/notes.md": "file"},
+        "/roots/0/layout",
+    ),
     ("manifest/selected", "/selected", 0, -1),
     ("manifest/sessions", "/sessions/0/steps", 0, "3"),
     ("manifest/sessions", "/sessions/0/files", {"native/cli/x.db": SHA}, {"other/x": SHA}),
@@ -594,6 +608,15 @@ PROFILE_RULES = [
     ),
     ("consumer-profile/entry/why", "/entries/0/why", "x", ""),
     ("consumer-profile/entry/observed", "/entries/0/observed", False, "no"),
+    ("consumer-profile/entry/fallback", "/entries/0/fallback", ["sqlite table:steps.idx"], []),
+    (
+        "consumer-profile/entry/fallback/item",
+        "/entries/0/fallback/0",
+        "summaries table:conversation_summaries.last_modified_time",
+        "table:steps.idx",
+        None,
+        _entry_with({"fallback": ["sqlite table:steps.idx"]}),
+    ),
 ]
 
 CASES = {

@@ -33,6 +33,7 @@ _WHAT = {
     "cache": "the keys of the cache/ files",
     "artifacts": "the keys of the brain artifact metadata files",
     "roots": "the store roots and the per-install files each holds",
+    "layout": "which file families each root's sessions have (.db, -wal, legacy .pb, sidecar, flat and chunked transcript tiers, overview)",
     "values": "the values each enum-like field holds (step types, statuses, sources, models, tool names)",
 }
 

@@ -95,7 +95,7 @@ def record(
     version = baselines.version_of(name)
     if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
         refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")
-    if result.manifests and not set(result.fingerprints) - {"roots"}:  # which roots were swept is no format
+    if result.manifests and not set(result.fingerprints) - {"roots", "layout"}:  # roots and their files' layout: no session
         absent = "; ".join(f"{surface}: {why}" for surface, why in result.not_computed.items())
         refusals.append(f"nothing to record: the corpus holds no surface ({absent})")
     if result.problems:

@@ -87,7 +87,7 @@ from audit.store.database import NativeConversation, open_snapshot, read_databas
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.install import INSTALL_DIR, root_name, swept_files
-from audit.store.layout import Root, Session, newest_first, refuse_inside_store, scan_root
+from audit.store.layout import Root, Session, layout_forms, newest_first, refuse_inside_store, scan_root
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
@@ -189,6 +189,7 @@ class SweepResult:
     skipped: list[Skipped] = field(default_factory=list)
     not_covered: list[NotCovered] = field(default_factory=list)
     installs: list[SweptInstall] = field(default_factory=list)
+    layouts: dict[Path, dict[str, str]] = field(default_factory=dict)  # root path -> its sessions' file families
 
     @property
     def complete(self) -> bool:
@@ -235,6 +236,7 @@ class SweepResult:
             "endpoint": r.endpoint,
             "name": root_name(r.root.path),
             "files": files,
+            "layout": self.layouts.get(r.root.path, {}),
         }
 
 
@@ -296,11 +298,11 @@ def sweep(
     refuse_inside_store(out, roots, "corpus")
     started = now_rfc3339()
     chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
-    items, skipped = _select(chosen, include_implicit)
+    items, skipped, layouts = _select(chosen, include_implicit)
     if not items:
         raise NothingToCheck(f"nothing to sweep: no .db, .pb or brain transcript selected ({len(skipped)} file(s) skipped)")
     origins = [origin for origin, _ in chosen]
-    result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped)
+    result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped, layouts=layouts)
     make_private_dir(out)
     corpus = _Corpus(out)
     try:
@@ -432,11 +434,15 @@ def _choose_source(
 def _select(
     chosen: list[tuple[RootSource, DaemonClient | None]],
     include_implicit: bool,
-) -> tuple[list[_Item], list[Skipped]]:
+) -> tuple[list[_Item], list[Skipped], dict[Path, dict[str, str]]]:
+    """The sessions to sweep, the entries skipped, and per root the file families of its sessions
+    (``layout_forms``: the store's layout, which the corpus copies only in part)."""
     found: list[_Item] = []
     skipped: list[Skipped] = []
+    layouts: dict[Path, dict[str, str]] = {}
     for origin, client in chosen:
         scan = scan_root(origin.root, include_implicit=include_implicit)
+        layouts[origin.root.path] = layout_forms(scan.sessions)
         skipped.extend(Skipped(f.path.absolute(), f.reason) for f in scan.foreign)  # symbolic links, strangers
         refused = {canonical_id(f.path.name.partition(".")[0]) for f in scan.foreign}  # e.g. a .db that is a link
         skipped.extend(Skipped(backup.path, SKIP_BACKUP) for backup in scan.backups)
@@ -455,7 +461,7 @@ def _select(
                     skipped.append(Skipped(where, reason))
                 continue
             found.append(_Item(session, origin, client))
-    return _one_per_id(found, skipped), skipped
+    return _one_per_id(found, skipped), skipped, layouts
 
 
 def _one_per_id(found: list[_Item], skipped: list[Skipped]) -> list[_Item]:

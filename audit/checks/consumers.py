@@ -1,17 +1,22 @@
 """Consumer profiles: what each downstream tool reads, and whether a comparison breaks it.
 
 A profile (``consumers/<name>.json``, schema ``consumer-profile``) lists the entries one tool
-reads -- fingerprint line paths per surface (``sidecar``, ``sqlite``, ``wire``, ``transcript``),
-file patterns (``layout``) or daemon RPC fields (``rpc``) -- each ``requires`` or ``optional``,
+reads -- fingerprint line paths per surface (``sidecar``, ``sqlite``, ``wire``, ``transcript``, ...),
+file patterns relative to a store root (``layout``: matched against the ``layout`` fingerprint's
+file families of every root) or daemon RPC fields (``rpc``) -- each ``requires`` or ``optional``,
 with the values it ``accepts`` and a citation of the tool's source. A ``*`` in a path matches
 any run of characters within one dot-separated segment.
 
 ``judge`` reads a ``drift.Comparison`` through a profile. Per matched line:
 
 * unchanged, or ``added`` -> ok;
-* ``removed`` -> ``breaks`` for a required entry, ``at risk`` for an optional one; except that a
-  line matched through a ``*`` whose whole subtree is gone (a record type or step type that no
-  longer occurs) is unknown: the instance is absent, not the field;
+* ``removed`` (or ``renamed`` away) -> ``breaks`` for a required entry, ``at risk`` for an
+  optional one; an optional entry whose profile cites a ``fallback`` it reads instead breaks when
+  every fallback breaks too (``_settle_fallbacks``). Except that a line matched through a ``*`` whose whole subtree is gone
+  (a record type or step type that no longer occurs), or a ``layout`` line of a root that is gone
+  altogether, is unknown: the instance is absent, not the field;
+* a ``layout`` family that every session had and now only some have (``file`` -> ``file|none``)
+  -> ``breaks`` a consumer that requires it (it loses those sessions), ``at risk`` an optional one;
 * another value (type-changed, widened, narrowed) -> ok when every value now recorded is one the
   entry accepts (``accepts``, else the baseline's values); else, when none is, ``breaks`` for a
   required entry and ``at risk`` for an optional one; when some are, ``at risk``. A changed
@@ -24,7 +29,8 @@ An entry with ``values`` or ``range`` is also judged on the ``values`` fingerpri
 filter does not take is judged by the payloads its steps carry (``_payloads_read``, ``_carried``), a fact of the
 ``wire`` fingerprint, where the filter's kinds each have one.
 
-An entry no fingerprint can show is unknown too, with the reason: ``layout`` and ``rpc`` entries,
+An entry no fingerprint can show is unknown too, with the reason: ``rpc`` entries, ``layout``
+entries naming no file family the ``layout`` fingerprint records (artifacts, per-install files),
 a sidecar path below an opaque path (``audit.checks.shape.OPAQUE_PATHS``) or in the reader-owned
 ``agyReader`` block, a transcript path below ``tool_calls.[].args``, a wire path below a field the
 .proto does not know (not parsed into), a surface not compared or recorded by digest only.
@@ -90,6 +96,7 @@ class Entry:
     values: tuple[str, ...] | None = None  # the values it acts on (or range)
     range: tuple[int, int] | None = None  # lo <= v < hi
     other: str | None = None  # what it does with any other value: breaks, drops, skips
+    fallback: tuple[str, ...] = ()  # labels of the entries it reads instead when this path is gone everywhere
 
     @property
     def label(self) -> str:
@@ -153,9 +160,17 @@ def from_document(doc: object, source: str) -> Profile:
             tuple(e["values"]) if "values" in e else None,
             (e["range"][0], e["range"][1]) if "range" in e else None,
             e.get("other"),
+            tuple(e.get("fallback", ())),
         )
         for e in doc["entries"]
     )
+    labels = {e.label for e in entries}
+    for i, entry in enumerate(entries):
+        for label in entry.fallback:
+            if label not in labels or label == entry.label:
+                raise InputError(
+                    f"{source}: not a consumer profile: /entries/{i}/fallback: {label!r} names no other entry of the profile"
+                )
     return Profile(doc["name"], doc["repository"], doc["version"], doc["describes"], entries)
 
 
@@ -300,18 +315,28 @@ class ConsumerResult:
         return out
 
 
-def pattern(path: str) -> re.Pattern[str]:
-    """A profile path as a regular expression: ``*`` matches within one segment."""
+def pattern(path: str, surface: str | None = None) -> re.Pattern[str]:
+    """A profile path as a regular expression: ``*`` matches within one ``.``-separated segment;
+    a ``layout`` file pattern matches its family's line in any root (``<root>/<pattern>``), ``*``
+    within one ``/``-separated segment."""
+    if surface == "layout":
+        return re.compile("[^/]+/" + "[^/]*".join(map(re.escape, path.split("*"))))
     return re.compile("[^.]*".join(map(re.escape, path.split("*"))))
 
 
 def unfingerprinted(entry: Entry) -> str | None:
     """Why no fingerprint line can show *entry*, or None when one can."""
     if entry.surface not in FINGERPRINTED:
-        checked = "; `consumers check` looks for the files" if entry.surface == "layout" else ""
-        return f"no fingerprint covers the {entry.surface} surface{checked}"
+        return f"no fingerprint covers the {entry.surface} surface"
     path = entry.path
-    if entry.surface == "sidecar":
+    if entry.surface == "layout":
+        match = pattern(path, "layout").fullmatch
+        if not any(match(f"root/{family}") for family in layout.LAYOUT_FAMILIES):
+            return (
+                "the layout fingerprint records conversation files and transcript families only "
+                "(`consumers check` looks for the files)"
+            )
+    elif entry.surface == "sidecar":
         if path == READER_KEY or path.startswith(READER_KEY + "."):
             return f"the reader-owned {READER_KEY} block is left out of the sidecar fingerprint"
         for opaque in sorted(OPAQUE_PATHS):
@@ -346,6 +371,24 @@ def _gone(entry: Entry, path: str, current: dict[str, str]) -> str | None:
     return prefix
 
 
+def _lost(entry: Entry, what: str) -> tuple[str, str]:
+    """A path gone from every record (removed, renamed): a consumer that requires it breaks; one
+    that reads it optionally is at risk (its fallbacks, when cited, are named; ``judge`` finds
+    whether every one of them broke too)."""
+    if entry.mode == REQUIRES:
+        return BREAKS, what
+    if entry.fallback:
+        return AT_RISK, f"{what}; it falls back to {', '.join(entry.fallback)}"
+    return AT_RISK, what
+
+
+def _root_gone(path: str, current: dict[str, str]) -> str | None:
+    """For a ``layout`` line: its root when no family of it remains (a root that moved is the
+    ``roots`` surface's to judge, not a family's absence)."""
+    root = path.split("/", 1)[0]
+    return None if any(p.startswith(root + "/") for p in current) else f"root {root}"
+
+
 def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str], path: str) -> tuple[str, str]:
     required = entry.mode == REQUIRES
     if change.kind == "not-observed":
@@ -355,12 +398,15 @@ def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str
     if change.kind == "renamed":
         if path == change.path:
             return OK, f"renamed from {change.was}"
-        return (BREAKS if required else AT_RISK), f"renamed to {change.path}"
+        return _lost(entry, f"renamed to {change.path}")
     if change.new is None:  # removed
-        gone = _gone(entry, change.path, current)
+        gone = _root_gone(change.path, current) if surface == "layout" else _gone(entry, change.path, current)
         if gone is not None:
             return UNKNOWN, f"nothing of {gone} remains (the instance is absent, not the field)"
-        return (BREAKS if required else AT_RISK), "removed"
+        return _lost(entry, "removed")
+    if surface == "layout" and _values(change.new) - _values(change.old) == {"none"}:
+        lacking = "some sessions lack it now"
+        return (BREAKS, f"{lacking}: it loses them") if required else (AT_RISK, f"{lacking} (it reads it where present)")
     accepted = set(entry.accepts) if entry.accepts is not None else _values(change.old)
     now = _values(change.new)
     unreadable, readable = now - accepted, now & accepted
@@ -393,7 +439,7 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
         return [Decision(entry, UNKNOWN, result.reason or "not comparable")]
     else:
         current = dict(map(split_line, fp.lines))
-    match = pattern(entry.path).fullmatch
+    match = pattern(entry.path, entry.surface).fullmatch
     paths = sorted(p for p in before.keys() | current.keys() if match(p))
     if not paths:
         return [Decision(entry, UNKNOWN, "in neither the baseline nor the corpus")]
@@ -596,16 +642,55 @@ def _payloads_read(entry: Entry, key: str) -> set[str]:
 
 def _judge(entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed) -> list[Decision]:
     decisions = _judge_entry(entry, results.get(entry.surface), baseline, observed)
+    if entry.surface in baseline.synthetic:  # no fact says agy wrote those lines: a loss against them is only a risk
+        why = f"{baseline.name}'s {entry.surface} lines are synthetic: record your own baseline to judge"
+        decisions = [
+            Decision(d.entry, AT_RISK, f"{d.reason}; {why}", d.path, d.change) if d.effect == BREAKS else d for d in decisions
+        ]
     if entry.other is None:
         return decisions
     paths = [d for d in decisions if d.path is not None]  # a value path (compact.type) need not be a line of its surface
     return paths + _judge_values(entry, results.get(entry.surface), baseline, observed)
 
 
+def _fallen_back(decision: Decision) -> bool:
+    """Whether *decision* is an optional entry's loss that its fallbacks may still cover (``_lost``)."""
+    change = decision.change
+    return (
+        decision.effect == AT_RISK
+        and bool(decision.entry.fallback)
+        and decision.entry.mode == OPTIONAL
+        and change is not None
+        and (change.new is None or (change.kind == "renamed" and decision.path != change.path))
+    )
+
+
+def _settle_fallbacks(decisions: list[Decision]) -> list[Decision]:
+    """An optional entry gone everywhere stays ``at risk`` while one of its fallbacks holds; when
+    every fallback broke too (or is gone the same way, fallen back in a circle), it breaks."""
+    by_label: dict[str, list[Decision]] = {}
+    for d in decisions:
+        by_label.setdefault(d.entry.label, []).append(d)
+
+    def broken(label: str, seen: frozenset[str]) -> bool:
+        own = by_label.get(label, [])
+        if any(d.effect == BREAKS for d in own):
+            return True
+        pending = [d for d in own if _fallen_back(d)]
+        return bool(pending) and all(f in seen or broken(f, seen | {label}) for f in pending[0].entry.fallback)
+
+    out = []
+    for d in decisions:
+        if _fallen_back(d) and all(broken(f, frozenset({d.entry.label})) for f in d.entry.fallback):
+            d = Decision(d.entry, BREAKS, f"{d.reason}, which is lost too", d.path, d.change)
+        out.append(d)
+    return out
+
+
 def judge(profile: Profile, comparison: Comparison, baseline: Baseline, observed: Observed) -> ConsumerResult:
     """The verdict of *profile* on *comparison* (of *observed* against *baseline*)."""
     results = {r.surface: r for r in comparison.surfaces}
-    decisions = [d for e in profile.entries for d in _judge(e, results, baseline, observed)]
+    decisions = _settle_fallbacks([d for e in profile.entries for d in _judge(e, results, baseline, observed)])
     worst = max((_RANK[d.effect] for d in decisions), default=0)
     verdict = {0: NOT_COMPARABLE_VERDICT, 1: OK, 2: AT_RISK, 3: BREAKS}[worst]
     return ConsumerResult(profile, verdict, decisions)
@@ -669,7 +754,7 @@ def coverage(profile: Profile, observed: Observed, roots: Sequence[Path]) -> lis
             reason = observed.not_computed.get(entry.surface, "not computed")
             out.append(Coverage(entry, NOT_CHECKABLE, f"no {entry.surface} fingerprint: {reason}"))
             continue
-        match = pattern(entry.path).fullmatch
+        match = pattern(entry.path, entry.surface).fullmatch
         lines = [line for line in fp.lines if match(split_line(line)[0])]
         if lines:
             out.append(Coverage(entry, EXERCISED, f"{len(lines)} line(s), e.g. {lines[0]}"))

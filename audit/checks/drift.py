@@ -125,6 +125,9 @@ ADVISORY_CLASSES = frozenset({"enum-number", "not-in-baseline"})
 """Changes reported as advisories, never failing (see the module docstring)."""
 FAIL_ON = ("drift", "breaking", "never")
 NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
+UNPAIRED = frozenset({"layout"})
+"""Surfaces whose paths are not keys: one gone and one added at the same place are two changes
+(a session family that vanished and another that appeared), never a rename."""
 WHOLE_PER_FILE = frozenset({"sqlite"})
 """Surfaces every input file shows whole (each ``.db`` carries its entire schema): lines imported
 from another corpus are as observable here as there, so their absence is a removal."""
@@ -289,11 +292,13 @@ def diff_lines(
     complete: bool,
     observable: Callable[[str], bool] | None = None,
     enums: Callable[[str], object] | None = None,
+    renames: bool = True,
 ) -> tuple[Change, ...]:
     """Classified changes from *old* (baseline) to *new* lines, sorted by path. From a corpus that
     is not *complete*, a missing path is ``not-observed`` unless *observable* says the corpus
     would have shown it (then it is ``removed``). Where *enums* gives a path's enum, ``string``
-    and ``number`` are one type there (``enum-number`` when that is all that differs)."""
+    and ``number`` are one type there (``enum-number`` when that is all that differs). Without
+    *renames*, a gone path and an added one stay two changes."""
     changes = []
     for path, a, b in _differing(old, new):
         if b is None:
@@ -315,7 +320,7 @@ def diff_lines(
             else:
                 kind = "type-changed"
         changes.append(Change(path, kind, a, b))
-    return _renamed(changes)
+    return _renamed(changes) if renames else tuple(changes)
 
 
 _ENUM_TYPES = frozenset({"string", "number"})
@@ -447,7 +452,12 @@ def compare_surface(
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest, classified=False)
     sidecar = surface == "sidecar"
     changes = diff_lines(
-        baseline.lines[surface], current.lines, complete=complete, observable=observable, enums=enum_at if sidecar else None
+        baseline.lines[surface],
+        current.lines,
+        complete=complete,
+        observable=observable,
+        enums=enum_at if sidecar else None,
+        renames=surface not in UNPAIRED,
     )
     if sidecar:
         changes = _advisories(changes, baseline, observed)

@@ -24,6 +24,11 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
   keys and JSON types of ``history.jsonl`` records, of each ``cache/`` file and of the
   ``<name>.md.metadata.json`` files (``shape.KeyShape``: keys that are data are ``*``); which
   roots exist and which of those files each holds. See the section at the end of this module.
+* ``layout`` -- per root, which file families its sessions have (``layout.LAYOUT_FAMILIES``: the
+  ``.db``, its ``-wal``, a legacy ``.pb``, a sidecar; each transcript tier flat and in chunks; the
+  overview): ``file`` where every session of the family's group has it, ``file|none`` where only
+  some do. A sweep records it per root in its manifest (the corpus copies neither ``-wal`` nor
+  ``.pb`` files); no counts, no names.
 * ``values`` -- the values each enum-like field holds on those surfaces (``audit.checks.values``):
   step types and statuses of the ``steps`` rows, every ``cortex.proto`` enum in the sidecars (at
   its sidecar and its wire path), transcript types, sources, statuses and tool names, history ``type`` and artifact
@@ -83,7 +88,7 @@ from audit.store.wire import parse as parse_wire
 if TYPE_CHECKING:
     from audit.store.proto import MessageDescriptor
 
-SURFACES = ("sidecar", "sqlite", "wire", "transcript", "summaries", "history", "cache", "artifacts", "roots", VALUES)
+SURFACES = ("sidecar", "sqlite", "wire", "transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", VALUES)
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
@@ -200,6 +205,7 @@ class _Inputs:
     artifacts: list[Path] = field(default_factory=list)  # brain <name>.md.metadata.json files
     installs: list[tuple[str | None, str, Path]] = field(default_factory=list)  # (root name, path in the root, file)
     roots: set[str] = field(default_factory=set)  # names of the store roots (given, discovered or swept)
+    layouts: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # root name -> family -> forms
     seen: set[str] = field(default_factory=set)
 
     def add(self, kind: str, path: Path) -> None:
@@ -215,6 +221,13 @@ class _Inputs:
         if key not in self.seen:
             self.seen.add(key)
             self.installs.append((root, rel, path))
+
+    def add_layout(self, root: str, forms: dict[str, str]) -> None:
+        """The file families of a root's sessions (``layout.layout_forms``); a root name met twice
+        (two homes) holds the forms of both."""
+        held = self.layouts.setdefault(root, {})
+        for family, form in forms.items():
+            held.setdefault(family, set()).update(form.split("|"))
 
     def add_stream(self, tier: str | None, paths: tuple[Path, ...]) -> None:
         fresh = tuple(p for p in paths if os.path.abspath(p) not in self.seen)
@@ -317,6 +330,7 @@ def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
     scan = layout.scan_root(root)
     result.skipped.extend(f"{f.path}: {f.reason}" for f in scan.foreign)
     _store_installs(scan, inputs)
+    inputs.add_layout(install.root_name(scan.root.path), layout.layout_forms(scan.sessions))
     for session in scan.sessions:
         if session.sidecar is not None:
             inputs.add("sidecars", session.sidecar)
@@ -965,6 +979,7 @@ def survey(
         "cache": "no readable cache/ file",
         "artifacts": "no readable brain artifact *.md.metadata.json",
         "roots": "no store root (a home, a store root or a sweep corpus names them)",
+        "layout": "no session in a store root (a sweep corpus records it per root since manifests name their roots' layout)",
         VALUES: "no sidecar, conversation .db or transcript record to take values from",
     }
     for surface in SURFACES:
@@ -1031,7 +1046,11 @@ def _manifest_roots(manifest: dict, inputs: _Inputs) -> None:
         if isinstance(name, str) and name:
             inputs.roots.add(name)
         elif isinstance(path, str) and path:
-            inputs.roots.add(install.root_name(path))
+            name = install.root_name(path)
+            inputs.roots.add(name)
+        forms = root.get("layout")
+        if isinstance(name, str) and name and isinstance(forms, dict):
+            inputs.add_layout(name, {f: v for f, v in forms.items() if f in layout.LAYOUT_FAMILIES and v in _FORMS})
 
 
 def _corpus_installs(directory: Path, inputs: _Inputs, result: Survey) -> None:
@@ -1208,6 +1227,20 @@ def _roots(inputs: _Inputs) -> Fingerprint | None:
     return Fingerprint.of("roots", lines) if inputs.roots else None
 
 
+_FORMS = frozenset({"file", "file|none"})
+
+
+def _layout(inputs: _Inputs) -> Fingerprint | None:
+    """The ``layout`` surface: ``<root>/<family><TAB>file`` per file family every session of its
+    group has in that root, ``file|none`` per family only some have (``layout.LAYOUT_FAMILIES``)."""
+    lines = {
+        f"{_name_segment(root)}/{family}\t{'|'.join(sorted(forms))}"
+        for root, held in inputs.layouts.items()
+        for family, forms in held.items()
+    }
+    return Fingerprint.of("layout", lines) if lines else None
+
+
 def _install_surfaces(
     inputs: _Inputs, wanted: set[str], result: Survey, each: Callable[[list[Path]], Iterator[Path]], values: Values
 ) -> dict:
@@ -1225,6 +1258,8 @@ def _install_surfaces(
         found["artifacts"] = _artifact_shape(each(inputs.artifacts), result, values)
     if "roots" in wanted:
         found["roots"] = _roots(inputs)
+    if "layout" in wanted:
+        found["layout"] = _layout(inputs)
     return found
 
 
