@@ -349,6 +349,42 @@ def test_duplicate_response_id(builder):
     assert found[0][1].startswith("gen_metadata[idx=0], gen_metadata[idx=2] share responseId ")
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        (
+            "usage.model",
+            "MODEL_PLACEHOLDER_M16",
+            "usage.model MODEL_PLACEHOLDER_M16 (1016) differs from its chat model MODEL_PLACEHOLDER_M20 (1020)",
+        ),
+        (
+            "attribute",
+            "MODEL_PLACEHOLDER_M26",
+            "model_enum attribute 'MODEL_PLACEHOLDER_M26' is not its chat model's name 'MODEL_PLACEHOLDER_M20'",
+        ),
+    ],
+)
+def test_the_usage_record_names_the_generators_model(builder, field, value, message):
+    def change(doc):
+        chat = doc["generatorMetadata"][1]["chatModel"]
+        if field == "usage.model":
+            chat["usage"]["model"] = value
+        else:
+            next(a for a in chat["attributes"] if a["key"] == "model_enum")["value"] = value
+
+    report, found = _breach(builder, change)
+    assert report.exit_code == 1 and found == [("invariant/usage-model", f"gen_metadata[idx=1] {message}")]
+
+
+def test_a_placeholder_model_number_cortex_proto_does_not_name_is_still_checked(builder):
+    def change(doc):  # 1187: a real model number past the last named placeholder (M150)
+        chat = doc["generatorMetadata"][0]["chatModel"]
+        chat["model"] = chat["usage"]["model"] = 1187
+        next(a for a in chat["attributes"] if a["key"] == "model_enum")["value"] = "MODEL_PLACEHOLDER_M187"
+
+    assert _breach(builder, change)[1] == []
+
+
 def _tool_result(doc: dict) -> tuple[int, dict]:
     return next((i, s) for i, s in enumerate(doc["steps"]) if "toolCall" in s["metadata"])
 

@@ -366,9 +366,10 @@ def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
         and fd.containing_type is not None
         and fd.containing_type.name == "ChatToolCall"
         or (fd.name == "key" and fd.containing_type is not None and fd.containing_type.name == "ModelAttribute")
+        or value in _ENUM_NAMES  # an enum name as text (the model_enum attribute), as in JSON documents
     ):
         r.kept.add(value)
-        return value  # the tool's name and the generation's attribute names are format
+        return value  # the tool's name, the generation's attribute names and enum names are format
     return r.text(value)
 
 

@@ -17,6 +17,13 @@ Checked, each a fact measured on real stores:
 * ``invariant/response-id`` -- ``responseId`` (usage field 11) is unique among the
   generations of a conversation where present: cost trackers deduplicate on
   ``<cascadeId>:<responseId>``.
+* ``invariant/usage-model`` -- a generation's usage record names the model its request was made
+  with: ``usage.model`` (1.4.1) equals the chat model (1.3; 1053/1053, RS §B.1.7) and the
+  ``model_enum`` request attribute (1.20) is that model's enum name (``MODEL_PLACEHOLDER_M<n>``
+  for 1000 + n; 1074/1074). codeburn prices a call by ``usage.model`` when it reads the daemon's
+  generator metadata and by the attribute or display name when it reads the ``.db``: where they
+  disagree the two paths price one request as two models. A model number neither named by
+  ``cortex.proto`` nor a placeholder number leaves the attribute unchecked.
 * ``invariant/tool-result`` -- every step with a copied tool call (``metadata.toolCall``,
   metadata field 4) names, by id, a call of an earlier PLANNER_RESPONSE step and is a copy of
   it (id, name, arguments; byte-identical 885/885, B.1.3).
@@ -44,6 +51,7 @@ RULES = {
     "invariant/token-split": "a generation's usage has output tokens but records neither thinking nor response tokens (advisory)",
     "invariant/generation-id": "gen_metadata field 4 is a UUID and the executionId of the generation's first step",
     "invariant/response-id": "responseId (usage field 11) is unique among a conversation's generations",
+    "invariant/usage-model": "a generation's usage.model and its model_enum attribute name its chat model (1.3)",
     "invariant/tool-result": "a step's copied tool call (metadata.toolCall) is a call of an earlier planner step",
 }
 _PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
@@ -81,6 +89,8 @@ def _generations(conv: NativeConversation, steps: dict[int, dict]) -> list[Breac
         except DecodeError:
             continue  # likewise
         out += _generation_id(name, gen, steps)
+        if gen.HasField("chat_model"):
+            out += _usage_model(name, gen.chat_model)
         if gen.HasField("chat_model") and gen.chat_model.HasField("usage"):
             usage = gen.chat_model.usage
             out += _token_accounting(name, usage)
@@ -113,6 +123,33 @@ def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[i
             )
         ]
     return []
+
+
+def _usage_model(name: str, chat: pb.ChatModelMetadata) -> list[Breach]:
+    """The usage record's model and the ``model_enum`` attribute against the chat model."""
+    out = []
+    if chat.HasField("usage") and chat.usage.model and chat.usage.model != chat.model:
+        message = f"{name} usage.model {_model(chat.usage.model)} differs from its chat model {_model(chat.model)}"
+        out.append(Breach(VIOLATION, "invariant/usage-model", (name,), message))
+    expected = _model_name(chat.model)
+    for attribute in chat.attributes:
+        if attribute.key == "model_enum" and expected is not None and attribute.value != expected:
+            message = f"{name} model_enum attribute {attribute.value!r} is not its chat model's name {expected!r}"
+            out.append(Breach(VIOLATION, "invariant/usage-model", (name,), message))
+    return out
+
+
+def _model_name(number: int) -> str | None:
+    """The enum name of a model number: ``cortex.proto``'s, else the placeholder name real rows
+    give 1000 + n; None for any other number."""
+    named = pb.Model.DESCRIPTOR.values_by_number.get(number)
+    if named is not None:
+        return named.name
+    return f"MODEL_PLACEHOLDER_M{number - 1000}" if number >= 1000 else None
+
+
+def _model(number: int) -> str:
+    return f"{_model_name(number) or 'unnamed'} ({number})"
 
 
 def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Breach]:
