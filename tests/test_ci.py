@@ -731,9 +731,10 @@ def test_each_sidecar_is_parsed_once_for_completeness_contract_and_links(capsys,
     assert code == 0
 
 
-def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_without_failing_the_sweep(capsys, tmp_path):
+def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_and_readable_only_records_the_rest(capsys, tmp_path):
     """Real stores hold legacy encrypted .pb sessions that only the daemon can read: a native
-    ci names each as not covered (a warning), the manifest says incomplete, and record refuses."""
+    ci names each as not covered (a warning), the manifest says incomplete, and record refuses,
+    naming the option that leaves them out; with it, ci records the others and says so."""
     store = Store(tmp_path / "home")
     legacy = StoreBuilder(tmp_path / "home", seed=27).root("cli").conversation(db=False, legacy_pb=True, sidecar="missing")
     record = ["--baseline-dir", tmp_path / "fp", "--compat-file", tmp_path / "C.md", "--record", "agy-9.9.9", "--no-live"]
@@ -741,11 +742,52 @@ def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_without_failing_t
     sweep_check = checks(doc)[("sweep", "corpus")]
     assert sweep_check["verdict"] == PASS
     assert sweep_check["summary"] == (
-        "6 of 7 session(s) swept; 0 failed, 0 skipped, 1 not covered (the corpus is incomplete: not recordable)"
+        "6 of 7 session(s) swept; 0 failed, 0 skipped, 1 not covered "
+        "(the corpus is incomplete: not recordable; --readable-only leaves them out)"
     )
     assert [(f["rule"], f["message"].split(": ")[0]) for f in sweep_check["findings"]] == [("sweep/not-covered", legacy.id)]
     assert json.loads((tmp_path / "out" / "manifest.json").read_text())["complete"] is False
     assert code == 1 and verdicts(doc)["record"] == FAIL and not (tmp_path / "fp" / "agy-9.9.9").exists()
+    assert checks(doc)[("record", "agy-9.9.9")]["summary"] == (
+        f"refusing to record: {tmp_path / 'out' / 'manifest.json'}: the sweep is not complete (manifest complete is not "
+        f"true); left out: 1 session(s) not covered: {legacy.id} (legacy encrypted .pb: only the daemon can read it (its "
+        "brain files were swept)) -- to record the sessions this sweep can read, sweep again with --readable-only "
+        "(sweep, ci --record)"
+    )
+
+    code, doc = run_json(capsys, store, tmp_path / "readable", *record, "--readable-only")
+    sweep_check = checks(doc)[("sweep", "corpus")]
+    assert sweep_check["summary"] == (
+        "6 of 6 session(s) swept; 0 failed, 0 skipped; selection: 6 session(s) (readable only; 1 left out)"
+    )
+    assert sweep_check["counts"] == {"selected": 6, "swept": 6, "failed": 0, "skipped": 0, "notCovered": 0, "excluded": 1}
+    assert code == 0 and verdicts(doc)["record"] == PASS and doc["recorded"] == str(tmp_path / "fp" / "agy-9.9.9")
+    manifest = json.loads((tmp_path / "readable" / "manifest.json").read_text())
+    assert (manifest["manifestVersion"], manifest["complete"], manifest["selected"]) == (2, True, 6)
+    assert manifest["selection"] == {
+        "ids": [],
+        "since": None,
+        "newest": None,
+        "readableOnly": True,
+        "excluded": [
+            {
+                "id": legacy.id,
+                "surface": "cli",
+                "path": str(store.cli / "conversations" / f"{legacy.id}.pb"),
+                "reason": "legacy encrypted .pb: only the daemon can read it (--readable-only leaves it out)",
+            }
+        ],
+    }
+    baseline = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
+    assert baseline["selection"] == {
+        "ids": [],
+        "since": None,
+        "newest": None,
+        "readableOnly": True,
+        "sessions": 6,
+        "excluded": 1,
+    }
+    assert "- **Selection:** recorded from 6 session(s) (readable only; 1 left out)\n" in (tmp_path / "C.md").read_text()
 
 
 # ----------------------------------------------------------------------------- --jobs 2: a worker process

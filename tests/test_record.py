@@ -396,7 +396,8 @@ def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_tr
     assert _record(tmp_path, name="agy-9.9.10", corpus="native") == 1
     assert capsys.readouterr().err == (
         f"agy-audit: refusing to record: {tmp_path / 'native' / 'manifest.json'}: the sweep is not complete "
-        f"(manifest complete is not true); left out: 1 session(s) not covered: {legacy.id} ({NOT_COVERED_LEGACY})\n"
+        f"(manifest complete is not true); left out: 1 session(s) not covered: {legacy.id} ({NOT_COVERED_LEGACY}) -- to "
+        "record the sessions this sweep can read, sweep again with --readable-only (sweep, ci --record)\n"
     )
     assert _tree(tmp_path) == before
 

@@ -450,11 +450,24 @@ UNCOVERED = On(
         {"id": UUID2, "surface": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r", "files": {}}
     ],
 )
+SELECTED = On(
+    MANIFEST,
+    manifestVersion=2,
+    selection={
+        "ids": ["0f3a"],
+        "since": "2026-11-01",
+        "newest": 12,
+        "readableOnly": True,
+        "excluded": [
+            {"id": UUID2, "surface": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r"}
+        ],
+    },
+)
 MANIFEST_RULES = [
     ("manifest/document", "/futureKey", _DELETE, 1),
     ("manifest/document", "/skipped", [], _DELETE),
-    ("manifest/manifestVersion", "/manifestVersion", 1.0, 2),
-    ("manifest/manifestVersion", "/manifestVersion", 1, True),
+    ("manifest/manifestVersion", "/manifestVersion", 2, 3),
+    ("manifest/manifestVersion", "/manifestVersion", 1.0, True),
     ("manifest/toolVersion", "/toolVersion", "1.2.3.dev0", ""),
     ("manifest/complete", "/complete", False, "false"),
     ("manifest/started", "/started", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00+00:00"),
@@ -511,6 +524,14 @@ MANIFEST_RULES = [
     ("manifest/notCovered", "/notCovered/0/path", "C:/Users/u/x.pb", "x.pb", UNCOVERED),
     ("manifest/notCovered", "/notCovered/0/files", {f"native/cli/brain/{UUID2}/a.md": SHA}, {"other/x": SHA}, UNCOVERED),
     ("manifest/notCovered", "/notCovered/0/futureKey", _DELETE, 1, UNCOVERED),
+    ("manifest/selection", "/selection", None, "every", SELECTED),
+    ("manifest/selection", "/selection/ids/0", UUID, "0F3A", SELECTED),
+    ("manifest/selection", "/selection/since", "2026-11-01T10:00:00.250000Z", "2026-11-01T10:00:00+01:00", SELECTED),
+    ("manifest/selection", "/selection/newest", None, 0, SELECTED),
+    ("manifest/selection", "/selection/readableOnly", False, None, SELECTED),
+    ("manifest/selection", "/selection/excluded/0/path", "C:/x.db", "x.db", SELECTED),
+    ("manifest/selection", "/selection/excluded/0/reason", "r", "", SELECTED),
+    ("manifest/selection", "/selection/futureKey", _DELETE, 1, SELECTED),
     ("manifest/completeConsistent", "/complete", False, True, "/notCovered", UNCOVERED),
     ("manifest/completeConsistent", "/complete", False, True, "/failures"),
     ("manifest/uuid", "/sessions/0/id", UUID2, UUID.upper()),

@@ -299,7 +299,7 @@ def test_native_sweep(store, tmp_path, capsys):
     assert snapshot(store.home) == before
     assert code == 1  # the legacy .pb-only session is not covered
     assert stderr == (
-        f"agy-audit: sweep incomplete (1 session(s) not covered: {NOT_COVERED_LEGACY}); "
+        f"agy-audit: sweep incomplete (1 session(s) not covered: {NOT_COVERED_LEGACY}; --readable-only leaves them out); "
         f"incomplete corpus retained at {out}: do not record from it\n"
     )
     doc = manifest(out)

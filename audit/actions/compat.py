@@ -136,6 +136,7 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
     out += [
         f"- **Sidecar corpus scope:** `{newest.scope or 'unknown'}`",
         f"- **Corpus:** {_corpus(newest.counts)}",
+        *([f"- **Selection:** recorded from {newest.selection_text}"] if newest.selection_text else []),
         "",
         f"## What was verified for agy {newest.agy_version or newest.name}",
         "",

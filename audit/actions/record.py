@@ -2,12 +2,14 @@
 
 A record is refused -- nothing written, every file left byte-identical -- when the corpus has no
 sweep manifest or its manifest is not ``complete: true`` (the refusal names what the sweep left
-out: its sessions not covered, such as legacy ``.pb`` sessions swept natively, and its failures), when it holds no surface at all, when
+out: its sessions not covered, such as legacy ``.pb`` sessions swept natively -- naming the option
+that leaves them out -- and its failures), when it holds no surface at all, when
 an input file cannot be read, when the corpus breaks the format contract (advisories do not
 count), or when the baseline directory already exists. A corpus whose only surface is ``roots``
 (which roots were swept, from its manifest) holds nothing to record. A surface the corpus does not hold (a
 brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
-reason. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
+reason. A corpus swept with a selection is complete for it (its manifest says so), and the
+baseline records that selection. Otherwise ``<baseline_dir>/<name>/`` is created (all files or none)
 and the compatibility record is replaced atomically; if that fails the new baseline is removed.
 """
 
@@ -25,6 +27,7 @@ from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
 from audit.errors import FindingsError, InputError
 from audit.safeio import read_json
+from audit.store.selection import READABLE_ONLY
 
 MAX_LISTED = 5
 
@@ -59,7 +62,10 @@ def _left_out(manifest: Path) -> str:
     parts = []
     uncovered = [n for n in doc.get("notCovered") or () if isinstance(n, dict)]
     if uncovered:
-        parts.append(_listed("session(s) not covered", [f"{n.get('id')} ({n.get('reason')})" for n in uncovered]))
+        parts.append(
+            _listed("session(s) not covered", [f"{n.get('id')} ({n.get('reason')})" for n in uncovered])
+            + f" -- to record the sessions this sweep can read, sweep again with {READABLE_ONLY} (sweep, ci --record)"
+        )
     failures = [f for f in doc.get("failures") or () if isinstance(f, dict)]
     if failures:
         parts.append(_listed("failure(s)", [f"{f.get('id') or '-'} [{f.get('stage')}] {f.get('message')}" for f in failures]))

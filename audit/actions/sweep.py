@@ -27,7 +27,10 @@ transcript's records. Other ids without a ``.db`` or ``.pb`` are skipped (a side
 source), and so is every entry the store scan reports as foreign (symbolic links, names that are
 not ``<uuid>.<ext>``). One id selected in several roots is one conversation: the root whose
 artifacts are newest is swept (``layout.newest_first``, as ``stores show`` and ``export`` choose),
-each other one is listed as skipped naming it. Corpus files are created under their names in one
+each other one is listed as skipped naming it. A ``selection`` (``audit.store.selection``: ids,
+first step time, the newest N, only what this sweep can read) then chooses among those sessions;
+the manifest states it and lists each session it left out (``excluded``), and ``selected`` and
+``complete`` are for the sessions it chose. Corpus files are created under their names in one
 exclusive open each (``safeio.create_fresh_file``: the corpus is new and private), without an
 fsync; a session's files are all written or, on a failure, all removed, and ``_make_durable``
 syncs them before the final manifest (one ``syncfs(2)``, or an fsync of each file and directory).
@@ -88,11 +91,13 @@ from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.install import INSTALL_DIR, root_name, swept_files
 from audit.store.layout import Root, Session, layout_forms, newest_first, refuse_inside_store, scan_root
+from audit.store.selection import Excluded, Selection, choose, excluded_json
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+"""2 added ``selection`` (1: every session was selected)."""
 AGY_VERSION_TIMEOUT = 3.0
 NOT_COVERED_LEGACY = "legacy encrypted .pb: only the daemon can read it (its brain files were swept)"
 SKIP_DUPLICATE_PB = "legacy .pb beside a .db with the same id: the .db is the source"
@@ -190,6 +195,8 @@ class SweepResult:
     not_covered: list[NotCovered] = field(default_factory=list)
     installs: list[SweptInstall] = field(default_factory=list)
     layouts: dict[Path, dict[str, str]] = field(default_factory=dict)  # root path -> its sessions' file families
+    selection: Selection | None = None  # None: every session
+    excluded: list[Excluded] = field(default_factory=list)  # what the selection left out, with why
 
     @property
     def complete(self) -> bool:
@@ -224,6 +231,9 @@ class SweepResult:
             ],
             "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
             "skipped": [{"path": str(s.path), "reason": s.reason} for s in self.skipped],
+            "selection": None
+            if self.selection is None
+            else self.selection.to_json() | {"excluded": excluded_json(self.excluded)},
         }
 
     def _root_entry(self, r: RootSource) -> dict:
@@ -270,6 +280,7 @@ def sweep(
     progress: Callback | None = None,
     on_swept: OnSwept | None = None,
     on_selected: Callable[[int], bool] | None = None,
+    selection: Selection | None = None,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
     before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
@@ -279,12 +290,14 @@ def sweep(
     which end it as they do between sessions. *on_selected* is called once, with the number of
     sessions selected, before the first is swept; when it returns True, each native reconstruction
     records which fields each blob held (``Decoded.fields``), for an *on_swept* that would
-    otherwise parse the blobs again.
+    otherwise parse the blobs again. *selection* chooses among the sessions found
+    (``audit.store.selection``; None or one that gives nothing: every session); what it leaves out
+    is ``SweepResult.excluded``, and the manifest states it.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
     created; ``source="daemon"`` and a root without a reachable daemon), ``NothingToCheck`` (no
-    session selected). Session failures and Ctrl-C are recorded in the result, never raised.
+    session selected), ``UsageError`` (an id prefix of *selection* that matches no session). Session failures and Ctrl-C are recorded in the result, never raised.
     """
     env = os.environ if env is None else env
     if source not in SOURCES:
@@ -301,8 +314,20 @@ def sweep(
     items, skipped, layouts = _select(chosen, include_implicit)
     if not items:
         raise NothingToCheck(f"nothing to sweep: no .db, .pb or brain transcript selected ({len(skipped)} file(s) skipped)")
+    selection = selection if selection is not None and selection.given else None
+    excluded: list[Excluded] = []
+    if selection is not None:
+        by_id = {item.session.id: item for item in items}
+        picked = choose([item.session for item in items], selection, lambda s: by_id[s.id].uncovered is None)
+        items, excluded = [by_id[s.id] for s in picked.kept], picked.excluded
+        if not items:
+            first = excluded[0]
+            raise NothingToCheck(
+                f"nothing to sweep: the selection leaves out every session ({len(excluded)}; {first.session.id}: {first.reason})"
+            )
     origins = [origin for origin, _ in chosen]
     result = SweepResult(out, started, installed_agy_version(env), origins, len(items), skipped=skipped, layouts=layouts)
+    result.selection, result.excluded = selection, excluded
     make_private_dir(out)
     corpus = _Corpus(out)
     try:

@@ -22,6 +22,10 @@ another type as ``not-in-baseline``, an advisory.
 recorded corpus never showed (with the fact that says so): a path at or below one is
 ``not-in-baseline`` too. Neither changes a digest: the lines stay those recorded.
 
+``selection`` (only when the corpus was a selection) is the sweep's selection (``ids``, ``since``,
+``newest``, ``readableOnly``, as its manifest states it) with the ``sessions`` it selected and the
+number it left out (``excluded``).
+
 ``synthetic`` (only when non-empty) names each surface whose lines were not swept from agy but
 made by our store builder from documented facts (the bundled transcript lines): no fact says agy
 writes exactly those, so ``compare`` reports drift against them as an advisory, never a failure.
@@ -46,6 +50,7 @@ from audit.checks.shape import digest_lines
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
 from audit.safeio import DIRECTORY, exists, is_dir, is_file, path_kind, read_bytes, read_json
+from audit.store.selection import Selection
 
 BASELINE_FILE = "baseline.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -74,6 +79,7 @@ class Baseline:
     synthetic: dict[str, str] = field(default_factory=dict)  # surface -> where its lines come from (not agy)
     observed_step_types: dict | None = None  # {"types": [...], "source": why}, as recorded in baseline.json
     beyond: dict[str, dict[str, str]] = field(default_factory=dict)  # surface -> path -> why it is known beyond the record
+    selection: dict | None = None  # the sweep's selection ({ids, since, newest, readableOnly, sessions, excluded}), if any
 
     @property
     def step_types(self) -> frozenset[str] | None:
@@ -117,7 +123,18 @@ class Baseline:
             | ({"synthetic": {s: self.synthetic[s] for s in SURFACES if s in self.synthetic}} if self.synthetic else {})
             | ({"observedStepTypes": self.observed_step_types} if self.observed_step_types is not None else {})
             | ({"beyondRecord": {s: self.beyond[s] for s in SURFACES if s in self.beyond}} if self.beyond else {})
+            | ({"selection": self.selection} if self.selection is not None else {})
         )
+
+    @property
+    def selection_text(self) -> str | None:
+        """``12 session(s) since 2026-11-01 (readable only; 140 left out)``: what the corpus it was
+        recorded from was selected as, or None (every session)."""
+        chosen = Selection.from_json(self.selection)
+        if chosen is None or self.selection is None:
+            return None
+        sessions, excluded = self.selection.get("sessions"), self.selection.get("excluded")
+        return chosen.describe(sessions if isinstance(sessions, int) else 0, excluded if isinstance(excluded, int) else None)
 
 
 BEYOND_RECORD = {
@@ -304,6 +321,10 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     ):
         raise InputError(f"{path / BASELINE_FILE}: 'beyondRecord' is not an object of {{path: why}} per surface")
     baseline.beyond = {s: dict(v) for s, v in beyond.items() if s in SURFACES}
+    selection = doc.get("selection")
+    if selection is not None and Selection.from_json(selection) is None:
+        raise InputError(f"{path / BASELINE_FILE}: 'selection' is not an object")
+    baseline.selection = selection
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not exists(tsv):

@@ -188,7 +188,7 @@ def observe(
             result.not_computed,
             result.partial(),
             result,
-            {s: native_observable for s in result.partial()},
+            {s: native_observable for s in result.partial() if s not in result.sampled()},
         )
     if not observed.fingerprints:
         reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())

@@ -79,6 +79,7 @@ from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.proto_json import FieldSets
+from audit.store.selection import Selection
 from audit.store.trajectory import STEP_TYPE_NAMES, BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import DROPPED, iter_transcript
 from audit.store.transcript import Finding as TranscriptFinding
@@ -89,6 +90,9 @@ if TYPE_CHECKING:
     from audit.store.proto import MessageDescriptor
 
 SURFACES = ("sidecar", "sqlite", "wire", "transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", VALUES)
+SESSION_SURFACES = ("sidecar", "wire", "transcript", "artifacts", VALUES)
+"""Surfaces whose lines come from the sessions swept (the others: each ``.db``'s whole schema, and
+the per-install files and the roots' layout, swept whatever the selection)."""
 COMPLETE_SCOPE = "explicit-version-scoped"
 """Corpus scope of a complete sweep (agy-reader's label for a comparable corpus)."""
 
@@ -174,18 +178,36 @@ class Survey:
     manifests: list[Path] = field(default_factory=list)
     sources: Counter[str] = field(default_factory=Counter)  # swept sidecars per source (daemon/native)
     files: dict[str, list[Path]] = field(default_factory=dict)  # sidecars / databases / transcripts read
+    selection: Selection | None = None  # what the sweep was asked to take (its manifest's), None: every session
+    selected: int = 0  # sessions the sweeps selected (their manifests' ``selected``)
+    excluded: int = 0  # sessions their selections left out
 
     def partial(self) -> dict[str, str]:
-        """Surfaces of a complete sweep some of whose absent lines are still no evidence, with why
-        (``drift.native_observable`` tells which of them are)."""
+        """Surfaces of a complete sweep whose absent lines are no evidence, with why: those of a
+        sample (``sampled``), then the sidecar surface of a native sweep, for keys our ``.proto``
+        cannot decode (``drift.native_observable`` tells which)."""
         native = sum(n for source, n in self.sources.items() if source != "daemon")
-        if not self.complete or not native:
+        if not self.complete:
             return {}
-        return {
-            "sidecar": "for keys audit/store/proto/cortex.proto does not decode (daemon-only keys): "
-            f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db files "
-            "(native sweep); a missing key the .proto decodes is a removal"
-        }
+        found = {}
+        if native:
+            found["sidecar"] = (
+                "for keys audit/store/proto/cortex.proto does not decode (daemon-only keys): "
+                f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db files "
+                "(native sweep); a missing key the .proto decodes is a removal"
+            )
+        return found | self.sampled()
+
+    def sampled(self) -> dict[str, str]:
+        """The surfaces of the sessions when the sweep's selection left out sessions it could
+        read (by id, time or number): what the sessions taken lack, those left out may hold."""
+        if not (self.complete and self.selection is not None and self.selection.samples and self.excluded):
+            return {}
+        why = (
+            f"the corpus is a selection ({self.selection.describe(self.selected, self.excluded)}): "
+            "the sessions it left out may hold what it lacks"
+        )
+        return dict.fromkeys(SESSION_SURFACES, why)
 
     @property
     def scope(self) -> str:
@@ -294,6 +316,10 @@ def _sweep(path: Path, inputs: _Inputs, result: Survey) -> None:
     manifest = read_json(path / "manifest.json")
     result.manifests.append(path / "manifest.json")
     result.complete = result.complete and manifest.get("complete") is True
+    chosen = manifest.get("selection")
+    result.selection = result.selection or Selection.from_json(chosen)
+    result.excluded += len(chosen.get("excluded") or ()) if isinstance(chosen, dict) else 0
+    result.selected += manifest["selected"] if isinstance(manifest.get("selected"), int) else 0
     version = manifest.get("installedAgyVersion")
     result.agy_version = version if isinstance(version, str) and result.agy_version in (None, version) else None
     sessions = manifest.get("sessions")

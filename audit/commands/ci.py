@@ -10,7 +10,7 @@ from pathlib import Path
 
 from audit.actions.sweep import SOURCES
 from audit.commands import project
-from audit.commands.common import roots_from, seconds, user_path
+from audit.commands.common import add_selection, roots_from, seconds, selection_from, user_path
 from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
 from audit.errors import UsageError
@@ -52,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
+    add_selection(p)
     p.add_argument(
         "--out",
         type=user_path,
@@ -168,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         live=args.live,
         progress=functools.partial(Progress, sys.stderr) if show else None,
         jobs=args.jobs,
+        selection=selection_from(args),
     )
     sys.stdout.write(_render(report, args.format, color=use_color()))
     sys.stdout.flush()

@@ -6,7 +6,7 @@ import argparse
 import math
 import os
 
-from audit.store import layout, legacy_pb
+from audit.store import layout, legacy_pb, selection
 
 
 def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
@@ -30,6 +30,60 @@ def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
     group.add_argument("--include-implicit", action="store_true", help="include implicit/<uuid>.pb background trajectories")
     parent.add_argument("--quiet", "-q", action="store_true", help="no progress or informational messages on stderr")
     return parent
+
+
+def add_selection(parser: argparse.ArgumentParser) -> None:
+    """``--session``, ``--since``, ``--newest`` and ``--readable-only`` (``sweep``, ``ci``)."""
+    group = parser.add_argument_group(
+        "session selection", "which sessions to sweep (default every one); what they leave out is counted and listed"
+    )
+    group.add_argument(
+        "--session",
+        type=_parsed(selection.parse_id_prefix),
+        action="append",
+        metavar="ID",
+        help="a session id or the start of one (repeatable): only those sessions",
+    )
+    group.add_argument(
+        "--since",
+        type=_parsed(selection.parse_since),
+        metavar="DATE",
+        help="only sessions whose first step is at or after DATE (YYYY-MM-DD, UTC midnight, or an RFC 3339 time)",
+    )
+    group.add_argument("--newest", type=_positive, metavar="N", help="only the N sessions whose first step is newest")
+    group.add_argument(
+        "--readable-only",
+        action="store_true",
+        help="leave out the sessions this sweep cannot read (legacy .pb sessions of a root swept natively), so that "
+        "the corpus can be complete and recorded",
+    )
+
+
+def selection_from(args: argparse.Namespace) -> selection.Selection:
+    return selection.Selection(tuple(args.session or ()), args.since, args.newest, args.readable_only)
+
+
+def _parsed(parse):
+    """An argparse type from a parser raising ``ValueError`` with the message to show."""
+
+    def convert(text: str) -> str:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of sessions above 0")
+    return value
 
 
 def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = False) -> None:

@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from audit.actions.sweep import SOURCES, SweepResult, sweep
-from audit.commands.common import add_format, roots_from, seconds, user_path
+from audit.commands.common import add_format, add_selection, roots_from, seconds, selection_from, user_path
 from audit.errors import AuditError, FindingsError
 from audit.progress import Progress, wanted
 from audit.report.text import table, to_json
 from audit.store import layout
+from audit.store.selection import READABLE_ONLY
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -42,6 +43,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
     p.add_argument("--keep-going", action="store_true", help="sweep every session even after a failure (still incomplete)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
+    add_selection(p)
     add_format(p)
     p.set_defaults(run=run)
 
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             include_implicit=args.include_implicit,
             allow_remote=args.allow_remote_daemon,
             progress=reporter,
+            selection=selection_from(args),
         )
     finally:
         if reporter is not None:
@@ -83,7 +86,9 @@ def incompleteness(result: SweepResult) -> str:
     """What keeps *result* from being complete: its failures and the sessions it did not cover."""
     parts = [f"{len(result.failures)} failure(s)"] if result.failures or not result.not_covered else []
     if result.not_covered:
-        parts.append(f"{len(result.not_covered)} session(s) not covered: {result.not_covered[0].reason}")
+        parts.append(
+            f"{len(result.not_covered)} session(s) not covered: {result.not_covered[0].reason}; {READABLE_ONLY} leaves them out"
+        )
     return ", ".join(parts)
 
 
@@ -92,6 +97,8 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
         f"sweep: selected={result.selected} swept={len(result.sessions)} not-covered={len(result.not_covered)} "
         f"failures={len(result.failures)} skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
     )
+    if result.selection is not None:
+        print(f"selection: {result.selection.describe(result.selected, len(result.excluded))}")
     print(f"corpus: {result.out}")
     print(
         table(
@@ -106,3 +113,5 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
     if not quiet:
         for s in result.skipped:
             print(f"skipped: {s.path}: {s.reason}")
+        for e in result.excluded:
+            print(f"excluded: {e.session.id} {e.session.source or e.session.brain}: {e.reason}")

@@ -112,6 +112,7 @@ from audit.progress import Callback, Progress
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
+from audit.store.selection import READABLE_ONLY, Selection
 
 TOOL = "agy-audit"
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
@@ -227,11 +228,13 @@ def run(
     env: Mapping[str, str] | None = None,
     progress: ProgressFactory | None = None,
     jobs: int | None = None,
+    selection: Selection | None = None,
 ) -> Report:
     """Run every stage on *roots* (see the module docstring) and return the report.
 
     *fail_on* is one ``--fail-on`` value or several (``consumer:NAME`` among them, see
-    ``audit.checks.consumers.parse_fail_on``); *profiles* the consumer profiles (names or files,
+    ``audit.checks.consumers.parse_fail_on``); *selection* the sessions to sweep (as ``sweep``
+    takes it, default every one); *profiles* the consumer profiles (names or files,
     default every bundled one); *jobs* the processes that check the swept sessions: 1 this one, 2
     this one and a worker (``audit.pipeline.worker``), None (default) 2 from ``PARALLEL_FROM``
     sessions where a second CPU is free, else 1; the report is the same either way. Raises before
@@ -271,6 +274,7 @@ def run(
                 progress=bar,
                 on_swept=ctx.swept,
                 on_selected=ctx.selected,
+                selection=selection,
             )
         sweep_seconds = time.monotonic() - sweep_started - sum(ctx.checks.spent.values())  # without the checks run meanwhile
         if result.interrupted:
@@ -339,7 +343,11 @@ def _sweep_check(result: SweepResult, seconds: float, lost: str | None = None) -
     findings += [Finding(WARNING, "sweep/not-covered", f"{n.id}: {n.reason}", str(n.path)) for n in result.not_covered]
     summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
     if result.not_covered:
-        summary += f", {len(result.not_covered)} not covered (the corpus is incomplete: not recordable)"
+        summary += (
+            f", {len(result.not_covered)} not covered (the corpus is incomplete: not recordable; {READABLE_ONLY} leaves them out)"
+        )
+    if result.selection is not None:
+        summary += f"; selection: {result.selection.describe(result.selected, len(result.excluded))}"
     # a session only the daemon can read (a legacy .pb) leaves the corpus incomplete, which
     # compare and record take into account; it is no failure of the sweep
     swept = result.complete or (not result.failures and bool(result.not_covered))
@@ -349,6 +357,7 @@ def _sweep_check(result: SweepResult, seconds: float, lost: str | None = None) -
         "failed": len(result.failures),
         "skipped": len(result.skipped),
         "notCovered": len(result.not_covered),
+        "excluded": len(result.excluded),
     }
     return Check(
         "sweep",
