@@ -37,6 +37,8 @@ COMMANDS = (
     "record",
     "baselines",
     "consumers",
+    "mutate",
+    "conformance",
     "links",
     "diff",
     "redact",

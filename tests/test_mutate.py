@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from audit.actions import mutate
@@ -89,5 +90,41 @@ def test_a_mutation_the_store_gives_nothing_to_changes_nothing(tmp_path):
 def test_every_mutation_is_named_documented_and_says_what_a_reader_of_it_reads():
     assert list(mutate.CATALOGUE) == [m.name for m in mutate.MUTATIONS]
     for m in mutate.MUTATIONS:
-        assert m.name == m.name.lower() and " " not in m.name, m.name
-        assert m.title and m.imitates and m.rests_on and m.reads, m.name
+        assert re.fullmatch("[a-z0-9]+(-[a-z0-9]+)*", m.name) and m.name != mutate.ORIGINAL, m.name
+        assert m.title and m.imitates and m.rests_on, m.name
+        assert bool(m.reads) == (m.name != "add-transcript-key"), m.name  # only a mutation that adds reads nothing
+
+
+def test_chunks_only_leaves_each_tier_as_chunks_holding_its_bytes(tmp_path):
+    logs = _logs(tmp_path)
+    compact = b'{"step_index":0,"type":"USER_INPUT"}\n' * 3000  # more than one chunk
+    (logs / "transcript.jsonl").write_bytes(compact)
+    (logs / "transcript_full.jsonl").write_bytes(b"full\n")
+    (logs / "chunks" / "transcript_full").mkdir(parents=True)
+    (logs / "chunks" / "transcript_full" / "00000000.jsonl").write_bytes(b"full\n")
+    (logs / "overview.txt").write_bytes(b"overview\n")
+    assert mutate.apply_mutation(mutate.CATALOGUE["chunks-only"], tmp_path) == 2
+    assert sorted(p.relative_to(logs).as_posix() for p in logs.rglob("*") if p.is_file()) == [
+        "chunks/transcript/00000000.jsonl",
+        "chunks/transcript/00000001.jsonl",
+        "chunks/transcript_full/00000000.jsonl",
+        "overview.txt",
+    ]
+    assert b"".join(p.read_bytes() for p in sorted((logs / "chunks" / "transcript").iterdir())) == compact
+
+
+def test_a_moved_field_stays_where_it_was_and_a_new_status_takes_only_commands(tmp_path):
+    logs = _logs(tmp_path)
+    records = [
+        {"step_index": 0, "source": "MODEL", "type": "RUN_COMMAND", "status": "DONE"},
+        {"step_index": 1, "source": "MODEL", "type": "VIEW_FILE", "status": "DONE"},
+        {"step_index": 2, "source": "MODEL", "type": "RUN_COMMAND", "status": "ERROR"},
+    ]
+    (logs / "transcript.jsonl").write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    assert mutate.apply_mutation(mutate.CATALOGUE["new-status"], tmp_path) == 1
+    assert mutate.apply_mutation(mutate.CATALOGUE["move-source"], tmp_path) == 3
+    assert (logs / "transcript.jsonl").read_text().splitlines() == [
+        '{"step_index":0,"metadata":{"source":"MODEL"},"type":"RUN_COMMAND","status":"SKIPPED"}',
+        '{"step_index":1,"metadata":{"source":"MODEL"},"type":"VIEW_FILE","status":"DONE"}',
+        '{"step_index":2,"metadata":{"source":"MODEL"},"type":"RUN_COMMAND","status":"ERROR"}',
+    ]

@@ -79,7 +79,8 @@ def _rules(node, found=None, level=VIOLATION, evidence="inferred"):
 
 
 def test_bundled_names():
-    bundled = sorted([*NAMES, "ci-report"])  # ci-report describes `agy-audit ci --format json` (tests/test_ci.py)
+    # ci-report and conformance-report describe `ci` and `conformance --format json` (their tests validate against them)
+    bundled = sorted([*NAMES, "ci-report", "conformance-report"])
     assert schemas.names() == bundled
     assert {p.name for p in data_path("schemas").glob("*.json")} == {f"{n}.schema.json" for n in bundled}
 
@@ -133,7 +134,8 @@ def test_text_is_the_shipped_file_and_unknown_names_are_usage_errors():
         assert schemas.text(name + ".schema.json") == schemas.text(name)
     with pytest.raises(
         schemas.UsageError,
-        match="unknown schema 'nope'; bundled schemas: ci-report, consumer-profile, manifest, sidecar, transcript-record",
+        match="unknown schema 'nope'; bundled schemas: ci-report, conformance-report, consumer-profile, manifest, sidecar, "
+        "transcript-record",
     ):
         schemas.text("nope")
 

@@ -25,12 +25,14 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.actions.store_copy import copy_stores, remove_tree
 from audit.errors import InputError
-from audit.safeio import atomic_write, exists, is_dir, is_file, path_kind, read_bytes
+from audit.safeio import atomic_write, dumps, exists, is_dir, is_file, make_private_dir, path_kind, read_bytes
 from audit.store import wire
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import CHUNK_BYTES, CHUNK_DIRS, FLAT_NAMES
@@ -41,7 +43,8 @@ Fields = list[wire.WireField]
 @dataclass(frozen=True)
 class Mutation:
     """One plausible format change. ``reads``: (surface, path) of what a reader that notices it
-    reads, as a consumer profile names it (``surface`` of ``consumers/*.json``)."""
+    reads, as a consumer profile names it (``surface`` of ``consumers/*.json``); empty for a
+    mutation that only adds (a reader it changes reads what it did not know)."""
 
     name: str  # what --mutation takes
     title: str  # one line: what changes, and where
@@ -350,6 +353,50 @@ def _cache_key(home: Path) -> int:
     return changed
 
 
+def _chunks_only(home: Path) -> int:
+    """Every flat compact and full transcript becomes its chunks alone: the flat file is removed,
+    and where the tier had no chunks its bytes are written as chunks (byte-identical to the flat
+    file, as agy's are: real-stores.md A.4). The files changed."""
+    changed = 0
+    for logs in _logs(home):
+        for tier, directory in CHUNK_DIRS.items():
+            flat = logs / FLAT_NAMES[tier]
+            if not is_file(flat):
+                continue
+            if not _chunks(logs / "chunks" / directory):
+                _write_chunks(logs / "chunks" / directory, read_bytes(flat), 0, 8, [os.stat(flat).st_mtime_ns])
+            flat.unlink()
+            changed += 1
+    return changed
+
+
+def _skipped_status(record: dict) -> bool:
+    """A RUN_COMMAND step that was DONE."""
+    if record.get("status") != "DONE" or record.get("type") != "RUN_COMMAND":
+        return False
+    record["status"] = "SKIPPED"
+    return True
+
+
+def _source_in_metadata(record: dict) -> bool:
+    """``source`` moves into a ``metadata`` object, where it was."""
+    if "source" not in record or "metadata" in record:
+        return False
+    items = list(record.items())
+    record.clear()
+    record.update(("metadata", {"source": value}) if key == "source" else (key, value) for key, value in items)
+    return True
+
+
+def _execution_id(record: dict) -> bool:
+    """Every record gains ``execution_id`` (a UUID of its step index: the value is ours, the key
+    is the change), after its other keys."""
+    if "execution_id" in record or not isinstance(record.get("step_index"), int):
+        return False
+    record["execution_id"] = str(uuid.uuid5(uuid.NAMESPACE_OID, str(record["step_index"])))
+    return True
+
+
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "rename-transcript-key",
@@ -379,7 +426,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "new-model",
         "add an enum value (model 6001)",
         "a new model, whose number no reader's enum names",
-        "real-stores.md B.1.10 (model numbers grow with each model agy adds)",
+        "real-stores.md B.1.10 (model 1187, which no enum of the references names, in 24 real rows)",
         (("wire", "gen_metadata.data.chat_model.usage.model"),),
         lambda home: each_blob(home, "gen_metadata", "data", _USAGE, _set(1, NEW_MODEL)),
     ),
@@ -439,6 +486,41 @@ MUTATIONS: tuple[Mutation, ...] = (
         (("summaries", "table:conversation_summaries.workspace_uris"),),
         _rename_column("*/conversation_summaries.db", "conversation_summaries", "workspace_uris", "workspace_folders"),
     ),
+    Mutation(
+        "chunks-only",
+        "write transcripts as chunks only (no transcript.jsonl, transcript_full.jsonl)",
+        "a release that writes only the rolling chunks of each tier, as one real session already has",
+        "real-stores.md A.4 (chunks byte-identical to the flat file; one session has chunks and no flat transcript)",
+        (
+            ("layout", "brain/*/.system_generated/logs/transcript.jsonl"),
+            ("layout", "brain/*/.system_generated/logs/transcript_full.jsonl"),
+        ),
+        _chunks_only,
+    ),
+    Mutation(
+        "new-status",
+        "add a status value (SKIPPED in transcripts, for the RUN_COMMAND steps that were DONE)",
+        "a new CortexStepStatus for a command the agent did not run, as Windsurf has SKIPPING",
+        "formats.md §3.7 (CortexStepStatus; Windsurf's 11 SKIPPING) and real-stores.md B.2.2 (DONE, RUNNING, ERROR seen)",
+        (("transcript", "*.*.status"),),
+        lambda home: each_record(home, _skipped_status),
+    ),
+    Mutation(
+        "move-source",
+        "move a transcript field (source -> metadata.source)",
+        "transcripts nesting a step's provenance as the trajectory JSON does, under metadata",
+        "formats.md §2.1 (source a top-level key) and §4.3 (the trajectory's step metadata.source)",
+        (("transcript", "*.*.source"),),
+        lambda home: each_record(home, _source_in_metadata),
+    ),
+    Mutation(
+        "add-transcript-key",
+        "add a transcript key (execution_id on every record)",
+        "a release that adds a key to every record, as exit_code and error_code were added",
+        "formats.md §2.1 (exit_code: newer builds), real-stores.md A.3 (error_code) and B.1.1 (the .db's execution_id, meta.12)",
+        (),
+        lambda home: each_record(home, _execution_id),
+    ),
 )
 """The catalogue, in the order reports show it."""
 
@@ -449,3 +531,45 @@ def apply_mutation(mutation: Mutation, home: Path) -> int:
     """Apply *mutation* to the copy *home*, directory times kept; what it changed (0: nothing)."""
     with _directory_times(home):
         return mutation.apply(home)
+
+
+def describe(mutation: Mutation) -> dict:
+    """A mutation as JSON (``mutate --list --format json``, ``index.json``)."""
+    m = mutation
+    return {"name": m.name, "title": m.title, "imitates": m.imitates, "restsOn": m.rests_on, "reads": [list(r) for r in m.reads]}
+
+
+INDEX = "index.json"
+ORIGINAL = "original"
+"""``<out>/original/home``: the copy every mutated copy starts from."""
+
+
+def write_copies(home: str | os.PathLike, out: str | os.PathLike, mutations: Sequence[Mutation]) -> dict:
+    """Copy the stores of *home* to ``<out>/original/home`` and, per mutation that changes
+    something, to ``<out>/<name>/home`` with it applied; then write ``<out>/index.json`` (last: a
+    directory without it is incomplete) and return it. *out* must not exist."""
+    out = Path(out)
+    if path_kind(out, follow_symlinks=False) is not None:
+        raise InputError(f"{out}: already exists; give a directory that does not")
+    make_private_dir(out)
+    original = out / ORIGINAL / "home"
+    copied = copy_stores(home, original)
+    entries = []
+    for m in mutations:
+        target = out / m.name / "home"
+        copy_stores(original, target)
+        changed = apply_mutation(m, target)
+        if not changed:
+            remove_tree(out / m.name)
+        entries.append(describe(m) | {"changed": changed, "home": f"{m.name}/home" if changed else None})
+    index = {
+        "version": 1,
+        "source": str(Path(home).absolute()),
+        "original": f"{ORIGINAL}/home",
+        "roots": copied.roots,
+        "files": copied.files,
+        "skipped": [{"path": p, "reason": r} for p, r in copied.skipped],
+        "mutations": entries,
+    }
+    atomic_write(out / INDEX, dumps(index).encode() + b"\n")
+    return index

@@ -113,13 +113,23 @@ def _same_float(a: object, b: object) -> bool:
     return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
 
 
-def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE) -> list[Change]:
-    """Every value-level difference between the JSON values *a* and *b*, in path order."""
+def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE, deepest: bool = False) -> list[Change]:
+    """Every value-level difference between the JSON values *a* and *b*, in path order. With
+    *deepest*, an object that shares few keys with its counterpart is still compared key by key
+    (by default deepdiff reports it replaced whole when under a third of its keys are shared)."""
     from deepdiff import DeepDiff  # noqa: PLC0415 -- loaded only when something is to be explained
 
     patterns = tuple(ignore)
     whole: dict[str, object] = {}  # placeholder -> the deep subtree it stands for
-    tree = DeepDiff(_bounded(unwrap(a), whole), _bounded(unwrap(b), whole), view="tree", verbose_level=2, ignore_order=False)
+    deeper = 0.0 if deepest else 0.33  # deepdiff's default
+    tree = DeepDiff(
+        _bounded(unwrap(a), whole),
+        _bounded(unwrap(b), whole),
+        view="tree",
+        verbose_level=2,
+        ignore_order=False,
+        threshold_to_diff_deeper=deeper,
+    )
     found = []
     for report, kind in _DEEPDIFF_KIND.items():
         for level in tree.get(report, ()):

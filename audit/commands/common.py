@@ -112,6 +112,11 @@ def roots_from(args: argparse.Namespace) -> list[layout.Root]:
     return layout.resolve_roots(home=getattr(args, "home", None), roots=getattr(args, "root", None) or ())
 
 
+def home_of(args: argparse.Namespace) -> str:
+    """``--home``, else the home discovery looks in (``$HOME``)."""
+    return getattr(args, "home", None) or os.environ.get("HOME") or os.path.expanduser("~")
+
+
 def user_path(text: str) -> str:
     """argparse type for a path option: a leading ``~`` or ``~user`` is expanded (a quoted
     ``--out '~/x'`` would otherwise create ``./~/x``); one that cannot be is refused with a hint."""

@@ -1,0 +1,59 @@
+"""``agy-audit mutate``: one mutated copy of a home's stores per plausible agy format change."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from audit.actions import mutate
+from audit.commands.common import add_format, home_of, user_path
+from audit.errors import EXIT_OK, UsageError
+from audit.report import conformance_report
+from audit.report.text import to_json
+from audit.safeio import shown
+
+
+def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "mutate",
+        help="write mutated copies of a home's stores, one per plausible agy format change",
+        description=(
+            "Copy the stores of --home (~/.gemini/antigravity*; only read) to OUT/original/home and, per mutation of the "
+            "catalogue, to OUT/<mutation>/home with that format change applied; OUT/index.json (written last) says what "
+            "each imitates and how much it changed. Point your reader's HOME at each copy. --list prints the catalogue."
+        ),
+        epilog="Exit codes: 0 written (or listed), 2 usage, unreadable input or an existing OUT, 3 no store found.",
+    )
+    p.add_argument("--home", type=user_path, metavar="DIR", help="the home whose stores are copied (default $HOME)")
+    p.add_argument("--out", type=user_path, metavar="DIR", help="the directory to write (must not exist)")
+    p.add_argument(
+        "--mutation",
+        action="append",
+        choices=list(mutate.CATALOGUE),
+        metavar="NAME",
+        help="only this mutation (repeatable; default all)",
+    )
+    p.add_argument("--list", action="store_true", help="print the catalogue and exit")
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    mutations = [mutate.CATALOGUE[n] for n in dict.fromkeys(args.mutation)] if args.mutation else list(mutate.MUTATIONS)
+    if args.list:
+        if args.format == "json":
+            sys.stdout.write(to_json([mutate.describe(m) for m in mutations]))
+        else:
+            sys.stdout.write(conformance_report.catalogue(mutations))
+        return EXIT_OK
+    if not args.out:
+        raise UsageError("mutate: --out DIR is required (or --list)")
+    index = mutate.write_copies(home_of(args), args.out, mutations)
+    if args.format == "json":
+        sys.stdout.write(to_json(index))
+        return EXIT_OK
+    for entry in index["mutations"]:
+        where = f"{shown(args.out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
+        print(f"{entry['name']}: {entry['changed']} changed; {where}")
+    print(f"original: {shown(args.out)}/{index['original']} ({index['files']} files); index: {shown(args.out)}/{mutate.INDEX}")
+    return EXIT_OK
