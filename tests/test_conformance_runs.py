@@ -128,7 +128,8 @@ def test_output_that_is_not_utf8_is_compared_as_text(store):
         ("removed", "line 1", "\\xff\\xfe flat transcripts: 4", None),
         ("added", "line 1", None, "\\xff\\xfe flat transcripts: 0"),
     ]
-    assert "       - line 1: \\xff\\xfe flat transcripts: 4\n" in conformance_report.text(result)
+    code, out, err = cli("conformance", "--home", store, "--mutation", "chunks-only", *["--", *_python(script)])
+    assert (code, err) == (1, "") and "       - line 1: \\xff\\xfe flat transcripts: 4\n" in out
     assert conformance_report.to_json(result)["baseline"]["output"] == "text"
 
 
@@ -138,18 +139,20 @@ def test_a_crash_by_signal_and_a_timeout_are_crashes(store):
         if not glob.glob(os.path.expanduser("~/.gemini/*/brain/*/.system_generated/logs/transcript.jsonl")):
             os.kill(os.getpid(), signal.SIGABRT)
         if glob.glob(os.path.expanduser("~/.gemini/antigravity-agent")):
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             time.sleep(60)
         print("ok")
     """
     started = time.monotonic()
-    chosen = [mutate.CATALOGUE[n] for n in ("chunks-only", "rename-cli-root", "new-model")]
-    result = conformance.check(store, _python(script), chosen, timeout=1)
-    assert [(o.result, o.why) for o in result.outcomes] == [
-        (conformance.CRASHED, "ended by SIGABRT"),
-        (conformance.CRASHED, "timed out after 1 s (ended)"),
-        (conformance.UNCHANGED, "the same output"),
-    ]
+    chosen = ("--mutation", "chunks-only", "--mutation", "rename-cli-root", "--mutation", "new-model")
+    code, out, err = cli("conformance", "--home", store, *chosen, "--timeout", "1", "--format", "json", "--", *_python(script))
     assert time.monotonic() - started < 20
+    assert (code, err) == (1, "")
+    assert [(m["outcome"], m["why"], m["signal"], m["timedOut"]) for m in json.loads(out)["mutations"]] == [
+        (conformance.CRASHED, "ended by SIGABRT", "SIGABRT", False),
+        (conformance.CRASHED, "timed out after 1 s (ended)", "SIGKILL", True),  # it ignored SIGTERM
+        (conformance.UNCHANGED, "the same output", None, False),
+    ]
 
 
 def test_a_command_that_fails_on_the_store_itself_cannot_be_judged(store):

@@ -267,7 +267,7 @@ def test_exit_codes(tmp_path, capsys):
 
 def test_schema_option(capsys):
     code, out, _ = _run(capsys, "--schema")
-    assert (code, out) == (0, "ci-report\nconsumer-profile\nmanifest\nsidecar\ntranscript-record\n")
+    assert (code, out) == (0, "ci-report\nconformance-report\nconsumer-profile\nmanifest\nsidecar\ntranscript-record\n")
     for name in ("sidecar", "transcript-record.schema.json"):
         code, out, _ = _run(capsys, "--schema", name)
         assert code == 0 and out == (data_path("schemas") / (name.removesuffix(".schema.json") + ".schema.json")).read_text()
@@ -376,7 +376,8 @@ def test_advisories_alone_pass(tmp_path, capsys):
 
 def test_schemas_load_lazily_and_once():
     assert schemas.load("sidecar") is schemas.load("sidecar")
-    assert set(contract.KINDS.values()) == set(schemas.names()) - {"ci-report"}  # that one describes `ci --format json`
+    # those two describe `ci --format json` and `conformance --format json`
+    assert set(contract.KINDS.values()) == set(schemas.names()) - {"ci-report", "conformance-report"}
 
 
 # ----------------------------------------------------------------------------- the principle (contract levels)

@@ -114,23 +114,23 @@ OK, RISK, BREAKS = consumers.OK, consumers.AT_RISK, consumers.BREAKS
 
 COLUMNS = tuple(MUTATIONS)  # the order of the mutations above
 ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
-    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, OK, OK, BREAKS, OK),
-    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, OK, BREAKS, OK, OK),
-    "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK, OK, OK, BREAKS, OK),
+    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, RISK, OK, BREAKS, OK),
+    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK),
+    "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK, RISK, OK, BREAKS, OK),
     "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
     "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK),
     "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK, OK, OK, OK, OK),
     "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK),
     "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK, OK, OK, OK, OK),
-    "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK),
-    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, OK, OK, OK, OK),
+    "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
+    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, RISK, OK, OK, OK),
     "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK, OK),
-    "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK, OK),
-    "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
-    "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, OK, OK, OK, OK),
+    "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, RISK, BREAKS, OK, OK),
+    "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, RISK, OK, OK, OK),
+    "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, BREAKS, OK, OK, OK),
     "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK, OK, OK, OK, OK),
-    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, OK, OK, RISK, OK),
-    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, OK, BREAKS, OK, OK),
+    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, BREAKS, OK, RISK, OK),
+    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, RISK, BREAKS, OK, OK),
     "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, OK, OK),
 }
 EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items() if i < len(row)} for i, m in enumerate(COLUMNS)}
