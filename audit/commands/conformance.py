@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from audit import progress as progress_
-from audit.actions import mutate
 from audit.commands.common import home_of, seconds, user_path
+from audit.commands.mutate import add_selection, selected
 from audit.errors import UsageError
 from audit.pipeline import command, conformance
 from audit.report import conformance_report
@@ -30,16 +30,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
             "on the unmutated store, 3 no store found or no mutation applies to it."
         ),
     )
-    p.add_argument(
-        "--home", type=user_path, metavar="DIR", help="the home whose ~/.gemini/antigravity* stores are copied (default $HOME)"
-    )
-    p.add_argument(
-        "--mutation",
-        action="append",
-        choices=list(mutate.CATALOGUE),
-        metavar="NAME",
-        help="only this mutation (repeatable; default all)",
-    )
+    add_selection(p)
     p.add_argument(
         "--timeout",
         type=seconds,
@@ -95,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if not argv:
         raise UsageError("conformance: give the command to run after --, e.g. -- python3 my_reader.py --json")
     command.check_passed(args.env)
-    mutations = [mutate.CATALOGUE[n] for n in dict.fromkeys(args.mutation)] if args.mutation else list(mutate.MUTATIONS)
+    mutations = selected(args)
     show = progress_.wanted(sys.stderr, quiet=args.quiet)
     bar = progress_.Progress(sys.stderr, "conformance", "runs") if show else None
     try:

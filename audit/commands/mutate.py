@@ -24,8 +24,18 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         ),
         epilog="Exit codes: 0 written (or listed), 2 usage, unreadable input or an existing OUT, 3 no store found.",
     )
-    p.add_argument("--home", type=user_path, metavar="DIR", help="the home whose stores are copied (default $HOME)")
+    add_selection(p)
     p.add_argument("--out", type=user_path, metavar="DIR", help="the directory to write (must not exist)")
+    p.add_argument("--list", action="store_true", help="print the catalogue and exit")
+    add_format(p)
+    p.set_defaults(run=run)
+
+
+def add_selection(p: argparse.ArgumentParser) -> None:
+    """``--home`` and ``--mutation`` (``mutate`` and ``conformance``)."""
+    p.add_argument(
+        "--home", type=user_path, metavar="DIR", help="the home whose ~/.gemini/antigravity* stores are copied (default $HOME)"
+    )
     p.add_argument(
         "--mutation",
         action="append",
@@ -33,13 +43,15 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         metavar="NAME",
         help="only this mutation (repeatable; default all)",
     )
-    p.add_argument("--list", action="store_true", help="print the catalogue and exit")
-    add_format(p)
-    p.set_defaults(run=run)
+
+
+def selected(args: argparse.Namespace) -> list[mutate.Mutation]:
+    """The mutations ``--mutation`` names, in the order given, else the whole catalogue."""
+    return [mutate.CATALOGUE[n] for n in dict.fromkeys(args.mutation)] if args.mutation else list(mutate.MUTATIONS)
 
 
 def run(args: argparse.Namespace) -> int:
-    mutations = [mutate.CATALOGUE[n] for n in dict.fromkeys(args.mutation)] if args.mutation else list(mutate.MUTATIONS)
+    mutations = selected(args)
     if args.list:
         if args.format == "json":
             sys.stdout.write(to_json([mutate.describe(m) for m in mutations]))

@@ -20,7 +20,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -55,13 +55,12 @@ class Run:
     truncated: bool  # more output than MAX_OUTPUT: the rest was dropped
 
 
-def environment(home: Path, tmp: Path, *, passed: Iterable[str] = (), source: Mapping[str, str] | None = None) -> dict[str, str]:
+def environment(home: Path, tmp: Path, *, passed: Iterable[str] = ()) -> dict[str, str]:
     """The environment of a run: ``PASSED``, every ``LC_*`` and the names in *passed* that are set
-    in *source* (default ``os.environ``), then HOME (and USERPROFILE) = *home*, TMPDIR, TMP and
-    TEMP = *tmp*. Nothing else: no ``ANTIGRAVITY_*``, no ``XDG_*`` directory of the real home."""
-    source = os.environ if source is None else source
+    here, then HOME (and USERPROFILE) = *home*, TMPDIR, TMP and TEMP = *tmp*. Nothing else: no
+    ``ANTIGRAVITY_*``, no ``XDG_*`` directory of the real home."""
     wanted = set(PASSED) | set(passed)
-    env = {k: v for k, v in source.items() if k in wanted or k.startswith("LC_")}
+    env = {k: v for k, v in os.environ.items() if k in wanted or k.startswith("LC_")}
     env |= {"HOME": str(home), "USERPROFILE": str(home), "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
     return env
 
