@@ -277,6 +277,17 @@ class Decision:
     change: Change | None = None  # the changed line that decided, if any
 
 
+@dataclass(frozen=True)
+class SurfaceVerdict:
+    """One consumer on one surface it reads: the worst effect of its entries there (``unknown``
+    when none could be judged), its entries per effect, and the decisions of that effect (for
+    ``unknown``, the first reason of each entry, as ``ConsumerResult.unknown``)."""
+
+    effect: str
+    counts: Counter[str]
+    why: tuple[Decision, ...]
+
+
 @dataclass
 class ConsumerResult:
     profile: Profile
@@ -312,6 +323,19 @@ class ConsumerResult:
             if effects[d.entry] == UNKNOWN and d.entry not in seen:
                 seen.add(d.entry)
                 out.append(d)
+        return out
+
+    def by_surface(self) -> dict[str, SurfaceVerdict]:
+        """The verdict on each surface the profile reads, in the order of its entries."""
+        effects = self.entry_effects()
+        out = {}
+        for surface in dict.fromkeys(e.surface for e in self.profile.entries):
+            counts = Counter(effects.get(e, UNKNOWN) for e in self.profile.entries if e.surface == surface)
+            worst = max(counts, key=_RANK.__getitem__)
+            pool = self.unknown if worst == UNKNOWN else self.decisions
+            out[surface] = SurfaceVerdict(
+                worst, counts, tuple(d for d in pool if d.entry.surface == surface and d.effect == worst)
+            )
         return out
 
 

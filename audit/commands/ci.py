@@ -6,23 +6,21 @@ import argparse
 import functools
 import os
 import sys
-from pathlib import Path
 
 from audit.actions.sweep import SOURCES
 from audit.commands import project
-from audit.commands.common import add_selection, roots_from, seconds, selection_from, user_path
+from audit.commands.common import add_report_flags, add_selection, report_formats, roots_from, seconds, selection_from, user_path
 from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
-from audit.errors import UsageError
 from audit.pipeline import ci
 from audit.progress import Progress, wanted
-from audit.report import ci_report
+from audit.report import ci_report, html_report
 from audit.report.text import to_json, use_color
 from audit.safeio import append, atomic_write
 from audit.store import layout
 
-FORMATS = ("text", "json", "junit", "markdown", "github")
-REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text"}
+FORMATS = ("text", "json", "junit", "markdown", "github", "html")
+REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text", ".html": "html"}
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
@@ -102,36 +100,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "--format",
         choices=FORMATS,
         default="text",
-        help="text (default), json, junit, markdown, or github (workflow annotations and the text report; "
-        f"the Markdown is appended to ${STEP_SUMMARY} when set)",
+        help="text (default), json, junit, markdown, github (workflow annotations and the text report; "
+        f"the Markdown is appended to ${STEP_SUMMARY} when set), or html (one self-contained page)",
     )
-    p.add_argument(
-        "--report",
-        type=user_path,
-        metavar="FILE",
-        action="append",
-        help="also write the report to FILE (repeatable), in the format its extension names "
-        f"({', '.join(f'{e} {f}' for e, f in REPORT_FORMATS.items())}) or --report-format",
-    )
-    p.add_argument(
-        "--report-format",
-        choices=tuple(dict.fromkeys(REPORT_FORMATS.values())),
-        help="format of every --report FILE (default: from each file's extension)",
-    )
+    add_report_flags(p, REPORT_FORMATS)
     p.set_defaults(run=run)
-
-
-def _report_formats(args: argparse.Namespace) -> dict[str, str]:
-    """``--report`` file -> format, checked before anything runs."""
-    if args.report_format is not None and not args.report:
-        raise UsageError("ci: --report-format needs --report FILE")
-    found: dict[str, str] = {}
-    for path in args.report or ():
-        fmt = args.report_format or REPORT_FORMATS.get(Path(path).suffix.lower())
-        if fmt is None:
-            raise UsageError(f"ci: cannot tell the format of {path} from its extension; give --report-format")
-        found[path] = fmt
-    return found
 
 
 def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
@@ -141,13 +114,15 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
         return ci_report.junit_xml(report)
     if fmt == "markdown":
         return ci_report.markdown(report)
+    if fmt == "html":
+        return html_report.ci_page(report)
     if fmt == "github":
         return ci_report.github_annotations(report) + ci_report.text(report)
     return ci_report.text(report, color=color)
 
 
 def run(args: argparse.Namespace) -> int:
-    reports = _report_formats(args)
+    reports = report_formats(args, "ci", REPORT_FORMATS)
     config = project.load()
     roots = layout.require_roots(roots_from(args))
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from pathlib import Path
 
+from audit.errors import UsageError
 from audit.store import layout, legacy_pb, selection
 
 
@@ -106,6 +108,36 @@ def add_key_file(parser: argparse.ArgumentParser) -> None:
 def legacy_key(args: argparse.Namespace) -> legacy_pb.Key | None:
     """The user's key from ``--key-file``, else ``$ANTIGRAVITY_KEY``; None without either."""
     return legacy_pb.load_key(getattr(args, "key_file", None))
+
+
+def add_report_flags(parser: argparse.ArgumentParser, by_extension: dict[str, str]) -> None:
+    """``--report FILE`` (repeatable) and ``--report-format``; *by_extension*: ``.json`` -> ``json``..."""
+    parser.add_argument(
+        "--report",
+        type=user_path,
+        metavar="FILE",
+        action="append",
+        help="also write the report to FILE (repeatable), in the format its extension names "
+        f"({', '.join(f'{e} {f}' for e, f in by_extension.items())}) or --report-format",
+    )
+    parser.add_argument(
+        "--report-format",
+        choices=tuple(dict.fromkeys(by_extension.values())),
+        help="format of every --report FILE (default: from each file's extension)",
+    )
+
+
+def report_formats(args: argparse.Namespace, command: str, by_extension: dict[str, str]) -> dict[str, str]:
+    """``--report`` file -> format, checked before anything runs."""
+    if args.report_format is not None and not args.report:
+        raise UsageError(f"{command}: --report-format needs --report FILE")
+    found: dict[str, str] = {}
+    for path in args.report or ():
+        fmt = args.report_format or by_extension.get(Path(path).suffix.lower())
+        if fmt is None:
+            raise UsageError(f"{command}: cannot tell the format of {path} from its extension; give --report-format")
+        found[path] = fmt
+    return found
 
 
 def roots_from(args: argparse.Namespace) -> list[layout.Root]:

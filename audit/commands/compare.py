@@ -9,6 +9,7 @@ from audit.checks import baselines, consumers
 from audit.checks.drift import FAIL_ON, compare, observe
 from audit.checks.fingerprint import SURFACES
 from audit.commands import project
+from audit.commands.common import add_report_flags, report_formats
 from audit.commands.fingerprint import INPUTS, add_surfaces
 from audit.report.consumers_report import results_json, results_markdown, results_text
 from audit.report.drift_report import (
@@ -16,7 +17,12 @@ from audit.report.drift_report import (
     comparison_markdown,
     comparison_text,
 )
+from audit.report.html_report import compare_page
 from audit.report.text import to_json
+from audit.safeio import atomic_write
+
+FORMATS = ("text", "json", "markdown", "html")
+REPORT_FORMATS = {".json": "json", ".md": "markdown", ".txt": "text", ".html": "html"}
 
 
 def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
@@ -47,8 +53,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     )
     add_surfaces(p)
     add_consumer_flags(p)
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
-    p.add_argument("--verbose", "-v", action="store_true", help="text: also list the lines that were not observed")
+    p.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default text; html: one self-contained page)"
+    )
+    add_report_flags(p, REPORT_FORMATS)
+    p.add_argument("--verbose", "-v", action="store_true", help="text and html: also list the lines that were not observed")
     p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
     p.set_defaults(run=run)
 
@@ -81,6 +90,7 @@ def add_consumer_flags(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    reports = report_formats(args, "compare", REPORT_FORMATS)
     config = project.load()
     fail_on = consumers.parse_fail_on(args.fail_on or config.fail_on)
     profiles = consumers.resolve(args.consumer or config.consumers)
@@ -94,14 +104,24 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)
     results = consumers.judge_all(profiles, comparison, baseline, observed)
     fails = consumers.run_fails(comparison, results, fail_on)
-    if args.format == "json":
-        doc = comparison_json(comparison, observed, fail_on=fail_on.drift)
-        doc |= {"baselineReason": why, "failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
-        print(to_json(doc), end="")
-    elif args.format == "markdown":
-        sys.stdout.write(comparison_markdown(comparison, observed, reason=why) + results_markdown(results))
-    else:
-        sys.stdout.write(
-            comparison_text(comparison, observed, verbose=args.verbose, reason=why) + results_text(results, verbose=args.verbose)
+
+    def render(fmt: str) -> str:
+        if fmt == "json":
+            doc = comparison_json(comparison, observed, fail_on=fail_on.drift)
+            doc |= {"baselineReason": why, "failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
+            return to_json(doc)
+        if fmt == "markdown":
+            return comparison_markdown(comparison, observed, reason=why) + results_markdown(results)
+        if fmt == "html":
+            return compare_page(
+                comparison, observed, results, reason=why, fail_on=fail_on, fails=fails, not_observed=args.verbose
+            )
+        return comparison_text(comparison, observed, verbose=args.verbose, reason=why) + results_text(
+            results, verbose=args.verbose
         )
+
+    sys.stdout.write(render(args.format))
+    sys.stdout.flush()
+    for path, fmt in reports.items():
+        atomic_write(path, render(fmt).encode("utf-8"))
     return 1 if fails else 0

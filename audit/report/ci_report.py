@@ -48,18 +48,18 @@ def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
     return lines
 
 
-def _corpus_state(report: Report) -> str:
+def corpus_state(report: Report) -> str:
     if not report.kept:
         return "removed after the passing run (--keep or --out keeps it)"
     return "kept" + ("" if report.verdict == PASS else ": a stage did not pass")
 
 
-def _counted(check: Check) -> str:
+def counted(check: Check) -> str:
     counts = ((check.errors, "error(s)"), (check.warnings, "warning(s)"))
     return ", ".join(f"{n} {what}" for n, what in counts if n)
 
 
-def _verdict_line(report: Report) -> str:
+def verdict_line(report: Report) -> str:
     failed = f" ({', '.join(report.not_passed)})" if report.not_passed else ""
     return f"ci: {report.verdict.upper()}{failed}; exit {report.exit_code}"
 
@@ -73,7 +73,7 @@ def text(report: Report, *, color: bool = False) -> str:
         f"agy-audit ci: baseline {b.name} ({report.baseline_reason}), fail on {report.fail_on}, "
         f"live sidecars {'checked' if report.live else 'not checked'}",
         *(f"root: {r.root.path} ({r.root.surface}, {r.source}{', ' + r.endpoint if r.endpoint else ''})" for r in report.roots),
-        f"corpus: {report.out} ({_corpus_state(report)})",
+        f"corpus: {report.out} ({corpus_state(report)})",
         "",
         table(
             ("STAGE", "CHECK", "VERDICT", "ERRORS", "WARNINGS", "SUMMARY"),
@@ -83,7 +83,7 @@ def text(report: Report, *, color: bool = False) -> str:
     for stage in report.stages:
         for check in stage.checks:
             if check.findings:
-                out += ["", f"{check.stage} {check.name}: {_counted(check)}"]
+                out += ["", f"{check.stage} {check.name}: {counted(check)}"]
                 out += ["  " + line for line in _finding_lines(check, color=color)]
     out += [
         "",
@@ -92,7 +92,7 @@ def text(report: Report, *, color: bool = False) -> str:
             [(s.name, s.verdict, len(s.checks), s.errors, s.warnings) for s in report.stages],
         ),
         "",
-        _paint(_verdict_line(report), report.verdict, color),
+        _paint(verdict_line(report), report.verdict, color),
     ]
     return "\n".join(out) + "\n"
 
@@ -209,7 +209,7 @@ def markdown(report: Report) -> str:
         f"## agy-audit ci: {report.verdict.upper()}",
         "",
         f"Baseline `{b.name}` ({_md(report.baseline_reason)}), fail on `{report.fail_on}`, live sidecars {'checked' if report.live else 'not checked'}; "
-        f"corpus `{report.out}` ({_corpus_state(report)}).",
+        f"corpus `{report.out}` ({corpus_state(report)}).",
         "",
         "| stage | verdict | checks | errors | warnings |",
         "| --- | --- | ---: | ---: | ---: |",
@@ -229,7 +229,7 @@ def markdown(report: Report) -> str:
     if with_findings:
         out += ["", "### Findings"]
     for c in with_findings:
-        out += ["", f"**{c.stage} {c.name}**: {_counted(c)}", ""]
+        out += ["", f"**{c.stage} {c.name}**: {counted(c)}", ""]
         out += [f"- {f.level} `{f.rule}` {_md(_where(f) + f.message)}" for f in c.findings]
         if c.more:
             out.append(f"- ... and {c.more} more")
@@ -249,7 +249,7 @@ def markdown(report: Report) -> str:
         drift = comparison_markdown(comparison, report.observed[target], not_observed=False)
         out += ["", f"### Drift: {target}", ""]
         out += ["##" + line if line.startswith("#") else line for line in drift.rstrip("\n").split("\n")]
-    out += ["", f"`{_verdict_line(report)}`"]
+    out += ["", f"`{verdict_line(report)}`"]
     return "\n".join(out) + "\n"
 
 
@@ -279,7 +279,7 @@ def github_annotations(report: Report) -> str:
     """GitHub workflow commands: the overall verdict, then the first findings of every check
     (``::error`` for failing ones, ``::warning`` for the rest) and every failed or errored check."""
     level = "notice" if report.verdict == PASS else "error"
-    out = [_annotation(level, _verdict_line(report), title="agy-audit ci")]
+    out = [_annotation(level, verdict_line(report), title="agy-audit ci")]
     for stage in report.stages:
         for c in stage.checks:
             title = f"agy-audit ci: {c.stage} {c.name}"

@@ -34,10 +34,11 @@ def _value(d: Decision) -> str:
     return f"{c.old} -> {c.new}"
 
 
-def _decision_line(d: Decision) -> str:
+def decision_line(d: Decision, sep: str = "\t") -> str:
+    """``surface path<sep>value  [mode: reason]``: one decision in words."""
     where = d.path if d.path is not None else d.entry.path
     value = _value(d)
-    return f"{d.entry.surface} {where or '(root)'}" + (f"\t{value}" if value else "") + f"  [{d.entry.mode}: {d.reason}]"
+    return f"{d.entry.surface} {where or '(root)'}" + (f"{sep}{value}" if value else "") + f"  [{d.entry.mode}: {d.reason}]"
 
 
 def _profile_source(p: Profile) -> str:
@@ -95,7 +96,7 @@ def results_text(results: list[ConsumerResult], *, verbose: bool = False) -> str
     for r in results:
         if r.deciding:
             out += ["", f"{r.profile.name}: {r.verdict} ({len(r.deciding)} deciding line(s))"]
-            out += [f"  {_decision_line(d)}" for d in r.deciding]
+            out += [f"  {decision_line(d)}" for d in r.deciding]
         if verbose and r.unknown:
             out += ["", f"{r.profile.name}: not judged ({len(r.unknown)} entr{'y' if len(r.unknown) == 1 else 'ies'})"]
             out += [f"  {d.entry.label}: {d.reason}" for d in r.unknown]

@@ -26,7 +26,7 @@ _TITLES = {
 TAB = "\t"
 FOLD_AFTER = 50
 """Markdown: a class with more changed lines than this is folded into ``<details>``."""
-_MARKS = {
+MARKS = {
     "added": "+",
     "removed": "-",
     "renamed": "=",
@@ -99,7 +99,7 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
     }
 
 
-def _corpus_line(comparison: Comparison, observed: Observed) -> str:
+def corpus_line(comparison: Comparison, observed: Observed) -> str:
     kind = "complete sweep" if comparison.complete else "not a complete sweep: missing lines are only 'not observed'"
     return f"{observed.label}; scope {comparison.scope} ({kind})"
 
@@ -107,7 +107,7 @@ def _corpus_line(comparison: Comparison, observed: Observed) -> str:
 def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool = False, reason: str | None = None) -> str:
     """*reason*: why this baseline (``baselines.given`` / ``newest``)."""
     chosen = f"{comparison.baseline} ({reason})" if reason else comparison.baseline
-    out = [f"baseline: {chosen}", f"observed: {_corpus_line(comparison, observed)}", ""]
+    out = [f"baseline: {chosen}", f"observed: {corpus_line(comparison, observed)}", ""]
     rows = [(r.surface, r.status, *(r.counts()[k] for k in CLASSES)) for r in comparison.surfaces]
     out.append(table(("SURFACE", "STATUS", *(k.upper() for k in CLASSES)), rows))
     notes = [f"{r.surface}: {r.reason}" for r in comparison.surfaces if r.reason]
@@ -119,7 +119,7 @@ def comparison_text(comparison: Comparison, observed: Observed, *, verbose: bool
             if not changes or (kind == "not-observed" and not verbose):
                 continue
             out += ["", f"{r.surface}: {_TITLES[kind]} ({len(changes)})"]
-            out += [f"  {_MARKS[kind]} {c.text(sep=TAB)}" + (f"{TAB}({c.note})" if c.note else "") for c in changes]
+            out += [f"  {MARKS[kind]} {c.text(sep=TAB)}" + (f"{TAB}({c.note})" if c.note else "") for c in changes]
     return "\n".join(out) + "\n"
 
 
@@ -136,7 +136,7 @@ def comparison_markdown(
     out = [
         f"## agy-audit compare: baseline `{comparison.baseline}`" + (f" ({reason})" if reason else ""),
         "",
-        f"Observed: {_corpus_line(comparison, observed)}.",
+        f"Observed: {corpus_line(comparison, observed)}.",
         "",
         "| surface | status | " + " | ".join(_TITLES[k] for k in CLASSES) + " |",
         "| --- | --- | " + " | ".join("---:" for _ in CLASSES) + " |",
