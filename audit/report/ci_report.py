@@ -22,6 +22,7 @@ from audit.pipeline.ci import (
 from audit.report import junit
 from audit.report.consumers_report import result_json
 from audit.report.drift_report import comparison_markdown
+from audit.report.markdown import table_cell as _md
 from audit.report.text import rfc3339, table
 from audit.safeio import shown
 
@@ -193,13 +194,6 @@ def junit_xml(report: Report) -> str:
 
 
 # ----------------------------------------------------------------------------- Markdown
-
-
-def _md(text: str) -> str:
-    """One Markdown table cell or list item: controls shown escaped, ``|``, backquotes and ``<``
-    (which would start HTML in a GitHub job summary) escaped."""
-    cell = shown(" ".join(text.split()))
-    return cell.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 
 def markdown(report: Report) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from audit.actions.mutate import Mutation
 from audit.pipeline import conformance as c
 from audit.report import junit
+from audit.report.markdown import table_cell
 from audit.safeio import shown
 
 SHOWN = {
@@ -106,10 +107,6 @@ def text(result: c.Conformance, *, verbose: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-def _md(value: object) -> str:
-    return shown(value).replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
-
-
 def markdown(result: c.Conformance) -> str:
     out = [
         "## agy-audit conformance",
@@ -121,7 +118,7 @@ def markdown(result: c.Conformance) -> str:
     ]
     for o in result.outcomes:
         outcome = f"**{SHOWN[o.result]}**" if o in result.failing else SHOWN[o.result]
-        out.append(f"| `{o.mutation.name}` | {_md(o.mutation.imitates)} | {outcome} | {_md(o.why)} |")
+        out.append(f"| `{o.mutation.name}` | {table_cell(o.mutation.imitates)} | {outcome} | {table_cell(o.why)} |")
     out += ["", f"{_totals(result)}; fails on `{result.fail_on}`: {len(result.failing)} failing."]
     for o in result.outcomes:
         if o.differences:

@@ -1,12 +1,21 @@
-"""A trajectory as readable Markdown (the ``export --format md`` formatter). Never computes."""
+"""A trajectory as readable Markdown (the ``export --format md`` formatter), and the escaping of a
+table cell every Markdown report uses (``table_cell``). Never computes."""
 
 from __future__ import annotations
 
 import json
 
 from audit.report.text import step_ranges
+from audit.safeio import shown
 
 _FENCE = "````"
+
+
+def table_cell(text: str) -> str:
+    """One Markdown table cell or list item: one line, controls shown escaped, ``|``, backquotes
+    and ``<`` (which would start HTML in a GitHub job summary) escaped."""
+    cell = shown(" ".join(text.split()))
+    return cell.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 
 def _strip(name: object, prefix: str) -> str:
