@@ -38,7 +38,7 @@ from audit.safeio import shown
 
 EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
 NOT_OBSERVED = "not-observed"
-_SEP = "\x00"  # between a change's path and its value in Change.text (never in either)
+_SEP = "\x00"  # between a change's path and its value in Change.text (a path may hold it, a value never)
 
 _STYLE = """
 :root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--mono:"DejaVu Sans Mono",ui-monospace,Menlo,Consolas,monospace}
@@ -377,7 +377,7 @@ def _class_counts(counts: Counter[str]) -> str:
 
 
 def _leaf(label: str, c: Change) -> str:
-    value = c.text(sep=_SEP).partition(_SEP)[2]
+    value = c.text(sep=_SEP).rpartition(_SEP)[2]
     was = f' <span class="val">(was {_t(c.was)})</span>' if c.was else ""
     note = f' <span class="val">({_t(c.note)})</span>' if c.note else ""
     advisory = " advisory" if c.kind in ADVISORY_CLASSES else ""
