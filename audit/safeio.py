@@ -862,9 +862,10 @@ def create_new_file(path: str | os.PathLike, data: bytes, *, sync: bool = True) 
                 os.unlink(tmp)
 
 
-def create_fresh_file(path: str, data: bytes) -> None:
-    """Create *path* with *data* (0600) in one ``O_CREAT|O_EXCL|O_NOFOLLOW`` open: no temp file,
-    no rename, no fsync (make it durable with ``sync_files`` before what commits to it).
+def create_fresh_file(path: str, data: bytes | Iterable[bytes]) -> None:
+    """Create *path* with *data* (0600; bytes, or pieces of them made while they are written) in
+    one ``O_CREAT|O_EXCL|O_NOFOLLOW`` open: no temp file, no rename, no fsync (make it durable
+    with ``sync_files`` before what commits to it).
 
     Only for a name nothing else can create: a new file in a private (0700) directory the caller
     made in this run, such as a sweep's corpus. An existing path or a symbolic link there is
@@ -880,7 +881,11 @@ def create_fresh_file(path: str, data: bytes) -> None:
         opened = True
         with os.fdopen(fd, "wb") as fh:
             _set_mode(fh.fileno(), path, 0o600)  # whatever the umask
-            fh.write(data)
+            if isinstance(data, bytes):
+                fh.write(data)
+            else:  # an exception the pieces raise removes the file, as any other
+                for piece in data:
+                    fh.write(piece)
     except FileExistsError:
         raise InputError(f"{path}: already exists; refusing to overwrite") from None
     except BaseException as exc:

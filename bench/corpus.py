@@ -12,8 +12,9 @@ sessions carry them all.
 
 A shard is one home directory (``.gemini/antigravity-cli``) generated from its own seed; the
 benchmark's N corpus is shard 0 and its 4N corpus shards 0-3; ``home`` is one more, of many
-short sessions (2,000 in the benchmark). Link corpora are single
-directories of small sidecars (families of subagents among plain conversations).
+short sessions (2,000 in the benchmark); ``redact_homes`` two more, of N and 4N sessions, each one
+directory (what ``redact`` copies). Link corpora are single directories of small sidecars
+(families of subagents among plain conversations).
 """
 
 from __future__ import annotations
@@ -326,6 +327,19 @@ def home(params: Params, *, seed: int = 1, progress=print) -> Shard:
     base.mkdir(exist_ok=True)
     progress(f"corpus: a home of {params.sessions} sessions in {base / 'home'}")
     return Shard(_cached(base / "home", lambda tmp: write_shard(tmp, seed, params)))
+
+
+def redact_homes(params: Params, *, seed: int = 1, progress=print) -> tuple[Shard, Shard]:
+    """Two homes for ``redact``, cached under ``bench/.corpus-<key>/``: *params*' sessions (N) and
+    four times as many (4N; its first N sessions are the N home's, from the same seed)."""
+    base = HERE / f".corpus-{params.key()}"
+    base.mkdir(exist_ok=True)
+    homes = []
+    for name, sessions in (("redact-N", params.sessions), ("redact-4N", 4 * params.sessions)):
+        progress(f"corpus: a home of {sessions} sessions for redact in {base / name}")
+        scaled = Params(sessions=sessions, turns=params.turns, output_kb=params.output_kb, links=0)
+        homes.append(Shard(_cached(base / name, lambda tmp, scaled=scaled: write_shard(tmp, seed, scaled))))
+    return homes[0], homes[1]
 
 
 def big_transcript(mib: int, *, seed: int = 1) -> Path:

@@ -1,6 +1,6 @@
 """Benchmarks of agy-audit against bare parsing and the standard schema CLI (not part of the tests).
 
-    python bench/run.py [--quick] [--out FILE]
+    python bench/run.py [--quick] [--only PART]... [--out FILE]
 
 Generates (once; cached under ``bench/.corpus-<key>/``) four shards of builder sessions shaped
 like the agy 1.2.10 baseline (see ``bench/corpus.py``): N = shard 0, 4N = shards 0-3, plus link
@@ -13,10 +13,13 @@ and at 4N, its roots given as ``--root``, the fastest of each with its CPU time,
 reported beside, and the highest peak RSS; ``ci_vs_sweep`` sets ci at N against ``sweep --source
 native`` of the same store in the same rounds: the copy and the decoding that every ci run makes;
 the disk's dirty pages are flushed before each of these runs; then ci once on a home of 2,000
-short sessions, ``corpus.home``: its time and peak RSS). Peak RSS is
-``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command, or for a command
-of several processes the sum of their peaks (see ``child``). Sizes are MiB.
-Results print as a table and are written as JSON.
+short sessions, ``corpus.home``: its time and peak RSS). ``redact`` copies a home of N builder
+sessions and one of 4N (``corpus.redact_homes``: 75 and 300) in 2 interleaved rounds, the fastest of
+each: its throughput (MiB of the home's files and sessions per second, at 4N) and ``redact_4N_vs_N``.
+Peak RSS is ``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh parent of one run of the command, or
+for a command of several processes the sum of their peaks (see ``child``). Sizes are MiB.
+``--only`` runs some parts (``PARTS``; their corpora alone are built). Results print as a table
+and are written as JSON.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from audit.safeio import atomic_write
 from audit.store.trajectory import read_trajectory
 
 FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)
+ROUNDS = 5  # in-process timings without goals
 SIDECAR_ROUNDS = 7  # the goal ratios: more rounds give each side more chances at a quiet spell
 CI_ROUNDS = 2  # ci at N and at 4N, interleaved; the fastest of each, and the highest peak RSS
 QUICK = corpus.Params(sessions=8, turns=4, output_kb=4, links=500)
@@ -54,6 +58,16 @@ HOME = {
     True: corpus.Params(sessions=40, turns=2, output_kb=1, links=0),
 }
 """The home of many short sessions ``ci`` is also timed on (by --quick)."""
+REDACT = {
+    False: corpus.Params(sessions=75, turns=4, output_kb=2, links=0),
+    True: corpus.Params(sessions=10, turns=2, output_kb=1, links=0),
+}
+"""The N home ``redact`` copies (by --quick); the 4N home has four times its sessions."""
+REDACT_ROUNDS = 2
+PARTS = ("sidecars", "db", "ci", "transcript", "links", "redact")
+"""What ``--only`` selects: sidecar parsing, fingerprint and verify-contract (in process and as
+commands, and their peak RSS); native .db decoding; sweep and ci (and ci on the home of many
+sessions); the streamed transcript; links resolution; redact."""
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = data_path("schemas") / "sidecar.schema.json"
 BASELINE = json.loads((data_path("fingerprints") / "agy-1.2.10" / "baseline.json").read_text())["digests"]["sidecar"]
@@ -64,6 +78,7 @@ GOALS = {
     "ci_vs_sweep": ("<=", 2.0),
     "ci_4N_vs_N": ("<=", 4.4),
     "ci_peak_rss_4N_vs_N": ("<=", 1.3),
+    "redact_4N_vs_N": ("<=", 4.4),
 }
 
 
@@ -178,13 +193,33 @@ def cli(*args: object) -> list[str]:
     return [sys.executable, "-m", "audit", *map(str, args)]
 
 
-def measure(
-    shards: list[corpus.Shard], links_n: Path, links_4n: Path, home: corpus.Shard, quick: bool, log: Callable[[str], None]
-) -> dict:
-    dirs = {"N": [shards[0].conversations], "4N": [s.conversations for s in shards]}
+SHARD_PARTS = frozenset({"sidecars", "db", "ci", "links"})
+"""The parts that read the four shards (and the link corpora, built with them)."""
+
+
+def measure(parts: frozenset[str], quick: bool, log: Callable[[str], None]) -> dict:
+    out: dict = {"corpus": {}, "seconds": {}}
+    if parts & SHARD_PARTS:
+        params = QUICK if quick else FULL
+        shards, links_n, links_4n = corpus.build(params, progress=log)
+        _shard_corpus(out, shards, quick, log)
+        if "sidecars" in parts:
+            _sidecars(out, shards, log)
+        if "db" in parts:
+            _db(out, shards, log)
+        if "ci" in parts:
+            _ci(out, shards, corpus.home(HOME[quick], progress=log), log)
+        if "links" in parts:
+            _links(out, links_n, links_4n, log)
+    if "transcript" in parts:
+        _transcript(out, quick, log)
+    if "redact" in parts:
+        _redact(out, *corpus.redact_homes(REDACT[quick], progress=log), log)
+    return out
+
+
+def _shard_corpus(out: dict, shards: list[corpus.Shard], quick: bool, log: Callable[[str], None]) -> None:
     sidecars = {"N": shards[0].sidecars(), "4N": [p for s in shards for p in s.sidecars()]}
-    databases = shards[0].databases()
-    out: dict = {"corpus": {}}
     for size in ("N", "4N"):
         files = sidecars[size]
         out["corpus"][size] = {
@@ -200,17 +235,26 @@ def measure(
     # inside a measured function scans what that function made, as in a command of its own.
     gc.freeze()
 
-    rounds = 5
+
+def _dirs(shards: list[corpus.Shard]) -> dict[str, list[Path]]:
+    return {"N": [shards[0].conversations], "4N": [s.conversations for s in shards]}
+
+
+def _sidecars(out: dict, shards: list[corpus.Shard], log: Callable[[str], None]) -> None:
+    dirs = _dirs(shards)
+    sidecars = {"N": shards[0].sidecars()}
     log("sidecars at N: json.loads, fingerprint, verify-contract")
-    seconds = interleaved(
-        {
-            "json_loads_N": lambda: json_loads_pass(sidecars["N"]),
-            "fingerprint_N": lambda: fingerprint(dirs["N"]),
-            "verify_N": lambda: verify(dirs["N"]),
-        },
-        SIDECAR_ROUNDS,
+    seconds = out["seconds"]
+    seconds.update(
+        interleaved(
+            {
+                "json_loads_N": lambda: json_loads_pass(sidecars["N"]),
+                "fingerprint_N": lambda: fingerprint(dirs["N"]),
+                "verify_N": lambda: verify(dirs["N"]),
+            },
+            SIDECAR_ROUNDS,
+        )
     )
-    out["seconds"] = seconds
     out["fingerprint_vs_json_loads"] = seconds["fingerprint_N"] / seconds["json_loads_N"]
     out["verify_vs_json_loads"] = seconds["verify_N"] / seconds["json_loads_N"]
 
@@ -246,16 +290,22 @@ def measure(
                 raise SystemExit(f"{' '.join(argv[2:4])} exited {code} at {size}")
         out[f"peak_rss_mb_{size}"] = rss
 
+
+def _db(out: dict, shards: list[corpus.Shard], log: Callable[[str], None]) -> None:
+    seconds, databases = out["seconds"], shards[0].databases()
     log(f"native .db decoding ({len(databases)} files)")
     steps = decode_pass(databases)
     seconds.update(
-        interleaved({"db_decode_N": lambda: decode_pass(databases), "db_select_N": lambda: select_pass(databases)}, rounds)
+        interleaved({"db_decode_N": lambda: decode_pass(databases), "db_select_N": lambda: select_pass(databases)}, ROUNDS)
     )
     out["corpus"]["N"]["db_steps"] = steps
     out["corpus"]["N"]["db_mb"] = round(sum(p.stat().st_size for p in databases) / 2**20, 1)
     out["db_decode_steps_per_s"] = steps / seconds["db_decode_N"]
     out["db_decode_vs_select"] = seconds["db_decode_N"] / seconds["db_select_N"]
 
+
+def _ci(out: dict, shards: list[corpus.Shard], home: corpus.Shard, log: Callable[[str], None]) -> None:
+    seconds = out["seconds"]
     for round_ in range(CI_ROUNDS):  # interleaved: a slow spell of the machine hits every run alike
         for command, size, count in (("sweep", "N", 1), ("ci", "N", 1), ("ci", "4N", len(shards))):
             log(f"agy-audit {command} --source native at {size} (round {round_ + 1} of {CI_ROUNDS})")
@@ -284,14 +334,18 @@ def measure(
     out["corpus"]["home"] = {"sessions": sessions, "sidecar_mb": round(sum(p.stat().st_size for p in home.sidecars()) / 2**20, 1)}
     out["ci_home_seconds"], out["ci_home_peak_rss_mb"] = seconds["ci_cli_home"], rss
     out["ci_vs_sweep"] = seconds["ci_cli_N"] / seconds["sweep_cli_N"]
-    out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
-    out["ci_cpu_vs_db_decode"] = seconds["ci_cpu_N"] / seconds["db_decode_N"]  # the same clock on both sides
+    if "db_decode_N" in seconds:
+        out["ci_vs_db_decode"] = seconds["ci_cli_N"] / seconds["db_decode_N"]
+        out["ci_cpu_vs_db_decode"] = seconds["ci_cpu_N"] / seconds["db_decode_N"]  # the same clock on both sides
     out["ci_4N_vs_N"] = seconds["ci_cli_4N"] / seconds["ci_cli_N"]
     out["ci_peak_rss_4N_vs_N"] = out["ci_peak_rss_mb_4N"] / out["ci_peak_rss_mb_N"]
 
+
+def _transcript(out: dict, quick: bool, log: Callable[[str], None]) -> None:
+    seconds = out["seconds"]
     log(f"streaming a {TRANSCRIPT_MB[quick]} MiB transcript")
     big = corpus.big_transcript(TRANSCRIPT_MB[quick])
-    out["corpus"]["N"]["transcript_mb"] = round(big.stat().st_size / 2**20, 1)
+    out["corpus"].setdefault("N", {})["transcript_mb"] = round(big.stat().st_size / 2**20, 1)
     out["transcript_peak_rss_mb"] = {}
     for name, argv in (
         ("read", [sys.executable, "-c", _READ_TRANSCRIPT, str(big)]),
@@ -301,15 +355,44 @@ def measure(
         if code not in (0, 1):  # inspect exits 1 when the transcript has anomalies
             raise SystemExit(f"{name} of {big} exited {code}")
 
+
+def _links(out: dict, links_n: Path, links_4n: Path, log: Callable[[str], None]) -> None:
+    seconds = out["seconds"]
     log("links resolution at N and 4N")
     seconds.update(
-        interleaved({f"links_{size}": lambda d=d: links.resolve(d) for size, d in (("N", links_n), ("4N", links_4n))}, rounds)
+        interleaved({f"links_{size}": lambda d=d: links.resolve(d) for size, d in (("N", links_n), ("4N", links_4n))}, ROUNDS)
     )
     for size, directory in (("N", links_n), ("4N", links_4n)):
         count = len(links.list_sidecars(directory))
-        out["corpus"][size]["link_sidecars"] = count
+        out["corpus"].setdefault(size, {})["link_sidecars"] = count
         out[f"links_us_per_sidecar_{size}"] = seconds[f"links_{size}"] / count * 1e6
-    return out
+
+
+def _redact(out: dict, n: corpus.Shard, n4: corpus.Shard, log: Callable[[str], None]) -> None:
+    """``redact`` of the N and the 4N home, interleaved; the fastest round of each."""
+    seconds, homes = out["seconds"], {"N": n, "4N": n4}
+    for size, home in homes.items():
+        files = [p for p in home.home.rglob("*") if p.is_file()]
+        out["corpus"].setdefault(f"redact_{size}", {}).update(
+            sessions=len(home.databases()), home_mb=round(sum(p.stat().st_size for p in files) / 2**20, 1)
+        )
+    for round_ in range(REDACT_ROUNDS):
+        for size, home in homes.items():
+            log(f"agy-audit redact at {size} (round {round_ + 1} of {REDACT_ROUNDS})")
+            with tempfile.TemporaryDirectory(prefix="agy-audit-bench-") as scratch:
+                argv = cli("redact", home.home, "--out", Path(scratch) / "copy", "--seed", "bench", "-q")
+                os.sync()
+                wall, rss, code, cpu = child(argv)
+            if code != 0:
+                raise SystemExit(f"redact exited {code} at {size}")
+            if wall < seconds.get(f"redact_cli_{size}", float("inf")):
+                seconds[f"redact_cli_{size}"], seconds[f"redact_cpu_{size}"] = wall, cpu
+            out[f"redact_peak_rss_mb_{size}"] = max(rss, out.get(f"redact_peak_rss_mb_{size}", 0.0))
+    big = out["corpus"]["redact_4N"]
+    out["redact_mb_per_s"] = big["home_mb"] / seconds["redact_cli_4N"]
+    out["redact_cpu_mb_per_s"] = big["home_mb"] / seconds["redact_cpu_4N"]
+    out["redact_sessions_per_s"] = big["sessions"] / seconds["redact_cli_4N"]
+    out["redact_4N_vs_N"] = seconds["redact_cli_4N"] / seconds["redact_cli_N"]
 
 
 def render(results: dict) -> str:
@@ -343,32 +426,40 @@ def render(results: dict) -> str:
             "ci_peak_rss_4N_vs_N",
             "links_us_per_sidecar_N",
             "links_us_per_sidecar_4N",
+            "redact_mb_per_s",
+            "redact_cpu_mb_per_s",
+            "redact_sessions_per_s",
+            "redact_4N_vs_N",
+            "redact_peak_rss_mb_N",
+            "redact_peak_rss_mb_4N",
         )
+        if key in results  # --only: the parts run
     ]
     rows += [
         (f"peak_rss_mb_{size}.{name}", fmt(mb), "-")
         for size in ("N", "4N")
-        for name, mb in results[f"peak_rss_mb_{size}"].items()
+        for name, mb in results.get(f"peak_rss_mb_{size}", {}).items()
     ]
     rows += [
         (f"transcript_peak_rss_mb.{name}", fmt(mb), "< 100 (" + ("met" if mb < 100 else "MISSED") + ")")
-        for name, mb in results["transcript_peak_rss_mb"].items()
+        for name, mb in results.get("transcript_peak_rss_mb", {}).items()
     ]
     sizes = [
         (
             size,
-            c["sessions"],
-            c["sidecar_mb"],
+            c.get("sessions", "-"),
+            c.get("sidecar_mb", "-"),
             c.get("largest_sidecar_mb", "-"),
             c.get("db_steps", "-"),
             c.get("link_sidecars", "-"),
+            c.get("home_mb", "-"),
         )
         for size, c in results["corpus"].items()
     ]
     return "\n\n".join(
         [
             table(("MEASURE", "VALUE", "GOAL"), rows),
-            table(("CORPUS", "SESSIONS", "SIDECAR MB", "LARGEST MB", ".DB STEPS", "LINK SIDECARS"), sizes),
+            table(("CORPUS", "SESSIONS", "SIDECAR MB", "LARGEST MB", ".DB STEPS", "LINK SIDECARS", "HOME MB"), sizes),
             table(("TIMING", "SECONDS"), [(k, f"{v:.3f}") for k, v in results["seconds"].items()]),
         ]
     )
@@ -380,22 +471,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).with_name("results.json"), help="JSON results (default bench/results.json)"
     )
+    parser.add_argument(
+        "--only", action="append", choices=PARTS, metavar="PART", help=f"run only this part (repeatable): {', '.join(PARTS)}"
+    )
     args = parser.parse_args(argv)
-    params = QUICK if args.quick else FULL
+    parts = frozenset(args.only or PARTS)
 
     def log(message: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
-    shards, links_n, links_4n = corpus.build(params, progress=log)
-    home = corpus.home(HOME[args.quick], progress=log)
     results = {
-        "command": "python bench/run.py" + (" --quick" if args.quick else ""),
+        "command": "python bench/run.py"
+        + (" --quick" if args.quick else "")
+        + "".join(f" --only {part}" for part in PARTS if args.only and part in parts),
         "quick": args.quick,
-        "params": params.__dict__,
+        "params": (QUICK if args.quick else FULL).__dict__,
+        "redact_params": REDACT[args.quick].__dict__,
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        **measure(shards, links_n, links_4n, home, args.quick, log),
+        **measure(parts, args.quick, log),
     }
     atomic_write(args.out, (json.dumps(results, indent=2) + "\n").encode())
     print(render(results))

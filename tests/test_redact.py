@@ -7,6 +7,7 @@ import json
 import sqlite3
 
 import pytest
+import test_reliability_faults as faults
 from deepdiff import DeepDiff
 from google.protobuf.unknown_fields import UnknownFieldSet
 from hypothesis import given, settings
@@ -14,14 +15,13 @@ from hypothesis import strategies as st
 
 from audit.actions.redact import (
     _NOT_UTF8,
-    MIN_SURVIVOR,
     PROVEN,
     REPORT,
     Redactor,
     _as_text,
     _survivors,
     redact,
-    redact_unknown,
+    redact_wire,
 )
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import digest_lines
@@ -35,6 +35,7 @@ from audit.testing.sample import build
 from tests.cli_capture import cli
 
 KEY = b"k" * 32
+shared_directory = faults.shared  # a directory the unprivileged user can use (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -307,7 +308,7 @@ def _messages(draw, depth=0):
 @given(_messages())
 def test_a_message_no_schema_describes_keeps_its_wire_shape_and_loses_its_text(data):
     r = Redactor(KEY)
-    new = redact_unknown(data, None, r)
+    new = redact_wire(data, None, r)
     source = parse_wire(data)
     assert _same_wire_shape(source, parse_wire(new))
 
@@ -317,7 +318,7 @@ def test_a_message_no_schema_describes_keeps_its_wire_shape_and_loses_its_text(d
                 text = _as_text(f.value)
                 if f.children is not None:
                     yield from texts(f.children)
-                if text is not None and len(text) >= MIN_SURVIVOR and any(ch.isalnum() for ch in text):
+                if text is not None and len(text) >= 6 and any(ch.isalnum() for ch in text):
                     yield f.value
 
     assert [t for t in texts(source) if t in new] == []
@@ -508,3 +509,223 @@ def test_redact_help_says_unknown_fields_are_redacted_and_groups_refused(capsys)
         "messages when they parse as one, else by placeholders (printable UTF-8) or random bytes, keys and lengths "
         "kept; a group (wire type 3) cannot be walked field by field and is refused."
     ) in text
+
+
+SPACES = b" " * 16  # real .db text, transcripts, messages and artifacts hold runs of 8-40 spaces
+
+
+def test_blobs_keep_their_explicit_defaults_and_text_without_letters_stays(tmp_path):
+    """Real planner configs carry fields encoded at their default value, which re-serialising
+    drops (real-stores.md C), and real stores hold text that is only spaces: the copy keeps the
+    bytes of both, its fingerprints are the source's and the proof holds."""
+    from audit.testing import trajectories as T
+    from audit.testing.dbwriter import EXPLICIT_DEFAULTS
+
+    b = StoreBuilder(tmp_path / "home", seed=31)
+    steps = T.conversation_steps(b.rng, b.clock, 2)
+    planner = next(s for s in steps if "plannerResponse" in s)
+    planner["plannerResponse"]["response"] = " " * 24
+    convo = b.root("ide").conversation(steps=steps, explicit_defaults=True)
+    conn = sqlite3.connect(convo.paths["db"])
+    generations = [data for (data,) in conn.execute("SELECT data FROM gen_metadata ORDER BY idx")]
+    executions = [data for (data,) in conn.execute("SELECT data FROM executor_metadata ORDER BY idx")]
+    (idx, payload) = conn.execute("SELECT idx, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (payload + _len(1999, SPACES), idx))
+    conn.commit()
+    conn.close()
+    with_defaults = [blob for blob in generations + executions if EXPLICIT_DEFAULTS in blob]
+    assert len(with_defaults) == 1 + len(executions) >= 2  # the last generation and every execution
+    # re-serialising drops them: the wire fingerprint of such a copy would differ
+    assert pb.CortexStepGeneratorMetadata.FromString(generations[-1]).SerializeToString() != generations[-1]
+    assert pb.ExecutorMetadata.FromString(executions[0]).SerializeToString() != executions[0]
+    message = next(convo.paths["brain"].glob(".system_generated/messages/*-*.json"))
+    doc = json.loads(message.read_text())
+    message.write_text(json.dumps({**doc, "content": SPACES.decode()}, indent=2) + "\n")
+    (convo.paths["brain"] / "notes.md").write_text("# Notes\n" + SPACES.decode() + "\n")
+
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
+    assert all(a is not None for a, _c in result.digests.values())
+    (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
+    conn = sqlite3.connect(db)
+    copied = [data for (data,) in conn.execute("SELECT data FROM gen_metadata ORDER BY idx")]
+    copied += [data for (data,) in conn.execute("SELECT data FROM executor_metadata ORDER BY idx")]
+    (copied_payload,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.close()
+    assert [EXPLICIT_DEFAULTS in blob for blob in copied] == [EXPLICIT_DEFAULTS in blob for blob in generations + executions]
+    assert [len(blob) for blob in copied] == [len(blob) for blob in generations + executions]
+    assert copied_payload.endswith(_len(1999, SPACES))  # the spaces of an unknown field, as they were
+    brain = tmp_path / "copy" / convo.paths["brain"].relative_to(b.home).parent / Redactor(KEY).uuid(convo.id)
+    assert (brain / "notes.md").read_text() != "# Notes\n" + SPACES.decode() + "\n"
+    assert (brain / "notes.md").read_text().endswith("\n" + SPACES.decode() + "\n")
+    (copied_message,) = brain.glob(".system_generated/messages/*-*.json")
+    assert json.loads(copied_message.read_text())["content"] == SPACES.decode()
+    sidecar = json.loads(next((tmp_path / "copy").glob(".gemini/*/conversations/*.trajectory.json")).read_text())
+    responses = [s["plannerResponse"].get("response") for s in sidecar["steps"] if "plannerResponse" in s]
+    assert responses.count(" " * 24) == 1 and len(responses) > 1
+
+
+def test_a_large_blob_redacts_in_one_pass(tmp_path):
+    """Several MB of bytes (an image attached to a prompt), of an unknown binary field and of
+    text: each value is replaced by one hash of it and its extension, and the text in one pass
+    (the filler used to hash the whole blob again per 32 bytes: 1 MB took 46 s)."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    convo = b.root("cli").conversation(turns=1)
+    image, blob, text = bytes(range(256)) * (16 << 12), b"\x00\x01" * (2 << 20), ("word " * (64 << 10)).encode()
+    conn = sqlite3.connect(convo.paths["db"])
+    (idx, payload) = conn.execute("SELECT idx, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
+    step = pb.Step.FromString(payload)
+    step.user_input.media.add(mime_type="image/png", inline_data=image)
+    planted = step.SerializeToString() + _len(1990, blob) + _len(1991, text)
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (planted, idx))
+    conn.commit()
+    conn.close()
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
+    (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
+    conn = sqlite3.connect(db)
+    (copied,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.close()
+    assert len(copied) == len(planted) > 8 << 20
+    new = pb.Step.FromString(copied)
+    assert len(new.user_input.media[-1].inline_data) == len(image) and new.user_input.media[-1].inline_data != image
+    unknown = {f.field_number: f.data for f in UnknownFieldSet(new)}
+    assert len(unknown[1990]) == len(blob) and b"\x00\x01" * 4 not in unknown[1990]
+    assert len(unknown[1991]) == len(text) and b"word" not in unknown[1991] and unknown[1991].count(b" ") == text.count(b" ")
+
+
+def test_noise_is_one_keyed_hash_and_one_extension_whatever_the_length(monkeypatch):
+    r = Redactor(KEY)
+    calls = []
+    real = r._digest
+    monkeypatch.setattr(r, "_digest", lambda purpose, data: calls.append(len(data)) or real(purpose, data))
+    for size in (1, 33, 1 << 20, 8 << 20):
+        data = bytes(size)
+        new = r.noise(data)
+        assert len(new) == size and new != data and r.noise(data) == new
+    assert calls == [1, 1, 33, 33, 1 << 20, 1 << 20, 8 << 20, 8 << 20]  # once per value, never per 32 bytes
+
+
+def test_a_huge_sparse_sidecar_is_refused_before_a_byte_is_read(tmp_path):
+    import tracemalloc
+
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    convo = b.root("cli").conversation(turns=1)
+    with open(convo.paths["sidecar"], "r+b") as fh:
+        fh.truncate(2 << 30)  # 2 GiB, sparse
+    tracemalloc.start()
+    try:
+        code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        f"agy-audit: {convo.paths['sidecar']}: {2 << 30} bytes, larger than the limit of {256 << 20} (--max-file-size);"
+        " nothing was written\n"
+    )
+    assert peak < 32 << 20 and not (tmp_path / "copy").exists()
+
+
+def test_a_huge_sparse_transcript_is_streamed_up_to_the_line_limit(tmp_path):
+    """A JSON-lines file is read a line at a time: a line longer than --max-file-size (a sparse
+    file of 2 GiB is one line of NUL bytes) is refused after reading that much, not the file."""
+    import tracemalloc
+
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    convo = b.root("cli").conversation(turns=1)
+    transcript = convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
+    with open(transcript, "r+b") as fh:
+        fh.truncate(2 << 30)
+    tracemalloc.start()
+    try:
+        code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q", "--max-file-size", "1M")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, stdout, stderr) == (
+        2,
+        "",
+        f"agy-audit: {transcript}: a line longer than the limit of {1 << 20} bytes (--max-file-size)\n",
+    )
+    assert peak < 32 << 20 and not (tmp_path / "copy").exists()
+
+
+@pytest.mark.parametrize("size", ["0", "-1", "1T", "x", "99999999999999999G"])
+def test_max_file_size_must_be_a_size(size, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["redact", str(tmp_path), "--out", str(tmp_path / "copy"), "--max-file-size", size])
+    assert exit_.value.code == 2
+    assert f"argument --max-file-size: {size!r} is not a size in bytes above 0" in capsys.readouterr().err
+
+
+def test_progress_goes_to_stderr_as_plain_lines_off_a_terminal(sample, tmp_path, monkeypatch):
+    import re
+
+    from audit import progress
+
+    monkeypatch.setattr(progress, "AFTER", 0.0)
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
+    code, stdout, stderr = cli("redact", sample, "--out", tmp_path / "copy", "--seed", "s", "--format", "json")
+    assert code == 0 and json.loads(stdout)["files"] > 0
+    lines = stderr.splitlines()
+    shape = re.compile(
+        r"redact: (copy|proof, (fingerprints of the (source|copy)|search of the copy for source strings)): \d+/\d+ files, \d+\.\d/s, now .+"
+    )
+    assert [line for line in lines if not shape.fullmatch(line)] == []
+    phases = list(dict.fromkeys(line.split(":")[1].strip() for line in lines))
+    assert phases == [
+        "copy",
+        "proof, fingerprints of the source",
+        "proof, fingerprints of the copy",
+        "proof, search of the copy for source strings",
+    ]
+    assert "\r" not in stderr and "\x1b" not in stderr
+    assert cli("redact", sample, "--out", tmp_path / "quiet", "-q")[0::2] == (0, "")
+
+
+def test_a_conversations_directory_that_cannot_be_searched_is_one_line_and_no_copy(shared_directory):
+    """``conversations/`` listable but not searchable (0444), as a user other than root: the
+    names are there, the files behind them cannot be looked at -- unreadable, never empty."""
+    root = StoreBuilder(shared_directory / "home", seed=8).root("cli")
+    root.conversation(turns=1)
+    faults.give_away(shared_directory)
+    conversations = root.path / "conversations"
+    first = sorted(conversations.iterdir())[0]
+    conversations.chmod(0o444)
+    code, stdout, stderr = faults.unprivileged(
+        lambda: cli("redact", shared_directory / "home", "--out", shared_directory / "copy", "-q")
+    )
+    assert (code, stdout) == (2, "")
+    assert stderr == f"agy-audit: {first}: cannot stat (Permission denied); is {conversations} searchable?\n"
+    assert not (shared_directory / "copy").exists()
+
+
+_needle_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=3, max_size=40).filter(
+    lambda t: len(t.encode()) >= 8
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(_needle_texts, min_size=1, max_size=6),
+    st.lists(st.tuples(st.integers(0, 5), st.binary(max_size=40)), max_size=8),
+    st.binary(max_size=200),
+    st.sampled_from((5, 8, 13, 64, 1 << 20)),
+)
+def test_the_needle_search_finds_what_a_plain_search_finds(texts, inserted, filler, block):
+    """Every 8-byte window at every offset, across block boundaries (a block as small as 5 bytes),
+    needles longer than a block, overlapping occurrences: the found set is the plain one."""
+    import io
+
+    from audit.actions.redact import Needles
+
+    needles = Needles()
+    for text in texts:
+        needles.add(text)
+    data = filler
+    for which, gap in inserted:
+        data += texts[which % len(texts)].encode() + gap
+    data += texts[0].encode()[: len(texts[0].encode()) // 2]  # a cut needle at the end
+    found = set(needles.find(io.BytesIO(data), block=block))
+    assert found == {t.encode() for t in texts if t.encode() in data}

@@ -6,9 +6,11 @@ What is replaced (``Redactor``):
 * text -- every string value of sidecars, transcripts, ``.db`` protobuf string fields, brain
   artifacts and SQLite text columns: each character by a random one of its class (lower case,
   upper case, digit; other letters by one of the same UTF-8 length), white space, punctuation,
-  ``<truncated N bytes>`` markers and agy's upper-case tags (``<USER_REQUEST>``) kept, so lengths, line counts and byte sizes stay realistic. The
-  same text always gets the same placeholder within one run, and texts sharing a prefix share
-  its placeholder (a truncated transcript value still agrees with the ``.db`` value it was cut from);
+  ``<truncated N bytes>`` markers and agy's upper-case tags (``<USER_REQUEST>``) kept, so
+  lengths, line counts and byte sizes stay realistic. A text without a letter or a digit (a run
+  of spaces) is format, not content: it stays as it is. The same text always gets the same
+  placeholder within one run, and texts sharing a prefix share its placeholder (a truncated
+  transcript value still agrees with the ``.db`` value it was cut from);
 * JSON text (``argumentsJson``, transcript tool arguments): redacted *inside* the JSON, so it
   stays valid JSON of the same shape;
 * UUIDs -- each mapped to one new random UUID everywhere (values, file and directory names), so
@@ -18,38 +20,53 @@ What is replaced (``Redactor``):
 * bytes fields (thinking signatures) -- random bytes of the same length.
 
 What is kept, because it is format, not content: object keys, numbers (token counts, exit codes,
-line numbers), booleans, enum names, tool names and argument names, ``type``/``status``/``source``
-values of transcript records, the SQLite schema. Per-install files that hold identities (logs,
-``history.jsonl``, ``conversation_summaries.db``, ``installation_id``, caches, images and encrypted
-``.pb`` files) are left out and listed.
+line numbers), booleans, enum names (and any other value the ``values`` fingerprint records of
+a sidecar's enum fields), tool names and argument names, ``type``/``status``/``source`` values
+of transcript records, the SQLite schema. Per-install files that hold identities (logs,
+``history.jsonl``, ``conversation_summaries.db``, ``installation_id``, caches, images and
+encrypted ``.pb`` files) are left out and listed.
+
+Blobs are rewritten on the wire (``redact_wire``): only the bytes of text and bytes fields
+change (and the lengths of the messages around a text whose length changed); every other byte
+-- field order, fields encoded at their default value, packed numbers, unknown fields' keys --
+is the source's, so the copy's ``wire`` fingerprint is the source's. Fields our ``.proto`` does
+not name, and blobs no schema describes: a length-delimited value is redacted as a message when
+it parses as one (recursively), else as text (a same-length placeholder) when it is printable
+UTF-8, else by random bytes of its length. What cannot be walked field by field (a group) is
+named and the run refuses.
+
+Bounded work: every file read whole is at most *max_file_size* bytes (``MAX_FILE_SIZE`` unless
+given; a larger one is an ``InputError`` naming it, before a byte is read); JSON-lines files are
+streamed line by line (a line is read whole). Each step is linear in the bytes it reads: the
+random filler is one keyed hash and one extendable-output hash per value, and the survivor
+search below looks up each 8-byte window of the copy once in a hash table.
 
 The proof (``redact``): the copy is fingerprinted on every surface but those of the per-install
 files it leaves out (``PROVEN``) and must give the digests of the source; no replaced source string
-of 6 or more characters may occur in any byte of the copy; with deepdiff, every redacted JSON
-document differs from its source only by string values.
-
-Protobuf fields our ``.proto`` does not name (``redact_unknown``), and blobs no schema describes: a
-length-delimited value is redacted as a message when it parses as one (recursively), else as text
-(a same-length placeholder) when it is printable UTF-8, else by random bytes of its length; keys
-and lengths are kept, so the wire shape is the source's. What cannot be walked field by field (a
-group) is named and the run refuses. On any refusal the copy is removed (exit 1).
+whose placeholder is one of at least 2**40 (``MIN_SURVIVOR_BITS``) may occur in any byte of the copy; every
+redacted JSON document differs from its source only by string values (deepdiff explains a
+document that does not). On any refusal the copy is removed (exit 1).
 """
 
 from __future__ import annotations
 
+import array
+import contextlib
 import datetime as _dt
 import hashlib
 import hmac
 import json
+import math
 import os
 import re
 import shutil
 import sqlite3
 import stat
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -57,25 +74,46 @@ from google.protobuf.message import DecodeError, Message
 from audit.actions.sweep import backup_database
 from audit.checks.fingerprint import SURFACES, Fingerprint, survey
 from audit.checks.shape import digest_lines
+from audit.checks.values import OTHER, Values, add_trajectory
 from audit.checks.values import SURFACE as VALUES
 from audit.errors import FindingsError, InputError, UsageError
-from audit.safeio import JSONError, atomic_write, is_dir, is_file, loads, make_private_dir, read_bytes
+from audit.progress import Callback, Progress
+from audit.safeio import (
+    MAX_DOCUMENT_BYTES,
+    JSONError,
+    atomic_write,
+    create_fresh_file,
+    filesystem_handle,
+    is_dir,
+    is_file,
+    loads,
+    loads_text,
+    make_private_dir,
+    open_regular,
+    read_bytes,
+    sync_files,
+)
 from audit.store import trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import FLAT_NAMES, tier_of
-from audit.store.wire import I32, I64, LEN, MAX_DEPTH, VARINT, WireError, WireField, unknown_fields
+from audit.store.wire import I32, I64, LEN, MAX_DEPTH, VARINT, WireError, encode_varint, read_varint
 from audit.store.wire import parse as parse_wire
 
 if TYPE_CHECKING:
-    from google.protobuf.timestamp_pb2 import Timestamp
+    import io
 
     from audit.store.proto import AnyFieldDescriptor, MessageDescriptor
 
 REPORT = "REDACTION.md"
-MIN_SURVIVOR = 6
-"""Replaced source strings at least this long must not occur anywhere in the copy."""
+MIN_SURVIVOR_BITS = 40
+"""A replaced source string must not occur anywhere in the copy when its placeholder is one of at
+least 2**40 (9 letters, 12 digits, 3 CJK characters): a shorter one (``2.167s``, a six-digit
+number, a short word) is as likely to be another string's placeholder, or a random part of one,
+as a leak."""
+MAX_FILE_SIZE = MAX_DOCUMENT_BYTES
+"""The default limit (256 MiB, the one size limit) of a file redact reads whole."""
 
 LEFT_OUT_NAMES = frozenset(
     {"history.jsonl", "installation_id", "user_settings.pb", "agyhub_summaries_proto.pb", "conversation_summaries.db"}
@@ -90,11 +128,20 @@ and each ``.db`` is written whole, without its ``-wal``)."""
 PROVEN = tuple(s for s in SURFACES if s not in LEFT_OUT_SURFACES)
 """The surfaces whose digests the copy must keep (of ``values``, the lines of those surfaces)."""
 
+ProgressFactory = Callable[[str, str], Progress]
+"""Makes the progress line of one step from (label, unit)."""
+
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
-_MARKUP = re.compile(r"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>")
+_MARKUP = r"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>"
 """Kept in text: truncation markers and agy's own upper-case tags (``<USER_REQUEST>``), which are format."""
+_SPECIAL = re.compile(f"(?P<tag>{_MARKUP})|(?P<id>{UUID_PATTERN})")
+_CONTENT_CHAR = re.compile(r"[^\W_]|[\udc80-\udcff]")
+"""A letter, a digit or a byte that is not UTF-8: what makes a text content."""
+_MAYBE_CONTENT = re.compile(r"[A-Za-z0-9\x80-\U0010ffff]")
+"""A text without any of these characters (no ASCII letter or digit, nothing beyond ASCII) is
+its own placeholder: format, not content."""
 _KEPT_VALUES_OF = frozenset({"type", "status", "source", "truncated_fields", "artifactType"})
 """Top-level keys whose values are names (transcript step types, statuses, field names; an
 artifact's ``ARTIFACT_TYPE_*``): format, kept."""
@@ -104,6 +151,9 @@ _SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whol
 _ENUM_NAMES = frozenset(v.name for e in pb.DESCRIPTOR.enum_types_by_name.values() for v in e.values) | frozenset(
     v.name for m in pb.DESCRIPTOR.message_types_by_name.values() for e in m.enum_types for v in e.values
 )
+_CACHED_CHARS = 1 << 25
+"""At most this many characters of texts and their placeholders are remembered (then forgotten
+at once): a repeated text is not redacted twice, and memory does not grow with the home."""
 
 
 # ----------------------------------------------------------------------------- the replacements
@@ -117,22 +167,19 @@ class Redactor:
 
     def __init__(self, key: bytes) -> None:
         self._key = key
+        self._chain = hashlib.blake2b(key=hashlib.sha256(key).digest(), digest_size=8, person=b"text")
         self._texts: dict[str, str] = {}
+        self._cached = 0  # characters held by _texts
+        self._distinct: set[int] = set()  # the hash of each text replaced so far (counted once)
         self._ids: dict[str, str] = {}
         days = _SHIFT_DAYS[0] + int.from_bytes(self._digest("shift", b"")[:4], "big") % (_SHIFT_DAYS[1] - _SHIFT_DAYS[0])
         self.shift = _dt.timedelta(days=days)
-        self.replaced: set[str] = set()  # source strings of >= MIN_SURVIVOR characters that were replaced
+        self.needles = Needles()  # the replaced source strings the proof searches for
         self.kept: set[str] = set()  # keys and names left as they are (a replaced string inside one is no leak)
         self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0, "unknown": 0}
 
     def _digest(self, purpose: str, data: bytes) -> bytes:
         return hmac.new(self._key, purpose.encode() + b"\0" + data, hashlib.sha256).digest()
-
-    def _stream(self, purpose: str, data: bytes) -> Iterator[int]:
-        counter = 0
-        while True:
-            yield from self._digest(f"{purpose}/{counter}", data)
-            counter += 1
 
     # -- ids and times
 
@@ -146,7 +193,7 @@ class Redactor:
             h = raw.hex()
             new = self._ids[lower] = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
             self.counts["ids"] += 1
-            self.replaced.add(lower)
+            self.needles.add(lower, uuid=True)
         return new.upper() if text.isupper() else new
 
     def key(self, key: str) -> str:
@@ -170,6 +217,12 @@ class Redactor:
         self.counts["timestamps"] += 1
         return moved.strftime("%Y-%m-%dT%H:%M:%S") + (m.group(7) or "") + m.group(8)
 
+    def seconds(self, value: int) -> int:
+        """A protobuf ``Timestamp``'s seconds (an int64 read as unsigned) shifted, as unsigned."""
+        signed = value - (1 << 64) if value >> 63 else value
+        self.counts["timestamps"] += 1
+        return (signed + int(self.shift.total_seconds())) & ((1 << 64) - 1)
+
     # -- text
 
     def text(self, text: str) -> str:
@@ -183,38 +236,71 @@ class Redactor:
             return moved
         new = self._texts.get(text)
         if new is None:
-            new = self._texts[text] = self._placeholder(text)
-            self.counts["text"] += 1
-            if len(text) >= MIN_SURVIVOR and new != text:
-                self.replaced.add(text)
+            new = self._placeholder(text)
+            if self._cached + len(text) > _CACHED_CHARS:
+                self._texts.clear()
+                self._cached = 0
+            self._texts[text] = new
+            self._cached += len(text)
+            digest = hash(text)
+            if digest not in self._distinct:
+                self._distinct.add(digest)
+                self.counts["text"] += 1
+                if new != text:
+                    self.search_for(text)
         return new
+
+    def search_for(self, text: str) -> None:
+        """Make the proof search the copy for *text*, a replaced source string, when its placeholder
+        has ``MIN_SURVIVOR_BITS`` of choice."""
+        bits = 0.0
+        for ch in text:
+            bits += _CHOICE_BITS.get(ch, 0.0) if ch < "\x80" else _choice_bits(ch)
+            if bits >= MIN_SURVIVOR_BITS:
+                self.needles.add(text)
+                return
 
     def _placeholder(self, text: str) -> str:
         """Each character is chosen by a keyed hash of the text up to and including it (since the
         last kept tag, white space left out), so texts that share a prefix share its placeholder: a
         transcript value cut at a ``<truncated ...>`` marker, or the ``<USER_REQUEST>`` text of a
-        transcript, keeps agreeing with the ``.db`` value it came from (``agy-audit consistency``)."""
-        kept = {m.start(): m.group(0) for m in _MARKUP.finditer(text)}
-        ids = {m.start(): m.group(0) for m in _UUID.finditer(text)}
-        start = hashlib.blake2b(key=hashlib.sha256(self._key).digest(), digest_size=8, person=b"text")
-        chain = start.copy()
-        out, i = [], 0
-        while i < len(text):
-            if i in kept:  # a tag starts a new chain: the text inside <USER_REQUEST> redacts as the text alone
-                out.append(kept[i])
-                chain = start.copy()
-                i += len(kept[i])
-                continue
-            if i in ids:
-                out.append(self.uuid(ids[i]))
-                chain.update(ids[i].encode())
-                i += len(ids[i])
-                continue
-            if not text[i].isspace():  # white space is kept and does not steer the chain (stripped texts agree)
-                chain.update(text[i].encode("utf-8", "surrogatepass"))
-            out.append(_like(text[i], chain.copy().digest()[0]))
-            i += 1
+        transcript, keeps agreeing with the ``.db`` value it came from (``agy-audit consistency``).
+        A text without a letter or a digit is its own placeholder."""
+        if not _MAYBE_CONTENT.search(text):
+            return text
+        out: list[str] = []
+        chain = self._chain.copy()
+        at = 0
+        for m in _SPECIAL.finditer(text):
+            self._run(text[at : m.start()], chain, out)
+            if m.lastgroup == "tag":  # a tag starts a new chain: the text inside <USER_REQUEST> redacts as the text alone
+                out.append(m.group(0))
+                chain = self._chain.copy()
+            else:
+                out.append(self.uuid(m.group(0)))
+                chain.update(m.group(0).encode())
+            at = m.end()
+        self._run(text[at:], chain, out)
         return "".join(out)
+
+    @staticmethod
+    def _run(text: str, chain: Any, out: list[str]) -> None:
+        """Append the placeholder of *text* (no tag or UUID in it) to *out*, *chain* steered by it."""
+        update, copy, append = chain.update, chain.copy, out.append
+        for ch in text:
+            if ch.isspace():  # white space is kept and does not steer the chain (stripped texts agree)
+                append(ch)
+                continue
+            table = _ASCII_CLASSES.get(ch)
+            if table is not None:  # an ASCII letter or digit
+                update(_ASCII_BYTES[ch])
+                append(table[copy().digest()[0]])
+            elif ch < "\x80":  # ASCII punctuation: kept, but it steers the chain
+                update(_ASCII_BYTES[ch])
+                append(ch)
+            else:
+                update(ch.encode("utf-8", "surrogatepass"))
+                append(_like(ch, copy().digest()[0]))
 
     def bytes_(self, data: bytes) -> bytes:
         if not data:
@@ -223,13 +309,34 @@ class Redactor:
         return self.noise(data)
 
     def noise(self, data: bytes) -> bytes:
-        """Random bytes as many as *data* has (the same for the same *data*)."""
-        rnd = self._stream("bytes", data)
-        return bytes(next(rnd) for _ in data)
+        """Random bytes as many as *data* has (the same for the same *data*): the output of an
+        extendable-output hash seeded by a keyed hash of *data* (linear in its length)."""
+        return hashlib.shake_256(self._digest("bytes", data)).digest(len(data))
 
 
 _NOT_UTF8 = bytes([0xC0, 0xC1, *range(0xF5, 0x100)])
 """The bytes that never occur in UTF-8."""
+_ASCII_BYTES = {chr(i): bytes([i]) for i in range(0x80)}
+_ASCII_CLASSES = {
+    **{chr(c): "".join(chr(ord("a") + r % 26) for r in range(256)) for c in range(ord("a"), ord("z") + 1)},
+    **{chr(c): "".join(chr(ord("A") + r % 26) for r in range(256)) for c in range(ord("A"), ord("Z") + 1)},
+    **{chr(c): "".join(chr(ord("0") + r % 10) for r in range(256)) for c in range(ord("0"), ord("9") + 1)},
+}
+"""An ASCII letter or digit -> the replacement of its class for each digest byte (``_like``'s)."""
+
+
+_CHOICE_BITS = {ch: math.log2(len(set(table))) for ch, table in _ASCII_CLASSES.items()}
+"""Bits of choice ``_like`` has for an ASCII letter or digit (any other ASCII character is kept)."""
+
+
+def _choice_bits(ch: str) -> float:
+    """Bits of choice ``_like`` has for a character beyond ASCII."""
+    if "\udc80" <= ch <= "\udcff":
+        return math.log2(len(_NOT_UTF8))
+    if not ch.isalpha():
+        return 0.0
+    code = ord(ch)
+    return math.log2(23 if code < 0x800 else 0x5000 if code < 0x10000 else 0x1000)
 
 
 def _like(ch: str, r: int) -> str:
@@ -255,23 +362,126 @@ def _like(ch: str, r: int) -> str:
     return chr(0x20000 + r % 0x1000)  # CJK extension B: four UTF-8 bytes
 
 
+# ----------------------------------------------------------------------------- the survivor search
+
+
+_CONTENT_RUN = re.compile(rb"[A-Za-z0-9\x80-\xff]{8}")
+_CONTENT_BYTE = re.compile(rb"[A-Za-z0-9\x80-\xff]")
+_WORD = next(c for c in "BHILQ" if array.array(c).itemsize == 8)  # the array type code of 8-byte words
+_SCAN_BLOCK = 1 << 20  # bytes of a file searched at a time
+_KEY_SPAN = 512  # the window of a needle is chosen among its first bytes
+
+
+class Needles:
+    """The replaced source strings the proof looks for in the copy, without their text.
+
+    Each (8 bytes or more: ``MIN_SURVIVOR_BITS`` asks for 9) is indexed by one 8-byte window of
+    its bytes, letters and digits where it has them (the copy replaces those), as (the window's
+    offset, the string's length, the hash of its bytes, whether it is a UUID). ``find`` reads a
+    file once, a block at a time: every 8-byte window of the block, at each of the 8 offsets, is
+    looked up in the table (as machine words, ``array``: one C-level intersection per offset),
+    and each hit is compared with the hash of the bytes around it. Time is linear in the bytes
+    searched plus the hits; memory holds the table and one block."""
+
+    def __init__(self) -> None:
+        self._index: dict[int, list[tuple[int, int, int, bool]]] = {}
+
+    def add(self, text: str, *, uuid: bool = False) -> None:
+        data = _encoded(text)
+        if len(data) < 8:
+            return
+        head = data[:_KEY_SPAN]
+        run = _CONTENT_RUN.search(head)
+        if run is not None:
+            at = run.start()
+        else:
+            byte = _CONTENT_BYTE.search(head)
+            at = min(byte.start() if byte is not None else 0, len(data) - 8)
+        bucket = self._index.setdefault(int.from_bytes(data[at : at + 8], sys.byteorder), [])
+        entry = (at, len(data), hash(data), uuid)
+        if entry not in bucket:
+            bucket.append(entry)
+
+    def find(self, fh: BinaryIO, *, ids_only: bool = False, block: int = _SCAN_BLOCK) -> Iterator[bytes]:
+        """The bytes of each needle found in the file *fh* (only UUIDs with *ids_only*), read
+        *block* bytes at a time."""
+        if not self._index:
+            return
+        tail, base = b"", 0  # the block's last 7 bytes start the next one: no window is missed or seen twice
+        while chunk := fh.read(block):
+            data = tail + chunk
+            for key in self._keys_in(data):
+                pattern = key.to_bytes(8, sys.byteorder)
+                at = data.find(pattern)
+                while at >= 0:
+                    for offset, size, digest, uuid in self._index[key]:
+                        start = at - offset
+                        if base + start < 0 or (ids_only and not uuid):
+                            continue
+                        found = (
+                            data[start : start + size]
+                            if start >= 0 and start + size <= len(data)
+                            else _read_at(fh, base + start, size)
+                        )
+                        if len(found) == size and hash(found) == digest:
+                            yield found
+                    at = data.find(pattern, at + 1)
+            tail = data[-7:]  # a window that starts there ends in the next block: not seen yet
+            base += len(data) - len(tail)
+
+    def _keys_in(self, data: bytes) -> set[int]:
+        """The keys of the table that occur as an 8-byte window of *data*, at any offset."""
+        found: set[int] = set()
+        for offset in range(8):
+            usable = (len(data) - offset) // 8 * 8
+            if usable > 0:
+                words = array.array(_WORD)
+                words.frombytes(data[offset : offset + usable])
+                found |= self._index.keys() & words
+        return found
+
+
+def _read_at(fh: BinaryIO, offset: int, size: int) -> bytes:
+    """*size* bytes of *fh* from *offset* (fewer at its end), its position left as it was."""
+    here = fh.tell()
+    try:
+        fh.seek(offset)
+        return fh.read(size)
+    finally:
+        fh.seek(here)
+
+
+def _encoded(text: str) -> bytes:
+    """The bytes of *text*, or that it was read from: bytes that are not UTF-8 (read with
+    ``surrogateescape``) as they were, other lone surrogates (JSON ``\\ud800`` escapes) as
+    ``surrogatepass`` writes them."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 # ----------------------------------------------------------------------------- JSON documents
 
 
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
-def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str | None = None) -> Any:
-    """A copy of the parsed JSON *value* with every string value replaced (keys kept)."""
+def redact_json(
+    value: Any, r: Redactor, *, key: str | None = None, parent: str | None = None, tokens: frozenset[str] = frozenset()
+) -> Any:
+    """A copy of the parsed JSON *value* with every string value replaced (keys kept; *tokens*,
+    the values its enum fields hold, kept too: ``enum_tokens``)."""
     if isinstance(value, dict):
         r.kept.update(value)
-        return {r.key(k): redact_json(v, r, key=k, parent=key) for k, v in value.items()}
+        return {r.key(k): redact_json(v, r, key=k, parent=key, tokens=tokens) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_json(v, r, key=key, parent=parent) for v in value]
+        return [redact_json(v, r, key=key, parent=parent, tokens=tokens) for v in value]
     if not isinstance(value, str):
         return value
     if (
         value in _ENUM_NAMES
+        or value in tokens
         or key in _KEPT_VALUES_OF
         and parent is None
         or key in ("name", "originalName")
@@ -292,18 +502,55 @@ def redact_json(value: Any, r: Redactor, *, key: str | None = None, parent: str 
     return r.text(value)
 
 
+class _Tokens(Values):
+    """Every value the ``values`` fingerprint records of one document, however many a field holds."""
+
+    def _overflow(self, key: str) -> None:
+        pass  # keep collecting: the copy must hold each of them
+
+
+def enum_tokens(document: Any) -> frozenset[str]:
+    """The names a sidecar document's enum fields hold (``values``' ``sidecar:`` lines), known to
+    ``cortex.proto`` or not: kept as they are, so the copy's ``values`` fingerprint is the source's."""
+    found = _Tokens()
+    add_trajectory(document, sidecar=found)
+    return frozenset(v for values in found.seen.values() for v in values if v != OTHER and not v.lstrip("-").isdigit())
+
+
 def _json_text(value: str, r: Redactor) -> str | None:
     """*value* redacted inside, when it is JSON text (an object, array or string); else None."""
     stripped = value.lstrip()
     if not stripped or stripped[0] not in '{["':
         return None
     try:
-        parsed = json.loads(value)
-    except ValueError:
+        parsed = loads_text(value)
+    except JSONError:
         return None
+    if _deeper_than(parsed, _JSON_TEXT_DEPTH):
+        return None  # not arguments: redacted as text
     r.counts["json-text"] += 1
     spaced = ", " in value or ": " in value
     return json.dumps(redact_json(parsed, r), ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
+
+
+_MAX_JSON_DEPTH = 256
+"""A JSON document (or line) nested deeper is not redacted as JSON (recursion stays bounded)."""
+_JSON_TEXT_DEPTH = 64
+"""JSON text inside a string (tool arguments) is redacted inside its JSON up to this depth."""
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether *value* nests objects and arrays more than *limit* levels deep (iteratively)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list)))
+    return False
 
 
 def _dump_like(original: str, value: Any) -> str:
@@ -321,131 +568,119 @@ def _dump_like(original: str, value: Any) -> str:
 # ----------------------------------------------------------------------------- protobuf messages
 
 
-def redact_message(message: Message, r: Redactor) -> None:
-    """Replace, in place, every string and bytes field of *message* (recursively); protobuf
-    Timestamps are shifted. Unknown fields are left to ``redact_unknown``, on the serialized message."""
-    if message.DESCRIPTOR.full_name == "google.protobuf.Timestamp":
-        stamp = cast("Timestamp", message)  # what its descriptor names
-        if stamp.seconds:
-            stamp.seconds += int(r.shift.total_seconds())
-            r.counts["timestamps"] += 1
-        return
-    for fd, value in message.ListFields():
-        if fd.type == FieldDescriptor.TYPE_MESSAGE:
-            assert fd.message_type is not None  # a message field has its message type
-            if fd.message_type.GetOptions().map_entry:
-                _redact_map(message, fd, r)
-            elif fd.is_repeated:
-                for item in value:
-                    redact_message(item, r)
-            else:
-                redact_message(value, r)
-        elif fd.type == FieldDescriptor.TYPE_STRING:
-            if fd.is_repeated:
-                texts = [r.text(v) for v in value]
-                del getattr(message, fd.name)[:]
-                getattr(message, fd.name).extend(texts)
-            else:
-                setattr(message, fd.name, _string_field(fd, value, r))
-        elif fd.type == FieldDescriptor.TYPE_BYTES:
-            if fd.is_repeated:
-                blobs = [r.bytes_(v) for v in value]
-                del getattr(message, fd.name)[:]
-                getattr(message, fd.name).extend(blobs)
-            else:
-                setattr(message, fd.name, r.bytes_(value))
+_KEPT_STRINGS = frozenset(
+    {
+        pb.ChatToolCall.DESCRIPTOR.fields_by_name["name"],
+        pb.ChatToolCall.DESCRIPTOR.fields_by_name["original_name"],
+        pb.ModelAttribute.DESCRIPTOR.fields_by_name["key"],
+    }
+)
+"""String fields that are format: a tool's name and the generation's attribute names (and any
+string field holding an enum name)."""
+_JSON_TEXT_FIELDS = frozenset({pb.ChatToolCall.DESCRIPTOR.fields_by_name["arguments_json"]})
+_TIMESTAMP_TYPE = "google.protobuf.Timestamp"
 
 
-def _string_field(fd: FieldDescriptor, value: str, r: Redactor) -> str:
-    if fd.name in ("arguments_json",):
-        inner = _json_text(value, r)
-        if inner is not None:
-            return inner
-    if (
-        fd.name in ("name", "original_name")
-        and fd.containing_type is not None
-        and fd.containing_type.name == "ChatToolCall"
-        or (fd.name == "key" and fd.containing_type is not None and fd.containing_type.name == "ModelAttribute")
-        or value in _ENUM_NAMES  # an enum name as text (the model_enum attribute), as in JSON documents
-    ):
-        r.kept.add(value)
-        return value  # the tool's name, the generation's attribute names and enum names are format
-    return r.text(value)
-
-
-def _redact_map(message: Message, fd: FieldDescriptor, r: Redactor) -> None:
-    container = getattr(message, fd.name)
-    assert fd.message_type is not None  # a map field has its entry type
-    value_fd = fd.message_type.fields_by_name["value"]
-    items = list(container.items())
-    container.clear()
-    for k, v in items:
-        new_key = r.text(k) if isinstance(k, str) else k
-        if value_fd.type == FieldDescriptor.TYPE_MESSAGE:
-            container[new_key].CopyFrom(v)
-            redact_message(container[new_key], r)
-        elif value_fd.type == FieldDescriptor.TYPE_STRING:
-            container[new_key] = r.text(v)
-        elif value_fd.type == FieldDescriptor.TYPE_BYTES:
-            container[new_key] = r.bytes_(v)
-        else:
-            container[new_key] = v
-
-
-def has_unknown_fields(message: Message) -> bool:
-    """Whether *message* or any message set in it holds a field ``cortex.proto`` does not name."""
-    return any(not key.partition(":")[2].startswith("enum=") for key in unknown_fields(message))
-
-
-def redact_unknown(data: bytes, descriptor: MessageDescriptor | None, r: Redactor, depth: int = 0, scrub: bool = False) -> bytes:
+def redact_wire(data: bytes, descriptor: MessageDescriptor | None, r: Redactor, depth: int = 0, scrub: bool = False) -> bytes:
     """*data*, a serialized message of type *descriptor* (None: a message no schema describes),
-    with the value of every field the schema does not name replaced; the fields it names are
-    copied as they are (``redact_message`` redacted them). Raises ``WireError`` when *data* is not
-    protobuf our wire walk can read field by field (a group, or a declared message that does not
-    parse): such a blob cannot be shown to be content-free.
+    rewritten on the wire: the bytes of every text and bytes field replaced, protobuf
+    ``Timestamp`` seconds shifted, and every other byte kept as it is -- field order, keys, fields
+    encoded at their default value, packed numbers, unknown fields' keys -- so the copy's ``wire``
+    fingerprint is the source's. A length is written anew only where the value it counts changed
+    length (JSON text re-serialised). Raises ``WireError`` when *data* is not protobuf our walk
+    can read field by field (a group): such a blob cannot be shown to be content-free.
 
-    An unknown length-delimited value is read as a message when it parses as one (and redacted
-    the same way, recursively), else replaced as text when it is printable UTF-8 (a placeholder of
-    the same length), else by random bytes of its length. The key and length of every field are
-    kept, so the wire shape -- what the ``wire`` fingerprint and ``inspect`` see -- is the
-    source's. Numbers are kept as they are (format), except inside a value that is also printable
-    text (*scrub*): text that happens to parse as a message (``image/png`` reads as field 13, an
+    A field the schema does not name (or that arrives with another wire type) is redacted by
+    ``_unknown_value``: read as a message when it parses as one (recursively), else replaced as
+    text when it is printable UTF-8 (a placeholder of the same length), else by random bytes of
+    its length. Numbers are kept (format), except inside a value that is also printable text
+    (*scrub*): text that happens to parse as a message (``image/png`` reads as field 13, an
     8-byte number) keeps its keys and lengths but not one byte of its values."""
+    fields = descriptor.fields_by_number if descriptor is not None else {}
+    timestamp = descriptor is not None and descriptor.full_name == _TIMESTAMP_TYPE
     out = bytearray()
-    for f in parse_wire(data, max_depth=0):
-        fd = descriptor.fields_by_number.get(f.number) if descriptor is not None else None
-        out += _varint(f.number << 3 | f.wire_type)
-        if fd is not None and _declared_wire_type(fd, f.wire_type):
-            if fd.type == FieldDescriptor.TYPE_MESSAGE:
-                assert isinstance(f.value, bytes)  # a message is length-delimited
-                out += _length_delimited(redact_unknown(f.value, fd.message_type, r, depth + 1))
+    pos, end = 0, len(data)
+    while pos < end:
+        start = pos
+        key, pos = read_varint(data, pos)
+        number, wire_type = key >> 3, key & 7
+        if number == 0:
+            raise WireError("invalid field number 0")
+        fd = fields.get(number)
+        declared = fd is not None and _declared_wire_type(fd, wire_type)
+        out += data[start:pos]  # the key, as it was written
+        if wire_type == VARINT:
+            begin = pos
+            value, pos = read_varint(data, pos)
+            if timestamp and declared and number == 1 and value:  # seconds
+                out += encode_varint(r.seconds(value))
+            elif scrub and not declared:
+                out += _noise_number(data[begin:pos], r, varint=True)
             else:
-                out += _value(f)  # a named field: redact_message replaced it already
-        elif f.wire_type == LEN:
-            assert isinstance(f.value, bytes)  # a length-delimited value is its bytes
-            r.counts["unknown"] += 1
-            out += _length_delimited(_unknown_value(f.value, r, depth + 1, scrub))
-        elif scrub:
-            out += _noise_number(f, r)
+                out += data[begin:pos]
+        elif wire_type in (I64, I32):
+            size = 8 if wire_type == I64 else 4
+            if pos + size > end:
+                raise WireError(f"truncated fixed-width field {number}")
+            raw = data[pos : pos + size]
+            out += _noise_number(raw, r, varint=False) if scrub and not declared else raw
+            pos += size
+        elif wire_type == LEN:
+            begin = pos
+            size, pos = read_varint(data, pos)
+            if size > end - pos:
+                raise WireError(f"field {number} claims {size} bytes, {end - pos} remain")
+            value_bytes = data[pos : pos + size]
+            if not declared:
+                r.counts["unknown"] += 1
+                new = _unknown_value(value_bytes, r, depth + 1, scrub)
+            else:
+                assert fd is not None  # declared
+                new = _declared_value(fd, value_bytes, r, depth)
+            out += data[begin:pos] if len(new) == size else encode_varint(len(new))
+            out += new
+            pos += size
         else:
-            out += _value(f)
+            raise WireError(f"unsupported wire type {wire_type} (field {number})")
     return bytes(out)
 
 
+def _declared_value(fd: AnyFieldDescriptor, data: bytes, r: Redactor, depth: int) -> bytes:
+    """The length-delimited value of a field the schema names, redacted by its type."""
+    if fd.type == FieldDescriptor.TYPE_MESSAGE:
+        return redact_wire(data, fd.message_type, r, depth + 1)
+    if fd.type == FieldDescriptor.TYPE_BYTES:
+        return r.bytes_(data)
+    if fd.type != FieldDescriptor.TYPE_STRING:
+        return data  # packed numbers: format
+    text = data.decode("utf-8", "surrogateescape")
+    if fd in _KEPT_STRINGS or text in _ENUM_NAMES:  # an enum name as text (the model_enum attribute), as in JSON
+        r.kept.add(text)
+        return data
+    if fd in _JSON_TEXT_FIELDS:
+        inner = _json_text(text, r)
+        if inner is not None:
+            return _encoded(inner)
+    return _encoded(r.text(text))
+
+
 def _unknown_value(data: bytes, r: Redactor, depth: int, scrub: bool) -> bytes:
-    """A length-delimited value no schema describes, redacted (``redact_unknown``)."""
+    """A length-delimited value no schema describes, redacted (``redact_wire``); printable text
+    without a letter or a digit is format and kept as it is."""
     if not data:
         return data
     text = _as_text(data)
+    if text is not None and not _CONTENT_CHAR.search(text):
+        return data  # white space and punctuation: not content
     if depth <= MAX_DEPTH:  # as deep as the wire fingerprint looks for messages, and no deeper
         try:
             parse_wire(data, max_depth=0)
         except WireError:
             pass
         else:
-            if text is not None and len(text) >= MIN_SURVIVOR:
-                r.replaced.add(text)  # the proof looks for it in the copy
-            return redact_unknown(data, None, r, depth, scrub or text is not None)
+            if text is not None:
+                r.search_for(text)
+            return redact_wire(data, None, r, depth, scrub or text is not None)
     if text is not None:
         return r.text(text).encode("utf-8")
     return r.bytes_(data)
@@ -465,35 +700,12 @@ def _declared_wire_type(fd: AnyFieldDescriptor, wire_type: int) -> bool:
     return wire_type == declared or (wire_type == LEN and fd.is_repeated and declared != LEN)
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _length_delimited(data: bytes) -> bytes:
-    return _varint(len(data)) + data
-
-
-def _value(f: WireField) -> bytes:
-    """The encoded value of *f* (after its key), as it was."""
-    if f.wire_type == LEN:
-        assert isinstance(f.value, bytes)  # a length-delimited value is its bytes
-        return _length_delimited(f.value)
-    assert isinstance(f.value, int)  # varint and fixed-width values are numbers
-    if f.wire_type == VARINT:
-        return _varint(f.value)
-    return f.value.to_bytes(8 if f.wire_type == I64 else 4, "little")
-
-
-def _noise_number(f: WireField, r: Redactor) -> bytes:
-    """A random value of *f*'s wire type and encoded length."""
-    size = len(_value(f))
-    noise = bytearray(r.noise(_value(f)))
-    if f.wire_type == VARINT:  # continuation bits kept; the last byte non-zero (and 1 in a 10-byte varint)
+def _noise_number(raw: bytes, r: Redactor, *, varint: bool) -> bytes:
+    """A random number of the encoded length of *raw* (a varint's continuation bits kept, its
+    last byte non-zero, and 1 in a 10-byte varint)."""
+    noise = bytearray(r.noise(raw))
+    if varint:
+        size = len(noise)
         for i in range(size - 1):
             noise[i] |= 0x80
         noise[-1] = 1 if size == 10 else (noise[-1] & 0x7F or 1) if size > 1 else noise[-1] & 0x7F
@@ -523,6 +735,44 @@ class Result:
     shift_days: int = 0
 
 
+@dataclass
+class _Run:
+    """What one run carries from file to file."""
+
+    source: Path
+    out: Path
+    r: Redactor
+    result: Result
+    limit: int
+    problems: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+    corpus: bool = False  # a sweep corpus: its manifest is rewritten for the copy
+
+    def read(self, path: Path, size: int) -> bytes:
+        """The bytes of *path* (*size* by its ``lstat``), refused above the limit before a byte is read."""
+        self.refuse_above_limit(path, size)
+        return read_bytes(path, limit=self.limit)
+
+    def refuse_above_limit(self, path: Path, size: int) -> None:
+        if size > self.limit:
+            raise InputError(
+                f"{path}: {size} bytes, larger than the limit of {self.limit} (--max-file-size); nothing was written"
+            )
+
+    def write(self, path: Path, data: bytes | Iterator[bytes]) -> None:
+        """Create the copy of the source file *path* (its UUIDs mapped) with *data*: a new file in
+        the new private directory, made durable with the others (``sync_files``)."""
+        target = self.out / Path(*(self.r.uuids_in(part) for part in path.relative_to(self.source).parts))
+        make_private_dir(target.parent, exist_ok=True)
+        create_fresh_file(str(target), data)
+        self.written.append(target)
+
+    def document(self, old: Any, new: Any, source: str) -> None:
+        """A redacted JSON document must differ from its source only by string values."""
+        if not _only_strings_differ(old, new, self.r):
+            self.problems.extend(_explain(old, new, self.r, source))
+
+
 def _left_out(rel: Path) -> str | None:
     if rel.name in LEFT_OUT_NAMES:
         return "per-install identity or history"
@@ -534,7 +784,74 @@ def _left_out(rel: Path) -> str | None:
         return "logs, caches and browser recordings are content the format checks never read"
     if rel.name.startswith(".") and rel.name.endswith(".tmp"):
         return "a temporary file"
+    if rel.name.endswith(("-wal", "-shm", "-journal")):
+        return "SQLite side file: its content is in the redacted .db"
     return None
+
+
+def _listing(root: Path) -> list[tuple[Path, os.stat_result]]:
+    """Every entry below *root* that is not a directory, with its ``lstat``, in name order. A
+    directory that cannot be listed, or an entry that cannot be looked at (a directory that can
+    be listed but not searched), is an ``InputError`` naming it: unreadable never reads as empty."""
+    found: list[tuple[Path, os.stat_result]] = []
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
+        subdirectories = []
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise InputError(f"{entry.path}: cannot stat ({exc.strerror or exc}); is {directory} searchable?") from None
+            if stat.S_ISDIR(st.st_mode):
+                subdirectories.append(Path(entry.path))
+            else:
+                found.append((Path(entry.path), st))
+        stack.extend(reversed(subdirectories))
+    return found
+
+
+def _copy(run: _Run, files: list[tuple[Path, os.stat_result]], progress: Callback | None) -> None:
+    r, result = run.r, run.result
+    chunked: dict[Path, list[tuple[Path, int]]] = {}  # chunk directory -> its parts, redacted as one stream
+    for done, (path, st) in enumerate(files):
+        rel = path.relative_to(run.source)
+        if progress is not None:
+            progress(done, len(files), str(rel))
+        if not stat.S_ISREG(st.st_mode):
+            result.left_out.append(f"{r.uuids_in(str(rel))}: not a regular file")
+            continue
+        reason = _left_out(rel)
+        if reason is not None:
+            result.left_out.append(f"{r.uuids_in(str(rel))}: {reason}")
+            continue
+        r.kept.update(rel.parts)  # file and directory names are kept (the layout), their UUIDs mapped
+        name = rel.name
+        result.files += 1
+        if name.endswith(".db"):
+            _redact_db(run, path, st.st_size)
+        elif tier_of(path) is not None and path.parent.parent.name == "chunks":
+            chunked.setdefault(path.parent, []).append((path, st.st_size))  # a part ends mid-line: see below
+        elif name == MANIFEST and rel.parent == Path(".") and run.corpus:
+            continue  # written after every other file (their hashes): _redact_manifest
+        elif name.endswith(".jsonl") or name == FLAT_NAMES["overview"]:
+            run.write(path, _redact_jsonl_file(run, path))
+        elif name.endswith(".json"):
+            data = run.read(path, st.st_size)
+            try:
+                new = _redact_json_file(run, data, str(path))
+            except JSONError:
+                new = _redact_text_file(data, r)
+            run.write(path, new)
+        else:
+            run.write(path, _redact_text_file(run.read(path, st.st_size), r))
+    for parts in chunked.values():
+        _redact_chunks(run, sorted(parts, key=lambda p: int(p[0].stem)))
 
 
 def _redact_text_file(data: bytes, r: Redactor) -> bytes:
@@ -542,35 +859,84 @@ def _redact_text_file(data: bytes, r: Redactor) -> bytes:
     return r.text(text).encode("utf-8", "surrogateescape")
 
 
-def _redact_jsonl(data: bytes, r: Redactor, source: str, docs: list[tuple[Any, Any]]) -> bytes:
-    out = []
-    for line in data.decode("utf-8", "surrogateescape").split("\n"):
-        try:
-            value = loads(line, source=source) if line.strip() else None
-        except JSONError:
-            value = None
-        if value is None:
-            out.append(r.text(line))  # torn or blank: replaced as text, its length kept
-            continue
-        new = redact_json(value, r)
-        docs.append((value, new))
-        out.append(_dump_like(line, new))
-    return "\n".join(out).encode("utf-8", "surrogateescape")
+def _redact_jsonl_file(run: _Run, path: Path) -> Iterator[bytes]:
+    """A JSON-lines file redacted line by line as it is read (a line longer than the limit is refused)."""
+    try:
+        with open_regular(path) as fh:
+            while line := fh.readline(run.limit + 1):
+                if len(line) > run.limit:
+                    raise InputError(f"{path}: a line longer than the limit of {run.limit} bytes (--max-file-size)")
+                yield _redact_jsonl_line(run, line.decode("utf-8", "surrogateescape"), str(path)).encode(
+                    "utf-8", "surrogateescape"
+                )
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _redact_json_file(data: bytes, r: Redactor, source: str, docs: list[tuple[Any, Any]]) -> bytes:
+def _redact_jsonl_line(run: _Run, line: str, source: str) -> str:
+    """One line (its newline included, if any) of a JSON-lines stream, redacted."""
+    body, newline = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+    try:
+        value = loads(body, source=source) if body.strip() else None
+    except JSONError:
+        value = None
+    if value is None or _deeper_than(value, _MAX_JSON_DEPTH):
+        return run.r.text(body) + newline  # torn, blank or nested too deep: replaced as text, its length kept
+    new = redact_json(value, run.r)
+    run.document(value, new, source)
+    return _dump_like(body, new) + newline
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of *text*, each with its newline (the last may have none)."""
+    lines = text.split("\n")
+    for line in lines[:-1]:
+        yield line + "\n"
+    if lines[-1]:
+        yield lines[-1]
+
+
+def _redact_json_file(run: _Run, data: bytes, source: str) -> bytes:
     value = loads(data, source=source, require_object=False)
-    new = redact_json(value, r)
-    docs.append((value, new))
+    if _deeper_than(value, _MAX_JSON_DEPTH):
+        raise InputError(f"{source}: JSON nested deeper than {_MAX_JSON_DEPTH} levels; not redacted")
+    new = redact_json(value, run.r, tokens=enum_tokens(value))
+    run.document(value, new, source)
     return _dump_like(data.decode("utf-8"), new).encode("utf-8")
 
 
-def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> None:
+def _redact_chunks(run: _Run, parts: list[tuple[Path, int]]) -> None:
+    """The parts of one tier's chunk directory as one JSON-lines stream (agy cuts them
+    mid-line), written back as as many parts, cut where the originals were (the last takes the rest)."""
+    total = sum(size for _, size in parts)
+    run.refuse_above_limit(parts[0][0].parent, total)
+    data = [run.read(path, size) for path, size in parts]
+    text = b"".join(data).decode("utf-8", "surrogateescape")
+    source = str(parts[0][0].parent)
+    new = "".join(_redact_jsonl_line(run, line, source) for line in _lines(text))
+    encoded = new.encode("utf-8", "surrogateescape")
+    at = 0
+    for i, ((path, _size), old) in enumerate(zip(parts, data)):
+        piece = encoded[at:] if i == len(parts) - 1 else encoded[at : at + len(old)]
+        at += len(piece)
+        run.write(path, piece)
+
+
+def _redact_db(run: _Run, source: Path, size: int) -> None:
     """The database redacted in memory and vacuumed (no freed page keeps old content), then
-    written atomically; a database SQLite cannot read is an ``InputError`` naming it (exit 2).
+    written atomically; a database SQLite cannot read is an ``InputError`` naming it (exit 2), and
+    so is one that, with its ``-wal``, is larger than the limit (it is read whole).
 
     Cells are read as bytes with their storage class (``_cells``), so a TEXT cell that is not
-    UTF-8 -- SQLite stores what it is given -- is redacted like any text and stays TEXT."""
+    UTF-8 -- SQLite stores what it is given -- is redacted like any text and stays TEXT. A blob
+    protobuf reads as a message of its column's type is rewritten on the wire (``redact_wire``);
+    any other blob is a value no schema describes (``_unknown_value``)."""
+    try:
+        size += os.lstat(f"{source}-wal").st_size  # its committed pages are read too
+    except OSError:
+        pass
+    run.refuse_above_limit(source, size)
+    r = run.r
     conn = sqlite3.connect(":memory:")
     try:
         conn.deserialize(backup_database(source))
@@ -579,27 +945,25 @@ def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> 
             if not _has_column(conn, table, column):
                 continue
             for row_id, blob, is_text in _cells(conn, table, column):
+                cell = (table, column, row_id)
                 if is_text:  # text where a message belongs: content all the same, redacted as text
-                    new = _text_cell(blob, r)
-                    _update(conn, (table, column, row_id), new, is_text, utf8=utf8, source=source)
+                    _update(conn, cell, _text_cell(blob, r), is_text, utf8=utf8, source=source)
                     continue
-                message = message_class()
                 try:
-                    message.ParseFromString(blob)
+                    message_class.FromString(blob)  # protobuf's own parser decides what is a message of the type
                 except DecodeError:  # not a message of its type: redacted as a blob no schema describes
                     new = _unknown_value(blob, r, 0, False)
                 else:
-                    redact_message(message, r)
-                    new = message.SerializeToString()
-                    if has_unknown_fields(message):
-                        try:
-                            new = redact_unknown(new, message.DESCRIPTOR, r)
-                        except WireError as e:
-                            problems.append(
-                                f"{source.name}:{table}.{column}[{row_id}]: {e}; its unknown fields cannot be redacted"
-                            )
-                            continue
-                _update(conn, (table, column, row_id), new, is_text, utf8=utf8, source=source)
+                    try:
+                        new = redact_wire(blob, message_class.DESCRIPTOR, r)
+                    except WireError as e:
+                        run.problems.append(
+                            f"{source.name}:{table}.{column}[{row_id}]: {e}; its unknown fields cannot be redacted"
+                        )
+                        continue
+                _update(conn, cell, new, is_text, utf8=utf8, source=source)
+                if table == "gen_metadata" and len(new) != len(blob):  # size is the blob's length in real stores
+                    conn.execute("UPDATE gen_metadata SET size = ? WHERE rowid = ? AND size = ?", (len(new), row_id, len(blob)))
         for table, column in _other_columns(conn):
             for row_id, value, is_text in _cells(conn, table, column):
                 if is_text:
@@ -614,7 +978,7 @@ def _redact_db(source: Path, target: Path, r: Redactor, problems: list[str]) -> 
         raise InputError(f"{source}: cannot redact the database ({exc})") from None
     finally:
         conn.close()
-    atomic_write(target, image)
+    run.write(source, image)
 
 
 def _cells(conn: sqlite3.Connection, table: str, column: str) -> list[tuple[int, bytes, bool]]:
@@ -682,70 +1046,6 @@ def _other_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return [(t, row[1]) for t in tables for row in conn.execute(f'PRAGMA table_info("{t}")') if (t, row[1]) not in decoded]
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            yield Path(dirpath) / name
-
-
-def _copy(source: Path, out: Path, r: Redactor, result: Result, problems: list[str], docs: list[tuple[Any, Any]]) -> None:
-    chunked: dict[Path, list[Path]] = {}  # chunk directory -> its parts, redacted as one stream
-    for path in _walk(source):
-        rel = path.relative_to(source)
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode):
-            result.left_out.append(f"{r.uuids_in(str(rel))}: not a regular file")
-            continue
-        reason = _left_out(rel)
-        if reason is None and rel.name.endswith(("-wal", "-shm", "-journal")):
-            reason = "SQLite side file: its content is in the redacted .db"
-        if reason is not None:
-            result.left_out.append(f"{r.uuids_in(str(rel))}: {reason}")
-            continue
-        r.kept.update(rel.parts)  # file and directory names are kept (the layout), their UUIDs mapped
-        target = out / Path(*(r.uuids_in(part) for part in rel.parts))
-        make_private_dir(target.parent, exist_ok=True)
-        name = rel.name
-        if name.endswith(".db"):
-            _redact_db(path, target, r, problems)
-        else:
-            data = read_bytes(path)
-            if tier_of(path) is not None and path.parent.parent.name == "chunks":
-                chunked.setdefault(path.parent, []).append(path)  # a part ends mid-line: see below
-                result.files += 1
-                continue
-            if name == MANIFEST and rel.parent == Path("."):
-                new = data  # rewritten after every other file (its hashes)
-            elif name.endswith(".jsonl") or name == FLAT_NAMES["overview"]:
-                new = _redact_jsonl(data, r, str(path), docs)
-            elif name.endswith(".json"):
-                try:
-                    new = _redact_json_file(data, r, str(path), docs)
-                except JSONError:
-                    new = _redact_text_file(data, r)
-            else:
-                new = _redact_text_file(data, r)
-            atomic_write(target, new)
-        result.files += 1
-    for parts in chunked.values():
-        _redact_chunks(sorted(parts, key=lambda p: int(p.stem)), source, out, r, docs)
-
-
-def _redact_chunks(parts: list[Path], source: Path, out: Path, r: Redactor, docs: list[tuple[Any, Any]]) -> None:
-    """The parts of one tier's chunk directory as one JSON-lines stream (agy cuts them
-    mid-line), written back as as many parts, cut where the originals were (the last takes the rest)."""
-    data = [read_bytes(p) for p in parts]
-    new = _redact_jsonl(b"".join(data), r, str(parts[0].parent), docs)
-    at = 0
-    for i, (path, old) in enumerate(zip(parts, data)):
-        piece = new[at:] if i == len(parts) - 1 else new[at : at + len(old)]
-        at += len(piece)
-        target = out / Path(*(r.uuids_in(part) for part in path.relative_to(source).parts))
-        make_private_dir(target.parent, exist_ok=True)
-        atomic_write(target, piece)
-
-
 _PATH_IN_TEXT = re.compile(r"/[^\s:'\"]+")
 _HEX64 = re.compile(r"(sha256:)?[0-9a-f]{64}")
 
@@ -760,7 +1060,8 @@ def _redact_manifest_value(value: Any, r: Redactor, out: Path) -> Any:
             if isinstance(v, str) and _HEX64.fullmatch(v):  # a file's sha256, keyed by its relative path
                 target = out / r.uuids_in(k)
                 if is_file(target):
-                    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+                    with open_regular(target) as fh:
+                        digest = hashlib.file_digest(cast("io.BufferedReader", fh), "sha256").hexdigest()
                     result[r.uuids_in(k)] = ("sha256:" if v.startswith("sha256:") else "") + digest
                 continue
             r.kept.add(k)
@@ -782,41 +1083,63 @@ def _redact_manifest_value(value: Any, r: Redactor, out: Path) -> Any:
     return kept
 
 
-def _rewrite_manifest(out: Path, r: Redactor) -> None:
-    """A corpus manifest rewritten for the copy (``_redact_manifest_value``); it is our own file,
+def _redact_manifest(run: _Run) -> None:
+    """A corpus manifest written for the copy (``_redact_manifest_value``); it is our own file,
     so it is not among the documents whose only changes must be string values."""
-    path = out / MANIFEST
-    manifest = loads(read_bytes(path), source=str(path))
-    atomic_write(path, (json.dumps(_redact_manifest_value(manifest, r, out), ensure_ascii=False, indent=2) + "\n").encode())
+    path = run.source / MANIFEST
+    manifest = loads(run.read(path, os.lstat(path).st_size), source=str(path))
+    value = _redact_manifest_value(manifest, run.r, run.out)
+    run.write(path, (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode())
 
 
 # ----------------------------------------------------------------------------- the proof
 
 
-def _survivors(out: Path, r: Redactor) -> list[str]:
-    """Replaced source strings found in the copy, except those that are (part of) a kept key or name."""
-    kept = "\0".join(sorted(r.kept))
-    texts = {s for s in r.replaced if s not in kept}
-    needles = sorted({_source_bytes(s) for s in texts}, key=len, reverse=True)
-    ids = [_source_bytes(s) for s in texts if _UUID_ONLY.match(s)]
+def _survivors(out: Path, r: Redactor, progress: Callback | None = None) -> list[str]:
+    """Replaced source strings found in the copy (the first of each file), except those that are
+    (part of) a kept key or name. Our own report is template text: only the ids in the paths it
+    lists could leak."""
+    excused: dict[bytes, bool] = {}
     found = []
-    for path in _walk(out):
-        data = path.read_bytes()
-        # Our own report is template text: only the ids in the paths it lists could leak.
-        for needle in ids if path == out / REPORT else needles:
-            if needle in data:
-                found.append(f"{path.relative_to(out)}: {len(needle)}-byte source string survives")
-                break
+    files = [path for path, st in _listing(out) if stat.S_ISREG(st.st_mode)]
+    for done, path in enumerate(files):
+        rel = path.relative_to(out)
+        if progress is not None:
+            progress(done, len(files), str(rel))
+        with open_regular(path) as fh:
+            for needle in r.needles.find(fh, ids_only=path == out / REPORT):
+                if needle not in excused:
+                    text = needle.decode("utf-8", "surrogateescape")
+                    excused[needle] = any(text in name for name in r.kept)
+                if not excused[needle]:
+                    found.append(f"{rel}: {len(needle)}-byte source string survives")
+                    break
     return found
 
 
-def _source_bytes(text: str) -> bytes:
-    """The bytes *text* was read from: bytes that are not UTF-8 (read with ``surrogateescape``) as
-    they were, other lone surrogates (JSON ``\\ud800`` escapes) as ``surrogatepass`` writes them."""
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass")
+def _only_strings_differ(old: Any, new: Any, r: Redactor) -> bool:
+    """Whether *new* is *old* (its UUID keys mapped) with only string values changed: the same
+    types, keys and list lengths, and equal numbers, booleans and nulls (iteratively)."""
+    stack = [(old, new)]
+    while stack:
+        a, b = stack.pop()
+        if type(a) is not type(b):
+            return False
+        if type(a) is dict:
+            if len(a) != len(b):
+                return False
+            for k, v in a.items():
+                mapped = r.key(k)
+                if mapped not in b:
+                    return False
+                stack.append((v, b[mapped]))
+        elif type(a) is list:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif type(a) is not str and a != b:
+            return False
+    return True
 
 
 def _uuid_keys(value: Any, r: Redactor) -> Any:
@@ -827,25 +1150,47 @@ def _uuid_keys(value: Any, r: Redactor) -> Any:
     return value
 
 
-def _not_only_strings(docs: list[tuple[Any, Any]], r: Redactor) -> list[str]:
-    """deepdiff of each source document (its UUID keys mapped) with its copy: string values only."""
-    from deepdiff import DeepDiff  # noqa: PLC0415 -- only redact and diff load it
+def _explain(old: Any, new: Any, r: Redactor, source: str) -> list[str]:
+    """What deepdiff finds between a source document (its UUID keys mapped) and its copy besides
+    changed string values (on the failure path only: deepdiff is loaded here)."""
+    from deepdiff import DeepDiff  # noqa: PLC0415 -- only a failing proof and diff load it
 
     problems = []
-    for old, new in docs:
-        d = DeepDiff(_uuid_keys(old, r), new, view="tree", ignore_order=False)
-        for report in d:
-            for level in d[report]:
-                if report != "values_changed" or not (isinstance(level.t1, str) and isinstance(level.t2, str)):
-                    problems.append(f"{level.path()}: {report} (only string values may change)")
-    return problems
+    d = DeepDiff(_uuid_keys(old, r), new, view="tree", ignore_order=False)
+    for report in d:
+        for level in d[report]:
+            if report != "values_changed" or not (isinstance(level.t1, str) and isinstance(level.t2, str)):
+                problems.append(f"{source}: {level.path()}: {report} (only string values may change)")
+    return problems or [f"{source}: differs from its copy by more than string values"]
 
 
-def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | None = None) -> Result:
+@contextlib.contextmanager
+def _bar(progress: ProgressFactory | None, label: str) -> Iterator[Callback | None]:
+    if progress is None:
+        yield None
+        return
+    bar = progress(label, "files")
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def redact(
+    source: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    key: bytes | None = None,
+    max_file_size: int = MAX_FILE_SIZE,
+    progress: ProgressFactory | None = None,
+) -> Result:
     """Write the redacted copy of *source* to the new directory *out* and prove it (module doc).
+    *progress* makes the progress line of each step: the copy, the fingerprints of the source
+    and of the copy, the search of the copy for source strings.
 
-    Raises ``InputError`` when *source* is missing or *out* exists, ``FindingsError`` (after
-    removing *out*) when the proof fails."""
+    Raises ``InputError`` when *source* is missing or cannot be read (before *out* is made when
+    its listing fails), when a file is larger than *max_file_size*, or when *out* exists;
+    ``FindingsError`` (after removing *out*) when the proof fails."""
     source, out = Path(source).expanduser(), Path(out).expanduser()
     if not is_dir(source):
         raise InputError(f"{source}: not a directory (a home, a store root or a sweep corpus)")
@@ -853,16 +1198,25 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
         raise InputError(f"{out}: already exists; redact writes a new directory")
     if out.resolve().is_relative_to(source.resolve()):
         raise UsageError(f"{out}: inside the source {source}; choose a directory outside it")
+    files = _listing(source)
     r = Redactor(key if key is not None else os.urandom(32))
     result = Result(source, out, shift_days=r.shift.days)
-    problems: list[str] = []
-    docs: list[tuple[Any, Any]] = []
+    run = _Run(source, out, r, result, max_file_size, corpus=is_corpus(source))
     make_private_dir(out)
+    filesystem = None
     try:
-        _copy(source, out, r, result, problems, docs)
-        if is_corpus(source):
-            _rewrite_manifest(out, r)
-        before, after = survey([source], PROVEN), survey([out], PROVEN)
+        with contextlib.suppress(OSError):
+            filesystem = filesystem_handle(out)
+        with _bar(progress, "redact: copy") as bar:
+            _copy(run, files, bar)
+            if run.corpus:
+                _redact_manifest(run)
+            sync_files(run.written, out, filesystem=filesystem)
+        problems = run.problems
+        with _bar(progress, "redact: proof, fingerprints of the source") as bar:
+            before = survey([source], PROVEN, progress=bar)
+        with _bar(progress, "redact: proof, fingerprints of the copy") as bar:
+            after = survey([out], PROVEN, progress=bar)
         for surface in PROVEN:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
             result.digests[surface] = (_proved(a), _proved(b))
@@ -871,15 +1225,18 @@ def redact(source: str | os.PathLike, out: str | os.PathLike, *, key: bytes | No
                     f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}"
                 )
         result.counts = dict(r.counts)
-        atomic_write(out / REPORT, report_text(result).encode("utf-8"))  # scanned with the rest
-        problems += _survivors(out, r)
-        problems += _not_only_strings(docs, r)
+        atomic_write(out / REPORT, report_text(result).encode("utf-8"))  # searched with the rest
+        with _bar(progress, "redact: proof, search of the copy for source strings") as bar:
+            problems += _survivors(out, r, bar)
         if problems:
             shown = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")
             raise FindingsError(f"{source}: redaction refused, the copy was removed: {shown}")
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise
+    finally:
+        if filesystem is not None:
+            os.close(filesystem)
     return result
 
 
@@ -914,7 +1271,8 @@ def report_text(result: Result) -> str:
         "",
         "Object keys, numbers (token counts, exit codes, line numbers), booleans, enum names, tool and argument",
         "names, transcript record types, statuses and sources, file and directory names (their UUIDs mapped),",
-        "the SQLite schema.",
+        "the SQLite schema, text without a letter or a digit (runs of spaces), and every byte of a protobuf blob",
+        "but those of its text and bytes fields (field order, fields encoded at their default value, packed numbers).",
         "",
         "## Left out",
         "",
@@ -922,6 +1280,6 @@ def report_text(result: Result) -> str:
     lines += [f"- `{item}`" for item in result.left_out] or ["- nothing"]
     lines += ["", "## Fingerprints (source = copy)", "", "| surface | digest |", "| --- | --- |"]
     lines += [f"| {s} | `{a or 'absent'}` |" for s, (a, _b) in result.digests.items()]
-    lines += ["", "No replaced source string of 6 or more characters occurs in the copy, and every JSON document",
-              "differs from its source only by string values (checked with deepdiff).", ""]  # fmt: skip
+    lines += ["", "No replaced source string occurs in the copy (each whose placeholder is one of at least 2**40: about",
+              "9 letters or 12 digits), and every JSON document differs from its source only by string values.", ""]  # fmt: skip
     return "\n".join(lines)

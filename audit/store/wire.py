@@ -69,7 +69,8 @@ def parse(
     return _parse(memoryview(bytes(data)), 0, max_depth, budget, schema)
 
 
-def _varint(data: memoryview, pos: int) -> tuple[int, int]:
+def read_varint(data: bytes | memoryview, pos: int) -> tuple[int, int]:
+    """The varint at *pos* of *data* and the position after it (``WireError`` when it is not one)."""
     value = shift = 0
     while pos < len(data):
         byte = data[pos]
@@ -85,6 +86,16 @@ def _varint(data: memoryview, pos: int) -> tuple[int, int]:
     raise WireError("truncated varint")
 
 
+def encode_varint(value: int) -> bytes:
+    """*value* (0 <= value < 2**64) as a varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 def _parse(
     data: memoryview, depth: int, max_depth: int, budget: list[int], schema: MessageDescriptor | None
 ) -> tuple[WireField, ...]:
@@ -95,21 +106,21 @@ def _parse(
         if budget[0] < 0:
             raise _BudgetExceeded("more fields than the walk budget allows")
         key = data[pos]  # one-byte varints (most keys, sizes and small values) without a call
-        key, pos = (key, pos + 1) if key < 0x80 else _varint(data, pos)
+        key, pos = (key, pos + 1) if key < 0x80 else read_varint(data, pos)
         number, wire_type = key >> 3, key & 7
         if not 0 < number <= _MAX_FIELD_NUMBER:
             raise WireError(f"invalid field number {number}")
         children = None
         value: int | bytes
         if wire_type == VARINT:
-            value, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
+            value, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else read_varint(data, pos)
         elif wire_type in (I64, I32):
             end = pos + (8 if wire_type == I64 else 4)
             if end > len(data):
                 raise WireError(f"truncated fixed-width field {number}")
             value, pos = int.from_bytes(data[pos:end], "little"), end
         elif wire_type == LEN:
-            size, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else _varint(data, pos)
+            size, pos = (data[pos], pos + 1) if pos < len(data) and data[pos] < 0x80 else read_varint(data, pos)
             if size > len(data) - pos:
                 raise WireError(f"field {number} claims {size} bytes, {len(data) - pos} remain")
             chunk = data[pos : pos + size]

@@ -102,6 +102,7 @@ class RootBuilder:
         shm_without_wal: bool = False,
         internal_cascade_id: str | None = None,
         unknown_fields: bool = False,
+        explicit_defaults: bool = False,
         legacy_pb: bool = False,
         legacy_key: Key | None = None,
         brain: bool = True,
@@ -126,6 +127,8 @@ class RootBuilder:
         transcripts (both tiers); ``Conversation.planted`` lists what they must be reported as.
         ``transcript_chunks`` (``none``, ``both``, ``only``) and ``transcript_overview``: the
         rolling chunks and ``logs/overview.txt`` (``audit.testing.transcripts.write_brain``).
+        ``explicit_defaults``: the ``.db``'s planner configs carry fields encoded at their default
+        value, as real ones do (``audit.testing.dbwriter.EXPLICIT_DEFAULTS``).
         """
         cid = (cid or T.new_id(self.rng)).lower()
         started = self.clock.tick(30, 600)
@@ -152,6 +155,7 @@ class RootBuilder:
                 uncheckpointed_steps=wal_steps,
                 unknown_fields=unknown_fields,
                 shm_without_wal=shm_without_wal,
+                explicit_defaults=explicit_defaults,
             )
             for suffix in ("", "-wal", "-shm", "-journal"):
                 p = Path(f"{db_path}{suffix}")

@@ -27,6 +27,8 @@ from google.protobuf import json_format
 
 from audit.safeio import create_new_file
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.wire import I64, LEN, VARINT, encode_varint
+from audit.store.wire import parse as parse_wire
 
 BASELINE_SCHEMA = """\
 CREATE TABLE `trajectory_meta` (`trajectory_id` text,`cascade_id` text,`trajectory_type` integer,`source` integer,PRIMARY KEY (`trajectory_id`));
@@ -45,6 +47,12 @@ fingerprint is sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009
 
 UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
 """Field 999, wire type varint, value 1: appended to step payloads by ``unknown_fields=True``."""
+EXPLICIT_DEFAULTS = bytes([0x88, 0x02, 0x00, 0xA8, 0x02, 0x00])
+"""``no_tool_summary`` (33) and ``no_wait_for_previous_tools`` (37) encoded as varint 0, which proto3
+serialisation never writes: what real planner configs of ``gen_metadata`` and ``executor_metadata``
+rows carry (real-stores.md C), appended to theirs by ``explicit_defaults=True``."""
+_PLANNER_CONFIG = {"gen_metadata": (3,), "executor_metadata": (10, 1)}
+"""Where a row's planner config is: field numbers from the row's message down."""
 
 _STEP_SQL = (
     "INSERT INTO steps (idx, step_type, status, has_subtrajectory, metadata, error_details, permissions, task_details,"
@@ -61,6 +69,7 @@ def write_conversation_db(
     internal_cascade_id: str | None = None,
     unknown_fields: bool = False,
     shm_without_wal: bool = False,
+    explicit_defaults: bool = False,
 ) -> None:
     """Create the ``.db`` at *path* (which must not exist, nor its side files) holding *trajectory*.
 
@@ -72,7 +81,8 @@ def write_conversation_db(
     the file name. ``unknown_fields``: append ``UNKNOWN_FIELD`` to every ``step_payload``.
     ``shm_without_wal`` (needs ``wal``): then delete the ``-wal``, leaving the ``-shm`` -- a store
     copied without its ``-wal`` (5 of 26 real ones): the ``uncheckpointed_steps`` are lost, so the
-    database lags behind its transcript.
+    database lags behind its transcript. ``explicit_defaults``: every planner config of the
+    ``gen_metadata`` and ``executor_metadata`` rows ends in ``EXPLICIT_DEFAULTS``, as in real stores.
 
     Raises ``ValueError`` for arguments that cannot be honoured, including a step ``type`` or
     ``status`` name the schema has no number for (pass the integer instead), and
@@ -99,11 +109,15 @@ def write_conversation_db(
             (message.trajectory_id, cascade_id, message.trajectory_type, message.source),
         )
         memory.executemany(_STEP_SQL, steps[:split])
+        generations, executions = _blobs(message.generator_metadata), _blobs(message.executor_metadatas)
+        if explicit_defaults:
+            generations = [_with_defaults(data, _PLANNER_CONFIG["gen_metadata"]) for data in generations]
+            executions = [_with_defaults(data, _PLANNER_CONFIG["executor_metadata"]) for data in executions]
         memory.executemany(
             "INSERT INTO gen_metadata (idx, data, size) VALUES (?, ?, ?)",
-            [(i, data, len(data)) for i, data in enumerate(_blobs(message.generator_metadata))],
+            [(i, data, len(data)) for i, data in enumerate(generations)],
         )
-        memory.executemany("INSERT INTO executor_metadata VALUES (?, ?)", enumerate(_blobs(message.executor_metadatas)))
+        memory.executemany("INSERT INTO executor_metadata VALUES (?, ?)", enumerate(executions))
         memory.executemany("INSERT INTO parent_references VALUES (?, ?)", enumerate(_blobs(message.parent_references)))
         if message.HasField("metadata"):
             memory.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", _blobs([message.metadata]))
@@ -146,6 +160,22 @@ def _part(step: pb.Step, name: str) -> bytes | None:
 
 def _blobs(messages) -> list[bytes]:
     return [m.SerializeToString(deterministic=True) for m in messages]
+
+
+def _with_defaults(data: bytes, path: tuple[int, ...]) -> bytes:
+    """*data* (a serialized message) with ``EXPLICIT_DEFAULTS`` at the end of the message at field
+    *path*, where it is set; every other field encoded as it was, in its place."""
+    if not path:
+        return data + EXPLICIT_DEFAULTS
+    out = bytearray()
+    for f in parse_wire(data, max_depth=0):
+        out += encode_varint(f.number << 3 | f.wire_type)
+        if isinstance(f.value, bytes):
+            value = _with_defaults(f.value, path[1:]) if f.number == path[0] and f.wire_type == LEN else f.value
+            out += encode_varint(len(value)) + value
+        else:
+            out += encode_varint(f.value) if f.wire_type == VARINT else f.value.to_bytes(8 if f.wire_type == I64 else 4, "little")
+    return bytes(out)
 
 
 def _to_wal(path: Path, pending: list[tuple], *, keep_shm: bool = False) -> None:
