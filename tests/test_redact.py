@@ -729,3 +729,41 @@ def test_the_needle_search_finds_what_a_plain_search_finds(texts, inserted, fill
     data += texts[0].encode()[: len(texts[0].encode()) // 2]  # a cut needle at the end
     found = set(needles.find(io.BytesIO(data), block=block))
     assert found == {t.encode() for t in texts if t.encode() in data}
+
+
+def test_a_sidecar_enum_value_cortex_proto_does_not_name_and_a_lone_surrogate_are_kept(tmp_path):
+    """A new agy enum name (no number in cortex.proto) is format: the values fingerprint records
+    it, so the copy keeps it; a ``\\ud800`` escape in a sidecar string is written as an escape again."""
+    b = StoreBuilder(tmp_path / "home", seed=12)
+    convo = b.root("cli").conversation(turns=1)
+    doc = json.loads(convo.paths["sidecar"].read_text())
+    planner = next(s for s in doc["steps"] if "plannerResponse" in s)
+    planner["plannerResponse"]["stopReason"] = "STOP_REASON_SOMETHING_NEW"
+    doc["note"] = "a private \ud800 sentence"
+    convo.paths["sidecar"].write_text(json.dumps(doc, indent=2) + "\n")
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
+    (sidecar,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.trajectory.json")
+    text = sidecar.read_text()
+    copied = json.loads(text)
+    assert [s["plannerResponse"].get("stopReason") for s in copied["steps"] if "plannerResponse" in s].count(
+        "STOP_REASON_SOMETHING_NEW"
+    ) == 1
+    assert "\\ud800" in text and len(copied["note"]) == len(doc["note"]) and "private" not in copied["note"]
+
+
+def test_json_nested_too_deep_is_refused_in_one_line_or_redacted_as_text_in_a_line(tmp_path):
+    b = StoreBuilder(tmp_path / "home", seed=12)
+    convo = b.root("cli").conversation(turns=1)
+    deep = "[" * 300 + "]" * 300
+    transcript = convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
+    with transcript.open("a") as fh:
+        fh.write(deep + "\n")
+    assert redact(b.home, tmp_path / "copy", key=KEY).digests["transcript"][0] is not None
+    copied = next((tmp_path / "copy").glob(".gemini/*/brain/*/.system_generated/logs/transcript.jsonl"))
+    assert copied.read_text().endswith("\n" + deep + "\n")  # punctuation only: its own placeholder
+    artifact = convo.paths["brain"] / "deep.json"
+    artifact.write_text(deep)
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "again", "-q")
+    assert (code, stdout, stderr) == (2, "", f"agy-audit: {artifact}: JSON nested deeper than 256 levels; not redacted\n")
+    assert not (tmp_path / "again").exists()

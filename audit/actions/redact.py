@@ -83,6 +83,7 @@ from audit.safeio import (
     JSONError,
     atomic_write,
     create_fresh_file,
+    dumps,
     filesystem_handle,
     is_dir,
     is_file,
@@ -151,9 +152,10 @@ _SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whol
 _ENUM_NAMES = frozenset(v.name for e in pb.DESCRIPTOR.enum_types_by_name.values() for v in e.values) | frozenset(
     v.name for m in pb.DESCRIPTOR.message_types_by_name.values() for e in m.enum_types for v in e.values
 )
-_CACHED_CHARS = 1 << 25
+_CACHED_CHARS = 1 << 22
 """At most this many characters of texts and their placeholders are remembered (then forgotten
-at once): a repeated text is not redacted twice, and memory does not grow with the home."""
+at once): a text repeated in one session's files is not redacted twice, and memory does not grow
+with the home."""
 
 
 # ----------------------------------------------------------------------------- the replacements
@@ -170,7 +172,6 @@ class Redactor:
         self._chain = hashlib.blake2b(key=hashlib.sha256(key).digest(), digest_size=8, person=b"text")
         self._texts: dict[str, str] = {}
         self._cached = 0  # characters held by _texts
-        self._distinct: set[int] = set()  # the hash of each text replaced so far (counted once)
         self._ids: dict[str, str] = {}
         days = _SHIFT_DAYS[0] + int.from_bytes(self._digest("shift", b"")[:4], "big") % (_SHIFT_DAYS[1] - _SHIFT_DAYS[0])
         self.shift = _dt.timedelta(days=days)
@@ -242,12 +243,10 @@ class Redactor:
                 self._cached = 0
             self._texts[text] = new
             self._cached += len(text)
-            digest = hash(text)
-            if digest not in self._distinct:
-                self._distinct.add(digest)
-                self.counts["text"] += 1
-                if new != text:
-                    self.search_for(text)
+            if new != text:
+                self.search_for(text)
+        if new != text:
+            self.counts["text"] += 1
         return new
 
     def search_for(self, text: str) -> None:
@@ -376,15 +375,19 @@ class Needles:
     """The replaced source strings the proof looks for in the copy, without their text.
 
     Each (8 bytes or more: ``MIN_SURVIVOR_BITS`` asks for 9) is indexed by one 8-byte window of
-    its bytes, letters and digits where it has them (the copy replaces those), as (the window's
-    offset, the string's length, the hash of its bytes, whether it is a UUID). ``find`` reads a
-    file once, a block at a time: every 8-byte window of the block, at each of the 8 offsets, is
-    looked up in the table (as machine words, ``array``: one C-level intersection per offset),
-    and each hit is compared with the hash of the bytes around it. Time is linear in the bytes
+    its bytes, letters and digits where it has them (the copy replaces those), and then by the up
+    to 8 bytes that follow the window, as (the window's offset, the string's length, the hash of
+    its bytes, whether it is a UUID). ``find`` reads a file once, a block at a time: every 8-byte
+    window of the block, at each of the 8 offsets, is looked up in the table (as machine words,
+    ``array``: one C-level intersection per offset); at each hit the bytes after it pick the
+    strings that can be there (many share a window, ``Complete``, which the copy may hold), and
+    each is compared with the hash of the bytes around the hit. Time is linear in the bytes
     searched plus the hits; memory holds the table and one block."""
 
     def __init__(self) -> None:
-        self._index: dict[int, list[tuple[int, int, int, bool]]] = {}
+        self._windows: set[int] = set()
+        self._entries: dict[tuple[int, bytes], list[tuple[int, int, int, bool]]] = {}  # (window, what follows)
+        self._lengths: set[int] = set()  # of what follows a window (8, or less at a string's end)
 
     def add(self, text: str, *, uuid: bool = False) -> None:
         data = _encoded(text)
@@ -397,47 +400,51 @@ class Needles:
         else:
             byte = _CONTENT_BYTE.search(head)
             at = min(byte.start() if byte is not None else 0, len(data) - 8)
-        bucket = self._index.setdefault(int.from_bytes(data[at : at + 8], sys.byteorder), [])
+        window, after = int.from_bytes(data[at : at + 8], sys.byteorder), data[at + 8 : at + 16]
+        self._windows.add(window)
+        self._lengths.add(len(after))
+        entries = self._entries.setdefault((window, after), [])
         entry = (at, len(data), hash(data), uuid)
-        if entry not in bucket:
-            bucket.append(entry)
+        if entry not in entries:
+            entries.append(entry)
 
     def find(self, fh: BinaryIO, *, ids_only: bool = False, block: int = _SCAN_BLOCK) -> Iterator[bytes]:
         """The bytes of each needle found in the file *fh* (only UUIDs with *ids_only*), read
         *block* bytes at a time."""
-        if not self._index:
+        if not self._windows:
             return
         tail, base = b"", 0  # the block's last 7 bytes start the next one: no window is missed or seen twice
         while chunk := fh.read(block):
             data = tail + chunk
-            for key in self._keys_in(data):
-                pattern = key.to_bytes(8, sys.byteorder)
+            for window in self._windows_in(data):
+                pattern = window.to_bytes(8, sys.byteorder)
                 at = data.find(pattern)
                 while at >= 0:
-                    for offset, size, digest, uuid in self._index[key]:
-                        start = at - offset
-                        if base + start < 0 or (ids_only and not uuid):
-                            continue
-                        found = (
-                            data[start : start + size]
-                            if start >= 0 and start + size <= len(data)
-                            else _read_at(fh, base + start, size)
-                        )
-                        if len(found) == size and hash(found) == digest:
-                            yield found
+                    after = data[at + 8 : at + 16]
+                    if len(after) < 8:
+                        after = _read_at(fh, base + at + 8, 8)
+                    for length in self._lengths:
+                        for offset, size, digest, uuid in self._entries.get((window, after[:length]), ()):
+                            start = at - offset
+                            if base + start < 0 or (ids_only and not uuid):
+                                continue
+                            inside = start >= 0 and start + size <= len(data)
+                            found = data[start : start + size] if inside else _read_at(fh, base + start, size)
+                            if len(found) == size and hash(found) == digest:
+                                yield found
                     at = data.find(pattern, at + 1)
             tail = data[-7:]  # a window that starts there ends in the next block: not seen yet
             base += len(data) - len(tail)
 
-    def _keys_in(self, data: bytes) -> set[int]:
-        """The keys of the table that occur as an 8-byte window of *data*, at any offset."""
+    def _windows_in(self, data: bytes) -> set[int]:
+        """The windows of the table that occur in *data*, at any offset."""
         found: set[int] = set()
         for offset in range(8):
             usable = (len(data) - offset) // 8 * 8
             if usable > 0:
                 words = array.array(_WORD)
                 words.frombytes(data[offset : offset + usable])
-                found |= self._index.keys() & words
+                found |= self._windows.intersection(words)
         return found
 
 
@@ -553,16 +560,25 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _dump_like(original: str, value: Any) -> str:
-    """*value* as JSON in the layout of *original* (indented, spaced or compact)."""
+def _dump_like(original: str, value: Any, *, line: bool = False) -> str:
+    """*value* as JSON in the layout of *original* (indented, spaced or compact), a lone surrogate
+    (a ``\\ud800`` escape in the source) escaped again. A JSON document is written by
+    ``safeio.dumps`` (orjson where it writes the same text); a JSON-lines *line* by ``json``, so
+    that a byte that is not UTF-8 (read with ``surrogateescape``) stays one."""
     if "\n" in original.strip():
-        indent = len(original.split("\n", 1)[1]) - len(original.split("\n", 1)[1].lstrip(" "))
-        text = json.dumps(value, ensure_ascii=False, indent=indent or 2)
+        indent = len(original.split("\n", 1)[1]) - len(original.split("\n", 1)[1].lstrip(" ")) or 2
+        text = json.dumps(value, ensure_ascii=False, indent=indent) if line else dumps(value, indent=indent)
     elif ", " in original or ": " in original:
         text = json.dumps(value, ensure_ascii=False)
     else:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) if line else dumps(value, indent=None)
+    text = (_LINE_SURROGATE if line else _SURROGATE).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text + ("\n" if original.endswith("\n") else "")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Surrogates that are not a byte read with ``surrogateescape``."""
 
 
 # ----------------------------------------------------------------------------- protobuf messages
@@ -816,6 +832,18 @@ def _listing(root: Path) -> list[tuple[Path, os.stat_result]]:
     return found
 
 
+def _by_session(files: list[tuple[Path, os.stat_result]], root: Path) -> list[tuple[Path, os.stat_result]]:
+    """*files* with those of each session together (the first UUID in a path names its session;
+    the rest first): a session's texts recur in its sidecar, ``.db`` and transcripts, and are
+    redacted once while they are remembered (``_CACHED_CHARS``)."""
+
+    def session(item: tuple[Path, os.stat_result]) -> str:
+        found = _UUID.search(str(item[0].relative_to(root)))
+        return found.group(0).lower() if found else ""
+
+    return sorted(files, key=session)  # stable: name order within a session
+
+
 def _copy(run: _Run, files: list[tuple[Path, os.stat_result]], progress: Callback | None) -> None:
     r, result = run.r, run.result
     chunked: dict[Path, list[tuple[Path, int]]] = {}  # chunk directory -> its parts, redacted as one stream
@@ -884,7 +912,7 @@ def _redact_jsonl_line(run: _Run, line: str, source: str) -> str:
         return run.r.text(body) + newline  # torn, blank or nested too deep: replaced as text, its length kept
     new = redact_json(value, run.r)
     run.document(value, new, source)
-    return _dump_like(body, new) + newline
+    return _dump_like(body, new, line=True) + newline
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -1208,7 +1236,7 @@ def redact(
         with contextlib.suppress(OSError):
             filesystem = filesystem_handle(out)
         with _bar(progress, "redact: copy") as bar:
-            _copy(run, files, bar)
+            _copy(run, _by_session(files, source), bar)
             if run.corpus:
                 _redact_manifest(run)
             sync_files(run.written, out, filesystem=filesystem)
@@ -1258,7 +1286,7 @@ def report_text(result: Result) -> str:
         "",
         "## Replaced",
         "",
-        f"- {c.get('text', 0)} distinct text values (same length and character classes; white space, punctuation and",
+        f"- {c.get('text', 0)} text values (same length and character classes; white space, punctuation and",
         "  `<truncated N bytes>` markers and agy's upper-case tags kept)",
         f"- {c.get('json-text', 0)} JSON-text values redacted inside their JSON (still valid JSON of the same shape)",
         f"- {c.get('ids', 0)} UUIDs, each mapped to one new UUID everywhere (values, file and directory names)",
