@@ -60,7 +60,7 @@ HOME = {
 """The home of many short sessions ``ci`` is also timed on (by --quick)."""
 REDACT = {
     False: corpus.Params(sessions=75, turns=4, output_kb=2, links=0),
-    True: corpus.Params(sessions=10, turns=2, output_kb=1, links=0),
+    True: corpus.Params(sessions=5, turns=2, output_kb=1, links=0),
 }
 """The N home ``redact`` copies (by --quick); the 4N home has four times its sessions."""
 REDACT_ROUNDS = 2
