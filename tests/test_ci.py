@@ -62,7 +62,7 @@ PASSING_STAGES = [
     "consistency      pass          2       0         0",
     "links            pass          4       0         0",
     "fingerprint      pass          2       0         0",
-    "compare          pass         12       0         0",
+    "compare          pass         13       0         0",
     "consumers        pass         20       0         0",
 ]
 
@@ -215,6 +215,7 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
         ("compare", "corpus artifacts"),
         ("compare", "corpus roots"),
         ("compare", "corpus layout"),
+        ("compare", "corpus conventions"),
         ("compare", "corpus values"),
         ("compare", "live sidecar"),
         *(("consumers", f"corpus {name}") for name in BUNDLED_CONSUMERS),
@@ -562,7 +563,7 @@ def test_github_format_appends_the_markdown_summary(capsys, store, tmp_path, mon
     markdown = (tmp_path / "report.md").read_text()
     assert summary.read_text() == "earlier step\n" + markdown
     assert markdown.startswith("## agy-audit ci: FAIL\n")
-    assert "| compare | fail | 12 | 1 | 0 |" in markdown
+    assert "| compare | fail | 13 | 1 | 0 |" in markdown
     assert "### Drift: live\n" in markdown and "| `steps.[].metadata.sandboxProfile` |  | `string` |" in markdown
     assert "not observed (" not in markdown  # the status table counts them; they are not listed
 

@@ -164,7 +164,7 @@ def test_bundled_baselines_are_the_published_snapshots():
     # agy 1.2.11: the published record (the same digests as 1.2.10), and the transcript and per-install
     # surfaces of the store builder's fixture, so that a first compare has a baseline for them instead of NEW
     b = found["agy-1.2.11"]
-    synthetic = ("transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", "values")
+    synthetic = ("transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", "conventions", "values")
     assert set(b.digests) == {"sidecar", "sqlite", *synthetic} and b.date == "2026-09-25"
     sample = observe([REPO / "examples" / "home"], synthetic).fingerprints
     for surface in synthetic:
@@ -219,6 +219,7 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
         "artifacts",
         "roots",
         "layout",
+        "conventions",
         "values",
     }
     assert "imported from agy-reader's published record" in text
@@ -364,6 +365,7 @@ def test_drift_against_synthetic_baseline_lines_is_an_advisory_never_a_failure(t
         "artifacts",
         "roots",
         "layout",
+        "conventions",
         "values",
     }
 

@@ -190,6 +190,7 @@ def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, co
         "history": "no history.jsonl record",
         "cache": "no readable cache/ file",
         "artifacts": "no readable brain artifact *.md.metadata.json",
+        "conventions": "no brain transcript record with a step type",
         "values": "no sidecar, conversation .db or transcript record to take values from",
     }
     assert result.fingerprints["roots"].lines == ("antigravity-cli\troot",)  # the manifest names the root swept

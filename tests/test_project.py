@@ -87,6 +87,7 @@ def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, her
         "corpus artifacts pass 0 0 UNCHANGED",
         "corpus roots pass 0 0 UNCHANGED",
         "corpus layout pass 0 0 UNCHANGED",
+        "corpus conventions pass 0 0 UNCHANGED",
         "corpus values pass 0 0 UNCHANGED",
     ]
 

@@ -130,7 +130,11 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
     capsys.readouterr()
     target = workspace / "fp" / "agy-9.9.9"
     doc = json.loads((target / "baseline.json").read_text())
-    gone = {"transcript": "no brain transcript record", "artifacts": "no readable brain artifact *.md.metadata.json"}
+    gone = {
+        "transcript": "no brain transcript record",
+        "artifacts": "no readable brain artifact *.md.metadata.json",
+        "conventions": "no brain transcript record with a step type",
+    }
     assert doc["absent"] == gone and not set(gone) & set(doc["digests"])  # the brains held the artifact metadata too
     assert sorted(p.name for p in target.iterdir()) == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES if s not in gone)])
     assert load(target).absent == gone
@@ -162,7 +166,14 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     assert _record(tmp_path, corpus="corpus") == 0
     capsys.readouterr()
     doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
-    assert list(doc["digests"]) == ["transcript", "artifacts", "roots", "layout", "values"]  # the acp root, its sessions' files
+    assert list(doc["digests"]) == [
+        "transcript",
+        "artifacts",
+        "roots",
+        "layout",
+        "conventions",
+        "values",
+    ]  # the acp root, its sessions' files
     assert doc["absent"] == {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",
@@ -173,7 +184,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
     }
     code, same = _compare_json(tmp_path, corpus, capsys)
     assert code == 0 and same["transcript"] == ("UNCHANGED", None)
-    held = {"transcript", "artifacts", "roots", "layout", "values"}
+    held = {"transcript", "artifacts", "roots", "layout", "conventions", "values"}
     assert {s: v[0] for s, v in same.items()} == {s: "UNCHANGED" if s in held else "NOT COMPARABLE" for s in SURFACES}
     assert main(["baselines", "--baseline-dir", str(tmp_path / "fp")]) == 0
     assert "sidecar(absent),sqlite(absent),wire(absent),transcript,summaries(absent)" in capsys.readouterr().out
@@ -258,6 +269,7 @@ def test_baselines_list_and_import_shape(tmp_path, capsys):
                 "artifacts": 6,
                 "roots": 14,
                 "layout": 21,
+                "conventions": 23,
                 "values": 154,
             },
         ),
@@ -355,6 +367,7 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
         "corpus artifacts": "UNCHANGED",
         "corpus roots": "DRIFT: 1 added",
         "corpus layout": "DRIFT: 4 added",
+        "corpus conventions": "UNCHANGED",
         "corpus values": "UNCHANGED; values of sidecar, sqlite, wire not compared (that surface is not recorded on both sides)",
         "live sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",
     }

@@ -173,6 +173,7 @@ def test_a_sample_is_no_evidence_of_removal_but_its_schema_is(home, tmp_path, mo
         "corpus sidecar": unseen.format(3),
         "corpus wire": unseen.format(21),
         "corpus transcript": unseen.format(14),
+        "corpus conventions": unseen.format(4),
         "corpus values": "NOT COMPARABLE; every observed value is in agy-9.9.9; 18 of its fields lack a value, which is no "
         "evidence of removal",
     }

@@ -34,6 +34,7 @@ _WHAT = {
     "artifacts": "the keys of the brain artifact metadata files",
     "roots": "the store roots and the per-install files each holds",
     "layout": "which file families each root's sessions have (.db, -wal, legacy .pb, sidecar, flat and chunked transcript tiers, overview)",
+    "conventions": "which content conventions readers parse each transcript tier and step type carries (headers, markers, sentences; how often, never their text)",
     "values": "the values each enum-like field holds (step types, statuses, sources, models, tool names)",
 }
 

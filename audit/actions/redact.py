@@ -122,10 +122,11 @@ LEFT_OUT_NAMES = frozenset(
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
 """Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
-LEFT_OUT_SURFACES = frozenset({"summaries", "history", "cache", "roots", "layout"})
+LEFT_OUT_SURFACES = frozenset({"summaries", "history", "cache", "roots", "layout", "conventions"})
 """The surfaces of the per-install files left out (``conversation_summaries.db``, ``history.jsonl``,
-``cache/``), the ``roots`` that list them, and the ``layout`` (legacy ``.pb`` files are left out
-and each ``.db`` is written whole, without its ``-wal``)."""
+``cache/``), the ``roots`` that list them, the ``layout`` (legacy ``.pb`` files are left out
+and each ``.db`` is written whole, without its ``-wal``) and the ``conventions`` (the headers and
+sentences of transcript content are text, replaced like any other)."""
 PROVEN = tuple(s for s in SURFACES if s not in LEFT_OUT_SURFACES)
 """The surfaces whose digests the copy must keep (of ``values``, the lines of those surfaces)."""
 

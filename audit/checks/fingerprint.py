@@ -18,6 +18,10 @@ The value is a ``|``-joined sorted union (of JSON types, wire types, or one sche
   (``audit.checks.shape``): each tier of a brain directory (``audit.store.transcript.locate``:
   compact, full, overview) is read as one stream, its chunk parts concatenated; chunks that are
   byte-identical to their flat file (or a prefix of it) are read once, differing ones both.
+* ``conventions`` -- per transcript tier and step type, how often records carry each content
+  convention readers parse (``audit.checks.conventions``: ``<USER_REQUEST>``, ``Created At:``,
+  ``Task Description:``, ``File Path:``, the "changes were made ... to:" sentence, diff-block
+  markers ...): ``none``, ``one`` or ``many``, never the text. Read with the transcript surface.
 * ``summaries``, ``history``, ``cache``, ``artifacts``, ``roots`` -- the per-install files
   consumers read (``audit.store.install``) and the brain artifact metadata: the schema, storage
   classes, JSON-text and blob shapes of ``conversation_summaries.db`` (``summaries_lines``); the
@@ -61,6 +65,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 from google.protobuf.unknown_fields import UnknownFieldSet
 
+from audit.checks.conventions import Conventions
 from audit.checks.shape import OTHER_TIER, TIER_NAMES, KeyShape, SidecarShape, TranscriptShape, digest_lines, is_data_key
 from audit.checks.values import SURFACE as VALUES
 from audit.checks.values import Unrecorded, Values, add_trajectory
@@ -89,8 +94,21 @@ from audit.store.wire import parse as parse_wire
 if TYPE_CHECKING:
     from audit.store.proto import MessageDescriptor
 
-SURFACES = ("sidecar", "sqlite", "wire", "transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", VALUES)
-SESSION_SURFACES = ("sidecar", "wire", "transcript", "artifacts", VALUES)
+SURFACES = (
+    "sidecar",
+    "sqlite",
+    "wire",
+    "transcript",
+    "summaries",
+    "history",
+    "cache",
+    "artifacts",
+    "roots",
+    "layout",
+    "conventions",
+    VALUES,
+)
+SESSION_SURFACES = ("sidecar", "wire", "transcript", "artifacts", "conventions", VALUES)
 """Surfaces whose lines come from the sessions swept (the others: each ``.db``'s whole schema, and
 the per-install files and the roots' layout, swept whatever the selection)."""
 COMPLETE_SCOPE = "explicit-version-scoped"
@@ -453,11 +471,17 @@ def _sidecars(paths: Iterable[Path], result: Survey, read: Reads | None, values:
 
 
 def _transcripts(
-    streams: Iterable[tuple[str | None, tuple[Path, ...]]], result: Survey, read: Reads | None, values: Values
+    streams: Iterable[tuple[str | None, tuple[Path, ...]]],
+    result: Survey,
+    read: Reads | None,
+    values: Values,
+    conventions: Conventions,
 ) -> Fingerprint | None:
+    """The ``transcript`` surface; the streams' ``conventions`` and values are gathered on the way."""
     shape = read.transcripts if read is not None else TranscriptShape()
     if read is not None:
         values.merge(read.transcript_values)
+        conventions.merge(read.conventions)
     for tier, paths in streams:
         result.counts.transcripts += len(paths)
         known = read.streams.get(tuple(map(str, paths))) if read is not None else None
@@ -465,12 +489,18 @@ def _transcripts(
             result.problems += known[0]
             result.skipped += known[1]
             continue
-        _stream_shape(shape, values, tier, paths, result.problems, result.skipped)
+        _stream_shape(shape, values, conventions, tier, paths, result.problems, result.skipped)
     return Fingerprint.of("transcript", shape.lines()) if shape.records else None
 
 
 def _stream_shape(
-    shape: TranscriptShape, values: Values, tier: str | None, paths: tuple[Path, ...], problems: list[str], skipped: list[str]
+    shape: TranscriptShape,
+    values: Values,
+    conventions: Conventions,
+    tier: str | None,
+    paths: tuple[Path, ...],
+    problems: list[str],
+    skipped: list[str],
 ) -> None:
     name = tier if tier in TIER_NAMES else OTHER_TIER
     batch: list[object] = []  # records walked together (bounded: a stream may be larger than memory)
@@ -483,6 +513,7 @@ def _stream_shape(
         else:
             batch.append(item.raw)
             values.add_transcript(item.raw, name)
+            conventions.add(name, item.type, item.content)
             if len(batch) == _BATCH:
                 shape.add_all(batch, tier)
                 batch = []
@@ -838,6 +869,7 @@ class Reads:
         self.wire: set[tuple[str, str, str]] = set()
         self.problems: dict[str, list[str]] = {}  # absolute path -> its problems, for every database added
         self.transcripts = TranscriptShape()
+        self.conventions = Conventions()
         self.streams: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # stream files -> (problems, skipped)
         self.sidecars = SidecarShape()
         self.sidecar_counts = Counts()
@@ -864,7 +896,7 @@ class Reads:
         for tier, paths in inputs.streams:
             problems: list[str] = []
             skipped: list[str] = []
-            _stream_shape(self.transcripts, self.transcript_values, tier, paths, problems, skipped)
+            _stream_shape(self.transcripts, self.transcript_values, self.conventions, tier, paths, problems, skipped)
             self.streams[tuple(map(str, paths))] = (problems, skipped)
 
     def add(
@@ -965,7 +997,8 @@ def survey(
         "install": [p for _, _, p in inputs.installs],
         "artifacts": inputs.artifacts,
     }
-    read_databases, read_transcripts = bool(wanted & {"sqlite", "wire", VALUES}), bool(wanted & {"transcript", VALUES})
+    read_databases = bool(wanted & {"sqlite", "wire", VALUES})
+    read_transcripts = bool(wanted & {"transcript", "conventions", VALUES})
     values = Values() if VALUES in wanted else Unrecorded()
     total = (
         len(inputs.sidecars)
@@ -990,9 +1023,11 @@ def survey(
         found["sqlite"] = schemas.fingerprint()
         found["wire"] = wire if schemas.digests else None
     if read_transcripts:
+        conventions = Conventions()
         found["transcript"] = _transcripts(
-            ((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read, values
+            ((tier, tuple(each(list(paths)))) for tier, paths in inputs.streams), result, read, values, conventions
         )
+        found["conventions"] = Fingerprint.of("conventions", conventions.lines()) if conventions.forms else None
     found.update(_install_surfaces(inputs, wanted, result, each, values))
     found[VALUES] = Fingerprint.of(VALUES, values.lines()) if values.seen or values.more else None
     missing = {
@@ -1006,6 +1041,7 @@ def survey(
         "artifacts": "no readable brain artifact *.md.metadata.json",
         "roots": "no store root (a home, a store root or a sweep corpus names them)",
         "layout": "no session in a store root (a sweep corpus records it per root since manifests name their roots' layout)",
+        "conventions": "no brain transcript record with a step type",
         VALUES: "no sidecar, conversation .db or transcript record to take values from",
     }
     for surface in SURFACES:
