@@ -13,7 +13,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -111,7 +111,8 @@ def _run(argv: list[str]) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    return args.run(args)
+    run: Callable[[argparse.Namespace], int] = args.run
+    return run(args)
 
 
 def _closed_output(stdout: TextIO | None, stderr: TextIO | None) -> int:
@@ -230,7 +231,7 @@ class _Output:
             out += [style, _TERMINAL_UNSAFE.sub(lambda m: safeio.shown(m.group()), part)]
         return "".join(out)
 
-    def _guard(self, action, *args):
+    def _guard(self, action: Callable[..., object], *args: object) -> object:
         try:
             return action(*args)
         except BrokenPipeError:
@@ -247,7 +248,7 @@ class _Output:
             self._guard(self._stream.write, safe.encode(encoding, "backslashreplace").decode(encoding))
         return len(text)
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 

@@ -923,12 +923,12 @@ def _kernel_reports_syncfs_errors(release: str) -> bool:
 
 
 @functools.cache
-def _libc(name: str, argtypes: tuple) -> Any:
+def _libc(name: str, argtypes: tuple) -> Callable[..., int] | None:
     """A libc function through ctypes, on Linux 5.8+ only (looked up once); None when absent."""
     if not sys.platform.startswith("linux") or not _kernel_reports_syncfs_errors(os.uname().release):
         return None
     try:
-        function = getattr(ctypes.CDLL(None, use_errno=True), name)
+        function = ctypes.CDLL(None, use_errno=True)[name]
     except (OSError, AttributeError):
         return None
     function.argtypes, function.restype = list(argtypes), ctypes.c_int

@@ -60,6 +60,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from audit import __version__
 from audit.clock import now_rfc3339
@@ -605,8 +606,8 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fie
     _check_listed(session)
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, corpus, files)
-        steps = _transcript_steps(session, corpus.path)
-        return SweptSession(session.id, session.id, surface, "native", steps, files), None, None, None
+        records = _transcript_steps(session, corpus.path)
+        return SweptSession(session.id, session.id, surface, "native", records, files), None, None, None
     internal = conv = native = fields = None
     if session.db is not None:
         copy = corpus.write(f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
@@ -715,7 +716,11 @@ def _transcript_steps(session: Session, out: Path) -> int:
     return sum(isinstance(item, Record) for item in iter_transcript(stream, tier=tier))
 
 
-def _stage(stage: str, function: Callable, *args: object, **kwargs: object):
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _stage(stage: str, function: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
     try:
         return function(*args, **kwargs)
     except AuthError as exc:

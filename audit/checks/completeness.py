@@ -341,7 +341,7 @@ def _question(value: object) -> object:
     ]
 
 
-def _each(value: object, function) -> object:
+def _each(value: object, function: Callable[[object], object]) -> object:
     if value is None:
         return []
     return [function(item) for item in value] if isinstance(value, list) else value

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,7 +140,14 @@ def _inspect_transcript_file(path: Path) -> TranscriptInfo:
     return info
 
 
-def _info(brain, compact, full, records, findings, judged=()) -> TranscriptInfo:
+def _info(
+    brain: Path,
+    compact: Iterable[Path],
+    full: Iterable[Path],
+    records: Sequence[transcript.Record],
+    findings: Sequence[transcript.Finding],
+    judged: Iterable[transcript.Record] = (),
+) -> TranscriptInfo:
     info = TranscriptInfo(
         brain=brain,
         compact=list(compact),

@@ -42,6 +42,9 @@ from audit.resources import data_path
 from audit.safeio import json_type, loads, pointer_escape
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
 try:  # jsonschema checks format "date-time" only when this optional package is installed
@@ -201,7 +204,7 @@ def _short(value: object, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _message(error) -> str:
+def _message(error: ValidationError) -> str:
     """One line; instances shortened (a mistyped payload can be megabytes)."""
     kind, value, instance = error.validator, error.validator_value, error.instance
     if kind == "type":
@@ -242,14 +245,15 @@ def distinct_pointers(instance: object, pointers: list[str]) -> bool:
 
 
 @functools.cache
-def _jsonschema_class():
+def _jsonschema_class() -> type[Validator]:
     """``Draft202012Validator`` plus ``x-advisory`` and ``x-distinctPointers`` (imported lazily)."""
     from jsonschema import Draft202012Validator, ValidationError, validators
 
-    def advisory(validator, subschema, instance, schema):
+    # validator: an instance of the class built here; its descend() is not in jsonschema's Validator protocol
+    def advisory(validator: Any, subschema: object, instance: object, schema: object) -> Iterator[ValidationError]:
         yield from validator.descend(instance, subschema)
 
-    def distinct(validator, pointers, instance, schema):
+    def distinct(validator: Validator, pointers: list[str], instance: object, schema: object) -> Iterator[ValidationError]:
         if not distinct_pointers(instance, pointers):
             first, last = pointers[0], pointers[-1]
             yield ValidationError(
@@ -257,7 +261,8 @@ def _jsonschema_class():
                 path=[p.replace("~1", "/").replace("~0", "~") for p in last.split("/")[1:]],
             )
 
-    return validators.extend(Draft202012Validator, {"x-advisory": advisory, "x-distinctPointers": distinct})
+    extended: type[Validator] = validators.extend(Draft202012Validator, {"x-advisory": advisory, "x-distinctPointers": distinct})
+    return extended
 
 
 # ----------------------------------------------------------------------------- the fast predicate
@@ -392,7 +397,8 @@ def compile_predicate(document: object) -> Callable[[object], bool]:
     for table in gen.tables:  # property name -> the expression of its checker
         for prop, check in table.items():
             table[prop] = eval(check, namespace)  # noqa: S307 - a name we generated
-    return namespace[entry]
+    predicate: Callable[[object], bool] = namespace[entry]
+    return predicate
 
 
 def _join(base: str, ref: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from audit.errors import UsageError
@@ -65,7 +66,7 @@ def selection_from(args: argparse.Namespace) -> selection.Selection:
     return selection.Selection(tuple(args.session or ()), args.since, args.newest, args.readable_only)
 
 
-def _parsed(parse):
+def _parsed(parse: Callable[[str], str]) -> Callable[[str], str]:
     """An argparse type from a parser raising ``ValueError`` with the message to show."""
 
     def convert(text: str) -> str:

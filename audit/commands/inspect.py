@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from audit.checks.completeness import in_projection
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if result.finding_count else 0
 
 
-def _counts(counter) -> list[dict]:
+def _counts(counter: Counter[str]) -> list[dict]:
     return [{"name": k, "count": v} for k, v in sorted(counter.items())]
 
 

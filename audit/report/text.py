@@ -6,6 +6,7 @@ import datetime as _dt
 import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from audit.safeio import dumps, shown
 
@@ -36,7 +37,7 @@ def rfc3339(ns: int | None) -> str | None:
     return stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def use_color(stream=None) -> bool:
+def use_color(stream: TextIO | None = None) -> bool:
     """Colour only on a terminal and never with ``NO_COLOR``."""
     stream = stream or sys.stdout
     return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()

@@ -38,7 +38,7 @@ import stat
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -393,7 +393,7 @@ def _text(raw: bytes) -> str | bytes:
         return raw
 
 
-def _value(update, value: object) -> None:
+def _value(update: Callable[[bytes], object], value: object) -> None:
     """Feed one SQLite value to a digest, unambiguously (type tag, length, bytes)."""
     if value is None:
         update(b"n")

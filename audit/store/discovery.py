@@ -37,9 +37,10 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from audit.csrf import Secret
@@ -189,7 +190,7 @@ def port_from_file(path: str | os.PathLike) -> int | None:
         return None
 
 
-def _lines(fh) -> Iterable[bytes]:
+def _lines(fh: BinaryIO) -> Iterator[bytes]:
     read = 0
     for line in fh:
         read += len(line)

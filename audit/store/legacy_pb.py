@@ -31,11 +31,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from audit.errors import InputError, UsageError
 from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
 from audit.store import wire
 from audit.store.database import Finding, NativeConversation
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 ENV_KEY = "ANTIGRAVITY_KEY"
 """The environment variable holding the user's key (base64), as agentsview reads it."""
@@ -88,7 +92,7 @@ def load_key(key_file: str | os.PathLike | None = None, env: Mapping[str, str] |
     return Key(secret, origin)
 
 
-def _aesgcm():
+def _aesgcm() -> type[AESGCM]:
     """The AES-GCM primitive of the optional ``cryptography`` package (``agy-audit[legacy]``)."""
     try:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM

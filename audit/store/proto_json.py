@@ -39,13 +39,16 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from audit.store.wire import unknown_kind
+
+if TYPE_CHECKING:
+    from google.protobuf.duration_pb2 import Duration
 
 _MIN_SECONDS, _MAX_SECONDS = -62135596800, 253402300799  # 0001-01-01 .. 9999-12-31 (proto3 JSON's range)
 _EPOCH = _dt.datetime(1970, 1, 1)
@@ -291,7 +294,7 @@ def _float(value: float, single: bool) -> float | str:
     return value
 
 
-def _duration_of(value: Any) -> str:
+def _duration_of(value: Duration) -> str:
     """What ``Duration.ToJsonString`` writes; a duration that is not ``0 <= seconds <=
     315576000000``, ``0 <= nanos < 10**9`` is left to it (negative, or invalid: ``RenderError``
     with its message)."""

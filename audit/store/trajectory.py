@@ -51,7 +51,8 @@ _KEY_ORDER = (
     "parentReferences",
     "metadata",
 )
-STEP_COLUMNS = {  # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
+STEP_COLUMNS: dict[str, tuple[str, type[Message]]] = {
+    # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
     "metadata": ("metadata", pb.CortexStepMetadata),
     "error_details": ("error", pb.CortexErrorDetails),
     "permissions": ("permissions", pb.TrajectoryPermissions),

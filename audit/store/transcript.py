@@ -296,7 +296,9 @@ def _identity(file: str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
-def iter_bytes(data: bytes, file: str, *, tier: str | None = None, max_line_bytes: int = MAX_LINE_BYTES):
+def iter_bytes(
+    data: bytes, file: str, *, tier: str | None = None, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Record | Finding]:
     """``iter_transcript`` over bytes already read (*file* names them in findings)."""
     state = _Stream(tier if tier is not None else tier_of(file))
     for item in _split(io.BytesIO(data), file, max_line_bytes):
@@ -579,8 +581,7 @@ def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _
         if key not in where or (nullable and where[key] is None):
             return None
         value = where[key]
-        ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
-        if not ok:
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
             emit("bad-value", f"{prefix}{key} is {json_type(value)}, not {_JSON_NAME[want]}")
             return None
         if want is int and value not in _INT64:  # beyond any integer the format has (and past int-to-text limits)

@@ -193,7 +193,7 @@ _SCALAR, _ENUM, _MESSAGE, _MAP = "scalar", "enum", "message", "map"
 _KINDS: dict[object, str] = {}  # field descriptor -> how _collect treats its values
 
 
-def _kind(fd) -> str:
+def _kind(fd: FieldDescriptor) -> str:
     if fd.message_type is None:
         return _ENUM if fd.enum_type is not None else _SCALAR
     if not fd.message_type.GetOptions().map_entry:

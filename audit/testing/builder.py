@@ -48,7 +48,8 @@ class Conversation:
 
     @property
     def steps(self) -> list[dict]:
-        return self.trajectory["steps"]
+        steps: list[dict] = self.trajectory["steps"]
+        return steps
 
 
 def write_sidecar(path: Path, doc: dict, *, mtime_ns: int | None = None) -> None:

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote
 
 from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from audit.safeio import create_new_file
 from audit.store.proto import cortex_pb2 as pb
@@ -158,7 +160,7 @@ def _part(step: pb.Step, name: str) -> bytes | None:
     return getattr(step, name).SerializeToString(deterministic=True) if step.HasField(name) else None
 
 
-def _blobs(messages) -> list[bytes]:
+def _blobs(messages: Iterable[Message]) -> list[bytes]:
     return [m.SerializeToString(deterministic=True) for m in messages]
 
 

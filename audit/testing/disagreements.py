@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 KINDS = (
@@ -51,7 +52,7 @@ def plant(
     used: set[int] = set()
     planted: list[Planted] = []
 
-    def pick(kind: str, ok) -> dict:
+    def pick(kind: str, ok: Callable[[dict], object]) -> dict:
         candidates = [r for r in records if r["step_index"] not in used and ok(r)]
         if not candidates:
             raise ValueError(f"no room for the {kind!r} disagreement in {len(records)} records")

@@ -14,7 +14,7 @@ import datetime as _dt
 import json
 import random
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 STEP = "CORTEX_STEP_TYPE_"
 STATUS = "CORTEX_STEP_STATUS_"
@@ -468,7 +468,7 @@ def every_shape_steps(
     images = [image_media(f"file://{workspace}/screenshot.png"), image_media(f"file://{workspace}/logo.png", "")]
     steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.", images if media else ())]
 
-    def turn(name: str, args: dict, result) -> dict:
+    def turn(name: str, args: dict, result: Callable[[dict], dict]) -> dict:
         args = {**args, "toolAction": f"Running {name}", "toolSummary": f"{name} step"}
         call = tool_call(rng, name, args)
         steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 10)))

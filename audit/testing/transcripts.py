@@ -155,7 +155,7 @@ def _args(call: dict) -> dict[str, object]:
     """Arguments as the full tier logs them: native JSON values; UX metadata args always present
     (the compact tier writes each value as JSON text, see ``write_brain``)."""
     try:
-        decoded = loads(call.get("argumentsJson") or "{}")
+        decoded: dict[str, object] = loads(call.get("argumentsJson") or "{}")
     except JSONError:
         decoded = {}
     name = call.get("name", "")

@@ -23,7 +23,8 @@ def main() -> int:
     root = Path(__file__).resolve().parents[3]
     well_known = Path(grpc_tools.__file__).parent / "_proto"
     proto = root / "audit" / "store" / "proto" / "cortex.proto"
-    return protoc.main(["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", f"--pyi_out={root}", str(proto)])
+    status: int = protoc.main(["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", f"--pyi_out={root}", str(proto)])
+    return status
 
 
 if __name__ == "__main__":
