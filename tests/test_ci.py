@@ -293,7 +293,14 @@ def _break_fingerprint(store, monkeypatch):
 
 
 def _break_compare(store, monkeypatch):
-    edit(sidecar(store, store.plain), lambda d: d["steps"][0]["metadata"].update(sandboxProfile="SANDBOX_PROFILE_STRICT"))
+    """A column added to every .db: the bundled baseline's schema lines are whole in every file (an
+    added sidecar path would only be first contact against it: tests/test_first_contact.py)."""
+    import sqlite3
+
+    for db in store.home.rglob("*.db"):
+        with sqlite3.connect(db) as conn:
+            conn.execute("ALTER TABLE steps ADD COLUMN extra_col text")
+        conn.close()
 
 
 BREAKS = {
@@ -302,7 +309,7 @@ BREAKS = {
     "completeness": (_break_completeness, ("live", "incomplete")),
     "links": (_break_links, ("live antigravity-cli", "parent-cycle")),
     "fingerprint": (_break_fingerprint, ("live", "unreadable")),
-    "compare": (_break_compare, ("live sidecar", "added")),
+    "compare": (_break_compare, ("corpus sqlite", "added")),
 }
 
 
@@ -340,15 +347,12 @@ def test_drift_fails_per_fail_on_and_text_names_the_stage(capsys, store, tmp_pat
     _break_compare(store, None)
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "a")
     assert code == 1 and stdout.endswith("\nci: FAIL (compare); exit 1\n")
-    assert (
-        "\ncompare live sidecar: 1 error(s)\n  error [added] steps.[].metadata.sandboxProfile: string\n  all: agy-audit compare"
-        in stdout
-    )
+    assert "\ncompare corpus sqlite: 1 error(s)\n  error [added] table:steps.extra_col: TEXT\n  all: agy-audit compare" in stdout
     code, doc = run_json(capsys, store, tmp_path / "b", "--fail-on", "breaking")
     assert code == 0
-    live = checks(doc)[("compare", "live sidecar")]
-    assert (live["verdict"], live["summary"], live["findings"][0]["level"]) == (PASS, "DRIFT: 1 added", WARNING)
-    assert " --fail-on breaking " in live["command"]
+    found = checks(doc)[("compare", "corpus sqlite")]
+    assert (found["verdict"], found["summary"], found["findings"][0]["level"]) == (PASS, "DRIFT: 1 added", WARNING)
+    assert " --fail-on breaking " in found["command"]
 
 
 def test_a_check_that_cannot_run_is_an_error_exit_2(capsys, store, tmp_path, monkeypatch):
@@ -553,18 +557,20 @@ def test_github_format_appends_the_markdown_summary(capsys, store, tmp_path, mon
         tmp_path / "junit.xml",
     )
     assert code == 1
-    annotations = [line for line in stdout.splitlines() if line.startswith("::")]
+    annotations = [line for line in stdout.splitlines() if line.startswith("::error")]
     assert annotations == [
         "::error title=agy-audit ci::ci: FAIL (compare); exit 1",
-        "::error title=agy-audit ci%3A compare live sidecar::[added] steps.[].metadata.sandboxProfile: string",
+        "::error title=agy-audit ci%3A compare corpus sqlite::[added] table:steps.extra_col: TEXT",
     ]
+    warned = {line.partition("::[")[2].partition("]")[0] for line in stdout.splitlines() if line.startswith("::warning")}
+    assert warned == {"consistency/db-decode"}  # each .db names the column it cannot decode
     assert stdout.endswith("\nci: FAIL (compare); exit 1\n")  # the text report follows the annotations
     assert ET.fromstring((tmp_path / "junit.xml").read_text()).get("failures") == "1"
     markdown = (tmp_path / "report.md").read_text()
     assert summary.read_text() == "earlier step\n" + markdown
     assert markdown.startswith("## agy-audit ci: FAIL\n")
     assert "| compare | fail | 13 | 1 | 0 |" in markdown
-    assert "### Drift: live\n" in markdown and "| `steps.[].metadata.sandboxProfile` |  | `string` |" in markdown
+    assert "### Drift: corpus\n" in markdown and "| `table:steps.extra_col` |  | `TEXT` |" in markdown
     assert "not observed (" not in markdown  # the status table counts them; they are not listed
 
 

@@ -43,6 +43,7 @@ def from_survey(name: str, survey: Survey, date: str) -> Baseline:
         counts=survey.counts.to_json(),
         lines={s: fp.lines for s, fp in survey.fingerprints.items()},
         absent={s: why for s, why in survey.not_computed.items() if s not in survey.fingerprints},
+        sources=dict(sorted(survey.sources.items())) or None,
         selection=None
         if survey.selection is None
         else survey.selection.to_json() | {"sessions": survey.selected, "excluded": survey.excluded},

@@ -26,6 +26,10 @@ recorded corpus never showed (with the fact that says so): a path at or below on
 ``newest``, ``readableOnly``, as its manifest states it) with the ``sessions`` it selected and the
 number it left out (``excluded``).
 
+``sidecarSources`` (recorded here, from a corpus with sidecars) counts the swept sidecars per
+source (``daemon``, ``native``): a baseline whose sidecars were all reconstructed offline cannot
+hold a key only the daemon writes, so such a key added later is ``not-in-baseline``.
+
 ``synthetic`` (only when non-empty) names each surface whose lines were not swept from agy but
 made by our store builder from documented facts (the bundled transcript lines): no fact says agy
 writes exactly those, so ``compare`` reports drift against them as an advisory, never a failure.
@@ -80,6 +84,7 @@ class Baseline:
     observed_step_types: dict | None = None  # {"types": [...], "source": why}, as recorded in baseline.json
     beyond: dict[str, dict[str, str]] = field(default_factory=dict)  # surface -> path -> why it is known beyond the record
     selection: dict | None = None  # the sweep's selection ({ids, since, newest, readableOnly, sessions, excluded}), if any
+    sources: dict[str, int] | None = None  # swept sidecars per source (daemon, native), when recorded here
 
     @property
     def step_types(self) -> frozenset[str] | None:
@@ -124,6 +129,7 @@ class Baseline:
             | ({"observedStepTypes": self.observed_step_types} if self.observed_step_types is not None else {})
             | ({"beyondRecord": {s: self.beyond[s] for s in SURFACES if s in self.beyond}} if self.beyond else {})
             | ({"selection": self.selection} if self.selection is not None else {})
+            | ({"sidecarSources": self.sources} if self.sources is not None else {})
         )
 
     @property
@@ -325,6 +331,12 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     if selection is not None and Selection.from_json(selection) is None:
         raise InputError(f"{path / BASELINE_FILE}: 'selection' is not an object")
     baseline.selection = selection
+    sources = doc.get("sidecarSources")
+    if sources is not None and not (
+        isinstance(sources, dict) and all(isinstance(n, int) and not isinstance(n, bool) for n in sources.values())
+    ):
+        raise InputError(f"{path / BASELINE_FILE}: 'sidecarSources' is not an object of counts")
+    baseline.sources = sources
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not exists(tsv):

@@ -26,8 +26,12 @@ could not have recorded: one at or below a path its ``beyondRecord`` lists (know
 stores, absent from the published record), or -- against lines imported from another corpus --
 one carried only by steps of a type that corpus never held (``Baseline.step_types``; the sidecars
 are read again for this, only when they hold such steps and an added path lies below
-``steps.[]``). A surface whose every change is one of these (or ``not-observed``) is an advisory
-DRIFT.
+``steps.[]``), or first contact: any other path added in the stores fingerprinted here against
+lines imported from another corpus (that corpus did not hold it: no evidence the format changed;
+record your own baseline to judge it), and a key only the daemon writes against a baseline whose
+sidecars were all reconstructed offline. Against a baseline recorded from your own stores an added
+path is ``added``. A surface whose every change is one of these (or ``not-observed``) is an
+advisory DRIFT.
 """
 
 from __future__ import annotations
@@ -459,8 +463,9 @@ def compare_surface(
         enums=enum_at if sidecar else None,
         renames=surface not in UNPAIRED,
     )
+    by_type = False
     if sidecar:
-        changes = _advisories(changes, baseline, observed)
+        changes, by_type = _advisories(changes, baseline, observed)
     if not changes:
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
@@ -475,20 +480,29 @@ def compare_surface(
         why = (
             "advisory, not a failure: only "
             + " and ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
-            + f" (each line says why); {baseline.name}'s step types: {baseline.step_types_source}"
+            + " (each line says why)"
+            + (f"; {baseline.name}'s step types: {baseline.step_types_source}" if by_type else "")
         )
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest, changes, advisory=True)
     return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
 
 
-def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Observed | None) -> tuple[Change, ...]:
-    """The sidecar *changes* with their advisory classes settled: each ``enum-number`` change
-    noted with its enum (and the numbers *observed*'s ``values`` surface recorded there, when it
-    has one), each added path the baseline could not have recorded made ``not-in-baseline``."""
+def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Observed | None) -> tuple[tuple[Change, ...], bool]:
+    """The sidecar *changes* with their advisory classes settled, and whether a step type the
+    baseline never observed made one of them so: each ``enum-number`` change noted with its enum
+    (and the numbers *observed*'s ``values`` surface recorded there, when it has one), each added
+    path the baseline could not have recorded made ``not-in-baseline`` -- known beyond its record,
+    carried only by a step type it never observed, or first met: in the stores fingerprinted here
+    against lines imported from another corpus, any added path (that corpus never held it, which
+    says nothing of the format; two imported records compared are a diff between versions),
+    against a baseline recorded from sidecars all reconstructed offline a key only the daemon
+    writes (``native_observable``). Against your own stores' lines an added path stays ``added``."""
     beyond = baseline.beyond.get("sidecar", {})
     survey = observed.survey if observed is not None else None
+    imported = baseline.provenance.get("sidecar", "").startswith("imported")
+    offline = baseline.sources is not None and set(baseline.sources) == {"native"}
     unobserved: set[str] = set()
-    if baseline.step_types is not None and survey is not None and baseline.provenance.get("sidecar", "").startswith("imported"):
+    if baseline.step_types is not None and survey is not None and imported:
         # lines from another corpus: a step type it never held says nothing of agy (in a baseline
         # recorded from these stores, a new step type is drift)
         unobserved = {t for t in survey.counts.step_types if t not in baseline.step_types}
@@ -497,6 +511,7 @@ def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Obser
     values_fp = observed.fingerprints.get(VALUES) if observed is not None else None
     recorded = dict(map(split_line, values_fp.lines)) if values_fp is not None else {}
     out = []
+    by_type = False
     for c in changes:
         if c.kind == "enum-number":
             enum = enum_at(c.path)
@@ -523,11 +538,25 @@ def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Obser
                     kind="not-in-baseline",
                     note=f"only in {types} steps, a type {baseline.name} never observed",
                 )
+                by_type = True
+            elif imported and survey is not None:
+                c = replace(c, kind="not-in-baseline", note=f"first contact: {FIRST_CONTACT.format(baseline.name)}")
+            elif offline and not native_observable(c.path):
+                c = replace(
+                    c,
+                    kind="not-in-baseline",
+                    note=f"a key only the daemon writes: {baseline.name} was recorded from sidecars reconstructed "
+                    "offline (a native sweep), which cannot hold it",
+                )
         out.append(c)
-    return tuple(out)
+    return tuple(out), by_type
 
 
 _NUMBER = re.compile(r"-?[0-9]+")
+FIRST_CONTACT = (
+    "{0} was recorded from another corpus, which did not hold this path: no evidence that the format changed. "
+    "To judge added paths, record your own baseline (agy-audit ci --record agy-X.Y.Z) and compare later runs with it"
+)
 
 
 @dataclass
