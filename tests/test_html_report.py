@@ -300,7 +300,10 @@ def test_ci_writes_the_page_for_html_reports_and_on_stdout(tmp_path):
 
 
 def test_compare_writes_its_page_and_its_other_reports(tmp_path):
-    root = SAMPLE / ".gemini" / "antigravity-cli"
+    # the CLI root's sidecar shape as a snapshot: compared as such, its added path is drift (the
+    # root itself, fingerprinted here, would meet the bundled record first: an advisory)
+    root = tmp_path / "antigravity-cli.tsv"
+    root.write_text(cli("fingerprint", "--surface", "sidecar", "--paths", SAMPLE / ".gemini" / "antigravity-cli")[1])
     reports = [tmp_path / n for n in ("r.html", "r.json", "r.md", "r.txt")]
     argv = ["compare", "--baseline", "agy-1.2.11", "--surface", "sidecar", root, "-q"]
     code, out, err = cli(*argv, *(w for r in reports for w in ("--report", r)))
@@ -313,7 +316,7 @@ def test_compare_writes_its_page_and_its_other_reports(tmp_path):
     assert texts([dom.one("header")]) == ["agy-audit compare FAIL compare: FAIL (fail on drift) drift consumers"]
     assert texts(dom.one("dl", class_="facts").all("dd")) == [
         "agy-1.2.11: bundled",
-        f"{root}; scope partial-unknown-scoped (not a complete sweep: missing lines are only 'not observed')",
+        f"shape snapshot {root}; scope unknown (not a complete sweep: missing lines are only 'not observed')",
         "drift",
     ]
     assert [(e.attrs["data-class"], e.attrs["data-path"]) for e in dom.all("li", class_="leaf")] == [
@@ -443,7 +446,7 @@ def test_chromium_renders_the_samples_page_with_every_stage_finding_and_consumer
         (c["target"], c["consumer"]): c["verdict"] if c["verdict"] != "not comparable" else None for c in doc["consumers"]
     }
     assert [(e.attrs["data-class"], e.attrs["data-path"]) for e in dom.all("li", class_="leaf")] == [
-        ("added", "steps.[].metadata.sandboxProfile")
+        ("not-in-baseline", "steps.[].metadata.sandboxProfile")  # first contact with the bundled record: advisory
     ]
 
 
