@@ -220,3 +220,49 @@ def test_check_target_without_a_key_leaves_a_pb_unknown(pb_store):
     root, complete, _, _ = pb_store
     target = C.targets([root.path / "conversations" / f"{complete.id}.trajectory.json"])[0]
     assert (C.check_target(target).verdict, C.check_target(target, key=KEY).verdict) == ("unknown", "complete")
+
+
+# ----------------------------------------------------------------------------- sweep
+
+
+def test_a_native_sweep_covers_pb_sessions_with_the_key_and_completeness_verifies_the_corpus(pb_store, tmp_path):
+    root, complete, stale, missing = pb_store
+    key_file = tmp_path / "my.key"
+    key_file.write_text(KEY_TEXT)
+    code, _, err = cli("sweep", "--root", root.path, "--source", "native", "--out", tmp_path / "plain", "-q")
+    manifest = json.loads((tmp_path / "plain" / "manifest.json").read_text())
+    assert (code, len(manifest["notCovered"]), manifest["sessions"]) == (1, 3, [])  # no key: as before
+    out = tmp_path / "corpus"
+    code, _, err = cli("sweep", "--root", root.path, "--source", "native", "--out", out, "--key-file", key_file, "-q")
+    assert (code, err) == (0, "")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] is True and manifest["notCovered"] == []
+    swept = {s["id"]: s for s in manifest["sessions"]}
+    assert sorted(swept) == sorted(c.id for c in (complete, stale, missing))
+    for convo in (complete, stale, missing):
+        files = swept[convo.id]["files"]
+        copy = out / "native" / "cli" / f"{convo.id}.pb"
+        assert copy.read_bytes() == convo.paths["legacy_pb"].read_bytes()  # copied as it is: encrypted
+        assert f"native/cli/{convo.id}.pb" in files and swept[convo.id]["steps"] == len(convo.steps)
+        assert json.loads((out / "corpus" / "cli" / f"{convo.id}.trajectory.json").read_text()) == convo.trajectory
+    code, text, _ = cli("completeness", out, "--key-file", key_file, "--format", "json")
+    assert code == 0 and {r["verdict"] for r in json.loads(text)["results"]} == {"complete"}
+    assert not _secret_shown(text, (out / "manifest.json").read_text())
+
+
+def test_a_pb_the_key_does_not_authenticate_fails_its_session_in_one_line(pb_store, tmp_path, monkeypatch):
+    root, complete, _, _ = pb_store
+    monkeypatch.setenv("ANTIGRAVITY_KEY", base64.b64encode(bytes(16)).decode())
+    out = tmp_path / "corpus"
+    code, _, err = cli("sweep", "--root", root.path, "--source", "native", "--out", out, "--keep-going", "-q")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert code == 1 and manifest["complete"] is False and manifest["sessions"] == []
+    assert len(manifest["failures"]) == 3
+    failure = next(f for f in manifest["failures"] if f["id"] == complete.id)
+    assert failure == {
+        "id": complete.id,
+        "stage": "decrypt",
+        "message": f"{complete.paths['legacy_pb']}: does not authenticate with the key from ANTIGRAVITY_KEY "
+        "(a wrong key, or a truncated or altered file)",
+    }
+    assert not (out / "native" / "cli" / f"{complete.id}.pb").exists()  # a failed session leaves no file

@@ -18,8 +18,8 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
 
 Selection per root: every ``conversations/<id>.db`` and legacy ``.pb``; a ``.pb`` beside a
 ``.db`` of the same id is skipped (the ``.db`` is the source); with ``include_implicit`` implicit
-files are listed as skipped. A legacy ``.pb``-only session of a root swept natively is selected
-but *not covered* (it is encrypted: only the daemon reads it): its brain files are copied, and it
+files are listed as skipped. A legacy ``.pb``-only session of a root swept natively without the
+user's key is selected but *not covered* (it is encrypted: only the daemon reads it): its brain files are copied, and it
 is listed in ``notCovered`` with the reason, never in ``sessions``; the manifest is then not
 complete. A brain directory with a transcript but no ``.db`` or ``.pb`` (a headless ACP run) is
 swept natively as its brain files alone: no trajectory is reconstructed, ``steps`` counts its
@@ -84,7 +84,7 @@ from audit.safeio import (
     read_bytes,
     sync_files,
 )
-from audit.store import database
+from audit.store import database, legacy_pb
 from audit.store.corpus import MANIFEST
 from audit.store.daemon import AuthError, DaemonClient
 from audit.store.database import NativeConversation, open_snapshot, read_database
@@ -92,6 +92,7 @@ from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
 from audit.store.install import INSTALL_DIR, root_name, swept_files
 from audit.store.layout import Root, Session, layout_forms, newest_first, refuse_inside_store, scan_root
+from audit.store.legacy_pb import Key
 from audit.store.selection import Excluded, Selection, choose, excluded_json
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
@@ -282,6 +283,7 @@ def sweep(
     on_swept: OnSwept | None = None,
     on_selected: Callable[[int], bool] | None = None,
     selection: Selection | None = None,
+    key: Key | None = None,
 ) -> SweepResult:
     """Sweep *roots* into the new directory *out*; see the module docstring. *progress* is called
     before each session with (sessions done, sessions selected, id about to be swept); *on_swept*
@@ -293,7 +295,10 @@ def sweep(
     records which fields each blob held (``Decoded.fields``), for an *on_swept* that would
     otherwise parse the blobs again. *selection* chooses among the sessions found
     (``audit.store.selection``; None or one that gives nothing: every session); what it leaves out
-    is ``SweepResult.excluded``, and the manifest states it.
+    is ``SweepResult.excluded``, and the manifest states it. With the user's *key*, a legacy
+    ``.pb``-only session of a root swept natively is read as a ``.db`` is (``audit.store.legacy_pb``):
+    its ``.pb`` is copied as it is (encrypted) to ``native/<surface>/<id>.pb`` and its
+    reconstruction written to the corpus; a ``.pb`` the key does not authenticate is a failure.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
     non-loopback daemon without *allow_remote*), ``InputError`` (*out* exists or cannot be
@@ -312,7 +317,7 @@ def sweep(
     refuse_inside_store(out, roots, "corpus")
     started = now_rfc3339()
     chosen = [_choose_source(root, source, timeout, allow_remote, env, proc_root) for root in roots]
-    items, skipped, layouts = _select(chosen, include_implicit)
+    items, skipped, layouts = _select(chosen, include_implicit, key)
     if not items:
         raise NothingToCheck(f"nothing to sweep: no .db, .pb or brain transcript selected ({len(skipped)} file(s) skipped)")
     selection = selection if selection is not None and selection.given else None
@@ -335,7 +340,7 @@ def sweep(
         pending = collections.deque(items)  # each session's listing is let go once it is swept
         del items
         record_fields = on_selected is not None and on_selected(result.selected)
-        return _sweep_items(result, corpus, pending, keep_going, progress, on_swept, record_fields)
+        return _sweep_items(result, corpus, pending, keep_going, progress, on_swept, record_fields, key)
     finally:
         corpus.close()
 
@@ -348,6 +353,7 @@ def _sweep_items(
     progress: Callback | None,
     on_swept: OnSwept | None,
     record_fields: bool = False,
+    key: Key | None = None,
 ) -> SweepResult:
     _write_manifest(result)
     current = None
@@ -366,7 +372,7 @@ def _sweep_items(
                     result.not_covered.append(_sweep_uncovered(item, corpus))
                     continue
                 with gc_paused():  # the decoding makes only acyclic containers: a GC pass would rescan what ci holds
-                    swept, conv, native, fields = _sweep_one(item, corpus, record_fields)
+                    swept, conv, native, fields = _sweep_one(item, corpus, record_fields, key)
             except _Failed as failed:
                 message = item.client.shown(failed.message, len(failed.message)) if item.client else failed.message
                 if failed.auth:
@@ -460,6 +466,7 @@ def _choose_source(
 def _select(
     chosen: list[tuple[RootSource, DaemonClient | None]],
     include_implicit: bool,
+    key: Key | None = None,
 ) -> tuple[list[_Item], list[Skipped], dict[Path, dict[str, str]]]:
     """The sessions to sweep, the entries skipped, and per root the file families of its sessions
     (``layout_forms``: the store's layout, which the corpus copies only in part)."""
@@ -477,7 +484,7 @@ def _select(
                 skipped.append(Skipped(session.implicit_pb, SKIP_IMPLICIT))
             if session.db is not None and session.legacy_pb is not None:
                 skipped.append(Skipped(session.legacy_pb, SKIP_DUPLICATE_PB))
-            if session.db is None and session.legacy_pb is not None and client is None:
+            if session.db is None and session.legacy_pb is not None and client is None and key is None:
                 found.append(_Item(session, origin, client, NOT_COVERED_LEGACY))
                 continue
             if session.source is None and (session.id in refused or not _has_transcript(session)):
@@ -559,12 +566,13 @@ class _Corpus:
                 parent = parent.rpartition("/")[0]
 
 
-def _sweep_one(item: _Item, corpus: _Corpus, record_fields: bool = False) -> _Swept:
+def _sweep_one(item: _Item, corpus: _Corpus, record_fields: bool = False, key: Key | None = None) -> _Swept:
     """Write every file of one session, or none: on any failure what was written is removed.
-    Returns what was written, with the ``.db`` copy as read and reconstructed (see ``Decoded``)."""
+    Returns what was written, with the ``.db`` (or ``.pb``) copy as read and reconstructed (see
+    ``Decoded``); a legacy ``.pb`` is read with the user's *key*."""
     files: dict[str, str] = {}
     with _all_or_none(corpus, files):
-        return _sweep_files(item, corpus, files, record_fields)
+        return _sweep_files(item, corpus, files, record_fields, key)
 
 
 @contextlib.contextmanager
@@ -601,7 +609,9 @@ def _rmdir_if_empty(path: str) -> bool:
     return True
 
 
-def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fields: bool = False) -> _Swept:
+def _sweep_files(
+    item: _Item, corpus: _Corpus, files: dict[str, str], record_fields: bool = False, key: Key | None = None
+) -> _Swept:
     session, surface = item.session, item.session.surface
     _check_listed(session)
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
@@ -616,11 +626,19 @@ def _sweep_files(item: _Item, corpus: _Corpus, files: dict[str, str], record_fie
             problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings) or "unreadable"
             raise _Failed("read", f"{session.db}: {problems}")  # name the store's file, not our copy
         internal = canonical_id(conv.internal_cascade_id)
+    elif session.legacy_pb is not None and item.client is None and key is not None:
+        data = _stage("copy", read_bytes, session.legacy_pb, limit=legacy_pb.MAX_BYTES)
+        copy = corpus.write(f"native/{surface}/{session.id}.pb", data, files)  # as it is: encrypted
+        conv = legacy_pb.read_legacy(copy, key)
+        if not conv.access:
+            problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings)
+            raise _Failed("decrypt", f"{session.legacy_pb}: {problems}")  # the store's file, not our copy
+        internal = canonical_id(conv.internal_cascade_id)
     if item.client is not None:
         fetched = _stage("fetch", item.client.fetch_trajectory, session.id, internal)
         raw, trajectory = fetched.raw, fetched.trajectory
     else:
-        assert conv is not None  # without a daemon only a .db is swept (a legacy .pb is skipped)
+        assert conv is not None  # without a daemon only a .db is swept, or a legacy .pb read with the user's key
         fields = BlobFields() if record_fields else None
         native = reconstruct(conv, fields)
         trajectory = native.trajectory

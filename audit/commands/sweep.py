@@ -6,7 +6,16 @@ import argparse
 import sys
 
 from audit.actions.sweep import SOURCES, SweepResult, sweep
-from audit.commands.common import add_format, add_selection, roots_from, seconds, selection_from, user_path
+from audit.commands.common import (
+    add_format,
+    add_key_file,
+    add_selection,
+    legacy_key,
+    roots_from,
+    seconds,
+    selection_from,
+    user_path,
+)
 from audit.errors import AuditError, FindingsError
 from audit.progress import Progress, wanted
 from audit.report.text import table, to_json
@@ -44,12 +53,14 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.add_argument("--keep-going", action="store_true", help="sweep every session even after a failure (still incomplete)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     add_selection(p)
+    add_key_file(p)
     add_format(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     roots = layout.require_roots(roots_from(args))
+    key = legacy_key(args)
     show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     reporter = Progress(sys.stderr, "sweep", "sessions") if show else None
     try:
@@ -63,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             allow_remote=args.allow_remote_daemon,
             progress=reporter,
             selection=selection_from(args),
+            key=key,
         )
     finally:
         if reporter is not None:
