@@ -37,6 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "home"
 F10 = "gen_metadata.data.chat_model.usage.response_output_tokens"
 F3 = "gen_metadata.data.chat_model.usage.output_tokens"
+F9 = "gen_metadata.data.chat_model.usage.thinking_output_tokens"
 BUNDLED = sorted(p.stem for p in data_path("consumers").glob("*.json"))
 
 
@@ -208,7 +209,7 @@ CASES = [
     ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR, OK),
     ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR + ("steps.[].new\tstring",), OK),
     ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3], BREAKS),
-    ("sidecar", _entry("sidecar", "steps.[].type", "optional"), SIDECAR, SIDECAR[:3], AT_RISK),
+    ("sidecar", _entry("sidecar", "steps.[].type", "optional"), SIDECAR, SIDECAR[:3], BREAKS),
     ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3] + ("steps.[].type\tnumber",), BREAKS),
     ("sidecar", _entry("sidecar", "steps.[].type"), SIDECAR, SIDECAR[:3] + ("steps.[].type\tnull|string",), AT_RISK),
     (
@@ -237,7 +238,7 @@ CASES = [
         _entry("sqlite", "table:steps.idx", "optional"),
         ("table:steps\ttable", "table:steps.idx\tINTEGER pk=1"),
         ("table:steps\ttable",),
-        AT_RISK,
+        BREAKS,
     ),
     ("sqlite", _entry("sqlite", "table:steps.idx"), ("table:steps.idx\tINTEGER pk=1",), ("table:steps.idx\tTEXT pk=1",), AT_RISK),
     ("wire", _entry("wire", F10, accepts=("varint",)), (f"{F10}\tvarint",), (f"{F10}\tvarint",), OK),
@@ -265,7 +266,7 @@ CASES = [
         _entry("transcript", "*.content", "optional"),
         ("A\tobject", "A.content\tstring", "B\tobject", "B.content\tstring"),
         ("A\tobject", "A.content\tstring", "B\tobject"),
-        AT_RISK,
+        BREAKS,
     ),
     (
         "transcript",
@@ -290,9 +291,10 @@ def test_verdict_per_surface(surface, entry, before, after, verdict):
         (SIDECAR[:3], BREAKS, "removed; it falls back to sidecar steps.[].kind, which is lost too"),
     ],
 )
-def test_an_optional_path_gone_with_every_fallback_breaks(after, verdict, reason):
-    """An optional path a profile cites a fallback for: gone, the consumer reads the fallback
-    instead; gone with its fallbacks, it has nothing left to read there."""
+def test_an_optional_path_gone_everywhere_breaks_unless_a_fallback_it_cites_remains(after, verdict, reason):
+    """An optional path is one a record may lack; gone from every record, what the consumer read
+    there is lost (a renamed ``created_at`` leaves every message untimed), unless the profile cites
+    what it reads instead; gone with its fallbacks, it has nothing left to read there."""
     read = Entry(
         "sidecar", "steps.[].type", "optional", "owner/tool:src/x.go@1234567", "kind", fallback=("sidecar steps.[].kind",)
     )
@@ -406,22 +408,35 @@ def test_codeburn_is_only_at_risk_when_usage_field_10_is_removed(pair):
     assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:codeburn")[0] == 0
 
 
-def test_codeburn_breaks_when_usage_field_3_is_removed(pair):
+def test_codeburn_breaks_when_every_output_count_of_usage_is_removed(pair):
+    """codeburn takes the output from usage fields 9 and 10, reconciled with 3, or from 3 alone:
+    each falls back to the others; all three gone, it counts no output."""
     base, now, lines = pair
-    assert f"{F3}\tvarint" in lines["wire"]
-    wire = tuple(line for line in lines["wire"] if not line.startswith(F3 + "\t"))
+    gone = (F3, F9, F10)
+    assert all(f"{f}\tvarint" in lines["wire"] for f in gone)
+    alone = _write_baseline(now, "agy-1.0.2", lines | {"wire": tuple(x for x in lines["wire"] if not x.startswith(F3 + "\t"))})
+    code, out, _ = cli("compare", alone, "--baseline", base, "--consumer", "codeburn")
+    assert out.endswith(
+        f"\ncodeburn: at risk (1 deciding line(s))\n  wire {F3}\tvarint  [optional: removed; it falls back to wire {F9}, wire {F10}]\n"
+    )
+    wire = tuple(line for line in lines["wire"] if line.split("\t")[0] not in gone)
     current = _write_baseline(now, "agy-1.0.1", lines | {"wire": wire})
     code, out, err = cli("compare", current, "--baseline", base, "--consumer", "codeburn")
     assert code == 1 and err == ""
     assert "\ncodeburn  breaks" in out
-    assert out.endswith(f"\ncodeburn: breaks (1 deciding line(s))\n  wire {F3}\tvarint  [requires: removed]\n")
+    assert out.endswith(
+        "\ncodeburn: breaks (3 deciding line(s))\n"
+        f"  wire {F3}\tvarint  [optional: removed; it falls back to wire {F9}, wire {F10}, which is lost too]\n"
+        f"  wire {F9}\tvarint  [optional: removed; it falls back to wire {F3}, which is lost too]\n"
+        f"  wire {F10}\tvarint  [optional: removed; it falls back to wire {F3}, which is lost too]\n"
+    )
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--format", "json")
     doc = json.loads(out)
     assert code == 1 and doc["failOn"] == "drift" and doc["fails"] is True
     (result,) = doc["consumers"]
     assert result["consumer"] == "codeburn" and result["verdict"] == BREAKS and result["fails"] is True
     assert [(d["path"], d["class"], d["baseline"], d["current"], d["mode"]) for d in result["deciding"]] == [
-        (F3, "removed", "varint", None, "requires")
+        (f, "removed", "varint", None, "optional") for f in gone
     ]
     assert result["deciding"][0]["cite"] == "npm:codeburn@0.9.15:dist/main.js:8449-8458"
     # --fail-on consumer:NAME fails only for that consumer
@@ -476,14 +491,18 @@ def test_a_user_profile_file_works_like_a_bundled_one(pair, tmp_path):
     transcript = tuple(line for line in lines["transcript"] if not line.startswith("compact.USER_INPUT.content\t"))
     current = _write_baseline(now, "agy-1.0.1", lines | {"transcript": transcript})
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--fail-on", "consumer:mine")
-    assert code == 0
+    assert code == 1
     assert out.endswith(
-        "\nmine: at risk (1 deciding line(s))\n  transcript compact.USER_INPUT.content\tstring  [optional: removed]\n"
+        "\nmine: breaks (1 deciding line(s))\n  transcript compact.USER_INPUT.content\tstring  [optional: removed: in no "
+        "record now, so it loses what it read there (optional, and no fallback cited)]\n"
     )
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", str(mine), "--format", "markdown")
     assert "| consumer | verdict | breaks | at risk | ok | unknown | version |" in out
-    assert "| mine | at risk | 0 | 1 | 1 | 0 | v0.1 |" in out
-    assert "| `transcript compact.USER_INPUT.content` | `string` |  | optional | removed |" in out
+    assert "| mine | breaks | 1 | 0 | 1 | 0 | v0.1 |" in out
+    assert (
+        "| `transcript compact.USER_INPUT.content` | `string` |  | optional | removed: in no record now, so it loses what it "
+        "read there (optional, and no fallback cited) |"
+    ) in out
 
 
 def test_compare_judges_every_bundled_consumer_by_default(pair):

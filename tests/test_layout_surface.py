@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from audit.actions import baseline_writer
+from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
 from audit.checks import baselines, consumers
 from audit.checks.drift import compare, observe
@@ -139,3 +139,30 @@ def test_chunks_only_transcripts_break_a_reader_of_flat_files(tmp_path):
         "at risk",
         [f"removed; it falls back to layout {LOGS}chunks/transcript_full/*.jsonl"],
     )
+
+
+def test_a_home_read_whole_judges_removals_as_a_complete_sweep_does(tmp_path):
+    """A dropped column compared from the home itself: removed (every .db carries its schema and
+    every one was read); with a session only the daemon can read, the home is not read whole and a
+    missing line is only not observed, as in an incomplete sweep."""
+    b = StoreBuilder(tmp_path / "home", seed=6)
+    b.root("cli").conversation(turns=2)
+    fp = tmp_path / "fp"
+    baseline_writer.write(
+        baseline_writer.from_survey("agy-9.9.9", survey([_swept(tmp_path / "home", tmp_path / "c")]), "2026-12-01"), fp
+    )
+    baseline = baselines.load(fp / "agy-9.9.9")
+    mutate.apply_mutation(mutate.CATALOGUE["drop-steps-metadata"], tmp_path / "home")
+    observed = observe([tmp_path / "home"])
+    assert observed.complete and observed.survey is not None and observed.survey.whole
+    (sqlite,) = [r for r in compare(baseline, observed).surfaces if r.surface == "sqlite"]
+    assert [(c.path, c.kind) for c in sqlite.changes] == [("table:steps.metadata", "removed")]
+    assert baseline.counts is not None and set(baseline.counts["values"]) >= {
+        "sqlite:table:steps.step_type",
+        "transcript:full.type",
+    }
+    b.root("cli").conversation(db=False, legacy_pb=True, sidecar="missing")
+    partial = observe([tmp_path / "home"])
+    assert not partial.complete and partial.survey is not None and partial.survey.unread == 1
+    (sqlite,) = [r for r in compare(baseline, partial).surfaces if r.surface == "sqlite"]
+    assert [(c.path, c.kind) for c in sqlite.changes] == [("table:steps.metadata", "not-observed")]

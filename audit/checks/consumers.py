@@ -10,9 +10,11 @@ any run of characters within one dot-separated segment.
 ``judge`` reads a ``drift.Comparison`` through a profile. Per matched line:
 
 * unchanged, or ``added`` -> ok;
-* ``removed`` (or ``renamed`` away) -> ``breaks`` for a required entry, ``at risk`` for an
-  optional one; an optional entry whose profile cites a ``fallback`` it reads instead breaks when
-  every fallback breaks too (``_settle_fallbacks``). Except that a line matched through a ``*`` whose whole subtree is gone
+* ``renamed`` to a path the entry also matches (a record type renamed, read through a ``*``) -> ok;
+* ``removed`` (or ``renamed`` away) -> ``breaks``: the path is in no record now, so a consumer
+  that reads it loses all it read there, optional or not; only an optional entry whose profile
+  cites a ``fallback`` it reads instead is ``at risk``, and breaks when every fallback breaks too
+  (``_settle_fallbacks``). Except that a line matched through a ``*`` whose whole subtree is gone
   (a record type or step type that no longer occurs), or a ``layout`` line of a root that is gone
   altogether, is unknown: the instance is absent, not the field;
 * a ``layout`` family that every session had and now only some have (``file`` -> ``file|none``)
@@ -27,7 +29,9 @@ any run of characters within one dot-separated segment.
 An entry with ``values`` or ``range`` is also judged on the ``values`` fingerprint
 (``_judge_values``; the rules are in the README). A new step type of the ``.db`` that a ``skips``
 filter does not take is judged by the payloads its steps carry (``_payloads_read``, ``_carried``), a fact of the
-``wire`` fingerprint, where the filter's kinds each have one.
+``wire`` fingerprint, where the filter's kinds each have one; a new value of a field whose records
+per value the baseline and the corpus both counted is traced to the values whose share it took
+(``_moved``): a filter breaks only when records it took moved.
 
 An entry no fingerprint can show is unknown too, with the reason: ``rpc`` entries, ``layout``
 entries naming no file family the ``layout`` fingerprint records (artifacts, per-install files),
@@ -397,13 +401,13 @@ def _gone(entry: Entry, path: str, current: dict[str, str]) -> str | None:
 
 def _lost(entry: Entry, what: str) -> tuple[str, str]:
     """A path gone from every record (removed, renamed): a consumer that requires it breaks; one
-    that reads it optionally is at risk (its fallbacks, when cited, are named; ``judge`` finds
-    whether every one of them broke too)."""
+    that reads it optionally loses all it read there and breaks too, unless the profile cites a
+    fallback it reads instead (then at risk, until ``judge`` finds every fallback broken)."""
     if entry.mode == REQUIRES:
         return BREAKS, what
     if entry.fallback:
         return AT_RISK, f"{what}; it falls back to {', '.join(entry.fallback)}"
-    return AT_RISK, what
+    return BREAKS, f"{what}: in no record now, so it loses what it read there (optional, and no fallback cited)"
 
 
 def _root_gone(path: str, current: dict[str, str]) -> str | None:
@@ -422,6 +426,8 @@ def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str
     if change.kind == "renamed":
         if path == change.path:
             return OK, f"renamed from {change.was}"
+        if pattern(entry.path, surface).fullmatch(change.path):  # a record type renamed under a "*" it reads
+            return OK, f"renamed to {change.path}, which it reads too"
         return _lost(entry, f"renamed to {change.path}")
     if change.new is None:  # removed
         gone = _root_gone(change.path, current) if surface == "layout" else _gone(entry, change.path, current)
@@ -602,6 +608,7 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
             else:
                 out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
         read = _payloads_read(entry, key) if other == SKIPS_OTHER else set()
+        moved = _moved(entry, key, new, baseline, observed) if recorded and other != BREAKS_ON_OTHER else None
         for value in new:
             unnamed = named(key, value) is not True
             carried = _carried(observed, value) if read and unnamed else set()
@@ -623,6 +630,18 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                 )
                 out.append(_new_loss(entry, loss, field, judged, baseline))
                 continue
+            if moved is not None:
+                inside, shown_moves = moved
+                if not inside:
+                    out.append(
+                        Decision(
+                            entry, OK, f"new value {value}: its records left {shown_moves}, outside its filter {selects}", field
+                        )
+                    )
+                    continue
+                loss = f"new value {value}: records it took left {shown_moves} for it, outside its filter {selects}"
+                out.append(_new_loss(entry, loss, field, judged, baseline))
+                continue
             if other == SKIPS_OTHER and not unnamed:
                 out.append(
                     Decision(
@@ -642,6 +661,31 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                 )
             out.append(_new_loss(entry, loss, field, judged, baseline))
     return out
+
+
+def _moved(entry: Entry, key: str, new: list[str], baseline: Baseline, observed: Observed) -> tuple[bool, str] | None:
+    """Where the records of the *new* values of field *key* came from, by the records per value
+    the baseline and the corpus counted (``counts.values``): (whether a value the entry takes lost
+    its share, the values that did, in words) -- when taken values lost share, or when values
+    outside the entry's filter lost at least the share the new values hold; else None (the counts
+    do not tell: none recorded, or records that are new rather than moved)."""
+    before = ((baseline.counts or {}).get("values") or {}).get(key)
+    now = observed.value_counts.get(key)
+    if not before or not now:
+        return None
+    b, a = sum(before.values()), sum(now.values())
+    fell = {v: n for v, n in before.items() if now.get(v, 0) * b < n * a}  # share now < share then
+
+    def shown(values: list[str]) -> str:
+        return ", ".join(f"{v} ({before[v] / b:.0%} of the records, now {now.get(v, 0) / a:.0%})" for v in values)
+
+    taken = sorted((v for v in fell if entry.takes(v)), key=order)
+    if taken:
+        return True, shown(taken)
+    left = sum(n * a - now.get(v, 0) * b for v, n in fell.items())  # the share they lost, times a * b
+    if fell and left >= sum(now.get(v, 0) for v in new) * b:
+        return False, shown(sorted(fell, key=order))
+    return None
 
 
 def _new_loss(entry: Entry, loss: str, field: str, judged: bool, baseline: Baseline) -> Decision:

@@ -40,7 +40,7 @@ import functools
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -154,6 +154,12 @@ class Observed:
     observable: dict[str, Callable[[str], bool]] = field(default_factory=dict)
     """surface in ``partial`` -> whether this corpus could show a line's path after all (its
     absence is then a removal)"""
+    recorded_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # a baseline's, when observed
+
+    @property
+    def value_counts(self) -> Mapping[str, Mapping[str, int]]:
+        """Records per value of the fields readers filter by (``Counts.values``), when known."""
+        return self.survey.counts.values if self.survey is not None else self.recorded_counts
 
 
 def observe(
@@ -175,6 +181,7 @@ def observe(
             if s in surfaces
         }
         observed = Observed(f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps))
+        observed.recorded_counts = (b.counts or {}).get("values") or {}
     elif single is not None and single.suffix == ".tsv" and is_file(single):
         lines = baselines.parse_snapshot(read_bytes(single), str(single))
         fps = {"sidecar": Fingerprint.of("sidecar", lines)} if "sidecar" in surfaces else {}
@@ -183,16 +190,17 @@ def observe(
         if any(is_file(Path(p) / baselines.BASELINE_FILE) or str(p).endswith(".tsv") for p in paths):
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
         result = survey(paths, surfaces, progress=progress, read=read)
+        partial = result.partial()
         observed = Observed(
             ", ".join(map(str, paths)),
             result.fingerprints,
-            result.complete,
+            result.complete or result.whole,
             result.scope,
             surfaces,
             result.not_computed,
-            result.partial(),
+            partial,
             result,
-            {s: native_observable for s in result.partial() if s not in result.sampled()},
+            {s: native_observable for s in partial if s not in result.sampled()} if result.complete else {},
         )
     if not observed.fingerprints:
         reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())

@@ -133,7 +133,9 @@ class Fingerprint:
 @dataclass
 class Counts:
     """What the corpus held: sidecar documents (``sessions``), their steps, step types and
-    statuses, and the database and transcript files read."""
+    statuses, the database and transcript files read, and per field readers filter records by
+    (``Values.counts``: transcript type, source and status, the steps columns) the records holding
+    each value."""
 
     sessions: int = 0
     steps: int = 0
@@ -141,6 +143,7 @@ class Counts:
     statuses: Counter[str] = field(default_factory=Counter)
     databases: int = 0
     transcripts: int = 0
+    values: dict[str, Counter[str]] = field(default_factory=dict)
 
     def add_trajectory(self, doc: object) -> None:
         self.sessions += 1
@@ -165,6 +168,8 @@ class Counts:
         self.statuses.update(other.statuses)
         self.databases += other.databases
         self.transcripts += other.transcripts
+        for key, counted in other.values.items():
+            self.values.setdefault(key, Counter()).update(counted)
 
     def to_json(self) -> dict:
         return {
@@ -174,6 +179,7 @@ class Counts:
             "statuses": dict(sorted(self.statuses.items())),
             "databases": self.databases,
             "transcripts": self.transcripts,
+            "values": {key: dict(sorted(counted.items())) for key, counted in sorted(self.values.items())},
         }
 
 
@@ -200,10 +206,23 @@ class Survey:
     selected: int = 0  # sessions the sweeps selected (their manifests' ``selected``)
     excluded: int = 0  # sessions their selections left out
 
+    unread: int = 0  # sessions of a store whose conversation no file read here holds (a legacy .pb only)
+
+    @property
+    def whole(self) -> bool:
+        """A store or home read whole, as a complete sweep reads it: every session's files read
+        (its ``.db``, brain, the per-install files), none unreadable, none only the daemon reads."""
+        return self.kind == "store" and not self.problems and not self.unread
+
     def partial(self) -> dict[str, str]:
-        """Surfaces of a complete sweep whose absent lines are no evidence, with why: those of a
-        sample (``sampled``), then the sidecar surface of a native sweep, for keys our ``.proto``
-        cannot decode (``drift.native_observable`` tells which)."""
+        """Surfaces of a complete sweep or a store read whole whose absent lines are no evidence,
+        with why: a store's sidecars; those of a sample (``sampled``), then the sidecar surface of a
+        native sweep, for keys our ``.proto`` cannot decode (``drift.native_observable`` tells which)."""
+        if self.whole:
+            return {
+                "sidecar": "a store's sidecars are agy-reader's copies, fresh, stale or missing per session: "
+                "a key they lack is no evidence (a sweep writes every session's)"
+            }
         native = sum(n for source, n in self.sources.items() if source != "daemon")
         if not self.complete:
             return {}
@@ -380,6 +399,8 @@ def _store(root: layout.Root, inputs: _Inputs, result: Survey) -> None:
             inputs.add("sidecars", session.sidecar)
         if session.db is not None:
             inputs.add("databases", session.db)
+        elif session.legacy_pb is not None:
+            result.unread += 1
         if session.brain is not None:
             inputs.add_brain(session.brain)
 
@@ -1030,6 +1051,7 @@ def survey(
         found["conventions"] = Fingerprint.of("conventions", conventions.lines()) if conventions.forms else None
     found.update(_install_surfaces(inputs, wanted, result, each, values))
     found[VALUES] = Fingerprint.of(VALUES, values.lines()) if values.seen or values.more else None
+    result.counts.values = values.counts
     missing = {
         "sidecar": "no readable *.trajectory.json sidecar",
         "sqlite": "no readable conversation .db",

@@ -22,11 +22,17 @@ and the record kinds of ``history.jsonl`` are lower-case identifiers). Anything 
 path is recorded as ``(other)``, and a field with more than ``MAX_VALUES`` distinct values is
 recorded as ``(more)`` alone (whatever the order the values came in): the sets stay small and
 never hold text a user wrote.
+
+How many records hold each value is counted too (``Values.counts``) for the fields readers filter
+records by -- the transcript ``type``, ``source`` and ``status`` and the ``steps`` columns -- but
+kept out of the lines and the digest: a baseline stores them beside (``counts.values``), so that a
+new value's records can be traced to the values they left (``audit.checks.consumers``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -212,6 +218,12 @@ class Values:
     def __init__(self) -> None:
         self.seen: dict[str, set[str]] = {}
         self.more: set[str] = set()  # fields with more than MAX_VALUES values (no longer in seen)
+        self.counts: dict[str, Counter[str]] = {}  # field -> records per value, for the fields readers filter by
+
+    def _count(self, key: str, value: object) -> None:
+        """One more record holding *value* at *key* (as ``add`` records it; content is ``(other)``)."""
+        text = str(value) if type(value) is int else value if type(value) is str and _TOKEN.fullmatch(value) else OTHER
+        self.counts.setdefault(key, Counter())[text] += 1
 
     def add(self, key: str, value: object, pattern: re.Pattern[str] = _TOKEN) -> None:
         """Record *value* (an integer or a content-free token) for the field *key*."""
@@ -238,6 +250,8 @@ class Values:
         self.more.add(key)
 
     def merge(self, other: Values) -> None:
+        for key, counted in other.counts.items():
+            self.counts.setdefault(key, Counter()).update(counted)
         for key in other.more - self.more:
             self.seen.pop(key, None)
             self.more.add(key)
@@ -262,6 +276,7 @@ class Values:
                 value = row.get(column)
                 if value is not None:
                     self.add(f"sqlite:table:steps.{column}", value)
+                    self._count(f"sqlite:table:steps.{column}", value)
 
     def add_record(self, surface: str, record: object, keys: Iterable[str]) -> None:
         """The *keys* of one JSON record of *surface* (``history``: ``type``), each an integer or an
@@ -278,6 +293,7 @@ class Values:
         for key in TRANSCRIPT_KEYS:
             if key in record:
                 self.add(f"transcript:{tier}.{key}", record[key])
+                self._count(f"transcript:{tier}.{key}", record[key])
         calls = record.get("tool_calls")
         if type(calls) is list:
             for call in calls:

