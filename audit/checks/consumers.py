@@ -573,13 +573,14 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
         return [Decision(entry, UNKNOWN, f"no values recorded ({why})")]
     match = pattern(f"{entry.surface}:{entry.path}").fullmatch
     now = _value_sets(fp.lines, match)
-    if not now:
-        return [Decision(entry, UNKNOWN, f"no value of {entry.path} recorded in this corpus")]
     recorded = VALUES in baseline.lines and entry.surface in baseline.digests
     before = _value_sets(baseline.lines.get(VALUES, ()), match) if recorded else {}
     judged = recorded and VALUES not in baseline.synthetic and not (result is not None and result.surface in baseline.synthetic)
     selects, other = entry.selects, entry.other
-    out = []
+    # a field the baseline held values of and no record holds now (a complete corpus): the filter takes nothing
+    out = [_vanished(entry, key, judged, baseline) for key in sorted(before.keys() - now.keys()) if result and result.complete]
+    if not now and not out:
+        return [Decision(entry, UNKNOWN, f"no value of {entry.path} recorded in this corpus")]
     for key in sorted(now):
         field = key.partition(":")[2]
         outside = sorted((v for v in now[key] if not entry.takes(v)), key=order)
@@ -661,6 +662,16 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                 )
             out.append(_new_loss(entry, loss, field, judged, baseline))
     return out
+
+
+def _vanished(entry: Entry, key: str, judged: bool, baseline: Baseline) -> Decision:
+    """A filtered field that no record holds now (moved or renamed): what the filter took went with
+    it (``_lost``); against synthetic values only a risk."""
+    field = key.partition(":")[2]
+    effect, reason = _lost(entry, f"{field} is in no record now: what it took by {entry.selects} went with it")
+    if effect == BREAKS and not judged:
+        return Decision(entry, AT_RISK, f"{reason}; {baseline.name}'s values are synthetic: record your own baseline", field)
+    return Decision(entry, effect, reason, field)
 
 
 def _moved(entry: Entry, key: str, new: list[str], baseline: Baseline, observed: Observed) -> tuple[bool, str] | None:

@@ -180,8 +180,10 @@ def observe(
             for s, d in b.digests.items()
             if s in surfaces
         }
-        observed = Observed(f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps))
-        observed.recorded_counts = (b.counts or {}).get("values") or {}
+        counted = (b.counts or {}).get("values") or {}
+        observed = Observed(
+            f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps), recorded_counts=counted
+        )
     elif single is not None and single.suffix == ".tsv" and is_file(single):
         lines = baselines.parse_snapshot(read_bytes(single), str(single))
         fps = {"sidecar": Fingerprint.of("sidecar", lines)} if "sidecar" in surfaces else {}

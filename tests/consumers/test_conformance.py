@@ -131,24 +131,24 @@ OK, RISK, BREAKS = consumers.OK, consumers.AT_RISK, consumers.BREAKS
 
 COLUMNS = tuple(MUTATIONS)  # the order of the mutations above
 ROWS = {  # consumer: its verdict on each mutation, in COLUMNS order
-    "agent-session-reader": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK),
-    "agents-tree": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK),
-    "agentsview": (OK, BREAKS, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, BREAKS, OK, BREAKS, OK, BREAKS, OK),
-    "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK),
-    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK),
-    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK, OK, OK),
-    "codeburn": (OK, OK, OK, RISK, OK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK),
-    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK, OK, OK),
-    "deja-vu": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK),
-    "dhi-orbit": (OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, BREAKS, OK),
-    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK, OK),
-    "interlatch": (OK, BREAKS, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, RISK, OK),
-    "pentimento": (OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK),
-    "search-clanker-history": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, BREAKS, BREAKS, OK),
-    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK, OK, OK),
-    "sessionfs": (OK, BREAKS, RISK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, RISK, RISK, OK),
-    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, BREAKS, OK),
-    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK),
+    "agent-session-reader": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK, BREAKS, OK),
+    "agents-tree": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, OK),
+    "agentsview": (OK, BREAKS, RISK, BREAKS, BREAKS, BREAKS, BREAKS, OK, BREAKS, OK, BREAKS, OK, BREAKS, OK, BREAKS, OK),
+    "agy-reader": (OK, OK, OK, OK, OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK),
+    "anysession": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK),
+    "cli-sessions": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, RISK, BREAKS, OK, OK, OK, OK, OK),
+    "codeburn": (OK, OK, OK, RISK, OK, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK),
+    "converseek": (OK, OK, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, RISK, OK, OK, OK, OK, OK),
+    "deja-vu": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK),
+    "dhi-orbit": (OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, RISK, RISK, BREAKS, OK, BREAKS, OK),
+    "ferry-cli": (OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, OK, OK, OK, OK, OK, OK, OK, OK),
+    "interlatch": (OK, BREAKS, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, RISK, OK, BREAKS, OK),
+    "pentimento": (OK, RISK, OK, OK, OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, OK, OK),
+    "search-clanker-history": (OK, BREAKS, OK, OK, OK, BREAKS, OK, OK, BREAKS, OK, OK, BREAKS, BREAKS, OK, OK, OK),
+    "session-compass": (OK, OK, OK, OK, OK, OK, OK, OK, BREAKS, OK, BREAKS, RISK, OK, OK, OK, OK),
+    "sessionfs": (OK, BREAKS, RISK, OK, OK, BREAKS, BREAKS, OK, BREAKS, OK, OK, RISK, RISK, OK, BREAKS, OK),
+    "tokstat": (OK, BREAKS, BREAKS, OK, OK, BREAKS, OK, BREAKS, BREAKS, OK, OK, RISK, BREAKS, OK, OK, OK),
+    "vibewatt": (OK, OK, OK, BREAKS, OK, OK, OK, BREAKS, BREAKS, OK, OK, OK, OK, OK, OK, OK),
 }
 EXPECTED: dict[str, dict[str, str]] = {m: {c: row[i] for c, row in ROWS.items() if i < len(row)} for i, m in enumerate(COLUMNS)}
 
@@ -271,9 +271,9 @@ print(json.dumps({
 """
 
 # sessionfs 0.26.0: the conversations discover_antigravity_sessions() finds, parsed with the summaries
-# its capture reads (SummaryIndex, sessionfs/cli/cmd_init.py:682-692), and their messages (not counted
-# per speaker: a step of a type it has no rule for is kept as a message, labelled "system" unless its
-# source is exactly MODEL: sessionfs/converters/antigravity_to_sfs.py:1355-1363); message times are
+# its capture reads (SummaryIndex, sessionfs/cli/cmd_init.py:682-692), and their messages (a step of a
+# type it has no rule for is kept as a message, "assistant" when its source is exactly MODEL, else
+# "system": sessionfs/converters/antigravity_to_sfs.py:1355-1363); message times are
 # counted as distinct times per session (without created_at every message takes the summary's time). Its
 # workspace root is not counted: it validates none of the built store's workspaces (validate_workspace_root)
 _SESSIONFS = """
@@ -288,6 +288,7 @@ print(json.dumps({
     "titled sessions": sum(1 for s in found if s["title"]),
     "messages": sum(len(p.messages) for p in parsed),
     "user messages": sum(1 for p in parsed for m in p.messages if m.get("role") == "user"),
+    "assistant messages": sum(1 for p in parsed for m in p.messages if m.get("role") == "assistant"),
     "tool uses": sum(p.tool_use_count for p in parsed),
     "message times": sum(len({m.get("timestamp") for m in p.messages if m.get("timestamp")}) for p in parsed),
     "subagents": sum(len(p.sub_agents) for p in parsed),
@@ -751,19 +752,19 @@ def _judged(baseline: Path, observed_path: Path, tmp_path: Path, *entries: dict)
         (
             "ERROR",
             "ok",
-            "new value COMPLETED: its records left DONE (100% of the records, now 69%), outside its filter status in {ERROR}",
+            "new value SKIPPED: its records left DONE (100% of the records, now 81%), outside its filter status in {ERROR}",
         ),
         (
             "DONE",
             "breaks",
-            "new value COMPLETED: records it took left DONE (100% of the records, now 69%) for it, outside its filter status "
+            "new value SKIPPED: records it took left DONE (100% of the records, now 81%) for it, outside its filter status "
             "in {DONE} (not in agy-9.9.9)",
         ),
     ],
 )
 @pytest.mark.parametrize("observed", ["sweep", "home"])
 def test_a_new_status_breaks_a_filter_only_when_the_records_it_took_moved(recorded, tmp_path, takes, verdict, reason, observed):
-    """A third of the DONE records become COMPLETED, a status cortex.proto does not name: the
+    """The DONE commands become SKIPPED, a status cortex.proto does not name: the
     baseline's and the corpus's records per value say where they came from. A reader taking only
     errors loses nothing; one taking finished steps loses those records. The same from the home."""
     home, baseline = recorded
@@ -774,7 +775,7 @@ def test_a_new_status_breaks_a_filter_only_when_the_records_it_took_moved(record
     entry = {"surface": "transcript", "path": "compact.status", "mode": "optional", "values": [takes], "other": "skips"}
     judged = _judged(baseline, target, tmp_path, entry)
     assert judged.verdict == verdict
-    assert [d.reason for d in judged.decisions if "COMPLETED" in d.reason] == [reason]
+    assert [d.reason for d in judged.decisions if "SKIPPED" in d.reason] == [reason]
 
 
 @pytest.mark.parametrize("observed", ["sweep", "home"])
