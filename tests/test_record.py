@@ -421,3 +421,26 @@ def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_tr
         assert main(["fingerprint", "--surface", "transcript", "--format", "json", str(where)]) == 0
         digests.append(json.loads(capsys.readouterr().out)["fingerprints"]["transcript"]["digest"])
     assert digests[0] == digests[1]
+
+
+def test_record_refuses_a_corpus_whose_newest_conversation_its_db_does_not_hold(tmp_path, capsys):
+    """A daemon answered with a trajectory the .db swept beside it lacks a step of (a conversation
+    that moved on between the copy and the fetch): record re-checks the newest conversations
+    against their .db copies and refuses, naming the session."""
+    cli = StoreBuilder(tmp_path / "home", seed=12).root("cli")
+    old = cli.conversation(turns=1)
+    newest = cli.conversation(turns=2)
+    grown = json.loads(json.dumps(newest.trajectory))
+    grown["steps"].append(dict(grown["steps"][-1]))  # one step more than the .db holds
+    (tmp_path / "COMPAT.md").write_text("previous record\n")
+    with SimulatedDaemon(cli.path, token=TOKEN, trajectories={newest.id: grown}) as sim:
+        env = {"ANTIGRAVITY_DAEMON_URL": sim.url, "ANTIGRAVITY_CSRF_TOKEN": TOKEN}
+        assert sweep([Root(cli.path, "cli", True)], tmp_path / "corpus", source="daemon", env=env).complete
+    before = _tree(tmp_path)
+    assert _record(tmp_path) == 1
+    steps = len(newest.steps)
+    assert capsys.readouterr().err == (
+        "agy-audit: refusing to record: 1 of the 5 newest conversation(s), not complete against their .db: "
+        f"{newest.id}: incomplete: sidecar has 1 step(s) the source lacks, from step {steps}\n"
+    )
+    assert _tree(tmp_path) == before and old.id != newest.id  # the older session is complete: not named

@@ -5,7 +5,10 @@ sweep manifest or its manifest is not ``complete: true`` (the refusal names what
 out: its sessions not covered, such as legacy ``.pb`` sessions swept natively -- naming the option
 that leaves them out -- and its failures), when it holds no surface at all, when
 an input file cannot be read, when the corpus breaks the format contract (advisories do not
-count), or when the baseline directory already exists. A corpus whose only surface is ``roots``
+count), when one of the corpus's newest conversations (``RECHECKED``, by first step, as
+``--newest`` orders them) is not complete against its ``.db`` copy (``recheck_newest``: a daemon's
+trajectory that the ``.db`` it was swept with does not hold), or when the baseline directory
+already exists. A corpus whose only surface is ``roots``
 (which roots were swept, from its manifest) holds nothing to record. A surface the corpus does not hold (a
 brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
 reason. A corpus swept with a selection is complete for it (its manifest says so), and the
@@ -19,17 +22,20 @@ import datetime as _dt
 import os
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 from audit.actions import baseline_writer, compat
-from audit.checks import baselines
+from audit.checks import baselines, completeness
 from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
-from audit.errors import FindingsError, InputError
+from audit.errors import FindingsError, InputError, NothingToCheck
 from audit.safeio import read_json
-from audit.store.selection import READABLE_ONLY
+from audit.store.selection import READABLE_ONLY, db_first_step
 
 MAX_LISTED = 5
+RECHECKED = 5
+"""How many of a corpus's newest conversations ``record`` checks against their ``.db`` copies."""
 
 
 def contract_violations(result: Survey) -> list[str]:
@@ -50,6 +56,22 @@ def contract_violations(result: Survey) -> list[str]:
             f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in result_.violations
         )
     return out
+
+
+_OLDEST = datetime.min.replace(tzinfo=UTC)  # a conversation without a first step time sorts last
+
+
+def recheck_newest(corpus: Path) -> list[str]:
+    """The newest ``RECHECKED`` conversations of the sweep *corpus* whose sidecar has its ``.db``
+    copy (by first step, newest first), checked by ``completeness``: one line per one that is not
+    complete, naming it and why."""
+    try:
+        found = [(db_first_step(t.db) or _OLDEST, t) for t in completeness.targets([corpus]) if t.db is not None]
+    except NothingToCheck:
+        return []  # no sidecar (a brain-only corpus): nothing a .db could contradict
+    newest = sorted(found, key=lambda pair: pair[0], reverse=True)[:RECHECKED]
+    checked = [completeness.check_target(t, details=False) for _, t in newest]
+    return [f"{r.id}: {r.verdict}: {r.detail}" for r in checked if r.verdict != completeness.COMPLETE]
 
 
 def _left_out(manifest: Path) -> str:
@@ -110,6 +132,9 @@ def record(
         violations = contract_violations(result)
         if violations:
             refusals.append(_listed("contract violation(s)", violations))
+        stale = recheck_newest(result.manifests[0].parent)
+        if stale:
+            refusals.append(_listed(f"of the {RECHECKED} newest conversation(s), not complete against their .db", stale))
     if os.path.lexists(target):
         refusals.append(f"{target}: already exists; choose another --name or remove it")
     if refusals:

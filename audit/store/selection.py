@@ -170,7 +170,7 @@ def _keep(chosen: Chosen, keep: Callable[[Session], bool], why: Callable[[Sessio
 def first_step_time(session: Session) -> datetime | None:
     """When the session's first step was created (see the module docstring), or None."""
     if session.db is not None:
-        found = _db_first_step(session.db)
+        found = db_first_step(session.db)
         if found is not None:
             return found
     return _transcript_first_step(session.brain) if session.brain is not None else None
@@ -179,7 +179,8 @@ def first_step_time(session: Session) -> datetime | None:
 _FIRST_STEP = "SELECT metadata FROM steps WHERE metadata IS NOT NULL ORDER BY idx LIMIT 1"
 
 
-def _db_first_step(path: Path) -> datetime | None:
+def db_first_step(path: Path) -> datetime | None:
+    """When the first step of the conversation ``.db`` at *path* was created, or None."""
     try:
         with open_snapshot(path) as (conn, _):
             row = conn.execute(_FIRST_STEP).fetchone()
