@@ -296,6 +296,61 @@ def test_an_unlistable_directory_is_a_usage_error_naming_it(store):
     assert err == f"agy-audit: {root.path / 'conversations'}: cannot list (Permission denied)\n"
 
 
+def _every_command(root: Path, session: str, out: Path) -> dict[str, tuple[int, str, str]]:
+    """What every command that reads a store does with it (run as the unprivileged user)."""
+    commands = {
+        "stores": ("stores", "--root", root),
+        "sweep": ("sweep", "--source", "native", "--root", root, "--out", out / "sweep"),
+        "export": ("export", "--root", root, session),
+        "inspect": ("inspect", "--root", root, session),
+        "links check": ("links", "check", "--root", root),
+        "links backfill": ("links", "backfill", "--root", root),
+        "links repair": ("links", "repair", "--root", root, "--backup", out / "backup"),
+        "completeness": ("completeness", "--root", root, "--attest"),
+        "fingerprint": ("fingerprint", root),
+        "consistency": ("consistency", "--root", root),
+        "ci": ("ci", "--source", "native", "--root", root, "--out", out / "ci"),
+        "doctor": ("doctor", "--root", root),
+    }
+    return {name: cli(*argv) for name, argv in commands.items()}
+
+
+@pytest.fixture
+def no_proc(monkeypatch, shared):
+    """No /proc for doctor's discovery (the per-test fake one is private to root); deepdiff,
+    which completeness loads to explain a difference, loaded while we can read it."""
+    import deepdiff  # noqa: F401
+
+    from audit.store import discovery
+
+    monkeypatch.setattr(discovery, "PROC_ROOT", str(shared / "no-proc"))
+
+
+def test_a_directory_listed_but_not_entered_is_an_error_naming_it_in_every_command(store, shared, no_proc):
+    # issue 38 item 3: conversations/ at 0444 read as an empty store -- 0 sidecars, "complete: true",
+    # export falling back to the transcript
+    root, wal, plain = store
+    conversations = root.path / "conversations"
+    conversations.chmod(0o444)
+    results = unprivileged(_every_command, root.path, plain.id, shared)
+    error = f"agy-audit: {conversations}: cannot enter (Permission denied): it can be listed but not searched\n"
+    assert {name: (code, err) for name, (code, _, err) in results.items()} == {name: (2, error) for name in results}
+    assert not (shared / "sweep" / "manifest.json").exists() and not (shared / "backup").exists()
+
+
+def test_a_brain_listed_but_not_entered_is_an_error_where_it_is_read(store, shared, no_proc):
+    root, wal, plain = store
+    brain = root.path / "brain"
+    brain.chmod(0o444)
+    results = unprivileged(_every_command, root.path, plain.id, shared)
+    error = f"agy-audit: {brain}: cannot enter (Permission denied): it can be listed but not searched\n"
+    unaffected = {"links check": 0, "links backfill": 0, "links repair": 0, "completeness": 1}  # never read the brain
+    assert {name: (code, err) for name, (code, _, err) in results.items() if name not in unaffected} == {
+        name: (2, error) for name in results if name not in unaffected
+    }
+    assert {name: results[name][0] for name in unaffected} == unaffected  # 1: the stale sidecar is incomplete
+
+
 def test_a_read_only_store_is_read_completely_and_never_written(store, shared):
     root, wal, plain = store
     for p in [root.path.parent, root.path, *root.path.rglob("*")]:

@@ -165,8 +165,10 @@ def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
             continue
         try:
             mode = entry.stat(follow_symlinks=False).st_mode
-        except OSError:
+        except FileNotFoundError:
             continue  # vanished while listing
+        except OSError as exc:
+            raise InputError(f"{entry.path}: cannot stat ({exc.strerror or exc})") from None
         if not stat.S_ISDIR(mode):
             out.append((entry.name, stat.S_ISREG(mode)))
     return out

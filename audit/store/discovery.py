@@ -32,6 +32,7 @@ Nothing here sends network traffic, and nothing raises on a platform without ``/
 
 from __future__ import annotations
 
+import fnmatch
 import ipaddress
 import os
 import re
@@ -47,7 +48,7 @@ from audit.csrf import Secret
 from audit.errors import UsageError
 from audit.safeio import exists, is_dir
 from audit.store.daemon import is_loopback
-from audit.store.layout import ROOT_SURFACES, Root
+from audit.store.layout import ROOT_SURFACES, Root, list_dir
 
 ENV_URL = "ANTIGRAVITY_DAEMON_URL"
 ENV_TOKEN = "ANTIGRAVITY_CSRF_TOKEN"
@@ -174,8 +175,9 @@ def log_files(root: Path) -> list[Path]:
             found[real] = (st.st_mtime_ns, Path(real))
     elif (st := _regular(cli_log)) is not None:
         found[os.path.realpath(cli_log)] = (st.st_mtime_ns, cli_log)
-    for path in (root / "log").glob("cli-*.log"):
-        if os.path.islink(path) or (st := _regular(path)) is None:
+    for entry in list_dir(root / "log") if is_dir(root / "log") else ():
+        path = Path(entry.path)
+        if not fnmatch.fnmatchcase(entry.name, "cli-*.log") or os.path.islink(path) or (st := _regular(path)) is None:
             continue
         found.setdefault(os.path.realpath(path), (st.st_mtime_ns, path))
     return [path for _, path in sorted(found.values(), key=lambda item: (item[0], str(item[1])), reverse=True)]

@@ -313,19 +313,41 @@ def resolve_roots(
 
 
 def _lstat(path: Path) -> os.stat_result | None:
+    """``os.lstat``; None when nothing is there (it vanished while listing), and every other
+    error (permission denied) an ``InputError`` naming it: unreadable never reads as absent."""
     try:
         return os.lstat(path)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+
+
+class NotSearchable(PermissionError):
+    """A directory that can be listed but not entered (read without execute permission, e.g.
+    mode 0444): its names are known, but none of its entries can be looked at or opened."""
+
+
+def _entries(directory: str | Path) -> list[os.DirEntry]:
+    """The entries of *directory*, sorted by name; ``NotSearchable`` when they cannot be entered."""
+    with os.scandir(directory) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    try:
+        os.lstat(os.path.join(directory, os.curdir))  # looking a name up in it needs search permission
+    except PermissionError as exc:
+        raise NotSearchable(exc.errno, exc.strerror, str(directory)) from None
+    return entries
 
 
 def list_dir(directory: Path) -> list[os.DirEntry]:
-    """Entries of *directory* sorted by name; a missing directory is empty, an unreadable one an
-    ``InputError`` naming it."""
+    """Entries of *directory* sorted by name; a missing directory is empty, one that cannot be
+    listed -- or only listed, not entered -- an ``InputError`` naming it."""
     try:
-        return sorted(os.scandir(directory), key=lambda e: e.name)
+        return _entries(directory)
     except FileNotFoundError:
         return []
+    except NotSearchable as exc:
+        raise InputError(f"{directory}: cannot enter ({exc.strerror}): it can be listed but not searched") from None
     except OSError as exc:
         raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
 
@@ -514,8 +536,11 @@ def _brain_files(brain: Path, foreign: list[Foreign], unlisted: list[Foreign] | 
     while stack:
         directory, rel = stack.pop()
         try:
-            with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+            entries = _entries(directory)
+        except NotSearchable as exc:
+            why = f"cannot enter ({exc.strerror}): it can be listed but not searched"
+            (foreign if unlisted is None else unlisted).append(Foreign(Path(directory), why))
+            continue
         except OSError as exc:
             (foreign if unlisted is None else unlisted).append(Foreign(Path(directory), f"cannot list ({exc.strerror or exc})"))
             continue
