@@ -73,12 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     stdout, stderr = sys.stdout, sys.stderr
     if stdout is None or stderr is None:  # a closed descriptor (`>&-`): Python leaves the stream None
         return _closed_output(stdout, stderr)
-    safeio.start_run()
-    csrf.start_run()
     previous = _on_sigterm(_terminate)
     sys.stdout, sys.stderr = _Output(stdout), _Output(stderr)
     code = EXIT_USAGE
     try:
+        safeio.start_run()
+        csrf.start_run()
         code = _run(argv)
     except SystemExit:  # argparse: --help, --version and usage errors; their text is flushed first
         if not _flushed(stdout, stderr):

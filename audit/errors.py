@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2  # usage error or unreadable input
@@ -50,6 +55,27 @@ class Terminated(KeyboardInterrupt):
 def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
     """130 for Ctrl-C, 143 for SIGTERM."""
     return getattr(exc, "exit_code", EXIT_INTERRUPTED)
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held while the block runs (a restore that must finish), then raised as
+    they would have been (``KeyboardInterrupt`` / ``Terminated``) when the block completes. Only
+    the main thread can hold them (Python runs signal handlers there); elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    kept = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number in kept:
+        signal.signal(number, lambda signum, frame: arrived.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in kept.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+    if arrived:
+        raise Terminated() if arrived[0] == signal.SIGTERM else KeyboardInterrupt()
 
 
 class FindingsError(AuditError):

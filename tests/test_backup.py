@@ -265,8 +265,8 @@ def test_repair_end_to_end_then_a_second_repair_changes_nothing(store, tmp_path)
     assert after[name(C2)] == before[name(C2)] and after[name(P)] == before[name(P)]
     assert json.loads(after[name(BOGUS)][0]) == {"cascadeId": BOGUS, "agyReader": {"other": 1}}
     second = repair.repair(store, tmp_path / "bk2")
-    assert (second.resolution.changes, second.verification.changed) == ((), ())
-    assert snapshot(store) == after
+    assert (second.resolution.changes, second.backup, second.verification) == ((), None, None)
+    assert snapshot(store) == after and not (tmp_path / "bk2").exists()  # nothing to change: no backup
 
 
 def test_failed_verification_restores_the_backup(store, tmp_path, monkeypatch):

@@ -180,3 +180,49 @@ def test_a_temp_file_is_never_presumed_stale_where_a_process_cannot_be_probed(tm
 )
 def test_sqlite_uris_name_posix_windows_and_unc_paths(name, uri):
     assert uri_path(name) == uri
+
+
+def test_the_writer_lock_without_flock_is_a_lock_file_in_the_cache(tmp_path, without_facilities, monkeypatch):
+    # Windows has no flock: the lock is a byte of a file in the user's cache directory, which
+    # msvcrt.locking takes there; flock of that file stands in for it here
+    import fcntl
+    import threading
+
+    from audit.actions import writelock
+
+    def lock_byte(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    monkeypatch.setattr(writelock, "_FLOCK", False)
+    monkeypatch.setattr(writelock, "_lock_byte", lock_byte)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = StoreBuilder(tmp_path / "home", seed=31).root("cli")
+    root.family(children=1)
+    conversations = root.path / "conversations"
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with writelock.held([conversations]):
+            taken.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(30)
+    try:
+        with pytest.raises(writelock.StoreLocked) as refused:
+            with writelock.held([conversations], timeout=0):
+                pass
+    finally:
+        done.set()
+        holder.join()
+    [lock_file] = (tmp_path / "cache" / "agy-audit" / "locks").iterdir()
+    assert lock_file.name == hashlib.sha256(os.fsencode(os.path.realpath(conversations))).hexdigest()[:32] + ".lock"
+    assert lock_file.read_bytes()[64:].decode().split() == [str(os.getpid())]
+    assert f"another agy-audit writer (pid {os.getpid()}) holds this store's writer lock" in refused.value.message
+    assert main(["links", "backfill", "--root", str(root.path)]) == 0  # the lock is free again
+    assert all(flags & O_BINARY for _, flags in without_facilities.file_opens)

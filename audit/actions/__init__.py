@@ -3,7 +3,8 @@ link repair (backup, stamps, rollback), completeness attestations, exports, priv
 a home's stores (``store_copy``) and the format mutations of a copy (``mutate``).
 
 Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
-target's mode); a write into a live store is backed up and verified first.
+target's mode); a write into a live store holds the store's writer lock (``writelock``), and a
+repair is backed up and verified first.
 
 May import: the foundation, ``audit.store``, ``audit.checks`` and ``audit.actions``.
 """

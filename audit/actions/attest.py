@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 
+from audit.actions import writelock
 from audit.checks.completeness import (
     ABSENT,
     ATTESTATION_KEY,
@@ -24,10 +26,13 @@ from audit.checks.completeness import (
     Evidence,
     Report,
     Result,
+    Target,
+    check_target,
 )
 from audit.clock import now_rfc3339
 from audit.errors import InputError
 from audit.safeio import atomic_write, dumps, read_bytes
+from audit.store.legacy_pb import Key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
 from audit.store.stamps import set_reader_key
 
@@ -55,7 +60,9 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
     kept), go through ``safeio.atomic_write`` (never through a symlink) and keep the file's
     mtime, so an attestation never makes a stale sidecar look fresh. A sidecar whose bytes or
     mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
-    so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256.
+    so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256. One
+    that cannot be read or written (permission denied, a full disk) stops the run with an
+    ``InputError`` naming it (exit 2), as a stamp does.
     """
     checked_at = checked_at or now_rfc3339()
     for r in report.results:
@@ -97,22 +104,50 @@ def _same(recorded: object, evidence: Evidence | None) -> bool:
 
 
 def _write(result: Result, edits: list[tuple[str, str | None]], action: str) -> None:
-    """Apply *edits* (``agyReader.<key>`` = JSON text, or removed when None) in one atomic write."""
+    """Apply *edits* (``agyReader.<key>`` = JSON text, or removed when None) in one atomic write.
+
+    A sidecar in a corpus, changed since it was checked or whose ``agyReader`` cannot be edited
+    is ``refused`` (a finding); one that cannot be read or written (permission denied, a full
+    disk) raises ``InputError`` naming it (exit 2), as every writer of sidecars does."""
     path, state = result.sidecar, result._state
     assert state is not None  # set once the sidecar is read, before any complete or failing verdict
+    if result._corpus:
+        result.attestation = REFUSED
+        result.attestation_error = f"{path}: in a sweep corpus, whose manifest.json records its sha256; not written"
+        return
     try:
-        if result._corpus:
-            raise InputError(f"{path}: in a sweep corpus, whose manifest.json records its sha256; not written")
         st = os.lstat(path)
-        data = read_bytes(path, limit=MAX_SIDECAR_BYTES) if stat.S_ISREG(st.st_mode) else b""
-        if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns != state.mtime_ns or sha256_hex(data) != state.sha256:
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot stat ({exc.strerror or exc})") from None
+    data = read_bytes(path, limit=MAX_SIDECAR_BYTES) if st is not None and stat.S_ISREG(st.st_mode) else b""
+    try:
+        if st is None or not stat.S_ISREG(st.st_mode) or st.st_mtime_ns != state.mtime_ns or sha256_hex(data) != state.sha256:
             raise InputError(f"{path}: changed during the run; not written")
         for key, value_json in edits:
             data = set_reader_key(data, key, value_json, source=str(path))
-        atomic_write(path, data, mtime_ns=st.st_mtime_ns, keep_mode=True)
     except InputError as exc:
         result.attestation, result.attestation_error = REFUSED, exc.message
-    except OSError as exc:
-        result.attestation, result.attestation_error = REFUSED, f"{path}: {exc.strerror or exc}"
-    else:
-        result.attestation = action
+        return
+    assert st is not None  # a missing sidecar was refused above
+    atomic_write(path, data, mtime_ns=st.st_mtime_ns, keep_mode=True)
+    result.attestation = action
+
+
+def check_and_attest(
+    targets: list[Target],
+    key: Key | None = None,
+    *,
+    lock_timeout: float = writelock.DEFAULT_TIMEOUT,
+    waiting: Callable[[str], None] | None = None,
+) -> Report:
+    """Check every one of *targets* and ``attest`` the verdicts, holding the writer lock of every
+    directory it may write in (``writelock.held``) from before the first sidecar is read (a legacy
+    ``.pb`` source is read with *key*): another
+    of our writers (``links backfill``) then waits, and no attestation or stamp is lost."""
+    directories = sorted({t.sidecar.parent for t in targets if not t.corpus})
+    with writelock.held(directories, timeout=lock_timeout, waiting=waiting):
+        report = Report([check_target(t, key=key) for t in targets])
+        attest(report)
+    return report

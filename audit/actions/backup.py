@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
+import shutil
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from audit.actions import writelock
 from audit.actions.stamp import check_writable, store_busy
 from audit.checks import diff
 from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
-from audit.errors import FindingsError, InputError, NothingToCheck
+from audit.errors import AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
 from audit.safeio import (
+    FILE,
     atomic_write,
     create_new_file,
     dumps,
@@ -35,6 +39,7 @@ from audit.safeio import (
     is_file,
     loads,
     make_private_dir,
+    path_kind,
     read_bytes,
     read_json,
 )
@@ -122,6 +127,20 @@ def create(
         raise store_busy(root)
     backup = Path(backup_dir).absolute()
     make_private_dir(backup)
+    try:
+        return _copy(root, names, backup, expect, plan)
+    except BaseException:  # a failed or interrupted backup is removed: no unusable leftover
+        shutil.rmtree(backup, ignore_errors=True)
+        raise
+
+
+def _copy(
+    root: Path,
+    names: list[str],
+    backup: Path,
+    expect: Mapping[str, FileState] | None,
+    plan: Callable[[bytes, str], bytes] | None,
+) -> Backup:
     copies = make_private_dir(backup / FILES_DIR)
     files: dict[str, FileState] = {}
     modes: dict[str, int] = {}
@@ -138,7 +157,10 @@ def create(
         if expect is not None and expect[name] != state:
             raise store_busy(source)
         atomic_write(copies / name, data, mtime_ns=state.mtime_ns)
-        if sha256_hex(read_bytes(copies / name)) != state.sha256 or os.lstat(copies / name).st_mtime_ns != state.mtime_ns:
+        if (
+            sha256_hex(read_bytes(copies / name, limit=MAX_SIDECAR_BYTES)) != state.sha256
+            or os.lstat(copies / name).st_mtime_ns != state.mtime_ns
+        ):
             raise InputError(f"{copies / name}: the copy does not match its source; backup abandoned")
         files[name] = state
         if plan is not None:
@@ -189,12 +211,15 @@ def load(backup_dir: str | os.PathLike) -> Backup:
     repaired: dict[str, str] = {}
     for name, entry in entries.items():
         sha, mtime, size = (entry.get(k) if isinstance(entry, dict) else None for k in ("sha256", "mtimeNs", "size"))
-        if not SIDECAR_NAME.fullmatch(name) or not isinstance(sha, str) or type(mtime) is not int or type(size) is not int:
+        if not SIDECAR_NAME.fullmatch(name) or not _is_sha256(sha) or type(mtime) is not int or type(size) is not int:
             raise InputError(f"{manifest_path}: malformed entry {name!r}")
+        if mtime not in _NANOSECONDS or not 0 <= size <= MAX_SIDECAR_BYTES:
+            what = "mtimeNs" if mtime not in _NANOSECONDS else "size"
+            raise InputError(f"{manifest_path}: malformed entry {name!r}: {what} out of range")
         files[name] = FileState(size, mtime, sha)
         mode, after = entry.get("mode"), entry.get("repairedSha256")
         if (mode is not None and (type(mode) is not int or not 0 <= mode <= 0o7777)) or (
-            after is not None and not isinstance(after, str)
+            after is not None and not _is_sha256(after)
         ):
             raise InputError(f"{manifest_path}: malformed entry {name!r}")
         if mode is not None:
@@ -209,6 +234,14 @@ def load(backup_dir: str | os.PathLike) -> Backup:
         if sha256_hex(read_bytes(copies / name, limit=MAX_SIDECAR_BYTES)) != state.sha256:
             raise FindingsError(f"{copies / name}: backup content changed (sha256 differs from {MANIFEST}); refusing to use it")
     return Backup(backup, Path(root), files, modes, repaired)
+
+
+_NANOSECONDS = range(-(2**63), 2**63)  # what a file's mtime can be set to (64-bit nanoseconds)
+_SHA256 = re.compile("[0-9a-f]{64}")
+
+
+def _is_sha256(value: object) -> bool:
+    return isinstance(value, str) and _SHA256.fullmatch(value) is not None
 
 
 def _payload(data: bytes, source: str) -> object:
@@ -287,34 +320,64 @@ def _graph_entry(name: str, doc: dict, parents: dict[str, str | None], owners: d
     parents[cid] = stamp
 
 
-def rollback(backup_dir: str | os.PathLike, *, force: bool = False) -> Rollback:
-    """Restore every backed-up sidecar's bytes, mtime and mode (atomic writes); files added later stay.
+def rollback(
+    backup_dir: str | os.PathLike,
+    *,
+    force: bool = False,
+    lock_timeout: float = writelock.DEFAULT_TIMEOUT,
+    waiting: Callable[[str], None] | None = None,
+) -> Rollback:
+    """Restore every backed-up sidecar's bytes, mtime and mode (atomic writes); files added later
+    stay. Holds the backed-up directory's writer lock (``writelock.held``) throughout.
 
     Refuses an incomplete or tampered backup, and a target that is now a symlink or not a file.
-    Unless *force*, it also refuses -- before writing anything -- a sidecar that changed after the
-    repair (neither the backup's bytes nor the bytes the repair wrote; for a backup that did not
-    record those, any change outside ``agyReader.parentCascadeId``) and a write-protected one:
-    restoring would silently discard what a writer added since.
+    It writes only into the directory the backup was taken from, as the backup's copies show
+    (not the manifest's word, which a tampered manifest could point anywhere): a
+    ``conversations`` directory that still holds one of the backed-up sidecars with its
+    backed-up or repaired bytes -- even with *force*. Unless *force*, it also refuses -- before
+    writing anything -- a sidecar that changed after the repair (neither the backup's bytes nor
+    the bytes the repair wrote; for a backup that did not record those, any change outside
+    ``agyReader.parentCascadeId``) and a write-protected one: restoring would silently discard
+    what a writer added since. Interrupted (Ctrl-C, SIGTERM) between two restores, it says how
+    many were restored and that running it again finishes the job.
     """
     bk = load(backup_dir)
     if not is_dir(bk.root):
         raise InputError(f"{bk.root}: the backed-up directory no longer exists")
-    for name in bk.files:
+    with writelock.held([bk.root], timeout=lock_timeout, waiting=waiting):
+        for name in bk.files:
+            try:
+                st_mode = os.lstat(bk.root / name).st_mode
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st_mode):
+                raise InputError(f"{bk.root / name}: not a regular file (symbolic link?); remove it, then roll back again")
+        _refuse_another_root(bk)
+        copies: dict[str, bytes] = {}
+        for name, state in bk.files.items():
+            data = read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES)
+            if sha256_hex(data) != state.sha256:
+                raise FindingsError(f"{bk.path / FILES_DIR / name}: backup content changed; rollback stopped")
+            copies[name] = data
+        if not force:
+            _refuse_later_changes(bk)
+        restored: list[str] = []
         try:
-            st_mode = os.lstat(bk.root / name).st_mode
-        except FileNotFoundError:
-            continue
-        if not stat.S_ISREG(st_mode):
-            raise InputError(f"{bk.root / name}: not a regular file (symbolic link?); remove it, then roll back again")
-    copies: dict[str, bytes] = {}
-    for name, state in bk.files.items():
-        data = read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES)
-        if sha256_hex(data) != state.sha256:
-            raise FindingsError(f"{bk.path / FILES_DIR / name}: backup content changed; rollback stopped")
-        copies[name] = data
-    if not force:
-        _refuse_later_changes(bk, copies)
-    restored, same = [], 0
+            same = _restore(bk, copies, restored)
+        except KeyboardInterrupt as exc:
+            raise AuditError(
+                f"{bk.root}: interrupted after restoring {len(restored)} of {len(bk.files)} sidecar(s) from {bk.path}; "
+                f"the others are as they were: run `agy-audit links rollback --backup {bk.path}` again to finish",
+                exit_code=interrupt_exit_code(exc),
+            ) from None
+        extra = tuple(sorted(name for name, _ in list_sidecars(bk.root) if name not in bk.files))
+    return Rollback(bk.path, bk.root, tuple(restored), same, extra)
+
+
+def _restore(bk: Backup, copies: Mapping[str, bytes], restored: list[str]) -> int:
+    """Write back every sidecar that differs from its copy (appended to *restored* as it is
+    written); the number already equal to theirs."""
+    same = 0
     for name, state in bk.files.items():
         target, data = bk.root / name, copies[name]
         mode = bk.modes.get(name)
@@ -325,17 +388,41 @@ def rollback(backup_dir: str | os.PathLike, *, force: bool = False) -> Rollback:
                 st.st_mtime_ns == state.mtime_ns
                 and st.st_size == state.size
                 and stat.S_IMODE(st.st_mode) == mode
-                and read_bytes(target) == data
+                and read_bytes(target, limit=MAX_SIDECAR_BYTES) == data
             ):
                 same += 1
                 continue
         atomic_write(target, data, mtime_ns=state.mtime_ns, mode=0o600 if mode is None else mode)
         restored.append(name)
-    extra = tuple(sorted(name for name, _ in list_sidecars(bk.root) if name not in bk.files))
-    return Rollback(bk.path, bk.root, tuple(restored), same, extra)
+    return same
 
 
-def _refuse_later_changes(bk: Backup, copies: Mapping[str, bytes]) -> None:
+def _refuse_another_root(bk: Backup) -> None:
+    """``FindingsError`` unless ``bk.root`` is where the backup was taken from (see ``rollback``)."""
+    if bk.root.name == "conversations":
+        for name, state in bk.files.items():
+            target = bk.root / name
+            if path_kind(target, follow_symlinks=False) != FILE:
+                continue
+            data = read_bytes(target, limit=MAX_SIDECAR_BYTES)
+            if sha256_hex(data) in (state.sha256, bk.repaired.get(name)):
+                return
+            if name not in bk.repaired and _same_payload(bk, name, data):  # an older backup: no repaired digest
+                return
+    raise FindingsError(
+        f"{bk.root}: not the directory {bk.path} was taken from: it holds none of the backed-up sidecars with its "
+        "backed-up or repaired bytes (a manifest whose root was changed?); nothing rolled back"
+    )
+
+
+def _same_payload(bk: Backup, name: str, data: bytes) -> bool:
+    """Whether *data* is the backed-up sidecar *name* but for ``agyReader.parentCascadeId``."""
+    now = _payload(data, name)
+    old = _payload(read_bytes(bk.path / FILES_DIR / name, limit=MAX_SIDECAR_BYTES), name)
+    return now is not None and old is not None and json_equal(now, old)
+
+
+def _refuse_later_changes(bk: Backup) -> None:
     changed = []
     for name, state in bk.files.items():
         target = bk.root / name
@@ -348,10 +435,8 @@ def _refuse_later_changes(bk: Backup, copies: Mapping[str, bytes]) -> None:
         check_writable(target)  # it is to be replaced: not against its owner's write protection
         if digest == bk.repaired.get(name):
             continue
-        if name not in bk.repaired:  # an older backup: only the parent stamp may differ
-            now, old = _payload(data, name), _payload(copies[name], name)
-            if now is not None and old is not None and json_equal(now, old):
-                continue
+        if name not in bk.repaired and _same_payload(bk, name, data):  # an older backup: only the stamp may differ
+            continue
         changed.append(target)
     if changed:
         more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""

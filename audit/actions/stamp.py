@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
-from audit.checks.links import Link, Resolution
+from audit.actions import writelock
+from audit.checks.links import Link, Resolution, resolve
 from audit.errors import FindingsError, InputError
 from audit.safeio import atomic_write, read_bytes
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
@@ -63,3 +65,17 @@ def apply(resolution: Resolution) -> list[Link]:
             atomic_write(link.path, new, mtime_ns=state.mtime_ns, keep_mode=True)  # mode kept; write-protected refused
             written.append(link)
     return written
+
+
+def backfill(
+    directory: str | os.PathLike,
+    *,
+    lock_timeout: float = writelock.DEFAULT_TIMEOUT,
+    waiting: Callable[[str], None] | None = None,
+) -> Resolution:
+    """Resolve *directory* and ``apply`` its stamps, holding the directory's writer lock
+    (``writelock.held``) from before the sidecars are read until the last one is written."""
+    with writelock.held([directory], timeout=lock_timeout, waiting=waiting):
+        resolution = resolve(directory)
+        apply(resolution)
+    return resolution

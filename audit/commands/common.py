@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from audit.actions import writelock
 from audit.errors import UsageError
 from audit.store import layout, legacy_pb, selection
 
@@ -170,10 +172,41 @@ MAX_SECONDS = 86400.0
 
 def seconds(text: str) -> float:
     """argparse type: a positive number of seconds, at most ``MAX_SECONDS``."""
+    return _seconds(text, zero=False)
+
+
+def wait_seconds(text: str) -> float:
+    """argparse type: a number of seconds from 0 (do not wait) to ``MAX_SECONDS``."""
+    return _seconds(text, zero=True)
+
+
+def _seconds(text: str, *, zero: bool) -> float:
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (0 < value <= MAX_SECONDS):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {MAX_SECONDS:g} (one day)")
+    if not (0 <= value <= MAX_SECONDS and (zero or value > 0)):
+        low = "from 0" if zero else "above 0 and"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds {low} {'to' if zero else 'at most'} {MAX_SECONDS:g} (one day)"
+        )
     return value
+
+
+def add_lock_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--lock-timeout``: how long a writer waits for another one's writer lock."""
+    parser.add_argument(
+        "--lock-timeout",
+        type=wait_seconds,
+        default=writelock.DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"wait at most this long for another agy-audit writer of the same store (default {writelock.DEFAULT_TIMEOUT:g}; "
+        "0: do not wait), then refuse (exit 1)",
+    )
+
+
+def lock_waiting(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """What a writer says on stderr when it starts waiting for another one (nothing with --quiet)."""
+    if getattr(args, "quiet", False):
+        return None
+    return lambda message: print(f"agy-audit: {message}", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 
 from audit.actions import attest
 from audit.checks import completeness
-from audit.commands.common import add_format, add_key_file, legacy_key, roots_from
+from audit.commands.common import add_format, add_key_file, add_lock_timeout, legacy_key, lock_waiting, roots_from
 from audit.report.text import table, to_json
 from audit.store import layout
 
@@ -39,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "(only that block changes; file mtime kept; unchanged evidence is not rewritten)",
     )
     add_key_file(p)
+    add_lock_timeout(p)
     add_format(p)
     p.set_defaults(run=run)
 
@@ -46,11 +47,13 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
 def run(args: argparse.Namespace) -> int:
     key = legacy_key(args)
     if args.paths and args.home is None and not args.root:
-        report = completeness.check(args.paths, key)
+        targets = completeness.targets(args.paths)
     else:  # with --home/--root, the arguments are session ids
-        report = completeness.check_roots(layout.require_roots(roots_from(args)), args.paths, key)
+        targets = completeness.targets_in_roots(layout.require_roots(roots_from(args)), args.paths)
     if args.attest:
-        attest.attest(report)
+        report = attest.check_and_attest(targets, key, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
+    else:
+        report = completeness.Report([completeness.check_target(t, key=key) for t in targets])
     if args.format == "json":
         print(to_json(_json(report, args.attest)), end="")
     else:

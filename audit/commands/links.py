@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from audit.actions import backup, repair, stamp
 from audit.checks import links
-from audit.commands.common import add_format, roots_from, user_path
-from audit.errors import EXIT_FINDINGS, NothingToCheck, UsageError
+from audit.commands.common import add_format, add_lock_timeout, lock_waiting, roots_from, user_path
+from audit.errors import EXIT_FINDINGS, InputError, NothingToCheck, UsageError
 from audit.report.text import to_json
 from audit.store import layout
 
@@ -46,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "parent. Existing stamps are kept (a disagreeing one is reported as stale-stamp). Idempotent.",
     )
     backfill.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
+    add_lock_timeout(backfill)
     add_format(backfill)
     backfill.set_defaults(run=run_backfill)
 
@@ -62,8 +64,10 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "--backup",
         type=user_path,
         metavar="DIR",
-        help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root)",
+        help="new backup directory (default: agy-audit-links-backup-<root name>-<UTC time> next to the root); "
+        "none is made when nothing is to change",
     )
+    add_lock_timeout(fix)
     add_format(fix)
     fix.set_defaults(run=run_repair)
 
@@ -94,6 +98,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         action="store_true",
         help="also restore sidecars that changed after the repair (discarding those changes) or are write-protected",
     )
+    add_lock_timeout(undo)
     add_format(undo)
     undo.set_defaults(run=run_rollback)
 
@@ -233,9 +238,10 @@ def _print_plan(res: links.Resolution, *, dry_run: bool, quiet: bool) -> None:
 def run_backfill(args: argparse.Namespace) -> int:
     docs = []
     for root, directory in _directories(args):
-        res = links.resolve(directory)
-        if not args.dry_run:
-            stamp.apply(res)
+        if args.dry_run:
+            res = links.resolve(directory)
+        else:
+            res = stamp.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
         if args.format == "json":
             docs.append(_write_json(root, res, args.dry_run))
             continue
@@ -261,23 +267,32 @@ def run_repair(args: argparse.Namespace) -> int:
         raise UsageError("--backup names one directory but several roots were selected; pick one with --root")
     if args.backup and not args.dry_run:
         layout.refuse_inside_store(args.backup, layout.require_roots(roots_from(args)), "backup")
+        if os.path.lexists(args.backup):  # refused even when nothing is to change (and so backed up)
+            raise InputError(f"{Path(args.backup).absolute()}: already exists; the backup needs a new directory")
     docs = []
     for root, directory in found:
         if args.dry_run:
             res, result = links.resolve(directory, repair=True), None
         else:
-            result = repair.repair(directory, args.backup or backup.default_backup_dir(root.path))
+            result = repair.repair(
+                directory,
+                args.backup or backup.default_backup_dir(root.path),
+                lock_timeout=args.lock_timeout,
+                waiting=lock_waiting(args),
+            )
             res = result.resolution
         if args.format == "json":
             doc = _write_json(root, res, args.dry_run)
             doc["absentParents"] = list(res.absent_parents)
-            doc["backup"] = str(result.backup) if result else None
-            doc["verification"] = _verification_json(result.verification) if result else None
+            doc["backup"] = str(result.backup) if result and result.backup else None
+            doc["verification"] = _verification_json(result.verification) if result and result.verification else None
             docs.append(doc)
         else:
             print(f"root {root.path} ({root.surface}): {directory}")
             _print_plan(res, dry_run=args.dry_run, quiet=args.quiet)
-            if result is not None:
+            if result is not None and result.verification is None:
+                print("  backup: none (nothing to change)")
+            elif result is not None and result.verification is not None:
                 v = result.verification
                 print(f"  backup: {result.backup}")
                 print(f"  verified: {v.verified} sidecar(s), {len(v.changed)} changed, payloads and mtimes preserved, no cycle")
@@ -331,7 +346,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_rollback(args: argparse.Namespace) -> int:
-    r = backup.rollback(args.backup, force=args.force)
+    r = backup.rollback(args.backup, force=args.force, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
     if args.format == "json":
         print(
             to_json(
