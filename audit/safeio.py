@@ -50,7 +50,7 @@ from typing import Any, BinaryIO
 import jiter
 import orjson
 
-from audit.errors import InputError
+from audit.errors import InputError, UsageError
 
 MAX_DEPTH = 400
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
@@ -407,9 +407,34 @@ def exists(path: str | os.PathLike) -> bool:
     return path_kind(path) is not None
 
 
+MAX_FILE_BYTES_VARIABLE = "AGY_AUDIT_MAX_FILE_BYTES"
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+_SIZE = re.compile(r"([0-9]{1,15}) ?([KMG]?)(?:I?B)?")
+
+
+def max_file_bytes() -> int:
+    """The size limit of a file agy-audit reads back whole that is not a store's own -- a backup
+    manifest, a sweep corpus manifest, a consumer profile, a baseline and its snapshots, a
+    compatibility file: 64 MiB, or ``$AGY_AUDIT_MAX_FILE_BYTES`` (bytes, or with a K, M or G
+    suffix: KiB, MiB, GiB). A larger file is refused before it is read, naming it."""
+    text = os.environ.get(MAX_FILE_BYTES_VARIABLE, "").strip().upper()
+    if not text:
+        return DEFAULT_MAX_FILE_BYTES
+    match = _SIZE.fullmatch(text)
+    if match is None or int(match[1]) == 0:
+        raise UsageError(f"{MAX_FILE_BYTES_VARIABLE}={text!r}: not a size in bytes (e.g. 67108864 or 64M)")
+    return int(match[1]) << {"": 0, "K": 10, "M": 20, "G": 30}[match[2]]
+
+
 def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> Any:
-    """Read and strictly parse a JSON file; unreadable files raise ``InputError`` naming it."""
-    return loads(read_bytes(path), source=str(path), exact=exact, require_object=require_object)
+    """Read and strictly parse a JSON file of at most ``max_file_bytes()``; unreadable files raise
+    ``InputError`` naming it."""
+    return loads(read_own(path), source=str(path), exact=exact, require_object=require_object)
+
+
+def read_own(path: str | os.PathLike) -> bytes:
+    """``read_bytes`` of a file of at most ``max_file_bytes()`` (see there): our own files read back."""
+    return read_bytes(path, limit=max_file_bytes(), limit_name=MAX_FILE_BYTES_VARIABLE)
 
 
 def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> BinaryIO:
@@ -429,15 +454,17 @@ def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> Bi
         raise
 
 
-def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
-    """Read a regular file, refusing more than *limit* bytes; errors name the file. A FIFO,
-    device or socket is refused without blocking (``open_regular``)."""
+def read_bytes(path: str | os.PathLike, *, limit: int | None = None, limit_name: str = "") -> bytes:
+    """Read a regular file, refusing more than *limit* bytes (*limit_name*: the setting that
+    raises it, named in the refusal); errors name the file. A FIFO, device or socket is refused
+    without blocking (``open_regular``)."""
     path = _path(path)
+    too_large = f"{path}: larger than {limit} bytes" + (f" (the limit {limit_name} sets); not read" if limit_name else "")
     try:
         with open_regular(path) as fh:
             size = os.fstat(fh.fileno()).st_size
             if limit is not None and size > limit:
-                raise InputError(f"{path}: larger than {limit} bytes")
+                raise InputError(too_large)
             # one byte more than the size shows growth; never a buffer of *limit* bytes
             data = fh.read() if limit is None else fh.read(min(size, limit) + 1)
             if limit is not None and len(data) > size:  # it grew meanwhile: the rest, up to the limit
@@ -451,7 +478,7 @@ def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if limit is not None and len(data) > limit:
-        raise InputError(f"{path}: larger than {limit} bytes")
+        raise InputError(too_large)
     return data
 
 
@@ -999,17 +1026,29 @@ def _fsync_path(path: Path, flags: int) -> None:
 
 def append(path: str | os.PathLike, data: bytes) -> None:
     """Append *data* to *path* (created 0600 when missing), e.g. a CI job summary file that its
-    runner reads afterwards. A symbolic link at *path* is refused; the data is fsynced."""
+    runner reads afterwards. A symbolic link at *path* is refused, and so is anything but a
+    regular file -- a FIFO or a device -- without blocking: the open is non-blocking and checked
+    (where the platform has no ``O_NONBLOCK`` the path is ``stat``-ed first). The data is fsynced."""
     path = _path(path)
+    not_regular = InputError(f"{path}: not a regular file; not written")
+    if not O_NONBLOCK and path_kind(path) not in (None, FILE):
+        raise not_regular
     try:
-        fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | O_CLOEXEC, 0o600)
+        fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o600)
     except OSError as exc:
-        reason = (
-            "is a symbolic link; refusing to write through it"
-            if os.path.islink(path)
-            else f"cannot append ({exc.strerror or exc})"
-        )
-        raise InputError(f"{path}: {reason}") from None
+        if os.path.islink(path):
+            raise InputError(f"{path}: is a symbolic link; refusing to write through it") from None
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise not_regular from None
+        raise InputError(f"{path}: cannot append ({exc.strerror or exc})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise not_regular
+        if O_NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
     try:
         with os.fdopen(fd, "ab") as fh:
             fh.write(data)

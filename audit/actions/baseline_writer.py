@@ -24,7 +24,7 @@ from audit.checks.baselines import (
 from audit.checks.fingerprint import COMPLETE_SCOPE, Survey
 from audit.checks.shape import snapshot_text
 from audit.errors import InputError, UsageError
-from audit.safeio import atomic_write, dumps, make_private_dir, read_bytes
+from audit.safeio import atomic_write, dumps, make_private_dir, read_own
 
 
 def from_survey(name: str, survey: Survey, date: str) -> Baseline:
@@ -76,7 +76,7 @@ def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None
     expected = digest or (published or {}).get("sidecar")
     if expected is None:
         raise UsageError(f"{name}: no published digest known for this name; give the expected one with --digest")
-    data = read_bytes(tsv)
+    data = read_own(tsv)
     lines = parse_snapshot(data, str(tsv))
     actual = "sha256:" + hashlib.sha256(data[:-1] if data else b"").hexdigest()
     if actual != expected:

@@ -17,7 +17,7 @@ from pathlib import Path
 from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES
 from audit.errors import InputError
-from audit.safeio import atomic_write, read_bytes
+from audit.safeio import atomic_write, read_own
 
 AGY_READER_LABELS = {"sqlite": "Schema fingerprint", "sidecar": "Sidecar shape fingerprint"}
 """Bullet labels of agy-reader's record; every other surface's is ``<Surface> fingerprint``."""
@@ -72,7 +72,7 @@ def parse(text: str) -> CompatRecord:
 
 
 def read(path: str | os.PathLike) -> CompatRecord:
-    data = read_bytes(path)
+    data = read_own(path)
     try:
         return parse(data.decode("utf-8"))
     except UnicodeDecodeError:

@@ -53,7 +53,7 @@ from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES
 from audit.checks.shape import digest_lines
 from audit.errors import InputError, UsageError
 from audit.resources import data_path
-from audit.safeio import DIRECTORY, exists, is_dir, is_file, path_kind, read_bytes, read_json
+from audit.safeio import DIRECTORY, exists, is_dir, is_file, path_kind, read_json, read_own
 from audit.store.selection import Selection
 
 BASELINE_FILE = "baseline.json"
@@ -341,7 +341,7 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
         tsv = path / f"{surface}.tsv"
         if not exists(tsv):
             continue
-        lines = parse_snapshot(read_bytes(tsv), str(tsv))
+        lines = parse_snapshot(read_own(tsv), str(tsv))
         if digest_lines(lines) != baseline.digests.get(surface) and surface != "sqlite":
             raise InputError(f"{tsv}: lines do not match the recorded {surface} digest")
         baseline.lines[surface] = lines

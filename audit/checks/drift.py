@@ -53,7 +53,7 @@ from audit.checks.shape import SidecarShape, digest_lines
 from audit.checks.values import order
 from audit.errors import AuditError, NothingToCheck, UsageError
 from audit.progress import Callback
-from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, is_file, loads, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, is_file, loads, read_bytes, read_own
 from audit.store.proto import cortex_pb2 as pb
 
 _OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
@@ -185,7 +185,7 @@ def observe(
             f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps), recorded_counts=counted
         )
     elif single is not None and single.suffix == ".tsv" and is_file(single):
-        lines = baselines.parse_snapshot(read_bytes(single), str(single))
+        lines = baselines.parse_snapshot(read_own(single), str(single))
         fps = {"sidecar": Fingerprint.of("sidecar", lines)} if "sidecar" in surfaces else {}
         observed = Observed(f"shape snapshot {single}", fps, False, "unknown", ("sidecar",))
     else:
