@@ -75,7 +75,7 @@ PROCESS_PROBE = os.name == "posix"
 file's writer is never presumed gone, so no temp file is removed as stale."""
 
 
-def open_nofollow(path: str | os.PathLike, flags: int, mode: int = 0o777) -> int:
+def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
     """``os.open`` in binary mode that refuses a symbolic link at *path* (``O_NOFOLLOW``; where the
     platform has none, an ``lstat`` check first: best effort there)."""
     if not O_NOFOLLOW and os.path.islink(path):
@@ -86,12 +86,12 @@ def open_nofollow(path: str | os.PathLike, flags: int, mode: int = 0o777) -> int
 class NotRegular(OSError):
     """A path that is not a regular file, refused before a byte is read (``directory``: it is one)."""
 
-    def __init__(self, path: str | os.PathLike, directory: bool) -> None:
+    def __init__(self, path: str | os.PathLike[str], directory: bool) -> None:
         super().__init__(errno.EINVAL, "not a regular file", str(path))
         self.directory = directory
 
 
-def open_regular_fd(path: str | os.PathLike, *, follow_symlinks: bool = True) -> int:
+def open_regular_fd(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> int:
     """A descriptor reading *path* (binary, close-on-exec), only when it is a regular file.
 
     The open never blocks: it is non-blocking (a FIFO or a device answers at once), then the
@@ -161,7 +161,7 @@ class RawFloat(float):
         return hash(self.text)
 
 
-class _DupDict(dict):
+class _DupDict(dict[str, Any]):
     """An object in which a key occurred twice; ``dup`` is that key."""
 
     dup: str
@@ -203,7 +203,7 @@ def loads(
     text = _decode(data, source)
     state: dict[str, bool] = {"dup": False}
 
-    def pairs_hook(pairs: list[tuple[str, object]]) -> dict:
+    def pairs_hook(pairs: list[tuple[str, object]]) -> dict[str, Any]:
         obj = dict(pairs)
         if len(obj) != len(pairs):
             seen: set[str] = set()
@@ -217,7 +217,7 @@ def loads(
             return marked
         return obj
 
-    kwargs: dict = {"object_pairs_hook": pairs_hook, "parse_constant": _reject_constant}
+    kwargs: dict[str, Any] = {"object_pairs_hook": pairs_hook, "parse_constant": _reject_constant}
     if exact:
         kwargs["parse_float"] = RawFloat
         kwargs["parse_int"] = _parse_int
@@ -331,7 +331,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _path(path: str | os.PathLike) -> Path:
+def _path(path: str | os.PathLike[str]) -> Path:
     """*path* as a ``Path`` (itself when it is one); a NUL byte, which no file system accepts, is
     an ``InputError``."""
     text = os.fsdecode(path)
@@ -347,7 +347,7 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\x1b"}
 
 
-def _escape_char(match: re.Match) -> str:
+def _escape_char(match: re.Match[str]) -> str:
     ch = match.group()
     if ch in _NAMED:
         return _NAMED[ch]
@@ -370,7 +370,7 @@ def shown(text: object) -> str:
 FILE, DIRECTORY, LINK, OTHER = "file", "directory", "link", "other"
 
 
-def path_kind(path: str | os.PathLike, *, follow_symlinks: bool = True) -> str | None:
+def path_kind(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> str | None:
     """What is at *path*: ``"file"``, ``"directory"``, ``"other"`` (a FIFO, device, socket) or,
     without *follow_symlinks*, ``"link"``; None when nothing is (a missing entry, a parent that is
     not a directory, a dangling or looping link). Every other ``OSError`` -- permission denied, a
@@ -392,17 +392,17 @@ def path_kind(path: str | os.PathLike, *, follow_symlinks: bool = True) -> str |
     return FILE if stat.S_ISREG(st.st_mode) else OTHER
 
 
-def is_dir(path: str | os.PathLike) -> bool:
+def is_dir(path: str | os.PathLike[str]) -> bool:
     """``path_kind(path) == "directory"`` (links followed)."""
     return path_kind(path) == DIRECTORY
 
 
-def is_file(path: str | os.PathLike) -> bool:
+def is_file(path: str | os.PathLike[str]) -> bool:
     """``path_kind(path) == "file"`` (a regular file; links followed)."""
     return path_kind(path) == FILE
 
 
-def exists(path: str | os.PathLike) -> bool:
+def exists(path: str | os.PathLike[str]) -> bool:
     """Whether anything is at *path* (links followed)."""
     return path_kind(path) is not None
 
@@ -426,18 +426,18 @@ def max_file_bytes() -> int:
     return int(match[1]) << {"": 0, "K": 10, "M": 20, "G": 30}[match[2]]
 
 
-def read_json(path: str | os.PathLike, *, exact: bool = False, require_object: bool = True) -> Any:
+def read_json(path: str | os.PathLike[str], *, exact: bool = False, require_object: bool = True) -> Any:
     """Read and strictly parse a JSON file of at most ``max_file_bytes()``; unreadable files raise
     ``InputError`` naming it."""
     return loads(read_own(path), source=str(path), exact=exact, require_object=require_object)
 
 
-def read_own(path: str | os.PathLike) -> bytes:
+def read_own(path: str | os.PathLike[str]) -> bytes:
     """``read_bytes`` of a file of at most ``max_file_bytes()`` (see there): our own files read back."""
     return read_bytes(path, limit=max_file_bytes(), limit_name=MAX_FILE_BYTES_VARIABLE)
 
 
-def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str], *, follow_symlinks: bool = True) -> BinaryIO:
     """*path* opened for reading, only when it is a regular file (``open_regular_fd``: the open
     never blocks). Anything else is an ``InputError`` ("not a regular file; not read", or "is a
     directory"); ``OSError`` from the open propagates for the caller to word.
@@ -454,7 +454,7 @@ def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> Bi
         raise
 
 
-def read_bytes(path: str | os.PathLike, *, limit: int | None = None, limit_name: str = "") -> bytes:
+def read_bytes(path: str | os.PathLike[str], *, limit: int | None = None, limit_name: str = "") -> bytes:
     """Read a regular file, refusing more than *limit* bytes (*limit_name*: the setting that
     raises it, named in the refusal); errors name the file. A FIFO, device or socket is refused
     without blocking (``open_regular``)."""
@@ -608,7 +608,7 @@ _plain_string = json.encoder.encode_basestring  # C: escapes quotes, backslashes
 _JSON_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
-def _json_escape(match: re.Match) -> str:
+def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
@@ -715,7 +715,7 @@ def _check_target(path: Path) -> None:
         raise InputError(f"{path}: exists and is not a regular file")
 
 
-def fsync_dir(directory: str | os.PathLike) -> None:
+def fsync_dir(directory: str | os.PathLike[str]) -> None:
     """Make *directory*'s entries durable (nothing where directories cannot be opened: Windows)."""
     if not DIRECTORY_HANDLES:
         return
@@ -823,7 +823,7 @@ def _write_temp(path: Path, data: bytes, mtime_ns: int | None, mode: int = 0o600
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes, *, mtime_ns: int | None = None, mode: int | None = None, keep_mode: bool = False
+    path: str | os.PathLike[str], data: bytes, *, mtime_ns: int | None = None, mode: int | None = None, keep_mode: bool = False
 ) -> None:
     """Replace (or create) *path* with *data* atomically; mode 0600 unless *mode* is given.
 
@@ -864,7 +864,7 @@ def _kept_mode(path: Path, default: int | None) -> int | None:
     return bits
 
 
-def create_new_file(path: str | os.PathLike, data: bytes, *, sync: bool = True) -> None:
+def create_new_file(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
     """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing.
 
     With ``sync=False`` neither the file nor its directory is fsynced: a writer of many files
@@ -926,7 +926,7 @@ def create_fresh_file(path: str, data: bytes | Iterable[bytes]) -> None:
         raise
 
 
-def filesystem_handle(directory: str | os.PathLike) -> int:
+def filesystem_handle(directory: str | os.PathLike[str]) -> int:
     """A descriptor on *directory* for ``sync_files(..., filesystem=fd)``: opened before the files
     are written, so that ``syncfs(2)`` on it reports every writeback error on that filesystem
     since (the caller closes it). ``OSError`` where directories cannot be opened (Windows)."""
@@ -950,7 +950,7 @@ def _kernel_reports_syncfs_errors(release: str) -> bool:
 
 
 @functools.cache
-def _libc(name: str, argtypes: tuple) -> Callable[..., int] | None:
+def _libc(name: str, argtypes: tuple[type, ...]) -> Callable[..., int] | None:
     """A libc function through ctypes, on Linux 5.8+ only (looked up once); None when absent."""
     if not sys.platform.startswith("linux") or not _kernel_reports_syncfs_errors(os.uname().release):
         return None
@@ -987,7 +987,7 @@ def syncfs(fd: int) -> bool:
     return function is not None and _filesystem_type(fd) in SYNCFS_FILESYSTEMS and function(fd) == 0
 
 
-def sync_files(paths: Iterable[str | os.PathLike], top: str | os.PathLike, *, filesystem: int | None = None) -> None:
+def sync_files(paths: Iterable[str | os.PathLike[str]], top: str | os.PathLike[str], *, filesystem: int | None = None) -> None:
     """Make files written with ``sync=False`` (or by ``create_fresh_file``) durable, with their
     directories from their parents up to *top* (inclusive).
 
@@ -1024,7 +1024,7 @@ def _fsync_path(path: Path, flags: int) -> None:
         raise InputError(f"{path}: cannot sync to disk ({exc.strerror or exc})") from None
 
 
-def append(path: str | os.PathLike, data: bytes) -> None:
+def append(path: str | os.PathLike[str], data: bytes) -> None:
     """Append *data* to *path* (created 0600 when missing), e.g. a CI job summary file that its
     runner reads afterwards. A symbolic link at *path* is refused, and so is anything but a
     regular file -- a FIFO or a device -- without blocking: the open is non-blocking and checked
@@ -1058,7 +1058,7 @@ def append(path: str | os.PathLike, data: bytes) -> None:
         raise InputError(f"{path}: cannot append ({exc.strerror or exc})") from None
 
 
-def make_private_dir(path: str | os.PathLike, *, exist_ok: bool = False) -> Path:
+def make_private_dir(path: str | os.PathLike[str], *, exist_ok: bool = False) -> Path:
     """Create *path* (and missing parents) with mode 0700. A symlink counts as existing."""
     path = _path(path)
     if os.path.lexists(path):

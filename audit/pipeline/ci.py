@@ -71,6 +71,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.actions.record import record
 from audit.actions.sweep import Decoded, RootSource, SweepResult, sweep
@@ -211,19 +212,19 @@ class Report:
 def run(
     roots: list[Root],
     *,
-    out: str | os.PathLike | None = None,
+    out: str | os.PathLike[str] | None = None,
     keep: bool = False,
     source: str = "auto",
     timeout: float = 30.0,
     allow_remote: bool = False,
     include_implicit: bool = False,
     baseline: str | None = None,
-    baseline_dir: str | os.PathLike | None = None,
+    baseline_dir: str | os.PathLike[str] | None = None,
     fail_on: str | Sequence[str] = "drift",
     profiles: Sequence[str] | None = None,
     record_as: str | None = None,
-    compat_file: str | os.PathLike = "COMPATIBILITY.md",
-    project_dir: str | os.PathLike = ".",
+    compat_file: str | os.PathLike[str] = "COMPATIBILITY.md",
+    project_dir: str | os.PathLike[str] = ".",
     live: bool = True,
     env: Mapping[str, str] | None = None,
     progress: ProgressFactory | None = None,
@@ -309,7 +310,7 @@ def run(
 # ----------------------------------------------------------------------------- helpers
 
 
-def _tallied(tally: Tally, stage: str, target: str, verdict: str, summary: str, command: str, counts: dict) -> Check:
+def _tallied(tally: Tally, stage: str, target: str, verdict: str, summary: str, command: str, counts: dict[str, Any]) -> Check:
     """The check of *target* whose findings *tally* took."""
     check = Check(stage, target, target, verdict, summary, command, tally.errors + tally.warnings, counts)
     check.errors, check.warnings = tally.n_errors, tally.n_warnings
@@ -402,7 +403,7 @@ def _to_review(report: Report) -> list[str]:
 
 
 def _record(
-    report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike, project_dir: str | os.PathLike
+    report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike[str], project_dir: str | os.PathLike[str]
 ) -> Check:
     if name == AUTO and not report.not_passed:
         found, why = _record_name(report, baseline_dir)

@@ -121,7 +121,7 @@ def run(argv: Sequence[str], home: Path, tmp: Path, *, timeout: float, passed: I
     )
 
 
-def _wait(child: subprocess.Popen, deadline: float) -> bool:
+def _wait(child: subprocess.Popen[bytes], deadline: float) -> bool:
     """Wait until *child* has exited (leaving it unreaped on POSIX, so that its process group
     cannot be reused before it is signalled) or *deadline* passes; whether it exited."""
     pause = _POLL[0]
@@ -135,7 +135,7 @@ def _wait(child: subprocess.Popen, deadline: float) -> bool:
         pause = min(pause * 2, _POLL[1])
 
 
-def _exited(child: subprocess.Popen) -> bool:
+def _exited(child: subprocess.Popen[bytes]) -> bool:
     if child.returncode is not None:
         return True
     if os.name != "posix":
@@ -147,7 +147,7 @@ def _exited(child: subprocess.Popen) -> bool:
     return found is not None
 
 
-def _end(child: subprocess.Popen, sig: int) -> None:
+def _end(child: subprocess.Popen[bytes], sig: int) -> None:
     """Send *sig* to the child's process group (POSIX) or end the child (Windows)."""
     if os.name != "posix":
         if child.returncode is None:

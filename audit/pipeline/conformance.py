@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.actions.mutate import Mutation, apply_mutation
 from audit.actions.store_copy import StoreCopy, copy_stores, remove_tree
@@ -106,7 +107,7 @@ Progress = Callable[[int, int, str], None]
 
 
 def check(
-    home: str | os.PathLike,
+    home: str | os.PathLike[str],
     argv: Sequence[str],
     mutations: Sequence[Mutation],
     *,
@@ -299,7 +300,7 @@ DRAFT_CITE = "DRAFT: cite the line of your released code that reads this"
 cannot pass for a profile (a profile's claims cite the code that reads)."""
 
 
-def draft_profile(result: Conformance) -> dict:
+def draft_profile(result: Conformance) -> dict[str, Any]:
     """A draft consumer profile (the shape of ``consumers/*.json``) from the outcomes: every path
     a mutation that crashed the command, made it fail loudly or changed its output touches is an
     entry it ``requires`` (merged per path, ``why`` naming the mutations). Marked as a draft in

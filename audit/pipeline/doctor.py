@@ -115,11 +115,11 @@ class Health:
 def diagnose(
     roots: list[Root],
     *,
-    compat_file: str | os.PathLike | None = None,
+    compat_file: str | os.PathLike[str] | None = None,
     timeout: float = 5.0,
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike | None = None,
+    proc_root: str | os.PathLike[str] | None = None,
     key: Key | None = None,
 ) -> Health:
     """The health of *roots*; ``compat_file`` defaults to the bundled ``COMPATIBILITY.md``; a
@@ -152,7 +152,7 @@ def _root(
     timeout: float,
     allow_remote: bool,
     env: Mapping[str, str],
-    proc_root: str | os.PathLike | None,
+    proc_root: str | os.PathLike[str] | None,
     watchers: list[discovery.Watcher] | None,
     key: Key | None,
 ) -> RootHealth:
@@ -234,7 +234,7 @@ _DOWN = "no daemon answers (start agy to sweep from it; --source native needs no
 
 
 def _daemon(
-    root: Root, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike | None
+    root: Root, timeout: float, allow_remote: bool, env: Mapping[str, str], proc_root: str | os.PathLike[str] | None
 ) -> Daemon:
     try:
         found = discovery.discover(root, env, proc_root)

@@ -126,7 +126,7 @@ def _same_transcripts(copy: Path | None, live: Path | None) -> bool:
     if copy is None or live is None:
         return copy is live
 
-    def listing(brain: Path) -> tuple:
+    def listing(brain: Path) -> tuple[object, ...]:
         found = transcript.locate(brain)
         if found.unlisted:
             return (None,)

@@ -132,7 +132,7 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _serve(jobs: multiprocessing.Queue, results: Connection, done: Synchronized, out: Path, live: bool) -> None:
+def _serve(jobs: multiprocessing.Queue[Job | None], results: Connection, done: Synchronized[int], out: Path, live: bool) -> None:
     """The worker: check each job as it comes, then send ``("ok", SessionChecks)``, or
     ``("error", why)`` on the first failure. Leaves quietly when its parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -7,6 +7,8 @@ all of them. The JSON document is described by ``schemas/ci-report.schema.json``
 
 from __future__ import annotations
 
+from typing import Any
+
 from audit import __version__
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN
 from audit.pipeline.ci import (
@@ -101,11 +103,11 @@ def text(report: Report, *, color: bool = False) -> str:
 # ----------------------------------------------------------------------------- JSON
 
 
-def _finding_json(f: Finding) -> dict:
+def _finding_json(f: Finding) -> dict[str, Any]:
     return {"level": f.level, "rule": f.rule, "message": f.message, "file": f.file, "line": f.line}
 
 
-def _check_json(c: Check) -> dict:
+def _check_json(c: Check) -> dict[str, Any]:
     return {
         "name": c.name,
         "target": c.target,
@@ -121,7 +123,7 @@ def _check_json(c: Check) -> dict:
     }
 
 
-def to_json(report: Report) -> dict:
+def to_json(report: Report) -> dict[str, Any]:
     b = report.baseline
     return {
         "reportVersion": REPORT_VERSION,

@@ -6,6 +6,7 @@ The JSON shape is ``schemas/conformance-report.schema.json`` (``version`` 1)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from audit.actions.mutate import Mutation
 from audit.pipeline import conformance as c
@@ -27,14 +28,14 @@ def _command(argv: Sequence[str]) -> str:
     return " ".join(shown(a) for a in argv)
 
 
-def _run_facts(o: c.Outcome) -> dict:
+def _run_facts(o: c.Outcome) -> dict[str, Any]:
     run = o.run
     if run is None:
         return {"exitCode": None, "signal": None, "timedOut": False, "seconds": None}
     return {"exitCode": run.exit_code, "signal": run.signal, "timedOut": run.timed_out, "seconds": round(run.seconds, 3)}
 
 
-def to_json(result: c.Conformance) -> dict:
+def to_json(result: c.Conformance) -> dict[str, Any]:
     return {
         "version": VERSION,
         "command": list(result.argv),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from audit.checks.consumers import (
     AT_RISK,
@@ -48,7 +49,7 @@ def _profile_source(p: Profile) -> str:
 # ----------------------------------------------------------------------------- verdicts
 
 
-def decision_json(d: Decision) -> dict:
+def decision_json(d: Decision) -> dict[str, Any]:
     c = d.change
     return {
         "surface": d.entry.surface,
@@ -64,7 +65,7 @@ def decision_json(d: Decision) -> dict:
     }
 
 
-def result_json(r: ConsumerResult, fail_on: FailOn) -> dict:
+def result_json(r: ConsumerResult, fail_on: FailOn) -> dict[str, Any]:
     counts = r.counts()
     return {
         "consumer": r.profile.name,
@@ -79,7 +80,7 @@ def result_json(r: ConsumerResult, fail_on: FailOn) -> dict:
     }
 
 
-def results_json(results: list[ConsumerResult], fail_on: FailOn) -> list[dict]:
+def results_json(results: list[ConsumerResult], fail_on: FailOn) -> list[dict[str, Any]]:
     return [result_json(r, fail_on) for r in results]
 
 
@@ -147,7 +148,7 @@ def results_markdown(results: list[ConsumerResult]) -> str:
 # ----------------------------------------------------------------------------- profiles
 
 
-def profile_json(p: Profile) -> dict:
+def profile_json(p: Profile) -> dict[str, Any]:
     surfaces: dict[str, int] = {}
     for e in p.entries:
         surfaces[e.surface] = surfaces.get(e.surface, 0) + 1
@@ -174,7 +175,7 @@ def profiles_text(profiles: list[Profile]) -> str:
 # ----------------------------------------------------------------------------- coverage
 
 
-def coverage_json(p: Profile, observed: Observed, found: list[Coverage]) -> dict:
+def coverage_json(p: Profile, observed: Observed, found: list[Coverage]) -> dict[str, Any]:
     counts = Counter(c.status for c in found)
     return {
         "consumer": p.name,

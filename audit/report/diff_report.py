@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from audit.checks.diff import KINDS, Change, Difference, Report
 from audit.safeio import dumps
 
@@ -43,7 +45,7 @@ def text(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(report: Report) -> dict:
+def to_json(report: Report) -> dict[str, Any]:
     return {
         "same": report.same,
         "pairs": [

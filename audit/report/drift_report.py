@@ -5,6 +5,8 @@ Nothing here computes; every function turns a result into text or a JSON-ready d
 
 from __future__ import annotations
 
+from typing import Any
+
 from audit.checks.baselines import Baseline
 from audit.checks.drift import CLASSES, Comparison, Observed
 from audit.checks.fingerprint import SURFACES, Survey
@@ -44,7 +46,7 @@ MARKS = {
 # ----------------------------------------------------------------------------- fingerprint
 
 
-def survey_json(result: Survey, *, paths: bool = False) -> dict:
+def survey_json(result: Survey, *, paths: bool = False) -> dict[str, Any]:
     return {
         "kind": result.kind,
         "complete": result.complete,
@@ -68,7 +70,7 @@ def survey_text(result: Survey) -> str:
 # ----------------------------------------------------------------------------- compare
 
 
-def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str) -> dict:
+def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str) -> dict[str, Any]:
     return {
         "baseline": comparison.baseline,
         "observed": observed.label,
@@ -178,7 +180,7 @@ def comparison_markdown(
 # ----------------------------------------------------------------------------- baselines
 
 
-def baselines_json(found: list[Baseline]) -> dict:
+def baselines_json(found: list[Baseline]) -> dict[str, Any]:
     return {
         "baselines": [
             b.to_json()

@@ -4,6 +4,7 @@ table cell every Markdown report uses (``table_cell``). Never computes."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from audit.report.text import step_ranges
 from audit.safeio import shown
@@ -22,7 +23,7 @@ def _strip(name: object, prefix: str) -> str:
     return str(name).removeprefix(prefix) if name is not None else "?"
 
 
-def trajectory_markdown(doc: dict, *, title: str | None = None) -> str:
+def trajectory_markdown(doc: dict[str, Any], *, title: str | None = None) -> str:
     steps = doc.get("steps") or []
     out = [f"# {title or 'Conversation ' + str(doc.get('cascadeId', '?'))}", ""]
     meta = doc.get("metadata") or {}
@@ -43,7 +44,7 @@ def trajectory_markdown(doc: dict, *, title: str | None = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _provenance(doc: dict) -> list[str]:
+def _provenance(doc: dict[str, Any]) -> list[str]:
     """An export's ``agyReader.agyAudit.provenance`` as two facts: what made it, what it left out."""
     reader = doc.get("agyReader")
     ours = reader.get("agyAudit") if isinstance(reader, dict) else None
@@ -63,7 +64,7 @@ def _provenance(doc: dict) -> list[str]:
     return lines
 
 
-def _step_heading(i: int, step: dict) -> str:
+def _step_heading(i: int, step: dict[str, Any]) -> str:
     kind = _strip(step.get("type"), "CORTEX_STEP_TYPE_")
     status = _strip(step.get("status"), "CORTEX_STEP_STATUS_")
     created = (step.get("metadata") or {}).get("createdAt", "")
@@ -74,7 +75,7 @@ def _block(text: object, lang: str = "") -> list[str]:
     return [_FENCE + lang, str(text), _FENCE]
 
 
-def _step_body(step: dict) -> list[str]:
+def _step_body(step: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     if "userInput" in step:
         lines += _block(step["userInput"].get("userResponse", ""))
