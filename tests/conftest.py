@@ -1,3 +1,8 @@
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
 
@@ -37,3 +42,34 @@ def fake_proc(monkeypatch, tmp_path_factory):
     monkeypatch.setattr(discovery, "PROC_ROOT", str(proc.root))
     monkeypatch.setattr(daemon, "FAKE_PROC", proc.root)
     return proc
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_dir(tmp_path_factory):
+    """tempfile's directory, and ``$TMPDIR`` for the processes tests start, is a new directory of
+    this session (of this xdist worker); what is left in it when the session ends fails the run,
+    naming it. pytest's own ``tmp_path`` directories are made outside it (fixed first)."""
+    tmp_path_factory.getbasetemp()
+    guard = Path(tempfile.mkdtemp(prefix="agy-audit-tests-"))
+    guard.chmod(0o1777)  # as /tmp: tests that drop to another user read and write there too
+    patch = pytest.MonkeyPatch()
+    patch.setattr(tempfile, "tempdir", str(guard))
+    patch.setenv("TMPDIR", str(guard))
+    try:
+        yield guard
+    finally:
+        patch.undo()
+        left = sorted(os.listdir(guard))
+        shutil.rmtree(guard, ignore_errors=True)
+        if left:
+            pytest.fail(f"the test session left {len(left)} entries in the temp directory: {', '.join(left)}")
+
+
+@pytest.fixture(autouse=True)
+def _no_temp_leftovers(_temp_dir):
+    """A test that leaves anything in the temp directory fails, naming what it left."""
+    before = set(os.listdir(_temp_dir))
+    yield
+    left = sorted(set(os.listdir(_temp_dir)) - before)
+    if left:
+        pytest.fail(f"left in the temp directory: {', '.join(left)}")

@@ -528,6 +528,28 @@ def test_an_interrupted_sweep_names_the_corpus_it_leaves(capsys, store, tmp_path
     assert (code, stdout) == (130, "")
     assert stderr == f"agy-audit: interrupted; incomplete corpus retained at {tmp_path / 'c'}\n"
     assert json.loads((tmp_path / "c" / "manifest.json").read_text())["complete"] is False
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native")
+    assert (code, stdout) == (130, "")
+    assert stderr == "agy-audit: interrupted; incomplete corpus removed (--keep or --out keeps it)\n"
+    assert os.listdir(tmp_path / "tmp") == []
+
+
+def test_a_failing_run_removes_its_temp_corpus_and_says_how_to_keep_it(capsys, store, tmp_path, monkeypatch):
+    """A failing ci leaves no private copy of the conversations behind unless asked (--keep, --out)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    _break_completeness(store, None)
+    code, stdout, _ = run(capsys, "--home", store.home, "--source", "native")
+    assert code == 1 and os.listdir(tmp_path / "tmp") == []
+    [corpus] = [line for line in stdout.splitlines() if line.startswith("corpus: ")]
+    assert corpus.endswith("/sweep (removed; to look into it with the commands below, run again with --keep or --out NEW_DIR)")
+    code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")
+    doc = json.loads(stdout)
+    [kept] = os.listdir(tmp_path / "tmp")
+    assert (code, doc["corpus"]) == (1, {"path": str(tmp_path / "tmp" / kept / "sweep"), "kept": True})
+    assert (tmp_path / "tmp" / kept / "sweep" / "manifest.json").is_file()
 
 
 def test_the_schema_names_every_stage():

@@ -649,9 +649,9 @@ def test_ci_judges_each_consumer_and_fails_on_the_named_one(tmp_path, home, monk
         json.dumps({"profile": 1, "name": "mine", "repository": "me/mine", "version": "v2", "describes": "d", "entries": [entry]})
     )
 
-    code, doc = _ci_json(
-        "--home", home, "--baseline", base, "--consumer", mine, "--consumer", "codeburn", "--fail-on", "consumer:mine"
-    )
+    judged = ("--home", home, "--baseline", base, "--consumer", mine, "--consumer", "codeburn")
+    # kept (--out), so that the commands the report names can read it
+    code, doc = _ci_json(*judged, "--fail-on", "consumer:mine", "--out", tmp_path / "judged")
     stages = {s["name"]: s["verdict"] for s in doc["stages"]}
     assert code == 1 and stages["compare"] == "pass" and stages["consumers"] == "fail"
     assert doc["failOn"] == "consumer:mine"

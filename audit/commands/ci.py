@@ -55,10 +55,11 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
         "--out",
         type=user_path,
         metavar="NEW_DIR",
-        help="corpus directory to create and keep (default: a new private temp directory, removed after a "
-        "passing run, kept and named in the report otherwise)",
+        help="corpus directory to create and keep (default: a new private temp directory, removed when the run ends)",
     )
-    p.add_argument("--keep", action="store_true", help="keep the temp corpus after a passing run too")
+    p.add_argument(
+        "--keep", action="store_true", help="keep the temp corpus (default: removed when the run ends, passing or not)"
+    )
     p.add_argument(
         "--baseline",
         metavar="NAME|DIR",

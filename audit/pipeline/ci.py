@@ -53,8 +53,8 @@ Whatever else those commands report (advisories, skipped files, other link diagn
 without a native source, lines dropped while fingerprinting, drift that ``fail_on`` tolerates) is
 a warning.
 
-The corpus goes to *out*, or to ``<new private temp dir>/sweep``; the temp dir is removed after a
-passing run unless *keep*, and kept (and named in the report) otherwise. Nothing here prints;
+The corpus goes to *out*, or to ``<new private temp dir>/sweep``; the temp dir is removed when the
+run ends -- passing, failing, interrupted or broken -- unless *keep* (``Report.kept`` says which). Nothing here prints;
 progress goes to the injected factory.
 """
 
@@ -178,7 +178,7 @@ class Stage:
 class Report:
     started_ns: int
     out: Path  # the sweep corpus
-    kept: bool  # False when a passing run removed it
+    kept: bool  # False: a temp corpus, removed when the run ended (kept only with keep or out)
     roots: list[RootSource]
     baseline: Baseline
     baseline_reason: str  # why this baseline: given, the newest recorded in the baseline directory, or bundled
@@ -241,7 +241,8 @@ def run(
     sessions where a second CPU is free, else 1; the report is the same either way. Raises before
     sweeping: ``UsageError`` for bad *jobs*, an unknown baseline, a bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
-    interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it leaves.
+    interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it
+    leaves (*out*, or the temp corpus with *keep*) or saying the temp corpus was removed.
     """
     if jobs not in (None, 1, 2):
         raise UsageError("jobs must be 1 or 2")
@@ -259,50 +260,51 @@ def run(
     else:
         workdir = Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
         corpus = workdir / "sweep"
+    kept = workdir is None or keep
     ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles, jobs)
     try:
-        sweep_started = time.monotonic()
-        with ctx.bar("sweep", "sessions") as bar:
-            result = sweep(
-                roots,
-                corpus,
-                source=source,
-                timeout=timeout,
-                keep_going=True,
-                include_implicit=include_implicit,
-                allow_remote=allow_remote,
-                env=env,
-                progress=bar,
-                on_swept=ctx.swept,
-                on_selected=ctx.selected,
-                selection=selection,
-            )
-        sweep_seconds = time.monotonic() - sweep_started - sum(ctx.checks.spent.values())  # without the checks run meanwhile
-        if result.interrupted:
-            raise AuditError(f"interrupted; incomplete corpus retained at {corpus}", exit_code=result.interrupted)
-        lost = ctx.collect()
-    except BaseException:
-        if ctx.worker is not None:
-            ctx.worker.close()
-        if workdir is not None and not os.path.lexists(corpus):
+        try:
+            sweep_started = time.monotonic()
+            with ctx.bar("sweep", "sessions") as bar:
+                result = sweep(
+                    roots,
+                    corpus,
+                    source=source,
+                    timeout=timeout,
+                    keep_going=True,
+                    include_implicit=include_implicit,
+                    allow_remote=allow_remote,
+                    env=env,
+                    progress=bar,
+                    on_swept=ctx.swept,
+                    on_selected=ctx.selected,
+                    selection=selection,
+                )
+            sweep_seconds = time.monotonic() - sweep_started - sum(ctx.checks.spent.values())  # without the checks run meanwhile
+            if result.interrupted:
+                where = f"retained at {corpus}" if kept else "removed (--keep or --out keeps it)"
+                raise AuditError(f"interrupted; incomplete corpus {where}", exit_code=result.interrupted)
+            lost = ctx.collect()
+        except BaseException:
+            if ctx.worker is not None:
+                ctx.worker.close()
+            raise
+        report = Report(started, corpus, kept, result.roots, chosen, why, failing.text, live, failing=failing)
+        report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds, lost)]))
+        del result  # its sessions list every file of the corpus with its digest: not held through the other stages
+        report.stages.append(Stage("verify-contract", ctx.contract()))
+        report.stages.append(Stage("completeness", ctx.completeness()))
+        report.stages.append(Stage("consistency", ctx.consistency()))
+        report.stages.append(Stage("links", ctx.links()))
+        report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
+        report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
+        report.stages.append(Stage("consumers", ctx.consumers(report)))
+        if record_as is not None:
+            record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir)
+            report.stages.append(Stage("record", [_timed(record_in)]))
+    finally:
+        if workdir is not None and not keep:  # passing or not, interrupted or failing: nothing left unless asked
             shutil.rmtree(workdir, ignore_errors=True)
-        raise
-    report = Report(started, corpus, True, result.roots, chosen, why, failing.text, live, failing=failing)
-    report.stages.append(Stage("sweep", [_sweep_check(result, sweep_seconds, lost)]))
-    del result  # its sessions list every file of the corpus with its digest: not held through the other stages
-    report.stages.append(Stage("verify-contract", ctx.contract()))
-    report.stages.append(Stage("completeness", ctx.completeness()))
-    report.stages.append(Stage("consistency", ctx.consistency()))
-    report.stages.append(Stage("links", ctx.links()))
-    report.stages.append(Stage("fingerprint", ctx.fingerprint(report.observed)))
-    report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
-    report.stages.append(Stage("consumers", ctx.consumers(report)))
-    if record_as is not None:
-        record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir)
-        report.stages.append(Stage("record", [_timed(record_in)]))
-    if report.verdict == PASS and workdir is not None and not keep:
-        shutil.rmtree(workdir)
-        report.kept = False
     report.finished_ns = time.time_ns()
     return report
 

@@ -52,9 +52,11 @@ def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
 
 
 def corpus_state(report: Report) -> str:
-    if not report.kept:
+    if report.kept:
+        return "kept"
+    if report.verdict == PASS:
         return "removed after the passing run (--keep or --out keeps it)"
-    return "kept" + ("" if report.verdict == PASS else ": a stage did not pass")
+    return "removed; to look into it with the commands below, run again with --keep or --out NEW_DIR"
 
 
 def counted(check: Check) -> str:
