@@ -11,7 +11,9 @@ from audit.report.drift_report import baselines_json, baselines_text
 from audit.report.text import to_json
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "baselines",
         help="list baselines; import an agy-reader shape snapshot",

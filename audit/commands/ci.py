@@ -24,7 +24,9 @@ REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "ci",
         parents=[parents["store"]],

@@ -25,7 +25,9 @@ FORMATS = ("text", "json", "markdown", "html")
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".txt": "text", ".html": "html"}
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "compare",
         help="compare fingerprints with a baseline (NEW / UNCHANGED / DRIFT / NOT COMPARABLE)",
@@ -62,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse
     p.set_defaults(run=run)
 
 
-class FailOnChoices(tuple):
+class FailOnChoices(tuple[str, ...]):
     """``--fail-on`` choices: the drift rules, and any ``consumer:NAME``."""
 
     def __contains__(self, value: object) -> bool:

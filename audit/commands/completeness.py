@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from audit.actions import attest
 from audit.checks import completeness
@@ -11,7 +12,9 @@ from audit.report.text import table, to_json
 from audit.store import layout
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "completeness",
         parents=[parents["store"]],
@@ -85,7 +88,7 @@ def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
     return "\n".join(lines)
 
 
-def _json(report: completeness.Report, attested: bool) -> dict:
+def _json(report: completeness.Report, attested: bool) -> dict[str, Any]:
     return {
         "profile": completeness.PROFILE,
         "ok": report.exit_code == 0,

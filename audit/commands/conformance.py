@@ -15,7 +15,9 @@ from audit.report.text import to_json
 from audit.safeio import atomic_write, dumps
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "conformance",
         help="run your reader on a store and on every format mutation of it: crashed, failed loudly, changed silently?",

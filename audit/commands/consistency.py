@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from audit.checks import consistency
 from audit.checks.consistency import ADVISORY, VIOLATION
@@ -13,7 +14,9 @@ from audit.report.text import table, to_json
 from audit.store import layout
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "consistency",
         parents=[parents["store"]],
@@ -90,11 +93,11 @@ def text(report: consistency.Report, *, quiet: bool = False) -> str:
     return "\n".join(out)
 
 
-def _finding_json(f: consistency.Finding) -> dict:
+def _finding_json(f: consistency.Finding) -> dict[str, Any]:
     return {"level": f.level, "rule": f.rule, "step": f.step, "file": f.file, "line": f.line, "message": f.message}
 
 
-def report_json(report: consistency.Report) -> dict:
+def report_json(report: consistency.Report) -> dict[str, Any]:
     return {
         "ok": report.exit_code == 0,
         "summary": {

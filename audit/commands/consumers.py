@@ -12,7 +12,9 @@ from audit.report.consumers_report import coverage_json, coverage_text, profile_
 from audit.report.text import to_json
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "consumers",
         help="list the consumer profiles `compare --consumer` judges drift for",

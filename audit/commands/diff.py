@@ -11,7 +11,9 @@ from audit.report import diff_report
 from audit.report.text import to_json
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "diff",
         help="value-level differences between two trajectories (files, exports or corpora)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from audit.commands import project
 from audit.commands.common import add_format, add_key_file, legacy_key, roots_from, seconds
@@ -12,7 +13,9 @@ from audit.safeio import is_file
 from audit.store import layout
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "doctor",
         parents=[parents["store"]],
@@ -120,7 +123,7 @@ def _text(health: doctor.Health) -> str:
     return "\n".join(out)
 
 
-def _json(health: doctor.Health) -> dict:
+def _json(health: doctor.Health) -> dict[str, Any]:
     return {
         "healthy": health.healthy,
         "roots": [

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from audit.checks.completeness import in_projection
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
@@ -15,7 +16,9 @@ from audit.safeio import exists
 from audit.store import layout
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "inspect",
         parents=[parents["store"]],
@@ -53,12 +56,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if result.finding_count else 0
 
 
-def _counts(counter: Counter[str]) -> list[dict]:
+def _counts(counter: Counter[str]) -> list[dict[str, Any]]:
     return [{"name": k, "count": v} for k, v in sorted(counter.items())]
 
 
-def _json(r: Inspection) -> dict:
-    doc: dict = {"id": r.id, "findings": r.finding_count, "notes": r.notes}
+def _json(r: Inspection) -> dict[str, Any]:
+    doc: dict[str, Any] = {"id": r.id, "findings": r.finding_count, "notes": r.notes}
     if r.database:
         d = r.database
         doc["database"] = {

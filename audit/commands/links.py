@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from audit.actions import backup, repair, stamp
 from audit.checks import links
@@ -17,7 +18,9 @@ from audit.store import layout
 _SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "diagnostics")
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "links",
         parents=[parents["store"]],
@@ -119,11 +122,11 @@ def _summary(command: str, root: layout.Root, counts: dict[str, int]) -> str:
     return f"links {command}: root={root.path} " + " ".join(f"{k}={counts[k]}" for k in _SUMMARY_KEYS)
 
 
-def _diagnostic_json(d: links.Diagnostic) -> dict:
+def _diagnostic_json(d: links.Diagnostic) -> dict[str, Any]:
     return {"id": d.id, "kind": d.kind, "message": d.message}
 
 
-def _change_json(link: links.Link) -> dict:
+def _change_json(link: links.Link) -> dict[str, Any]:
     return {
         "id": link.id,
         "action": link.action,
@@ -132,7 +135,7 @@ def _change_json(link: links.Link) -> dict:
     }
 
 
-def _root_json(root: layout.Root, res: links.Resolution) -> dict:
+def _root_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
     return {"root": str(root.path), "surface": root.surface, "directory": str(res.directory), "counts": res.counts()}
 
 
@@ -154,7 +157,7 @@ def run_check(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if any(res.failing for _, res in results) else 0
 
 
-def _check_json(root: layout.Root, res: links.Resolution) -> dict:
+def _check_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
     doc = _root_json(root, res)
     doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
     doc["links"] = [
@@ -253,7 +256,7 @@ def run_backfill(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_json(root: layout.Root, res: links.Resolution, dry_run: bool) -> dict:
+def _write_json(root: layout.Root, res: links.Resolution, dry_run: bool) -> dict[str, Any]:
     doc = _root_json(root, res)
     doc["dryRun"] = dry_run
     doc["changes"] = [_change_json(link) for link in res.changes]
@@ -317,7 +320,7 @@ def _partial(res: links.Resolution) -> str:
 # ----------------------------------------------------------------------------- verify / rollback
 
 
-def _verification_json(v: backup.Verification) -> dict:
+def _verification_json(v: backup.Verification) -> dict[str, Any]:
     return {
         "backup": str(v.backup),
         "root": str(v.root),

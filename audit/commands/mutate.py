@@ -13,7 +13,9 @@ from audit.report.text import to_json
 from audit.safeio import shown
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "mutate",
         help="write mutated copies of a home's stores, one per plausible agy format change",

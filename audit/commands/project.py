@@ -21,6 +21,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.checks.consumers import CONSUMER_PREFIX, is_fail_on
 from audit.checks.drift import FAIL_ON
@@ -50,7 +51,7 @@ class Project:
     fail_on: tuple[str, ...] | None = None
 
 
-def load(start: str | os.PathLike | None = None) -> Project:
+def load(start: str | os.PathLike[str] | None = None) -> Project:
     """The configuration of the project *start* (default: the current directory) lies in."""
     here = Path(start) if start is not None else Path.cwd()
     for level, directory in enumerate([here, *here.parents]):
@@ -66,7 +67,7 @@ def load(start: str | os.PathLike | None = None) -> Project:
     return Project(base, None, base / DEFAULT_BASELINE_DIR, base / DEFAULT_COMPAT_FILE)
 
 
-def _parse(path: Path) -> dict:
+def _parse(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(read_bytes(path, limit=MAX_CONFIG_BYTES).decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -75,7 +76,7 @@ def _parse(path: Path) -> dict:
         raise UsageError(f"{path}: not valid TOML ({exc})") from None
 
 
-def _table(path: Path, table: object, where: str | None = None) -> dict:
+def _table(path: Path, table: object, where: str | None = None) -> dict[str, Any]:
     """The settings of *table* (*where*: the table's name in the file, None: its top), every key known."""
     if not isinstance(table, dict):
         raise UsageError(f"{path}: {where} is not a table")
@@ -85,7 +86,7 @@ def _table(path: Path, table: object, where: str | None = None) -> dict:
     return {key: (path, value) for key, value in table.items()}
 
 
-def _project(file: Path, base: Path, settings: dict) -> Project:
+def _project(file: Path, base: Path, settings: dict[str, Any]) -> Project:
     def path(key: str, default: str) -> Path:
         if key not in settings:
             return base / default

@@ -10,7 +10,9 @@ from audit.report.drift_report import baselines_text
 from audit.report.text import to_json
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "record",
         help="record a baseline from a complete sweep corpus and regenerate COMPATIBILITY.md",

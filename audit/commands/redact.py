@@ -26,7 +26,9 @@ def size(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "redact",
         help="a content-free copy of a home, store root or corpus that keeps the format (to share it)",

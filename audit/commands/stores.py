@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from audit.commands.common import add_format, roots_from
 from audit.report.text import rfc3339, table, to_json
@@ -11,7 +12,9 @@ from audit.safeio import shown
 from audit.store import layout
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "stores",
         parents=[parents["store"]],
@@ -106,7 +109,7 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(s: layout.Session) -> dict:
+def _session_json(s: layout.Session) -> dict[str, Any]:
     return {
         "id": s.id,
         "root": str(s.root),
@@ -117,7 +120,7 @@ def _session_json(s: layout.Session) -> dict:
     }
 
 
-def _root_json(sc: layout.RootScan) -> dict:
+def _root_json(sc: layout.RootScan) -> dict[str, Any]:
     return {
         "path": str(sc.root.path),
         "surface": sc.root.surface,

@@ -23,7 +23,9 @@ from audit.store import layout
 from audit.store.selection import READABLE_ONLY
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "sweep",
         parents=[parents["store"]],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from audit.checks import contract, schemas
 from audit.checks.schemas import ADVISORY, VIOLATION
@@ -12,7 +13,9 @@ from audit.report import junit
 from audit.report.text import table, to_json
 
 
-def register(subparsers: argparse._SubParsersAction, parents: dict[str, argparse.ArgumentParser]) -> None:
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], parents: dict[str, argparse.ArgumentParser]
+) -> None:
     p = subparsers.add_parser(
         "verify-contract",
         help="check sidecars, transcripts, manifests or consumer profiles against the JSON Schemas",
@@ -81,11 +84,11 @@ def _text(report: contract.Report) -> str:
     return "\n".join(out).lstrip("\n")
 
 
-def _finding_json(f: contract.Finding) -> dict:
+def _finding_json(f: contract.Finding) -> dict[str, Any]:
     return {"pointer": f.pointer, "line": f.line, "rule": f.rule, "message": f.message}
 
 
-def _report_json(report: contract.Report) -> dict:
+def _report_json(report: contract.Report) -> dict[str, Any]:
     return {
         "kind": report.kind,
         "valid": not report.invalid and not report.unreadable,
