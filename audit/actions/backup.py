@@ -23,6 +23,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.actions import writelock
 from audit.actions.stamp import check_writable, store_busy
@@ -85,7 +86,7 @@ class Rollback:
     extra: tuple[str, ...]  # sidecars added after the backup (left alone)
 
 
-def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = None) -> Path:
+def default_backup_dir(root: str | os.PathLike[str], *, now: _dt.datetime | None = None) -> Path:
     """A new directory next to *root*: ``agy-audit-links-backup-<root name>-<UTC stamp>[-N]``.
 
     The name does not start with ``antigravity`` so store discovery never mistakes it for a root.
@@ -101,8 +102,8 @@ def default_backup_dir(root: str | os.PathLike, *, now: _dt.datetime | None = No
 
 
 def create(
-    directory: str | os.PathLike,
-    backup_dir: str | os.PathLike,
+    directory: str | os.PathLike[str],
+    backup_dir: str | os.PathLike[str],
     *,
     expect: Mapping[str, FileState] | None = None,
     plan: Callable[[bytes, str], bytes] | None = None,
@@ -184,7 +185,7 @@ def _copy(
     return Backup(backup, root, files, modes, repaired)
 
 
-def load(backup_dir: str | os.PathLike) -> Backup:
+def load(backup_dir: str | os.PathLike[str]) -> Backup:
     """A complete, untampered backup: the manifest is valid and every copy matches its hash.
 
     No manifest (an interrupted backup) or a malformed one is an ``InputError``; a copy that is
@@ -251,7 +252,7 @@ def _payload(data: bytes, source: str) -> object:
         return None
 
 
-def verify(backup_dir: str | os.PathLike, *, unchanged: bool = False) -> Verification:
+def verify(backup_dir: str | os.PathLike[str], *, unchanged: bool = False) -> Verification:
     """Compare the backed-up directory with its backup.
 
     Problems: a changed file set, a non-regular sidecar, a changed mtime, any payload difference
@@ -302,7 +303,9 @@ def verify(backup_dir: str | os.PathLike, *, unchanged: bool = False) -> Verific
     return Verification(bk.path, bk.root, len(set(listing) & set(bk.files)), tuple(changed), links, len(cycles), tuple(problems))
 
 
-def _graph_entry(name: str, doc: dict, parents: dict[str, str | None], owners: dict[str, str], problems: list[str]) -> None:
+def _graph_entry(
+    name: str, doc: dict[str, Any], parents: dict[str, str | None], owners: dict[str, str], problems: list[str]
+) -> None:
     cid = canonical_id(doc.get("cascadeId"))
     if cid is None:
         problems.append(f"{name}: invalid cascadeId")
@@ -321,7 +324,7 @@ def _graph_entry(name: str, doc: dict, parents: dict[str, str | None], owners: d
 
 
 def rollback(
-    backup_dir: str | os.PathLike,
+    backup_dir: str | os.PathLike[str],
     *,
     force: bool = False,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,

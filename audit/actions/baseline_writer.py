@@ -50,7 +50,7 @@ def from_survey(name: str, survey: Survey, date: str) -> Baseline:
     )
 
 
-def write(baseline: Baseline, baseline_dir: str | os.PathLike) -> Path:
+def write(baseline: Baseline, baseline_dir: str | os.PathLike[str]) -> Path:
     """Create ``<baseline_dir>/<name>/`` (refusing an existing one); all files or none."""
     target = Path(baseline_dir) / check_name(baseline.name)
     if os.path.lexists(target):
@@ -68,7 +68,7 @@ def write(baseline: Baseline, baseline_dir: str | os.PathLike) -> Path:
     return target
 
 
-def import_shape(tsv: str | os.PathLike, name: str, *, digest: str | None = None) -> Baseline:
+def import_shape(tsv: str | os.PathLike[str], name: str, *, digest: str | None = None) -> Baseline:
     """A sidecar-only baseline from an agy-reader shape snapshot, after checking its digest
     (``sha256`` of the bytes without the final newline) against *digest* or the published one."""
     check_name(name)

@@ -13,6 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES
@@ -71,7 +72,7 @@ def parse(text: str) -> CompatRecord:
     )
 
 
-def read(path: str | os.PathLike) -> CompatRecord:
+def read(path: str | os.PathLike[str]) -> CompatRecord:
     data = read_own(path)
     try:
         return parse(data.decode("utf-8"))
@@ -83,7 +84,7 @@ def _count(value: object) -> str:
     return f"{value:,}" if isinstance(value, int) else "not recorded"
 
 
-def _corpus(counts: dict | None) -> str:
+def _corpus(counts: dict[str, Any] | None) -> str:
     if not counts:
         return "not recorded"
     types = counts.get("stepTypes")
@@ -97,7 +98,7 @@ def _corpus(counts: dict | None) -> str:
     return text
 
 
-def location(baseline_dir: str | os.PathLike, project_dir: str | os.PathLike = ".") -> str:
+def location(baseline_dir: str | os.PathLike[str], project_dir: str | os.PathLike[str] = ".") -> str:
     """Where the record says its baselines are: *baseline_dir* relative to the project directory
     when inside it (``fingerprints/``), else as an absolute path."""
     directory = Path(os.path.abspath(baseline_dir))
@@ -184,6 +185,6 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
     return "\n".join(out) + "\n"
 
 
-def write(path: str | os.PathLike, text: str) -> None:
+def write(path: str | os.PathLike[str], text: str) -> None:
     """Replace *path* atomically with a rendered record."""
     atomic_write(path, text.encode("utf-8"))

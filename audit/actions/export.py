@@ -26,6 +26,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.checks.consistency import read_tiers
 from audit.errors import InputError
@@ -59,12 +60,12 @@ class Export:
     id: str
     source: str  # "db" | "pb" | "transcript"
     path: Path
-    trajectory: dict
+    trajectory: dict[str, Any]
     findings: list[str] = field(default_factory=list)  # one line each, naming the file
     blocking: list[str] = field(default_factory=list)
     """The findings that mean the steps could not be decoded as stored (a subset of ``findings``):
     the export is refused for these only; the others concern content outside the steps."""
-    transcript_only: list[dict] = field(default_factory=list)
+    transcript_only: list[dict[str, Any]] = field(default_factory=list)
     """The steps only the brain transcripts hold (``provenance.transcriptOnly``), not exported."""
 
 
@@ -89,7 +90,7 @@ def export_session(session: Session, key: Key | None = None) -> Export:
     raise InputError(f"{session.id}: nothing to export: {what}")
 
 
-def _from_conversation(session: Session, conv: NativeConversation, kind: str, source: dict) -> Export:
+def _from_conversation(session: Session, conv: NativeConversation, kind: str, source: dict[str, Any]) -> Export:
     """The export of the conversation *conv* read from the session's ``.db`` or ``.pb`` (*kind*)."""
     native = reconstruct(conv)
     undecoded = [{"location": u.location, "kind": u.kind, "rows": u.rows} for u in native.undecoded()]
@@ -105,14 +106,14 @@ def _from_conversation(session: Session, conv: NativeConversation, kind: str, so
     )
 
 
-def _transcript_only(conv: NativeConversation, brain: Path | None) -> list[dict]:
+def _transcript_only(conv: NativeConversation, brain: Path | None) -> list[dict[str, Any]]:
     """The steps of *brain*'s transcripts (every tier) that the ``.db`` snapshot *conv* does not
     hold, by step index: ``{"step", "type", "locations"}`` (``file:line`` of its last record in
     each tier that has it); none when the ``.db`` could not be read or there is no brain."""
     if brain is None or not conv.access:
         return []
     held = {row.get("idx") for row in conv.steps}
-    found: dict[int, dict] = {}
+    found: dict[int, dict[str, Any]] = {}
     tiers, _ = read_tiers(brain)  # unreadable transcript files are consistency's and inspect's to report
     for records in tiers.values():
         for index, record in sorted(records.latest.items()):
@@ -124,9 +125,9 @@ def _transcript_only(conv: NativeConversation, brain: Path | None) -> list[dict]
 
 
 def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
-    steps: list[dict] = []
+    steps: list[dict[str, Any]] = []
     findings: list[str] = []
-    undecoded: list[dict] = []
+    undecoded: list[dict[str, Any]] = []
     by_index: dict[int, int] = {}
     for item in transcript.iter_transcript(paths):
         if isinstance(item, transcript.Finding):
@@ -153,7 +154,13 @@ def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
     return Export(cid, "transcript", paths[-1], _declared(doc, TRANSCRIPT_PROFILE, source, undecoded), findings)
 
 
-def _declared(trajectory: dict, profile: str, source: dict, undecoded: list[dict], transcript_only: Sequence[dict] = ()) -> dict:
+def _declared(
+    trajectory: dict[str, Any],
+    profile: str,
+    source: dict[str, Any],
+    undecoded: list[dict[str, Any]],
+    transcript_only: Sequence[dict[str, Any]] = (),
+) -> dict[str, Any]:
     """*trajectory* with ``agyReader.agyAudit.provenance`` (see the module docstring)."""
     provenance = {
         "exportFormat": EXPORT_FORMAT,
@@ -165,13 +172,13 @@ def _declared(trajectory: dict, profile: str, source: dict, undecoded: list[dict
     return {**trajectory, "agyReader": {"agyAudit": {"provenance": provenance}}}
 
 
-def _step(record: transcript.Record) -> dict:
-    step: dict = {}
+def _step(record: transcript.Record) -> dict[str, Any]:
+    step: dict[str, Any] = {}
     if record.type:
         step["type"] = "CORTEX_STEP_TYPE_" + record.type
     if record.status:
         step["status"] = "CORTEX_STEP_STATUS_" + record.status
-    metadata: dict = {}
+    metadata: dict[str, Any] = {}
     if record.created_at:
         metadata["createdAt"] = record.created_at
     if record.source:
@@ -182,7 +189,7 @@ def _step(record: transcript.Record) -> dict:
         text = info.user_request if info.user_request is not None else record.content
         step["userInput"] = {"userResponse": text or ""}
     elif record.type == "PLANNER_RESPONSE":
-        payload: dict = {}
+        payload: dict[str, Any] = {}
         if record.content:
             payload["response"] = record.content
         if record.thinking:
@@ -191,7 +198,7 @@ def _step(record: transcript.Record) -> dict:
             payload["toolCalls"] = [{"name": call.name, "argumentsJson": _arguments_json(call)} for call in record.tool_calls]
         step["plannerResponse"] = payload
     elif record.type == "RUN_COMMAND":
-        run: dict = {"combinedOutput": {"full": record.content or ""}}
+        run: dict[str, Any] = {"combinedOutput": {"full": record.content or ""}}
         code = record.exit_code if record.exit_code is not None else info.exit_code
         if code is not None:
             run["exitCode"] = code

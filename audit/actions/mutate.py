@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.actions.store_copy import copy_stores, remove_tree
 from audit.errors import InputError
@@ -82,7 +83,7 @@ def _directory_times(home: Path) -> Iterator[None]:
 # ----------------------------------------------------------------------------- JSON lines
 
 
-def _each_line(data: bytes, change: Callable[[dict], bool]) -> tuple[bytes, int]:
+def _each_line(data: bytes, change: Callable[[dict[str, Any]], bool]) -> tuple[bytes, int]:
     """*data* (JSON lines) with *change* applied to every line holding a JSON object; a line it
     does not change, and one that is no JSON object (a torn line, a piece at a chunk boundary),
     keeps its bytes. Changed lines are written as agy writes them (compact, UTF-8)."""
@@ -120,7 +121,7 @@ def _write_chunks(directory: Path, data: bytes, first: int, width: int, mtimes: 
         atomic_write(directory / f"{first + n:0{width}d}.jsonl", piece, mtime_ns=mtimes[min(n, len(mtimes) - 1)])
 
 
-def each_record(home: Path, change: Callable[[dict], bool]) -> int:
+def each_record(home: Path, change: Callable[[dict[str, Any]], bool]) -> int:
     """Apply *change* to every transcript record of the copy (flat files, ``overview.txt`` and
     chunks, each tier's chunks as one stream, re-split where agy splits); the records changed."""
     changed = 0
@@ -145,7 +146,7 @@ def each_record(home: Path, change: Callable[[dict], bool]) -> int:
     return changed
 
 
-def _each_history(home: Path, change: Callable[[dict], bool]) -> int:
+def _each_history(home: Path, change: Callable[[dict[str, Any]], bool]) -> int:
     changed = 0
     for path in sorted(_gemini(home).glob("*/history.jsonl")):
         data, n = _each_line(read_bytes(path), change)
@@ -257,8 +258,8 @@ NEW_STEP_TYPE = 999  # no CortexStepType number cortex.proto names
 NEW_MODEL = 6001  # no Model number cortex.proto names, outside the [1000, 5000) range one reader keeps
 
 
-def _rename_key(old: str, new: str) -> Callable[[dict], bool]:
-    def change(record: dict) -> bool:
+def _rename_key(old: str, new: str) -> Callable[[dict[str, Any]], bool]:
+    def change(record: dict[str, Any]) -> bool:
         if old not in record:
             return False
         items = list(record.items())  # the new name where the old one was
@@ -269,21 +270,21 @@ def _rename_key(old: str, new: str) -> Callable[[dict], bool]:
     return change
 
 
-def _step_index_text(record: dict) -> bool:
+def _step_index_text(record: dict[str, Any]) -> bool:
     if not isinstance(record.get("step_index"), int):
         return False
     record["step_index"] = str(record["step_index"])
     return True
 
 
-def _planner_v2(record: dict) -> bool:
+def _planner_v2(record: dict[str, Any]) -> bool:
     if record.get("type") != "PLANNER_RESPONSE" or not isinstance(record.get("step_index"), int) or record["step_index"] % 2 == 0:
         return False
     record["type"] = "PLANNER_RESPONSE_V2"
     return True
 
 
-def _model_v2(record: dict) -> bool:
+def _model_v2(record: dict[str, Any]) -> bool:
     if record.get("source") != "MODEL" or not isinstance(record.get("step_index"), int) or record["step_index"] % 3:
         return False
     record["source"] = "MODEL_V2"
@@ -370,7 +371,7 @@ def _chunks_only(home: Path) -> int:
     return changed
 
 
-def _skipped_status(record: dict) -> bool:
+def _skipped_status(record: dict[str, Any]) -> bool:
     """A RUN_COMMAND step that was DONE."""
     if record.get("status") != "DONE" or record.get("type") != "RUN_COMMAND":
         return False
@@ -378,7 +379,7 @@ def _skipped_status(record: dict) -> bool:
     return True
 
 
-def _source_in_metadata(record: dict) -> bool:
+def _source_in_metadata(record: dict[str, Any]) -> bool:
     """``source`` moves into a ``metadata`` object, where it was."""
     if "source" not in record or "metadata" in record:
         return False
@@ -388,7 +389,7 @@ def _source_in_metadata(record: dict) -> bool:
     return True
 
 
-def _execution_id(record: dict) -> bool:
+def _execution_id(record: dict[str, Any]) -> bool:
     """Every record gains ``execution_id`` (a UUID of its step index: the value is ours, the key
     is the change), after its other keys."""
     if "execution_id" in record or not isinstance(record.get("step_index"), int):
@@ -533,7 +534,7 @@ def apply_mutation(mutation: Mutation, home: Path) -> int:
         return mutation.apply(home)
 
 
-def describe(mutation: Mutation) -> dict:
+def describe(mutation: Mutation) -> dict[str, Any]:
     """A mutation as JSON (``mutate --list --format json``, ``index.json``)."""
     m = mutation
     return {"name": m.name, "title": m.title, "imitates": m.imitates, "restsOn": m.rests_on, "reads": [list(r) for r in m.reads]}
@@ -544,7 +545,7 @@ ORIGINAL = "original"
 """``<out>/original/home``: the copy every mutated copy starts from."""
 
 
-def write_copies(home: str | os.PathLike, out: str | os.PathLike, mutations: Sequence[Mutation]) -> dict:
+def write_copies(home: str | os.PathLike[str], out: str | os.PathLike[str], mutations: Sequence[Mutation]) -> dict[str, Any]:
     """Copy the stores of *home* to ``<out>/original/home`` and, per mutation that changes
     something, to ``<out>/<name>/home`` with it applied; then write ``<out>/index.json`` (last: a
     directory without it is incomplete) and return it. *out* must not exist."""

@@ -101,12 +101,12 @@ def _listed(what: str, items: list[str]) -> str:
 
 
 def record(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     name: str,
     *,
-    baseline_dir: str | os.PathLike,
-    compat_file: str | os.PathLike,
-    project_dir: str | os.PathLike = ".",
+    baseline_dir: str | os.PathLike[str],
+    compat_file: str | os.PathLike[str],
+    project_dir: str | os.PathLike[str] = ".",
     date: str | None = None,
 ) -> tuple[baselines.Baseline, Survey]:
     """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*, which

@@ -1206,8 +1206,8 @@ def _bar(progress: ProgressFactory | None, label: str) -> Iterator[Callback | No
 
 
 def redact(
-    source: str | os.PathLike,
-    out: str | os.PathLike,
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
     *,
     key: bytes | None = None,
     max_file_size: int = MAX_FILE_SIZE,

@@ -43,8 +43,8 @@ class RepairResult:
 
 
 def repair(
-    directory: str | os.PathLike,
-    backup_dir: str | os.PathLike,
+    directory: str | os.PathLike[str],
+    backup_dir: str | os.PathLike[str],
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,

@@ -68,7 +68,7 @@ def apply(resolution: Resolution) -> list[Link]:
 
 
 def backfill(
-    directory: str | os.PathLike,
+    directory: str | os.PathLike[str],
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,

@@ -47,7 +47,7 @@ class StoreCopy:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def store_roots(home: str | os.PathLike) -> list[layout.Root]:
+def store_roots(home: str | os.PathLike[str]) -> list[layout.Root]:
     """The store roots discovery finds in ``<home>/.gemini`` (``$ANTIGRAVITY_CLI_ROOT`` ignored:
     what is copied is the home); none is ``NothingToCheck``."""
     roots = layout.resolve_roots(home=home, env={})
@@ -56,7 +56,7 @@ def store_roots(home: str | os.PathLike) -> list[layout.Root]:
     return roots
 
 
-def copy_stores(home: str | os.PathLike, dest: str | os.PathLike) -> StoreCopy:
+def copy_stores(home: str | os.PathLike[str], dest: str | os.PathLike[str]) -> StoreCopy:
     """Copy the stores of *home* into the home *dest* (which must not exist; made 0700)."""
     home, dest = Path(home).absolute(), Path(dest)
     roots = store_roots(home)
@@ -165,7 +165,7 @@ def _reason(message: str, path: Path) -> str:
     return message.removeprefix(f"{path}: ")
 
 
-def remove_tree(path: str | os.PathLike) -> None:
+def remove_tree(path: str | os.PathLike[str]) -> None:
     """Remove a copy and whatever a command left in it, even a directory it made unwritable; a
     missing one is fine."""
 

@@ -60,7 +60,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from audit import __version__
 from audit.clock import now_rfc3339
@@ -205,7 +205,7 @@ class SweepResult:
         """Finished, nothing failed, and every selected session covered (swept whole)."""
         return self.finished is not None and not self.failures and len(self.sessions) == self.selected
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         """The ``manifest.json`` document (schemas/manifest.schema.json)."""
         return {
             "manifestVersion": MANIFEST_VERSION,
@@ -238,7 +238,7 @@ class SweepResult:
             else self.selection.to_json() | {"excluded": excluded_json(self.excluded)},
         }
 
-    def _root_entry(self, r: RootSource) -> dict:
+    def _root_entry(self, r: RootSource) -> dict[str, Any]:
         """A root of the manifest: where it is, how it was read, its name and its per-install files."""
         files = next((i.files for i in self.installs if i.root == r.root.path), {})
         return {
@@ -270,7 +270,7 @@ class _Item:
 
 def sweep(
     roots: Iterable[Root],
-    out: str | os.PathLike,
+    out: str | os.PathLike[str],
     *,
     source: str = "auto",
     timeout: float = 30.0,
@@ -278,7 +278,7 @@ def sweep(
     include_implicit: bool = False,
     allow_remote: bool = False,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike | None = None,
+    proc_root: str | os.PathLike[str] | None = None,
     progress: Callback | None = None,
     on_swept: OnSwept | None = None,
     on_selected: Callable[[int], bool] | None = None,
@@ -442,7 +442,7 @@ def _choose_source(
     timeout: float,
     allow_remote: bool,
     env: Mapping[str, str],
-    proc_root: str | os.PathLike | None,
+    proc_root: str | os.PathLike[str] | None,
 ) -> tuple[RootSource, DaemonClient | None]:
     if source == "native":
         return RootSource(root, "native"), None

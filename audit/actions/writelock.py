@@ -70,7 +70,7 @@ def _identity(directory: Path) -> tuple[int, int]:
 
 @contextlib.contextmanager
 def held(
-    directories: Iterable[str | os.PathLike],
+    directories: Iterable[str | os.PathLike[str]],
     *,
     timeout: float = DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
