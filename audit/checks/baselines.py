@@ -48,6 +48,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES
 from audit.checks.shape import digest_lines
@@ -75,15 +76,17 @@ class Baseline:
     scope: str | None
     digests: dict[str, str]
     provenance: dict[str, str]
-    counts: dict | None
+    counts: dict[str, Any] | None
     lines: dict[str, tuple[str, ...]] = field(default_factory=dict)  # surfaces recorded with lines
     path: Path | None = None
     bundled: bool = False
     absent: dict[str, str] = field(default_factory=dict)  # surface -> why the recorded corpus did not hold it
     synthetic: dict[str, str] = field(default_factory=dict)  # surface -> where its lines come from (not agy)
-    observed_step_types: dict | None = None  # {"types": [...], "source": why}, as recorded in baseline.json
+    observed_step_types: dict[str, Any] | None = None  # {"types": [...], "source": why}, as recorded in baseline.json
     beyond: dict[str, dict[str, str]] = field(default_factory=dict)  # surface -> path -> why it is known beyond the record
-    selection: dict | None = None  # the sweep's selection ({ids, since, newest, readableOnly, sessions, excluded}), if any
+    selection: dict[str, Any] | None = (
+        None  # the sweep's selection ({ids, since, newest, readableOnly, sessions, excluded}), if any
+    )
     sources: dict[str, int] | None = None  # swept sidecars per source (daemon, native), when recorded here
 
     @property
@@ -107,12 +110,12 @@ class Baseline:
         return self.scope == COMPLETE_SCOPE
 
     @property
-    def version_key(self) -> tuple:
+    def version_key(self) -> tuple[tuple[int, ...], str]:
         """Sort key: numeric agy version (unknown versions first), then name."""
         parts = tuple(int(p) for p in (self.agy_version or "").split(".") if p.isdigit())
         return (parts, self.name)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return (
             {
                 "name": self.name,
@@ -153,7 +156,7 @@ BEYOND_RECORD = {
 """What real stores are known to hold beyond agy-reader's published records (``beyondRecord``)."""
 
 
-def _payload_step_types(snapshot: str, record: str) -> dict:
+def _payload_step_types(snapshot: str, record: str) -> dict[str, Any]:
     """``observedStepTypes`` of a published record that lists no step types (see the test that
     derives them from the snapshot)."""
     return {
@@ -188,7 +191,7 @@ _STEP_TYPES_1_2_5 = (
 )
 
 # Published agy-reader records (mjacobs/agy-reader, MIT): what import-shape may check against.
-PUBLISHED: dict[str, dict] = {
+PUBLISHED: dict[str, dict[str, Any]] = {
     "agy-1.2.5": {
         "date": "2026-09-17",
         "sidecar": "sha256:70e2c9386e88420d834beab7a4c917514bcf7b2cf9f74674bde02965601e0462",
@@ -282,7 +285,7 @@ def parse_snapshot(data: bytes, source: str) -> tuple[str, ...]:
     return lines
 
 
-def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
+def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Baseline:
     """Read one baseline directory; a ``<surface>.tsv`` must re-digest to its recorded digest."""
     path = Path(path)
     doc = read_json(path / BASELINE_FILE)
@@ -348,7 +351,7 @@ def load(path: str | os.PathLike, *, bundled: bool = False) -> Baseline:
     return baseline
 
 
-def listing(directory: str | os.PathLike, bundled: bool = False) -> list[Baseline]:
+def listing(directory: str | os.PathLike[str], bundled: bool = False) -> list[Baseline]:
     """The baselines directly in *directory*, oldest agy version first (bundled when it is the
     bundled directory, as ``./fingerprints`` is in a checkout of agy-audit)."""
     directory = Path(directory)
@@ -383,13 +386,13 @@ def _same_dir(a: Path, b: Path) -> bool:
         return False
 
 
-def available(baseline_dir: str | os.PathLike | None = None) -> list[Baseline]:
+def available(baseline_dir: str | os.PathLike[str] | None = None) -> list[Baseline]:
     """Bundled baselines, then those in *baseline_dir*, each list oldest version first."""
     own = [b for b in listing(baseline_dir) if not b.bundled] if baseline_dir is not None else []
     return listing(bundled_dir(), True) + own
 
 
-def shown_dir(path: str | os.PathLike) -> str:
+def shown_dir(path: str | os.PathLike[str]) -> str:
     """*path* as typed from the current directory: ``./fingerprints`` when inside it."""
     relative = Path(path)
     if relative.is_absolute():
@@ -401,13 +404,13 @@ def shown_dir(path: str | os.PathLike) -> str:
     return text if text == "." or text.startswith("../") else f"./{text}"
 
 
-def given(spec: str, baseline_dir: str | os.PathLike | None = None) -> tuple[Baseline, str]:
+def given(spec: str, baseline_dir: str | os.PathLike[str] | None = None) -> tuple[Baseline, str]:
     """The baseline *spec* names (``resolve``), with where it is, in words."""
     found = resolve(spec, baseline_dir)
     return found, "bundled" if found.bundled else str(found.path)
 
 
-def newest(baseline_dir: str | os.PathLike | None) -> tuple[Baseline, str]:
+def newest(baseline_dir: str | os.PathLike[str] | None) -> tuple[Baseline, str]:
     """The baseline ``ci`` and ``compare`` use unless told which: the newest recorded in
     *baseline_dir*, else the newest bundled one; with why, in words."""
     own = listing(baseline_dir) if baseline_dir is not None else []
@@ -421,7 +424,7 @@ def newest(baseline_dir: str | os.PathLike | None) -> tuple[Baseline, str]:
     return max(found, key=lambda b: b.version_key), why
 
 
-def resolve(spec: str, baseline_dir: str | os.PathLike | None = None) -> Baseline:
+def resolve(spec: str, baseline_dir: str | os.PathLike[str] | None = None) -> Baseline:
     """A baseline by directory path, else by name (``--baseline-dir`` before bundled ones)."""
     path = Path(spec)
     if is_file(path / BASELINE_FILE):

@@ -66,6 +66,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from audit.checks import diff
 from audit.errors import (
@@ -234,7 +235,7 @@ class Result:
     _state: FileState | None = field(default=None, repr=False)
     stable: bool = True  # the source's WAL index did not move during the read (else: not attested)
     _recorded: object = field(default=ABSENT, repr=False)  # agyReader.agyAudit.completeness as read
-    _namespace: dict = field(default_factory=dict, repr=False)  # agyReader.agyAudit as read (an object)
+    _namespace: dict[str, Any] = field(default_factory=dict, repr=False)  # agyReader.agyAudit as read (an object)
     _legacy: bool = field(default=False, repr=False)  # an agy-audit 0.1 attestation at agyReader.completeness
     _corpus: bool = field(default=False, repr=False)  # in a sweep corpus (manifest.json hashes it)
 
@@ -276,7 +277,7 @@ def exit_code(verdicts: set[str], refused: bool = False) -> int:
 # ----------------------------------------------------------------------------- the projection
 
 
-def projection(trajectory: Mapping) -> list:
+def projection(trajectory: Mapping[str, Any]) -> list[Any]:
     """The projection of a sidecar-shaped trajectory dict (see the module docstring)."""
     return [PROFILE, _each(trajectory.get("steps"), _step)]
 
@@ -286,11 +287,11 @@ def canonical_json(value: object) -> bytes:
     return dumps(value, indent=None, sort_keys=True).encode()
 
 
-def projection_sha256(trajectory: Mapping) -> str:
+def projection_sha256(trajectory: Mapping[str, Any]) -> str:
     return _projected_sha256(projection(trajectory)[1])
 
 
-def _projected_sha256(steps: list) -> str:
+def _projected_sha256(steps: list[Any]) -> str:
     """``projectionSha256`` of a projection whose steps are *steps*."""
     return sha256_hex(canonical_json([PROFILE, steps]))
 
@@ -385,16 +386,16 @@ def _step(step: object) -> object:
     ]
 
 
-def explain_projection(sidecar: list, native: list) -> str:
+def explain_projection(sidecar: list[Any], native: list[Any]) -> str:
     """Every difference between two projected step lists, as paths (``steps.[3].plannerResponse.response``)."""
 
-    def named(steps: list, other: list) -> dict:
+    def named(steps: list[Any], other: list[Any]) -> dict[str, Any]:
         return {"steps": [_named(s, other[i] if i < len(other) else None) for i, s in enumerate(steps)]}
 
     return diff.explain(named(sidecar, native), named(native, sidecar), shown=5, ignore=())
 
 
-_SAME_STEP: dict = {}
+_SAME_STEP: dict[str, Any] = {}
 """What a step that is the same on both sides is diffed as: deepdiff pairs list items by index,
 and an equal pair yields nothing, so an equal pair of objects may as well be two empty ones (the
 list still holds objects, so deepdiff takes the same path through it) -- a diff of every step's
@@ -409,7 +410,7 @@ def _named(step: object, other: object) -> object:
     return dict(zip(STEP_FIELDS, step, strict=False))
 
 
-def _difference(sidecar: list, native: list) -> str | None:
+def _difference(sidecar: list[Any], native: list[Any]) -> str | None:
     """The first difference between two projected step lists, or None."""
     if sidecar is native:
         return None
@@ -434,7 +435,7 @@ def _difference(sidecar: list, native: list) -> str | None:
 # ----------------------------------------------------------------------------- the source
 
 
-def content_sha256(db: str | os.PathLike) -> str:
+def content_sha256(db: str | os.PathLike[str]) -> str:
     """``contentSha256`` of the database at *db*: the digest of one read-only snapshot's rows."""
     conv = read_database(db)
     if not conv.access:
@@ -446,7 +447,7 @@ def _wal(db: Path) -> Path:
     return db.with_name(db.name + "-wal")
 
 
-def _stats(db: Path) -> tuple:
+def _stats(db: Path) -> tuple[tuple[int, int, int] | None, ...]:
     out: list[tuple[int, int, int] | None] = []
     for path in (db, _wal(db)):
         try:
@@ -469,7 +470,7 @@ class Source:
 
     native: NativeTrajectory
     stable: bool
-    steps: list  # ``projection(native.trajectory)[1]``
+    steps: list[Any]  # ``projection(native.trajectory)[1]``
     digest: Callable[[], str]
 
 
@@ -628,7 +629,7 @@ def check_target(
     return result
 
 
-def _identity(doc: dict, target: Target, native: NativeTrajectory) -> str | None:
+def _identity(doc: dict[str, Any], target: Target, native: NativeTrajectory) -> str | None:
     """A sidecar must name its source's conversation: the file id or the internal cascade id."""
     cid = canonical_id(doc.get("cascadeId"))
     if cid is not None and cid in {target.id, canonical_id(native.internal_cascade_id)}:
@@ -701,7 +702,7 @@ def _unique(found: Iterable[Target], looked_in: str) -> list[Target]:
     return list(unique.values())
 
 
-def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
+def targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
     """Every sidecar in *paths* (store roots, ``conversations`` directories, sweep corpora or their
     ``corpus/<surface>``, sidecar files) with its source, once each. Raises ``InputError`` for a
     path that does not exist, ``NothingToCheck`` when no sidecar is found."""
@@ -732,7 +733,7 @@ def check_root(root: Root, key: Key | None = None) -> Report:
     return Report([check_target(t, details=False, key=key) for t in _targets(root.path / "conversations")])
 
 
-def check(paths: Iterable[str | os.PathLike], key: Key | None = None) -> Report:
+def check(paths: Iterable[str | os.PathLike[str]], key: Key | None = None) -> Report:
     """Check every sidecar of ``targets(paths)``; a legacy ``.pb`` source is read with *key*."""
     return Report([check_target(t, key=key) for t in targets(paths)])
 

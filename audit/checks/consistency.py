@@ -53,6 +53,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
@@ -186,7 +187,7 @@ def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
     return sorted(found, key=lambda t: (str(t.db.parent), t.id))
 
 
-def targets(paths: Iterable[str | os.PathLike]) -> list[Target]:
+def targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
     """Sessions under *paths*: store roots, sweep corpora (``native/<surface>/<id>.db`` with
     ``native/<surface>/brain/<id>/``), directories of ``.db`` files, or ``.db`` files (the brain
     of ``conversations/<id>.db`` is ``../brain/<id>/``). Raises ``InputError`` for a path that is
@@ -227,7 +228,7 @@ def target_of(db: Path, brains: Path) -> Target:
 # ----------------------------------------------------------------------------- checking
 
 
-def check(paths: Iterable[str | os.PathLike]) -> Report:
+def check(paths: Iterable[str | os.PathLike[str]]) -> Report:
     """Check every session under *paths* (see ``targets``); raises ``NothingToCheck`` when there
     is no ``.db``."""
     return check_targets(targets(paths))
@@ -303,12 +304,12 @@ def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Finding]]:
 
 
 class _Session:
-    def __init__(self, result: SessionResult, target: Target, steps: dict[int, dict]) -> None:
+    def __init__(self, result: SessionResult, target: Target, steps: dict[int, dict[str, Any]]) -> None:
         self.result = result
         self.target = target
         self.steps = steps
         self.unknown: set[tuple[str, object]] = set()
-        self.parsed: dict[str, dict | None] = {}  # argumentsJson -> its object (None: not one)
+        self.parsed: dict[str, dict[str, Any] | None] = {}  # argumentsJson -> its object (None: not one)
         self.seconds: dict[str, str | None] = {}  # timestamp -> _second of it
         self.calls: dict[str, tuple[int, int, int]] = {}  # call id -> (planner step, position, calls of the planner)
         for i, step in sorted(steps.items()):
@@ -317,7 +318,7 @@ class _Session:
                 if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
                     self.calls.setdefault(call["id"], (i, k, len(planned)))
 
-    def arguments(self, arguments_json: object) -> dict | None:
+    def arguments(self, arguments_json: object) -> dict[str, Any] | None:
         """A planner call's ``argumentsJson`` as an object (none or empty: ``{}``), None when it is
         not a JSON object; each text is parsed once per session (the tiers compare the same calls)."""
         text = arguments_json if isinstance(arguments_json, str) and arguments_json else "{}"
@@ -414,7 +415,9 @@ _PREFIXES = {"type": "CORTEX_STEP_TYPE_", "status": "CORTEX_STEP_STATUS_", "sour
 class _Step:
     __slots__ = ("session", "tier", "index", "step", "record", "planners")  # one per joined record: made many times
 
-    def __init__(self, session: _Session, tier: str, index: int, step: dict, record: tr.Record, planners: dict) -> None:
+    def __init__(
+        self, session: _Session, tier: str, index: int, step: dict[str, Any], record: tr.Record, planners: dict[int, tr.Record]
+    ) -> None:
         self.session = session
         self.tier = tier
         self.index = index

@@ -178,7 +178,7 @@ def from_document(doc: object, source: str) -> Profile:
     return Profile(doc["name"], doc["repository"], doc["version"], doc["describes"], entries)
 
 
-def load(path: str | os.PathLike, *, bundled: bool = False) -> Profile:
+def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Profile:
     profile = from_document(read_json(path), str(path))
     return Profile(**{**profile.__dict__, "path": Path(path), "bundled": bundled})
 
@@ -799,7 +799,7 @@ class Coverage:
     detail: str
 
 
-def store_roots(paths: Iterable[str | os.PathLike]) -> list[Path]:
+def store_roots(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The store roots among or under *paths* (a store root, or a home directory's roots)."""
     roots: list[Path] = []
     for raw in paths:

@@ -216,7 +216,7 @@ def validate_bytes(data: bytes, kind: str = "sidecar", *, file: str = "<input>")
     return validate_document(document, kind, file=file)
 
 
-def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
+def validate_file(path: str | os.PathLike[str], kind: str = "sidecar") -> FileResult:
     """Check one file (a chunk part alone: see ``validate_stream``); an unreadable file gives a
     result with ``error`` set."""
     file = str(path)
@@ -230,7 +230,7 @@ def validate_file(path: str | os.PathLike, kind: str = "sidecar") -> FileResult:
         return validate_bytes(data, kind, file=file)
 
 
-def validate_stream(paths: Iterable[str | os.PathLike], *, tier: str | None = None) -> list[FileResult]:
+def validate_stream(paths: Iterable[str | os.PathLike[str]], *, tier: str | None = None) -> list[FileResult]:
     """Check the parts of one transcript stream (read as one byte stream, see the module
     docstring); one result per part, in order."""
     files = [str(p) for p in paths]
@@ -239,7 +239,7 @@ def validate_stream(paths: Iterable[str | os.PathLike], *, tier: str | None = No
 
 
 def verify_paths(
-    paths: Iterable[str | os.PathLike],
+    paths: Iterable[str | os.PathLike[str]],
     kind: str = "sidecar",
     *,
     progress: Callback | None = None,
@@ -297,7 +297,7 @@ def _matches(name: str, kind: str) -> bool:
     return name == "manifest.json"
 
 
-def find_files(paths: Iterable[str | os.PathLike], kind: str) -> tuple[list[Path], list[tuple[Path, str]], list[Skipped]]:
+def find_files(paths: Iterable[str | os.PathLike[str]], kind: str) -> tuple[list[Path], list[tuple[Path, str]], list[Skipped]]:
     """Files to check (named files as given; directories walked for *kind*'s file names, symbolic
     links below them skipped), paths that do not exist, and what was skipped. No duplicates."""
     files: list[Path] = []

@@ -175,7 +175,7 @@ def _restored(value: object, whole: dict[str, object]) -> object:
     return whole.get(value, value) if isinstance(value, str) and value.startswith(_WHOLE) else value
 
 
-def _sort_key(path: str) -> tuple:
+def _sort_key(path: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((0, int(s[1:-1]), "") if _INDEX.fullmatch(s) else (1, 0, s) for s in path.split(".")) if path else ()
 
 
@@ -232,7 +232,7 @@ def _read(path: Path) -> object:
 
 
 def compare_paths(
-    a: str | os.PathLike, b: str | os.PathLike, *, only: str | None = None, ignore: Iterable[str] = VOLATILE
+    a: str | os.PathLike[str], b: str | os.PathLike[str], *, only: str | None = None, ignore: Iterable[str] = VOLATILE
 ) -> Report:
     """Compare two files, or the trajectories of two directories by id (*only*: that id alone).
 

@@ -163,7 +163,7 @@ class Observed:
 
 
 def observe(
-    paths: Sequence[str | os.PathLike],
+    paths: Sequence[str | os.PathLike[str]],
     surfaces: tuple[str, ...] = SURFACES,
     *,
     progress: Callback | None = None,

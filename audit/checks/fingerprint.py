@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -171,7 +171,7 @@ class Counts:
         for key, counted in other.values.items():
             self.values.setdefault(key, Counter()).update(counted)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "sessions": self.sessions,
             "steps": self.steps,
@@ -307,7 +307,7 @@ class _Inputs:
                 self.add_stream(tier.name, tier.stream)
 
 
-def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
+def _entries(directory: Path, result: Survey) -> list[os.DirEntry[str]]:
     """``layout.list_dir``, with an unreadable directory recorded as a problem instead."""
     try:
         return layout.list_dir(directory)
@@ -316,7 +316,7 @@ def _entries(directory: Path, result: Survey) -> list[os.DirEntry]:
         return []
 
 
-def _regular(entry: os.DirEntry, result: Survey) -> bool:
+def _regular(entry: os.DirEntry[str], result: Survey) -> bool:
     """A regular file (a symbolic link is reported and skipped)."""
     if entry.is_symlink():
         result.skipped.append(f"{entry.path}: symbolic link (not followed)")
@@ -324,7 +324,7 @@ def _regular(entry: os.DirEntry, result: Survey) -> bool:
     return entry.is_file(follow_symlinks=False)
 
 
-def _uuid_file(entry: os.DirEntry, suffix: str, result: Survey) -> bool:
+def _uuid_file(entry: os.DirEntry[str], suffix: str, result: Survey) -> bool:
     if not entry.name.endswith(suffix) or not _regular(entry, result):
         return False
     if canonical_id(entry.name[: -len(suffix)]) is None:
@@ -432,7 +432,7 @@ def _file(path: Path, inputs: _Inputs) -> None:
         inputs.add("sidecars", path)
 
 
-def _collect(paths: Iterable[str | os.PathLike]) -> tuple[_Inputs, Survey]:
+def _collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[_Inputs, Survey]:
     inputs = _Inputs()
     kinds: set[str] = set()
     result = Survey(kind="files", complete=True, agy_version=None)
@@ -999,7 +999,7 @@ def _counting(progress: Callback | None, total: int) -> Callable[[list[Path]], I
 
 
 def survey(
-    paths: Iterable[str | os.PathLike],
+    paths: Iterable[str | os.PathLike[str]],
     surfaces: Iterable[str] = SURFACES,
     *,
     progress: Callback | None = None,
@@ -1119,7 +1119,7 @@ def _store_installs(scan: layout.RootScan, inputs: _Inputs) -> None:
             inputs.add("artifacts", path)
 
 
-def _manifest_roots(manifest: dict, inputs: _Inputs) -> None:
+def _manifest_roots(manifest: dict[str, Any], inputs: _Inputs) -> None:
     """The names of the roots a sweep read (``roots[].name``; the last segment of ``path`` in a
     manifest written before names were recorded)."""
     roots = manifest.get("roots")
@@ -1327,7 +1327,7 @@ def _layout(inputs: _Inputs) -> Fingerprint | None:
 
 def _install_surfaces(
     inputs: _Inputs, wanted: set[str], result: Survey, each: Callable[[list[Path]], Iterator[Path]], values: Values
-) -> dict:
+) -> dict[str, Any]:
     """The per-install surfaces among *wanted*, each file read once (*each* counts them); the
     history and artifact files are read for the ``values`` surface too (into *values*)."""
     found: dict[str, Fingerprint | None] = {}

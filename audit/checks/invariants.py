@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -65,7 +66,7 @@ class Breach:
     message: str  # names the rows
 
 
-def check(conv: NativeConversation, steps: list[dict], step_rows: list[object] | None = None) -> list[Breach]:
+def check(conv: NativeConversation, steps: list[dict[str, Any]], step_rows: list[object] | None = None) -> list[Breach]:
     """The breaches in *conv*; *steps* are the trajectory's steps (one per ``steps`` row, in row
     order) and *step_rows* their ``idx`` values (default: the rows' ``idx`` column)."""
     idx = list(step_rows) if step_rows is not None else [row.get("idx") for row in conv.steps]
@@ -75,7 +76,7 @@ def check(conv: NativeConversation, steps: list[dict], step_rows: list[object] |
     return breaches
 
 
-def _generations(conv: NativeConversation, steps: dict[int, dict]) -> list[Breach]:
+def _generations(conv: NativeConversation, steps: dict[int, dict[str, Any]]) -> list[Breach]:
     out: list[Breach] = []
     response_ids: dict[str, list[str]] = defaultdict(list)
     for row in conv.tables.get("gen_metadata", []):
@@ -104,7 +105,7 @@ def _generations(conv: NativeConversation, steps: dict[int, dict]) -> list[Breac
     return out
 
 
-def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[int, dict]) -> list[Breach]:
+def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[int, dict[str, Any]]) -> list[Breach]:
     if not is_uuid(gen.execution_id):
         what = "has no execution id (field 4)" if not gen.execution_id else f"execution id {gen.execution_id!r} is not a UUID"
         return [Breach(VIOLATION, "invariant/generation-id", (name,), f"{name} {what}")]
@@ -177,9 +178,9 @@ def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Breach]:
     return []
 
 
-def _tool_results(steps: list[dict], idx: list[object]) -> list[Breach]:
+def _tool_results(steps: list[dict[str, Any]], idx: list[object]) -> list[Breach]:
     out: list[Breach] = []
-    calls: dict[str, tuple[object, dict]] = {}  # call id -> (planner idx, the call), earlier planners only
+    calls: dict[str, tuple[object, dict[str, Any]]] = {}  # call id -> (planner idx, the call), earlier planners only
     for i, step in zip(idx, steps):
         copied = (step.get("metadata") or {}).get("toolCall")
         if isinstance(copied, dict):
@@ -191,7 +192,7 @@ def _tool_results(steps: list[dict], idx: list[object]) -> list[Breach]:
     return out
 
 
-def _copied_call(row: str, copied: dict, calls: dict[str, tuple[object, dict]]) -> list[Breach]:
+def _copied_call(row: str, copied: dict[str, Any], calls: dict[str, tuple[object, dict[str, Any]]]) -> list[Breach]:
     call_id = copied.get("id")
     if not call_id:
         message = f"{row}.metadata.toolCall ({copied.get('name') or 'no name'}) has no call id"

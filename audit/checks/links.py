@@ -24,6 +24,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.errors import InputError
 from audit.safeio import json_type, loads, read_bytes
@@ -157,7 +158,7 @@ class _Facts:
     created: str = ""
 
 
-def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
+def list_sidecars(directory: str | os.PathLike[str]) -> list[tuple[str, bool]]:
     """``(name, is_regular_file)`` of every ``<uuid>.trajectory.json`` entry, sorted; directories skipped."""
     out = []
     for entry in list_dir(Path(directory)):
@@ -174,15 +175,15 @@ def list_sidecars(directory: str | os.PathLike) -> list[tuple[str, bool]]:
     return out
 
 
-def _obj(value: object) -> dict:
+def _obj(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _arr(value: object) -> list:
+def _arr(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _key(obj: dict, name: str) -> object:
+def _key(obj: dict[str, Any], name: str) -> object:
     """``obj[name]`` matched like Go's JSON decoder: exact key first, then case-insensitively."""
     if name in obj:
         return obj[name]
@@ -190,7 +191,7 @@ def _key(obj: dict, name: str) -> object:
     return next((v for k, v in obj.items() if k.lower() == lower), None)
 
 
-def _invoke_prompts(planner: dict) -> frozenset[str]:
+def _invoke_prompts(planner: dict[str, Any]) -> frozenset[str]:
     prompts = set()
     for call in _arr(planner.get("toolCalls")):
         call = _obj(call)
@@ -208,7 +209,7 @@ def _invoke_prompts(planner: dict) -> frozenset[str]:
     return frozenset(prompts)
 
 
-def _agent_paths(doc: dict) -> Iterable[object]:
+def _agent_paths(doc: dict[str, Any]) -> Iterable[object]:
     for meta in _arr(doc.get("executorMetadatas")):
         config = _obj(_obj(_obj(meta).get("cascadeConfig")).get("plannerConfig"))
         yield _obj(config.get("customizationConfig")).get("agentPath")
@@ -217,7 +218,7 @@ def _agent_paths(doc: dict) -> Iterable[object]:
         yield _obj(config.get("customizationConfig")).get("agentPath")
 
 
-def _facts(doc: dict, cid: str, path: Path, diagnostics: list[Diagnostic]) -> _Facts:
+def _facts(doc: dict[str, Any], cid: str, path: Path, diagnostics: list[Diagnostic]) -> _Facts:
     facts = _Facts(cid, path)
     block = doc.get(READER_BLOCK)
     if isinstance(block, dict) and PARENT_KEY in block:
@@ -280,7 +281,7 @@ def facts_of(read: Sidecar) -> SidecarFacts:
     return _file_facts(read.path, read.state, read.document)
 
 
-def _file_facts(path: Path, state: FileState, doc: dict) -> SidecarFacts:
+def _file_facts(path: Path, state: FileState, doc: dict[str, Any]) -> SidecarFacts:
     diagnostics: list[Diagnostic] = []
     cid = canonical_id(doc.get("cascadeId"))
     if cid is None:
@@ -399,7 +400,9 @@ def _cycle_text(cycle: list[str]) -> str:
     return " -> ".join(shown + [cycle[0]]) + (f" ({len(cycle)} members)" if len(cycle) > 6 else "")
 
 
-def resolve(directory: str | os.PathLike, *, repair: bool = False, known: Mapping[str, SidecarFacts] | None = None) -> Resolution:
+def resolve(
+    directory: str | os.PathLike[str], *, repair: bool = False, known: Mapping[str, SidecarFacts] | None = None
+) -> Resolution:
     """Resolve every parent link of *directory*; nothing is written.
 
     Default (backfill) mode: a valid stamp is the parent (``stale-stamp`` when the evidence does

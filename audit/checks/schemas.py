@@ -89,7 +89,7 @@ def load(name: str) -> Schema:
 
 
 class Schema:
-    def __init__(self, document: dict) -> None:
+    def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
         self.is_valid: Callable[[object], bool] = compile_predicate(document)
         self._rules = _rule_map(document)
@@ -104,7 +104,7 @@ class Schema:
         if self._validator is None:
             cls = _jsonschema_class()
             self._validator = cls(self.document, format_checker=cls.FORMAT_CHECKER)
-        out: dict[tuple, tuple] = {}
+        out: dict[tuple[object, ...], tuple[Any, str, str, str]] = {}
         for error in self._validator.iter_errors(instance):
             rule, level = self._rules.get(id(error.schema), ("schema", VIOLATION))
             path = tuple((isinstance(p, str), p) for p in error.absolute_path)  # indexes numerically, keys by name
@@ -116,12 +116,14 @@ class Schema:
         ]
 
 
-def _rule_map(document: dict) -> dict[int, tuple[str, str]]:
+def _rule_map(document: dict[str, Any]) -> dict[int, tuple[str, str]]:
     """id(subschema) -> (rule, level) for every subschema, by lexical nesting."""
     return {key: (rule, level) for key, (rule, _, level) in _rule_walk(document).items()}
 
 
-def _rule_walk(document: dict, on_rule: Callable[[dict, str, str], None] | None = None) -> dict[int, tuple[str, str, str]]:
+def _rule_walk(
+    document: dict[str, Any], on_rule: Callable[[dict[str, Any], str, str], None] | None = None
+) -> dict[int, tuple[str, str, str]]:
     """id(subschema) -> (rule, evidence, level); *on_rule* sees each ``x-rule`` node with its
     evidence and level. A subschema is advisory under ``x-advisory`` or an ``inferred`` rule."""
     out: dict[int, tuple[str, str, str]] = {}
@@ -176,14 +178,14 @@ def catalog(name: str) -> list[Rule]:
     is listed once, at its first node)."""
     found: dict[str, Rule] = {}
 
-    def add(node: dict, evidence: str, level: str) -> None:
+    def add(node: dict[str, Any], evidence: str, level: str) -> None:
         found.setdefault(node["x-rule"], Rule(node["x-rule"], evidence, level, node.get("description", "")))
 
     _rule_walk(load(name).document, add)
     return list(found.values())
 
 
-def _subschemas(keyword: str, value: object) -> list:
+def _subschemas(keyword: str, value: object) -> list[object]:
     """The subschemas held by *keyword* (none for keywords whose value is data)."""
     return [sub for _, sub in _keyed_subschemas(keyword, value)]
 
@@ -417,9 +419,9 @@ class _Index:
     def __init__(self, root: object) -> None:
         self.base: dict[int, str] = {}
         self.where: dict[int, str] = {}
-        self.nodes: list[dict] = []
+        self.nodes: list[dict[str, Any]] = []
         self.resources: dict[str, object] = {}
-        self.anchors: dict[tuple[str, str], dict] = {}
+        self.anchors: dict[tuple[str, str], dict[str, Any]] = {}
         self.resources[""] = root
         self._walk(root, "", "")
 
@@ -486,7 +488,7 @@ class _Codegen:
         self.index = _Index(root)
         self.names: dict[object, str] = {}
         self.chunks: list[str] = []
-        self.tables: list[dict] = []
+        self.tables: list[dict[str, Any]] = []
         self.namespace: dict[str, Any] = {  # exec()'s globals: helpers, constants, generated functions
             "Number": numbers.Number,
             "distinct": distinct_pointers,
@@ -531,7 +533,7 @@ class _Codegen:
             return f"{_PLAIN_TYPES[schema['type']].__name__}.__instancecheck__"
         return self.function(schema)
 
-    def target(self, schema: dict) -> object:
+    def target(self, schema: dict[str, Any]) -> object:
         """The schema *schema*'s ``$ref`` names, resolved against its base URI."""
         ref = schema["$ref"]
         where = self.where(schema)
@@ -554,7 +556,7 @@ class _Codegen:
     def _refuse_in_place_cycles(self) -> None:
         """A chain of references and in-place applicators that returns to where it started would
         recurse for ever on any instance: refuse it."""
-        edges: dict[int, list[dict]] = {}
+        edges: dict[int, list[dict[str, Any]]] = {}
         for node in self.index.nodes:
             out = [sub for key in _IN_PLACE if key in node for sub in _subschemas(key, node[key])]
             if "$ref" in node:
@@ -599,7 +601,9 @@ class _Codegen:
             return f"    return {' and '.join(conds) or 'True'}\n"
         return "".join(f"    if not {c}: return False\n" for c in conds) + "".join(loops) + "    return True\n"
 
-    def keyword(self, schema: dict, key: str, value: Any, typed: type | None, conds: list[str], loops: list[str]) -> None:  # noqa: C901
+    def keyword(
+        self, schema: dict[str, Any], key: str, value: Any, typed: type | None, conds: list[str], loops: list[str]
+    ) -> None:  # noqa: C901
         where = self.where(schema)
 
         def only(kind: type, cond: str) -> str:  # *cond* applies when x is a *kind*
@@ -755,7 +759,7 @@ _MEMO_LIMIT = 1 << 12
 _MEMO_LENGTH = 64
 
 
-def _learn(memo: set[str], pattern: re.Pattern, text: str) -> bool:
+def _learn(memo: set[str], pattern: re.Pattern[str], text: str) -> bool:
     """``pattern.search(text)``, as jsonschema applies ``pattern``; short matching texts join *memo*."""
     if pattern.search(text) is None:
         return False
@@ -779,7 +783,7 @@ def _json_key(value: object) -> object:
     return (5, id(value))
 
 
-def _unique(items: list) -> bool:
+def _unique(items: list[Any]) -> bool:
     keys = [_json_key(v) for v in items]
     return len(set(keys)) == len(keys)
 

@@ -34,6 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from itertools import chain, repeat
+from typing import Any
 
 import orjson
 
@@ -146,7 +147,7 @@ class _Node:
     def __init__(self, path: str, rel: str, opaque: bool) -> None:
         self.path = path
         self.rel = rel  # path relative to the walk root, matched against the opaque set
-        self.types: set = set()  # Python types of JSON values, or tag strings
+        self.types: set[type | str] = set()  # Python types of JSON values, or tag strings
         self.keys: dict[str, _Node] = {}  # non-volatile raw key -> child
         self.star: _Node | None = None
         self.elem: _Node | None = None
@@ -227,20 +228,20 @@ class _Walker:
         self._walk([(node, [value], type(value) is dict)], same)
         node.last = node.last_json = None
 
-    def walk_all(self, values: list, node: _Node) -> None:
+    def walk_all(self, values: list[Any], node: _Node) -> None:
         """``walk`` of each of *values* at *node*, the objects (and the arrays) among them walked
         as one batch: the same lines, with Python work per distinct (path, type) of the batch."""
         node.types.update(map(type, values))
         if node.opaque:
             return
-        work: list[tuple[_Node, list, bool]] = []
+        work: list[tuple[_Node, list[Any], bool]] = []
         for kind, objects in ((list, False), (dict, True)):
             found = [v for v in values if type(v) is kind]
             if found:
                 work.append((node, found, objects))
         self._walk(work, None)
 
-    def _walk(self, work: list[tuple[_Node, list, bool]], same: Callable[[object, _Node], bool] | None) -> None:
+    def _walk(self, work: list[tuple[_Node, list[Any], bool]], same: Callable[[object, _Node], bool] | None) -> None:
         child = self.child
         pop, push = work.pop, work.append
         while work:
@@ -298,7 +299,7 @@ class _Walker:
         while stack:
             node = stack.pop()
             if node.types:
-                tags.setdefault(node.path, set()).update(_TAGS[t] if type(t) is type else t for t in node.types)
+                tags.setdefault(node.path, set()).update(_TAGS[t] if isinstance(t, type) else t for t in node.types)
             stack.extend(node.keys.values())
             if node.star is not None:
                 stack.append(node.star)
@@ -427,7 +428,7 @@ class TranscriptShape:
                     self._calls(record, root, tier)
         self.records += len(records)
 
-    def _calls(self, record: dict, root: _Node, tier: str) -> None:
+    def _calls(self, record: dict[str, Any], root: _Node, tier: str) -> None:
         """The tool calls (by name, their arguments' tags) and truncated fields of one record."""
         walker = self._walker
         calls = record.get("tool_calls")

@@ -143,7 +143,7 @@ def _walk_of(descriptor: Descriptor, json_prefix: str, wire_prefixes: tuple[str,
     return _Walk(descriptor, json_prefix, wire_prefixes, depth, step)
 
 
-def _walk(item: dict, walk: _Walk, sidecar: Values | None, wire: Values | None) -> None:
+def _walk(item: dict[str, Any], walk: _Walk, sidecar: Values | None, wire: Values | None) -> None:
     """Record the enum values below one message rendered as *item*: as the document writes them
     into *sidecar*, as numbers into *wire* (each when given)."""
     stack = [(item, walk)]
@@ -304,7 +304,7 @@ class Values:
         """One sidecar: every enum field of ``cortex.proto``'s messages, at its sidecar path."""
         add_trajectory(document, sidecar=self)
 
-    def add_native(self, trajectory: dict) -> None:
+    def add_native(self, trajectory: dict[str, Any]) -> None:
         """The offline reconstruction of a conversation ``.db`` (``trajectory.reconstruct``):
         every enum field of its blobs, at its wire path, as numbers."""
         add_trajectory(trajectory, wire=self)
