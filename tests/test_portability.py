@@ -186,7 +186,8 @@ def test_the_writer_lock_without_flock_is_a_lock_file_in_the_cache(tmp_path, wit
     # Windows has no flock: the lock is a byte of a file in the user's cache directory, which
     # msvcrt.locking takes there; flock of that file stands in for it here
     import fcntl
-    import threading
+
+    from test_reliability_writers import held_by_another_thread
 
     from audit.actions import writelock
 
@@ -203,23 +204,9 @@ def test_the_writer_lock_without_flock_is_a_lock_file_in_the_cache(tmp_path, wit
     root = StoreBuilder(tmp_path / "home", seed=31).root("cli")
     root.family(children=1)
     conversations = root.path / "conversations"
-    taken, done = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with writelock.held([conversations]):
-            taken.set()
-            done.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    taken.wait(30)
-    try:
-        with pytest.raises(writelock.StoreLocked) as refused:
-            with writelock.held([conversations], timeout=0):
-                pass
-    finally:
-        done.set()
-        holder.join()
+    with held_by_another_thread(conversations), pytest.raises(writelock.StoreLocked) as refused:
+        with writelock.held([conversations], timeout=0):
+            pass
     [lock_file] = (tmp_path / "cache" / "agy-audit" / "locks").iterdir()
     assert lock_file.name == hashlib.sha256(os.fsencode(os.path.realpath(conversations))).hexdigest()[:32] + ".lock"
     assert lock_file.read_bytes()[64:].decode().split() == [str(os.getpid())]

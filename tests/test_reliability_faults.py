@@ -326,29 +326,23 @@ def no_proc(monkeypatch, shared):
     monkeypatch.setattr(discovery, "PROC_ROOT", str(shared / "no-proc"))
 
 
-def test_a_directory_listed_but_not_entered_is_an_error_naming_it_in_every_command(store, shared, no_proc):
+@pytest.mark.parametrize(
+    ("directory", "unaffected"),
+    [
+        ("conversations", {}),
+        # the commands that never read the brain give their result (1: the stale sidecar is incomplete)
+        ("brain", {"links check": (0, ""), "links backfill": (0, ""), "links repair": (0, ""), "completeness": (1, "")}),
+    ],
+)
+def test_a_directory_listed_but_not_entered_is_an_error_naming_it_in_every_command(store, shared, no_proc, directory, unaffected):
     # issue 38 item 3: conversations/ at 0444 read as an empty store -- 0 sidecars, "complete: true",
     # export falling back to the transcript
     root, wal, plain = store
-    conversations = root.path / "conversations"
-    conversations.chmod(0o444)
+    (root.path / directory).chmod(0o444)
     results = unprivileged(_every_command, root.path, plain.id, shared)
-    error = f"agy-audit: {conversations}: cannot enter (Permission denied): it can be listed but not searched\n"
-    assert {name: (code, err) for name, (code, _, err) in results.items()} == {name: (2, error) for name in results}
-    assert not (shared / "sweep" / "manifest.json").exists() and not (shared / "backup").exists()
-
-
-def test_a_brain_listed_but_not_entered_is_an_error_where_it_is_read(store, shared, no_proc):
-    root, wal, plain = store
-    brain = root.path / "brain"
-    brain.chmod(0o444)
-    results = unprivileged(_every_command, root.path, plain.id, shared)
-    error = f"agy-audit: {brain}: cannot enter (Permission denied): it can be listed but not searched\n"
-    unaffected = {"links check": 0, "links backfill": 0, "links repair": 0, "completeness": 1}  # never read the brain
-    assert {name: (code, err) for name, (code, _, err) in results.items() if name not in unaffected} == {
-        name: (2, error) for name in results if name not in unaffected
-    }
-    assert {name: results[name][0] for name in unaffected} == unaffected  # 1: the stale sidecar is incomplete
+    error = f"agy-audit: {root.path / directory}: cannot enter (Permission denied): it can be listed but not searched\n"
+    assert {name: (code, err) for name, (code, _, err) in results.items()} == {name: (2, error) for name in results} | unaffected
+    assert not (shared / "sweep" / "manifest.json").exists()
 
 
 def test_a_read_only_store_is_read_completely_and_never_written(store, shared):

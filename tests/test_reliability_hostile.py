@@ -410,50 +410,46 @@ def _token_answers(cid: str) -> dict[str, tuple[int, str, str]]:
     }
 
 
-def test_the_token_is_scrubbed_from_every_message_built_from_daemon_bytes(tmp_path, monkeypatch):
-    # item 4: the identity-check message quoted a trajectory id holding the token, into manifest.json
-    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
-    convo = root.conversation(turns=1)
+@pytest.fixture
+def token_echo(monkeypatch):
+    """A ``TokenEcho`` daemon on loopback, pinned with ``ECHO_TOKEN`` as the user's token."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), TokenEcho)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", ECHO_TOKEN)
     monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_token_is_scrubbed_from_every_message_built_from_daemon_bytes(tmp_path, token_echo):
+    # item 4: the identity-check message quoted a trajectory id holding the token, into manifest.json
+    root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
+    convo = root.conversation(turns=1)
     seen: list[tuple[str, bytes]] = []
-    try:
-        for name, answer in _token_answers(convo.id).items():
-            TokenEcho.answer = answer
-            for fmt in ("text", "json"):
-                out = tmp_path / f"out-{name}-{fmt}"
-                code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", out, "--format", fmt)
-                assert code == 1, (name, stderr)
-                seen += [(f"{name} stdout", stdout.encode()), (f"{name} stderr", stderr.encode())]
-                seen += [(str(p), p.read_bytes()) for p in sorted(out.rglob("*")) if p.is_file()]
-            code, stdout, stderr = cli("doctor", "--root", root.path, "--format", "json")
-            seen += [(f"{name} doctor", (stdout + stderr).encode())]
-    finally:
-        server.shutdown()
-        server.server_close()
+    for name, answer in _token_answers(convo.id).items():
+        TokenEcho.answer = answer
+        for fmt in ("text", "json"):
+            out = tmp_path / f"out-{name}-{fmt}"
+            code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", out, "--format", fmt)
+            assert code == 1, (name, stderr)
+            seen += [(f"{name} stdout", stdout.encode()), (f"{name} stderr", stderr.encode())]
+            seen += [(str(p), p.read_bytes()) for p in sorted(out.rglob("*")) if p.is_file()]
+        code, stdout, stderr = cli("doctor", "--root", root.path, "--format", "json")
+        seen += [(f"{name} doctor", (stdout + stderr).encode())]
     token = ECHO_TOKEN.encode()
     assert [where for where, data in seen if token in data or token[:8] in data] == []
     assert any(b"<redacted>" in data for _, data in seen)
 
 
-def test_daemon_content_is_stored_unchanged_even_when_it_holds_the_token(tmp_path, monkeypatch):
+def test_daemon_content_is_stored_unchanged_even_when_it_holds_the_token(tmp_path, token_echo):
     # item 4, the honest part: a trajectory whose *content* holds the token is stored byte for byte
     # (the corpus is the daemon's answer); everything agy-audit writes about it is free of it
     root = StoreBuilder(tmp_path / "home", seed=16).root("cli")
     convo = root.conversation(turns=1)
     doc = dict(convo.trajectory, steps=[dict(convo.steps[0], note=f"the model printed {ECHO_TOKEN}")])
     TokenEcho.answer = (200, "OK", json.dumps({"trajectory": doc}))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), TokenEcho)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", ECHO_TOKEN)
-    monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", f"http://127.0.0.1:{server.server_address[1]}")
-    try:
-        code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", tmp_path / "out")
-    finally:
-        server.shutdown()
-        server.server_close()
+    code, stdout, stderr = cli("sweep", "--source", "daemon", "--root", root.path, "--out", tmp_path / "out")
     assert code == 0, stderr
     holding = sorted(
         str(p.relative_to(tmp_path / "out"))

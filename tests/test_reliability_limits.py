@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 from cli_capture import cli
 from test_reliability_faults import _FullDisk
 from test_reliability_hostile import run_cli
+from test_reliability_writers import held_by_another_thread
 
 from audit.testing import StoreBuilder
 
@@ -166,26 +166,11 @@ def test_a_full_disk_is_exit_2_for_every_writer(family, tmp_path, monkeypatch, c
 
 @pytest.mark.parametrize("command", list(WRITERS))
 def test_a_store_held_by_another_writer_is_exit_1_for_every_writer(family, tmp_path, command):
-    from audit.actions import writelock
-
     root, spare = family
     argv = WRITERS[command](root, spare, tmp_path)
     held = spare if command == "links rollback" else root
-    taken, done = threading.Event(), threading.Event()
-
-    def hold() -> None:  # another thread: one that holds the lock is let in again
-        with writelock.held([held / "conversations"]):
-            taken.set()
-            done.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    taken.wait(30)
-    try:
+    with held_by_another_thread(held / "conversations"):
         code, out, err = cli(*argv, "--lock-timeout", "0")
-    finally:
-        done.set()
-        holder.join()
     assert (code, out) == (1, "")
     assert err == (
         f"agy-audit: {held / 'conversations'}: another agy-audit writer (pid {os.getpid()}) holds this store's "

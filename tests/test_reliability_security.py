@@ -25,6 +25,7 @@ import pytest
 from cli_capture import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_reliability_hostile import ECHO_TOKEN, TokenEcho, token_echo  # noqa: F401 - a fixture
 
 from audit.actions import stamp
 from audit.actions.sweep import SKIP_REFUSED_SOURCE, sweep
@@ -396,97 +397,69 @@ def test_a_malformed_token_is_never_echoed(tmp_path, monkeypatch):
 
 
 def _pieces(text: bytes) -> list[str]:
-    """The pieces of ``TOKEN`` of 8 characters that *text* holds."""
-    return sorted({TOKEN[i : i + 8] for i in range(len(TOKEN) - 7) if TOKEN[i : i + 8].encode() in text})
+    """The pieces of ``ECHO_TOKEN`` of 8 characters that *text* holds."""
+    return sorted({ECHO_TOKEN[i : i + 8] for i in range(len(ECHO_TOKEN) - 7) if ECHO_TOKEN[i : i + 8].encode() in text})
 
 
-class _Planted(BaseHTTPRequestHandler):
-    """A daemon that plants the token, a 12-character prefix, an infix and a suffix of it in every
-    field an answer can carry: the HTTP reason and headers, the Connect message (in the middle of
-    the text, as ``invalid csrf token <prefix>...`` does), code and details, the trajectory's ids,
-    the envelope's keys, and the trajectory's content. ``answer`` is what GetCascadeTrajectory gets."""
-
-    protocol_version = "HTTP/1.1"
-    answer: tuple[int, str] = (200, "{}")
-    PREFIX, INFIX, SUFFIX = TOKEN[:12], TOKEN[9:19], TOKEN[-9:]
-    REASON = f"Bad {TOKEN[:12]} reason {TOKEN[9:19]}"
-
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
-        self.rfile.read(int(self.headers["Content-Length"]))
-        status, body = (200, "{}") if self.path.endswith("/LoadTrajectory") and self.answer[0] == 200 else self.answer
-        data = body.encode()
-        self.send_response(status, self.REASON)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("X-Echo", f"{TOKEN} {self.PREFIX} {self.INFIX}")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-def _planted_answers(convo) -> dict[str, tuple[int, str]]:
-    p, i, s = _Planted.PREFIX, _Planted.INFIX, _Planted.SUFFIX
-    error = {"code": f"code_{i.replace('-', '_')}", "message": f"invalid csrf token {p}... (was {i}; ends {s})"}
+def _planted_answers(convo) -> dict[str, tuple[int, str, str]]:
+    """What ``TokenEcho`` answers GetCascadeTrajectory with: the token, a 12-character prefix, an
+    infix and a suffix of it planted in every field an answer can carry -- the HTTP reason, the
+    Connect message (in the middle of the text, as ``invalid csrf token <prefix>...`` does), code
+    and details, the trajectory's ids, the envelope's keys, and the trajectory's content."""
+    t = ECHO_TOKEN
+    p, i, s = t[:12], t[9:19], t[-9:]
+    reason = f"Bad {p} reason {i}"
+    error = {"code": f"code_{i}", "message": f"invalid csrf token {p}... (was {i}; ends {s})"}
     steps = [dict(step) for step in convo.steps]
     steps[0]["type"] = f"CORTEX_STEP_TYPE_{p}"  # quoted by the contract's findings
-    steps[0]["note"] = f"the model printed {TOKEN} and {i}"
+    steps[0]["note"] = f"the model printed {t} and {i}"
     steps[-1]["status"] = f"CORTEX_STEP_STATUS_{s}"
     content = dict(convo.trajectory, steps=steps, trajectoryId=f"{i}-{s}")
     return {
-        "internal": (500, json.dumps(dict(error, details=[{"debug": f"{TOKEN}/{p}"}]))),
-        "auth": (403, json.dumps(error)),
-        "identity": (200, json.dumps({"trajectory": {"cascadeId": f"{convo.id}-{p}", "trajectoryId": i, "steps": []}})),
-        "envelope": (200, '{"trajectory": {}, "%s": 1, "%s": 2}' % (p, i)),
-        "not-json": (200, f"invalid csrf token {p}..."),
-        "content": (200, json.dumps({"trajectory": content})),
+        "internal": (500, reason, json.dumps(dict(error, details=[{"debug": f"{t}/{p}"}]))),
+        "auth": (403, reason, json.dumps(error)),
+        "identity": (200, reason, json.dumps({"trajectory": {"cascadeId": f"{convo.id}-{p}", "trajectoryId": i, "steps": []}})),
+        "envelope": (200, reason, '{"trajectory": {}, "%s": 1, "%s": 2}' % (p, i)),
+        "not-json": (200, reason, f"invalid csrf token {p}..."),
+        "content": (200, reason, json.dumps({"trajectory": content})),
     }
 
 
-def test_no_piece_of_the_token_survives_in_any_output_but_the_corpus_file(tmp_path, monkeypatch):
+def test_no_piece_of_the_token_survives_in_any_output_but_the_corpus_file(tmp_path, monkeypatch, token_echo):  # noqa: F811 - the fixture imported above
     # issue 38 item 4: a prefix in the middle of a message reached manifest.json and the ci report;
     # daemon content holding the token was quoted in the ci report JSON
     root = StoreBuilder(tmp_path / "home", seed=9).root("cli")
     convo = root.conversation(turns=2)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Planted)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
-    monkeypatch.setenv("ANTIGRAVITY_DAEMON_URL", f"http://127.0.0.1:{server.server_address[1]}")
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     seen: dict[str, bytes] = {}
     corpus_file = f"corpus/cli/{convo.id}.trajectory.json"
-    try:
-        for name, answer in _planted_answers(convo).items():
-            _Planted.answer = answer
-            runs = {
-                "sweep-text": ("sweep", "--format", "text"),
-                "sweep-json": ("sweep", "--format", "json"),
-                "ci-json": ("ci", "--format", "json", "--report", tmp_path / f"{name}.md", "--report", tmp_path / f"{name}.xml"),
-                "ci-github": ("ci", "--format", "github"),
-            }
-            if name not in ("internal", "identity", "content"):  # what ci adds to a sweep: its reports
-                runs = {run: argv for run, argv in runs.items() if argv[0] == "sweep"}
-            for run, (command, *options) in runs.items():
-                out = tmp_path / f"out-{name}-{run}"
-                argv = [command, "--source", "daemon", "--root", root.path, "--out", out, *options]
-                code, stdout, stderr = cli(*argv, *(["--keep", "--no-live"] if command == "ci" else []))
-                assert code == (0 if (name, command) == ("content", "sweep") else 1), (name, run, stderr)
-                seen[f"{name} {run} stdout"], seen[f"{name} {run} stderr"] = stdout.encode(), stderr.encode()
-                for path in sorted(out.rglob("*")):
-                    if path.is_file() and str(path.relative_to(out)) != corpus_file:
-                        seen[str(path)] = path.read_bytes()
-                    elif path.is_file():
-                        assert TOKEN.encode() in path.read_bytes()  # the daemon's content, stored unchanged
-            if "ci-json" in runs:
-                seen[f"{name} reports"] = b"".join((tmp_path / f"{name}.{ext}").read_bytes() for ext in ("md", "xml"))
-            code, stdout, stderr = cli("doctor", "--root", root.path, "--format", "json")
-            seen[f"{name} doctor"] = (stdout + stderr).encode()
-        seen["step summary"] = summary.read_bytes()
-    finally:
-        server.shutdown()
-        server.server_close()
+    for name, answer in _planted_answers(convo).items():
+        TokenEcho.answer = answer
+        runs = {
+            "sweep-text": ("sweep", "--format", "text"),
+            "sweep-json": ("sweep", "--format", "json"),
+            "ci-json": ("ci", "--format", "json", "--report", tmp_path / f"{name}.md", "--report", tmp_path / f"{name}.xml"),
+            "ci-github": ("ci", "--format", "github"),
+        }
+        if name not in ("internal", "identity", "content"):  # what ci adds to a sweep: its reports
+            runs = {run: argv for run, argv in runs.items() if argv[0] == "sweep"}
+        for run, (command, *options) in runs.items():
+            out = tmp_path / f"out-{name}-{run}"
+            argv = [command, "--source", "daemon", "--root", root.path, "--out", out, *options]
+            code, stdout, stderr = cli(*argv, *(["--keep", "--no-live"] if command == "ci" else []))
+            assert code == (0 if (name, command) == ("content", "sweep") else 1), (name, run, stderr)
+            seen[f"{name} {run} stdout"], seen[f"{name} {run} stderr"] = stdout.encode(), stderr.encode()
+            for path in sorted(out.rglob("*")):
+                if path.is_file() and str(path.relative_to(out)) != corpus_file:
+                    seen[str(path)] = path.read_bytes()
+                elif path.is_file():
+                    assert ECHO_TOKEN.encode() in path.read_bytes()  # the daemon's content, stored unchanged
+        if "ci-json" in runs:
+            seen[f"{name} reports"] = b"".join((tmp_path / f"{name}.{ext}").read_bytes() for ext in ("md", "xml"))
+        code, stdout, stderr = cli("doctor", "--root", root.path, "--format", "json")
+        seen[f"{name} doctor"] = (stdout + stderr).encode()
+    seen["step summary"] = summary.read_bytes()
     assert {where: _pieces(data) for where, data in seen.items() if _pieces(data)} == {}
     assert (
         b"<redacted>" in seen["content ci-json stdout"]

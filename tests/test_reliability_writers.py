@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,27 @@ def pristine(tmp_path_factory):
     root.conversation(turns=1)
     root.conversation(turns=1)
     return root.path
+
+
+@contextlib.contextmanager
+def held_by_another_thread(directory: Path) -> Iterator[None]:
+    """The writer lock of *directory* held by another thread of this process while the block runs
+    (the thread that holds a lock is let in again)."""
+    taken, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with writelock.held([directory]):
+            taken.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(30)
+    try:
+        yield
+    finally:
+        done.set()
+        holder.join()
 
 
 def _fork(argv: list[object], go: tuple[int, int], out: Path) -> int:
