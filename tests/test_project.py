@@ -6,6 +6,7 @@ sets), and ``ci`` and ``compare`` say which baseline they chose and why."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from audit.commands import project
 from audit.resources import data_path
 from audit.testing import StoreBuilder
 from tests.cli_capture import cli
+from tests.test_reliability_faults import give_away, shared, unprivileged  # noqa: F401 (shared: a fixture)
 
 NATIVE = ("--source", "native", "--no-live")
 
@@ -171,6 +173,31 @@ def test_the_nearest_configuration_wins_and_agy_audit_toml_before_pyproject(tmp_
         outer / "C.md",
     )
     assert project.load(tmp_path) == project.Project(tmp_path, None, tmp_path / "fingerprints", tmp_path / "COMPATIBILITY.md")
+
+
+def test_the_search_ends_below_a_directory_this_user_may_not_search(shared, monkeypatch):  # noqa: F811 - the fixture imported above
+    """A checkout inside another user's private directory (CI copies one into a 0700 temp
+    directory; the permission tests run as nobody there) finds no configuration above it, and no
+    error: that directory is a ceiling. The project's own directory must still be readable."""
+    private, checkout = shared / "private", shared / "private" / "checkout"
+    checkout.mkdir(parents=True)
+    (private / "agy-audit.toml").write_text('baseline-dir = "never-read"\n')
+    give_away(checkout)
+    private.chmod(0o700 if os.geteuid() == 0 else 0o100)  # root owns it: nobody cannot search it
+    monkeypatch.chdir(checkout)
+    try:
+        found = unprivileged(project.load)
+    finally:
+        private.chmod(0o700)
+    assert found == project.Project(Path("."), None, Path("fingerprints"), Path("COMPATIBILITY.md"))
+    (checkout / "agy-audit.toml").write_text('baseline-dir = "mine"\n')
+    give_away(checkout)
+    private.chmod(0o700 if os.geteuid() == 0 else 0o100)
+    try:
+        found = unprivileged(project.load)
+    finally:
+        private.chmod(0o700)
+    assert (found.file, found.baseline_dir) == (Path("agy-audit.toml"), Path("mine"))
 
 
 @pytest.mark.parametrize(

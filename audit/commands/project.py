@@ -10,7 +10,9 @@ wins and the ``pyproject.toml`` beside it is not read. Keys: ``baseline-dir``, `
 profile files; an entry ending in ``.json`` or holding a ``/`` is a file, relative to the file's
 directory) and ``fail-on`` (a value or a list, as ``--fail-on``). Precedence: the command line,
 then the configuration, then the defaults ``fingerprints`` and ``COMPATIBILITY.md`` in the
-project directory (the configuration's directory, else the current one). A configuration that
+project directory (the configuration's directory, else the current one). The search ends below
+a directory this user may not search (as a ceiling: a checkout inside a private directory of
+another user finds its own configuration, or none). A configuration that
 cannot be read, is not TOML, or holds an unknown key or a bad value is a usage error (exit 2)
 naming the file and the key.
 """
@@ -25,7 +27,7 @@ from typing import Any
 
 from audit.checks.consumers import CONSUMER_PREFIX, is_fail_on
 from audit.checks.drift import FAIL_ON
-from audit.errors import UsageError
+from audit.errors import InputError, UsageError
 from audit.safeio import is_file, read_bytes
 
 OWN_FILE = "agy-audit.toml"
@@ -57,7 +59,13 @@ def load(start: str | os.PathLike[str] | None = None) -> Project:
     for level, directory in enumerate([here, *here.parents]):
         base = Path(".") if level == 0 and start is None else directory
         own, pyproject = base / OWN_FILE, base / PYPROJECT  # relative to the current directory when in it
-        if is_file(own):
+        try:
+            found = is_file(own)
+        except InputError:
+            if level == 0:
+                raise
+            break  # a directory above that this user may not search ends the search, as a ceiling
+        if found:
             return _project(own, base, _table(own, _parse(own)))
         if is_file(pyproject):
             table = _parse(pyproject).get("tool", {})
