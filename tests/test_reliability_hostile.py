@@ -456,7 +456,7 @@ def test_daemon_content_is_stored_unchanged_even_when_it_holds_the_token(tmp_pat
         for p in (tmp_path / "out").rglob("*")
         if p.is_file() and ECHO_TOKEN.encode() in p.read_bytes()
     )
-    assert holding == [f"corpus/cli/{convo.id}.trajectory.json"]
+    assert holding == [f"corpus/cli/{convo.id}.trajectory.json"]  # the generator metadata answer: scrubbed
     assert ECHO_TOKEN not in stdout + stderr
 
 

@@ -274,6 +274,43 @@ def test_identity_is_checked(store, tmp_path, capsys, monkeypatch):
     ]
 
 
+def test_a_daemon_sweep_keeps_each_conversations_generator_metadata_answer(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    with store.daemon() as sim:
+        code, _, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "daemon")
+        calls = [call for call in sim.calls if call[0] == "GetCascadeTrajectoryGeneratorMetadata"]
+    assert code == 0, stderr
+    assert sorted(cid for _, cid in calls) == sorted([store.wal.id, INTERNAL, store.legacy.id, store.dup.id])
+    sessions = {s["id"]: s for s in manifest(out)["sessions"]}
+    for convo in (store.wal, store.renamed, store.legacy, store.dup):
+        rel = f"native/cli/rpc/{convo.id}.GetCascadeTrajectoryGeneratorMetadata.json"
+        answer = json.loads((out / rel).read_text())
+        assert answer == {"generatorMetadata": convo.trajectory["generatorMetadata"]} and rel in sessions[convo.id]["files"]
+    native = tmp_path / "native"
+    assert run(capsys, "--root", store.cli.path, "--out", native, "--source", "native")[0] == 1  # the .pb is not covered
+    assert not (native / "native" / "cli" / "rpc").exists()  # no daemon, no answer
+
+
+def test_a_daemon_without_the_generator_metadata_call_is_no_failure(store, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "corpus"
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
+    with store.daemon() as sim:
+        real = sim._answer  # an older daemon: the call is not implemented
+
+        def answer(method: str, headers, body: bytes) -> tuple[int, bytes]:
+            return (
+                (404, b'{"code": "unimplemented"}')
+                if method == "GetCascadeTrajectoryGeneratorMetadata"
+                else real(method, headers, body)
+            )
+
+        monkeypatch.setattr(sim, "_answer", answer)
+        code, _, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "daemon")
+    assert code == 0, stderr
+    assert manifest(out)["complete"] is True and not (out / "native" / "cli" / "rpc").exists()
+
+
 def test_daemon_source_requires_a_daemon(store, tmp_path, capsys):
     out = tmp_path / "corpus"
     code, _, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "daemon")

@@ -10,6 +10,9 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
     native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
                                            read-only source; WAL content included; rollback mode)
     native/<surface>/brain/<id>/...        byte copies of the session's brain files
+    native/<surface>/rpc/<id>.GetCascadeTrajectoryGeneratorMetadata.json
+                                           a daemon sweep: the daemon's answer to that call, as
+                                           sent (when it gives a JSON object; none otherwise)
     native/<surface>/install/<root name>/  the root's per-install files (``audit.store.install``):
                                            history.jsonl and cache/<name> as byte copies,
                                            conversation_summaries.db as a backup-API copy; the
@@ -64,6 +67,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from audit import __version__
 from audit.clock import now_rfc3339
+from audit.csrf import scrub
 from audit.errors import (
     AuditError,
     InputError,
@@ -74,19 +78,21 @@ from audit.errors import (
 from audit.progress import Callback
 from audit.safeio import (
     MAX_DOCUMENT_BYTES,
+    JSONError,
     atomic_write,
     create_fresh_file,
     dumps,
     dumps_bytes,
     filesystem_handle,
     gc_paused,
+    loads,
     make_private_dir,
     read_bytes,
     sync_files,
 )
 from audit.store import database, legacy_pb
 from audit.store.corpus import MANIFEST
-from audit.store.daemon import AuthError, DaemonClient
+from audit.store.daemon import AuthError, DaemonClient, DaemonError
 from audit.store.database import NativeConversation, open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
@@ -98,6 +104,8 @@ from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
+GENERATOR_METADATA = "GetCascadeTrajectoryGeneratorMetadata"
+"""The daemon call whose answer a daemon sweep keeps per conversation (codeburn's source of usage)."""
 MANIFEST_VERSION = 2
 """2 added ``selection`` (1: every session was selected)."""
 AGY_VERSION_TIMEOUT = 3.0
@@ -637,6 +645,9 @@ def _sweep_files(
     if item.client is not None:
         fetched = _stage("fetch", item.client.fetch_trajectory, session.id, internal)
         raw, trajectory = fetched.raw, fetched.trajectory
+        generations = _stage("fetch", _generator_metadata, item.client, fetched.requested_id)
+        if generations is not None:
+            corpus.write(f"native/{surface}/rpc/{session.id}.{GENERATOR_METADATA}.json", generations, files)
     else:
         assert conv is not None  # without a daemon only a .db is swept, or a legacy .pb read with the user's key
         fields = BlobFields() if record_fields else None
@@ -655,6 +666,29 @@ def _sweep_files(
     steps = trajectory.get("steps")
     swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
     return swept, conv, native, fields
+
+
+def _generator_metadata(client: DaemonClient, cascade_id: str) -> bytes | None:
+    """The daemon's ``GetCascadeTrajectoryGeneratorMetadata`` answer for *cascade_id*, as sent (a
+    CSRF token in it, or a piece of one, replaced by ``<redacted>``: only the corpus trajectory
+    keeps daemon content unchanged), when it is a JSON object; None when the daemon does not give
+    one (an older build, an error: codeburn reads it only as a fallback). A refused token is an
+    ``AuthError``, as for every call."""
+    try:
+        body = client.call(GENERATOR_METADATA, {"cascadeId": cascade_id})
+    except AuthError:
+        raise
+    except DaemonError:
+        return None
+    try:
+        answer = loads(body, source=GENERATOR_METADATA)
+    except JSONError:
+        return None
+    if not isinstance(answer, dict):
+        return None
+    text = body.decode("utf-8")  # strict JSON: valid UTF-8
+    kept = scrub(text)  # never stored: a token (or a piece of one) the answer would hold
+    return body if kept == text else kept.encode("utf-8")
 
 
 def _sweep_installs(result: SweepResult, corpus: _Corpus, keep_going: bool) -> bool:

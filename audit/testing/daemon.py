@@ -14,6 +14,9 @@ trajectory. A loaded trajectory is known by its own ``cascadeId`` (which may dif
 name), and ``GetCascadeTrajectory {cascadeId}`` answers only for loaded ids, with the trajectory's
 bytes verbatim inside ``{"status": ..., "trajectory": ..., "numTotalSteps": ...}``.
 ``GetAllCascadeTrajectories {}`` (a read-only call) answers ``{"trajectorySummaries": {}}``.
+``GetCascadeTrajectoryGeneratorMetadata {cascadeId}`` answers for a loaded id with the loaded
+trajectory's ``generatorMetadata`` array as ``{"generatorMetadata": [...]}`` (formats.md §5; an
+empty array when it has none).
 
 Failure modes per requested id (``fail``): ``unauthorized`` (401), ``internal`` (500 with a Connect
 error envelope), ``timeout`` (answers only after ``hang`` seconds), ``malformed`` (a cut-off
@@ -284,6 +287,12 @@ class SimulatedDaemon:
             return self._load(cid)
         if method == "GetCascadeTrajectory":
             return self._get(cid)
+        if method == "GetCascadeTrajectoryGeneratorMetadata":
+            raw = self._loaded.get(cid)
+            if raw is None:
+                return 404, _error("not_found", f"trajectory {cid} is not loaded")
+            generations = json.loads(raw).get("generatorMetadata", [])
+            return 200, json.dumps({"generatorMetadata": generations}, separators=(",", ":")).encode()
         return 404, _error("unimplemented", f"{method} is not simulated")
 
     def _load(self, cid: str) -> tuple[int, bytes]:
