@@ -142,10 +142,10 @@ def check_and_attest(
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
 ) -> Report:
-    """Check every one of *targets* and ``attest`` the verdicts, holding the writer lock of every
-    directory it may write in (``writelock.held``) from before the first sidecar is read (a legacy
-    ``.pb`` source is read with *key*): another
-    of our writers (``links backfill``) then waits, and no attestation or stamp is lost."""
+    """Check every one of *targets* (a legacy ``.pb`` source read with *key*) and ``attest`` the
+    verdicts, holding the writer lock of every directory it may write in (``writelock.held``)
+    from before the first sidecar is read: another of our writers (``links backfill``) then
+    waits, and no attestation or stamp is lost."""
     directories = sorted({t.sidecar.parent for t in targets if not t.corpus})
     with writelock.held(directories, timeout=lock_timeout, waiting=waiting):
         report = Report([check_target(t, key=key) for t in targets])

@@ -59,8 +59,9 @@ def register(
         parents=nested,
         help="recompute every parent under a verified backup",
         description="Recompute every parent ignoring stamps: replace stale stamps, clear unsupported, conflicting "
-        "and cyclic ones, keep correct ones byte-identical. Backs up first, verifies after, and restores "
-        "the backup automatically (exit 1) when verification fails. Stop every writer first.",
+        "and cyclic ones, keep correct ones byte-identical. Backs up first (when anything is to change), verifies "
+        "after, and restores the backup automatically (exit 1) when verification fails, or when interrupted. "
+        "Stop every agy-reader writer first; another agy-audit writer is waited for (--lock-timeout).",
     )
     fix.add_argument("--dry-run", action="store_true", help="print what would change; no backup, no writes")
     fix.add_argument(
