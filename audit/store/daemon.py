@@ -23,7 +23,7 @@ import socket
 import ssl
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from audit.csrf import Secret, scrub
@@ -89,7 +89,7 @@ class Fetched:
     """A trajectory as the daemon sent it: ``raw`` is the exact bytes of the ``trajectory`` member."""
 
     raw: bytes
-    trajectory: dict
+    trajectory: dict[str, Any]
     requested_id: str  # the id GetCascadeTrajectory answered for (file id or internal id)
 
 
@@ -115,7 +115,7 @@ class DaemonClient:
         except OSError:
             return False
 
-    def call(self, method: str, body: dict) -> bytes:
+    def call(self, method: str, body: dict[str, Any]) -> bytes:
         """POST one unary call; the raw response body on HTTP 200, else a ``DaemonError``."""
         headers = {"Content-Type": "application/json", "Connect-Protocol-Version": "1", "Accept": "application/json"}
         if self._token is not None:
@@ -301,7 +301,7 @@ def _connect_message(body: bytes) -> str:
 # ----------------------------------------------------------------------------- envelope
 
 
-def trajectory_member(body: bytes) -> tuple[bytes, dict]:
+def trajectory_member(body: bytes) -> tuple[bytes, dict[str, Any]]:
     """The exact bytes and the parsed value of the top-level ``trajectory`` member of *body*.
 
     The envelope is parsed strictly first (``JSONError`` for anything that is not a JSON object);

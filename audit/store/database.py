@@ -41,6 +41,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from audit.errors import InputError
@@ -119,8 +120,8 @@ class SchemaObject:
     name: str
     tbl_name: str
     sql: str | None
-    columns: tuple[tuple, ...] = ()
-    indexes: tuple[tuple, ...] = ()
+    columns: tuple[tuple[Any, ...], ...] = ()
+    indexes: tuple[tuple[Any, ...], ...] = ()
 
 
 @dataclass
@@ -175,7 +176,7 @@ class NativeConversation:
         return value if isinstance(value, str) else None
 
 
-def read_database(path: str | os.PathLike) -> NativeConversation:
+def read_database(path: str | os.PathLike[str]) -> NativeConversation:
     """Read every table of the conversation database at *path*; problems become findings."""
     conv = NativeConversation(Path(path))
     wal_mode, problem = _inspect(conv.path)
@@ -201,7 +202,7 @@ def read_database(path: str | os.PathLike) -> NativeConversation:
 
 
 @contextlib.contextmanager
-def open_snapshot(path: str | os.PathLike, *, wal_mode: bool | None = None) -> Iterator[tuple[sqlite3.Connection, str]]:
+def open_snapshot(path: str | os.PathLike[str], *, wal_mode: bool | None = None) -> Iterator[tuple[sqlite3.Connection, str]]:
     """A read-only connection to *path* that creates and changes no file beside it, and how it was
     opened (``ro``, ``immutable`` or ``copy``; see the module docstring). Raises ``sqlite3.Error``
     or ``InputError`` (without *wal_mode*, the file is inspected first and an unreadable, empty,
@@ -295,8 +296,8 @@ def begin_read(conn: sqlite3.Connection) -> None:
 def schema_rows(conn: sqlite3.Connection) -> list[SchemaObject]:
     """``sqlite_master`` ordered by (type, name), with column and index lists for tables (each
     list read for every table in one query: the rows ``PRAGMA table_info`` / ``index_list`` give)."""
-    columns: dict[str, list[tuple]] = {}
-    indexes: dict[str, list[tuple]] = {}
+    columns: dict[str, list[tuple[Any, ...]]] = {}
+    indexes: dict[str, list[tuple[Any, ...]]] = {}
     for found, query in ((columns, _TABLE_COLUMNS), (indexes, _TABLE_INDEXES)):
         for name, *row in conn.execute(query):
             found.setdefault(name, []).append(tuple(row))

@@ -145,7 +145,7 @@ def port_from_log(lines: Iterable[bytes]) -> int | None:
     return port
 
 
-def _inside(path: str | os.PathLike, root: str | os.PathLike) -> bool:
+def _inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
     try:
         return os.path.commonpath([os.path.realpath(path), os.path.realpath(root)]) == os.path.realpath(root)
     except ValueError:  # different drives
@@ -183,7 +183,7 @@ def log_files(root: Path) -> list[Path]:
     return [path for _, path in sorted(found.values(), key=lambda item: (item[0], str(item[1])), reverse=True)]
 
 
-def port_from_file(path: str | os.PathLike) -> int | None:
+def port_from_file(path: str | os.PathLike[str]) -> int | None:
     """The newest HTTP port line of one log (its first ``_LOG_LIMIT`` bytes), None when unreadable."""
     try:
         with open(path, "rb") as fh:
@@ -398,7 +398,7 @@ class Process:
         return os.path.basename(self.argv[0]) if self.argv else "?"
 
 
-def proc_available(proc_root: str | os.PathLike) -> bool:
+def proc_available(proc_root: str | os.PathLike[str]) -> bool:
     """Whether *proc_root* looks like Linux ``/proc`` (a directory with ``net/tcp`` or ``net/tcp6``)."""
     base = Path(proc_root)
     return is_dir(base) and any(exists(base / "net" / name) for name in ("tcp", "tcp6"))
@@ -427,7 +427,7 @@ def _address(text: str) -> tuple[str, int] | None:
     return None
 
 
-def listening_sockets(proc_root: str | os.PathLike) -> dict[int, Listener]:
+def listening_sockets(proc_root: str | os.PathLike[str]) -> dict[int, Listener]:
     """The TCP sockets in LISTEN state of ``net/tcp`` and ``net/tcp6``, by inode."""
     found: dict[int, Listener] = {}
     for name in ("tcp", "tcp6"):
@@ -468,7 +468,7 @@ def _ppid(base: Path) -> int | None:
     return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
 
 
-def scan_processes(proc_root: str | os.PathLike, uid: int | None = None) -> list[Process]:
+def scan_processes(proc_root: str | os.PathLike[str], uid: int | None = None) -> list[Process]:
     """Every process of user *uid* (default: ours) under *proc_root*, by pid; [] when unreadable."""
     uid = current_uid() if uid is None else uid
     if uid is None:
@@ -504,7 +504,7 @@ def scan_processes(proc_root: str | os.PathLike, uid: int | None = None) -> list
     return found
 
 
-def process_hints(proc_root: str | os.PathLike | None = None, uid: int | None = None) -> list[ProcessHint]:
+def process_hints(proc_root: str | os.PathLike[str] | None = None, uid: int | None = None) -> list[ProcessHint]:
     """Unverified hints from every process of user *uid* (default: ours), by pid."""
     hints = []
     for p in scan_processes(PROC_ROOT if proc_root is None else proc_root, uid):
@@ -672,7 +672,7 @@ def _verify_log_port(port: int, origin: Path, ctx: _Context) -> Endpoint | Withh
 def discover(
     root: Root,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike | None = None,
+    proc_root: str | os.PathLike[str] | None = None,
     uid: int | None = None,
 ) -> Discovery:
     """Where the daemon of *root* is and whether it may get a token (see the module docstring).
@@ -720,7 +720,7 @@ def discover(
 def discover_endpoints(
     root: Root,
     env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike | None = None,
+    proc_root: str | os.PathLike[str] | None = None,
     uid: int | None = None,
 ) -> list[Endpoint]:
     """The endpoints of ``discover`` that may be contacted, best first."""
@@ -771,7 +771,7 @@ class Watcher:
     roots: tuple[str, ...]  # absolute paths this watcher covers
 
 
-def reader_watchers(proc_root: str | os.PathLike | None = None, uid: int | None = None) -> list[Watcher] | None:
+def reader_watchers(proc_root: str | os.PathLike[str] | None = None, uid: int | None = None) -> list[Watcher] | None:
     """Running ``agy-reader --watch`` processes of this user with the roots they cover; None without /proc.
 
     A watcher without ``--root`` covers ``$ANTIGRAVITY_CLI_ROOT`` of its environment, else the

@@ -42,7 +42,7 @@ INSTALL_DIR = "install"
 """``native/<surface>/install/<root name>/``: a corpus's copies of a root's per-install files."""
 
 
-def root_name(path: str | os.PathLike) -> str:
+def root_name(path: str | os.PathLike[str]) -> str:
     """The directory name of a store root (``antigravity-cli``), as the ``roots`` surface and the
     corpus layout name it."""
     return os.path.basename(os.path.normpath(os.fspath(path)))
@@ -58,7 +58,7 @@ class InstallCopy:
     path: Path
 
 
-def swept_files(root: str | os.PathLike) -> list[InstallCopy]:
+def swept_files(root: str | os.PathLike[str]) -> list[InstallCopy]:
     """The per-install files of the store root *root* that are fingerprinted and swept, by
     relative path; symbolic links and other entries are left out (``layout.scan_root`` reports
     them as foreign)."""
@@ -99,7 +99,7 @@ class Dropped:
     reason: str
 
 
-def history_records(path: str | os.PathLike) -> Iterator[object | Dropped]:
+def history_records(path: str | os.PathLike[str]) -> Iterator[object | Dropped]:
     """The JSON value of each line of the ``history.jsonl`` at *path* (blank lines skipped), or a
     ``Dropped`` line. Raises ``InputError`` when the file cannot be read (not a regular file,
     larger than ``MAX_DOCUMENT_BYTES``, unreadable)."""
@@ -122,7 +122,7 @@ TEXT, BINARY, EMPTY = "text", "binary", "empty"
 """What a cache file that is not ``*.json`` holds (one type each, never its content)."""
 
 
-def read_cache(path: str | os.PathLike) -> object:
+def read_cache(path: str | os.PathLike[str]) -> object:
     """A cache file: the parsed JSON value of a ``*.json`` file (invalid JSON is an ``InputError``
     naming the file), else its kind (``TEXT``: UTF-8, ``BINARY``, ``EMPTY``) as a ``Kind``."""
     data = read_bytes(path, limit=MAX_DOCUMENT_BYTES)
@@ -144,13 +144,13 @@ class Kind:
     name: str
 
 
-def read_artifact_metadata(path: str | os.PathLike) -> object:
+def read_artifact_metadata(path: str | os.PathLike[str]) -> object:
     """A brain artifact's ``<name>.md.metadata.json``: its parsed JSON value (``InputError`` when
     it cannot be read or is not JSON)."""
     return loads(read_bytes(path, limit=MAX_DOCUMENT_BYTES), source=os.fspath(path), require_object=False)
 
 
-def read_summaries(path: str | os.PathLike) -> NativeConversation:
+def read_summaries(path: str | os.PathLike[str]) -> NativeConversation:
     """The ``conversation_summaries.db`` at *path*: every table read in one read-only snapshot
     (``database.read_database``). A file that cannot be read (missing, empty, truncated, not
     SQLite, corrupt, locked, a side file that is not a regular file) is an ``InputError`` naming

@@ -267,8 +267,8 @@ def is_store(path: Path) -> bool:
 
 
 def resolve_roots(
-    home: str | os.PathLike | None = None,
-    roots: Iterable[str | os.PathLike] = (),
+    home: str | os.PathLike[str] | None = None,
+    roots: Iterable[str | os.PathLike[str]] = (),
     env: Mapping[str, str] | None = None,
 ) -> list[Root]:
     """Explicit roots (``--root``, else ``$ANTIGRAVITY_CLI_ROOT``) or every discovered store.
@@ -328,7 +328,7 @@ class NotSearchable(PermissionError):
     mode 0444): its names are known, but none of its entries can be looked at or opened."""
 
 
-def _entries(directory: str | Path) -> list[os.DirEntry]:
+def _entries(directory: str | Path) -> list[os.DirEntry[str]]:
     """The entries of *directory*, sorted by name; ``NotSearchable`` when they cannot be entered."""
     with os.scandir(directory) as listing:
         entries = sorted(listing, key=lambda e: e.name)
@@ -339,7 +339,7 @@ def _entries(directory: str | Path) -> list[os.DirEntry]:
     return entries
 
 
-def list_dir(directory: Path) -> list[os.DirEntry]:
+def list_dir(directory: Path) -> list[os.DirEntry[str]]:
     """Entries of *directory* sorted by name; a missing directory is empty, one that cannot be
     listed -- or only listed, not entered -- an ``InputError`` naming it."""
     try:
@@ -365,7 +365,7 @@ def scan_root(root: Root, *, include_implicit: bool = False, brain_files: bool =
             sessions[cid] = Session(cid, root.path, root.surface)
         return sessions[cid]
 
-    def attach(cid: str, kind: str, entry: os.DirEntry, st: os.stat_result) -> None:
+    def attach(cid: str, kind: str, entry: os.DirEntry[str], st: os.stat_result) -> None:
         s = session(cid)
         if getattr(s, kind) is not None:
             foreign.append(Foreign(Path(entry.path), f"duplicate {kind} for {cid} (differs only in case)"))
@@ -617,7 +617,7 @@ def find_session(scans: Iterable[RootScan], query: str) -> Session:
     return locate_session(scans, query).session
 
 
-def refuse_inside_store(path: str | os.PathLike, roots: Iterable[Root], what: str) -> None:
+def refuse_inside_store(path: str | os.PathLike[str], roots: Iterable[Root], what: str) -> None:
     """``UsageError`` when the new directory *path* would be inside one of *roots*: a corpus or
     backup written there would be read back as part of the store by every later check."""
     target = Path(path).absolute()
@@ -627,7 +627,7 @@ def refuse_inside_store(path: str | os.PathLike, roots: Iterable[Root], what: st
             raise UsageError(f"{target}: inside the store root {root.path}; write the {what} elsewhere")
 
 
-class Roots(list):
+class Roots(list[Root]):
     """Discovered roots, and the directory discovery looked in (for "nothing found" messages)."""
 
     def __init__(self, roots: Iterable[Root] = (), *, looked_in: Path | None = None) -> None:

@@ -71,7 +71,7 @@ class Key:
         return f"the key from {self.origin}"
 
 
-def load_key(key_file: str | os.PathLike | None = None, env: Mapping[str, str] | None = None) -> Key | None:
+def load_key(key_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Key | None:
     """The user's key: from *key_file* when given, else from ``ANTIGRAVITY_KEY``; None when
     neither is set. Raises ``UsageError`` (exit 2) for a key that is not base64 of 16, 24 or 32
     bytes and ``InputError`` for a key file that cannot be read; neither message shows the key."""
@@ -118,7 +118,7 @@ def decrypt(data: bytes, key: Key) -> bytes:
         raise InputError(f"does not authenticate with {key} (a wrong key, or a truncated or altered file)") from None
 
 
-def read_legacy(path: str | os.PathLike, key: Key) -> NativeConversation:
+def read_legacy(path: str | os.PathLike[str], key: Key) -> NativeConversation:
     """Decrypt and authenticate the ``.pb`` at *path* and split its ``Trajectory`` into the rows a
     ``.db`` holds (see the module docstring). Every problem -- an unreadable file, one that does
     not authenticate, a plaintext that is not a protobuf message -- is a finding whose code is in

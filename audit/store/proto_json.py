@@ -74,7 +74,7 @@ Unknown = Counter[str] | None
 Convert = Callable[[Any, str, Unknown], Any]  # (value, path of the field, unknown counter) -> JSON value
 
 
-def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
+def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict[str, Any]:
     """The proto3 JSON object of *message*; unknown fields and unnamed enum numbers are counted
     into *unknown* (when given) under paths starting with *prefix*.
 
@@ -86,7 +86,7 @@ def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
         return render_counting(message, unknown, prefix)
 
 
-def render_counting(message: Message, unknown: Unknown = None, prefix: str = "") -> dict:
+def render_counting(message: Message, unknown: Unknown = None, prefix: str = "") -> dict[str, Any]:
     """``render`` in one walk that keeps every field's path, for counting into *unknown*."""
     if unknown is not None:
         for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
@@ -105,7 +105,7 @@ class _Counted(Exception):
     """``_plain`` met an unknown field: the message needs ``render_counting``."""
 
 
-def _plain(message: Message) -> dict:
+def _plain(message: Message) -> dict[str, Any]:
     """``render`` of a tree holding nothing ``render_counting`` would count: no unknown field
     (``UnknownFieldSet`` is empty, one C-level test per message) and no unnamed enum number (an
     enum converter is the names dict's ``__getitem__``, so a miss raises ``KeyError``). Strings,
@@ -169,10 +169,10 @@ def _enum_names(fd: FieldDescriptor) -> dict[int, str]:
 
 _SMALL = 5
 """Message types of at most this many fields get a compiled walk (``_small_walk``)."""
-_SMALL_WALKS: dict[str, Callable[[Message], dict] | None] = {}
+_SMALL_WALKS: dict[str, Callable[[Message], dict[str, Any]] | None] = {}
 
 
-def _small_walk(descriptor: Descriptor) -> Callable[[Message], dict] | None:
+def _small_walk(descriptor: Descriptor) -> Callable[[Message], dict[str, Any]] | None:
     """``_plain`` for the messages of a small type, compiled from its fields: each field is read
     by name and kept when ``ListFields`` would list it (an implicit-presence scalar when it is
     not its default, a field with presence when ``HasField`` says so, a repeated one when not
@@ -230,7 +230,7 @@ def _converter(fd: FieldDescriptor) -> Convert:
         convert_value = _single(value_fd)
         bool_keys = key_fd.type == FieldDescriptor.TYPE_BOOL
 
-        def convert_map(value: Any, path: str, unknown: Unknown) -> dict:
+        def convert_map(value: Any, path: str, unknown: Unknown) -> dict[str, Any]:
             return {
                 (("true" if k else "false") if bool_keys else str(k)): convert_value(v, path, unknown) for k, v in value.items()
             }
@@ -238,7 +238,7 @@ def _converter(fd: FieldDescriptor) -> Convert:
         return convert_map if value_fd.message_type is not None else _no_unknown_map(convert_map)
     if fd.is_repeated:
 
-        def convert_list(value: Any, path: str, unknown: Unknown) -> list:
+        def convert_list(value: Any, path: str, unknown: Unknown) -> list[Any]:
             return [one(v, path, unknown) for v in value]
 
         return convert_list
@@ -356,7 +356,7 @@ class FieldSets:
         self.below: dict[FieldDescriptor, FieldSets] = _Below()
 
 
-class _Below(dict):
+class _Below(dict[FieldDescriptor, FieldSets]):
     """``FieldSets.below``: a field not seen yet gets new ``FieldSets`` (one subscript per field)."""
 
     __slots__ = ()
@@ -371,12 +371,12 @@ class Unrecorded(Exception):
     fields), a map, or a value proto3 JSON cannot hold. Nothing it added is left."""
 
 
-Added = list[tuple[set, Any]]  # (a FieldSets.held or .unknown, what was added to it)
-_COUNTED: tuple[set, Any] = (set(), ())
+Added = list[tuple[set[Any], Any]]  # (a FieldSets.held or .unknown, what was added to it)
+_COUNTED: tuple[set[Any], Any] = (set(), ())
 """Put in ``Added`` for an unknown field or an unnamed enum number (taking it back discards nothing)."""
 
 
-def render_recorded(message: Message, sets: FieldSets) -> tuple[dict, bool]:
+def render_recorded(message: Message, sets: FieldSets) -> tuple[dict[str, Any], bool]:
     """``render(message)`` of a tree without maps and groups, with each message's set of fields and
     unknown fields added to *sets* (the root's) and the ``FieldSets`` below it, and whether the
     tree held unknown fields (in any message, Timestamps and Durations included) or enum numbers
@@ -418,7 +418,7 @@ def _hold(sets: FieldSets, fds: tuple[FieldDescriptor, ...], added: Added) -> No
         added.append((held, fds))
 
 
-def _recorded(message: Message, sets: FieldSets, added: Added) -> dict:
+def _recorded(message: Message, sets: FieldSets, added: Added) -> dict[str, Any]:
     unknown = UnknownFieldSet(message)
     if unknown:
         _record_unknown(unknown, sets, added)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -52,7 +53,7 @@ class Selection:
         sessions it takes are then a sample, and what they lack is no evidence of absence."""
         return bool(self.ids or self.since or self.newest)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"ids": list(self.ids), "since": self.since, "newest": self.newest, "readableOnly": self.readable_only}
 
     @classmethod
@@ -209,7 +210,7 @@ def _transcript_first_step(brain: Path) -> datetime | None:
     return None
 
 
-def excluded_json(excluded: Iterable[Excluded]) -> list[dict]:
+def excluded_json(excluded: Iterable[Excluded]) -> list[dict[str, Any]]:
     return [
         {"id": e.session.id, "surface": e.session.surface, "path": str(e.session.source or e.session.brain), "reason": e.reason}
         for e in excluded

@@ -16,6 +16,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.errors import InputError
 from audit.safeio import MAX_DOCUMENT_BYTES, gc_paused, loads, read_bytes
@@ -44,10 +45,10 @@ class Sidecar:
 
     path: Path
     state: FileState
-    document: dict
+    document: dict[str, Any]
 
 
-def read(path: str | os.PathLike) -> Sidecar | None:
+def read(path: str | os.PathLike[str]) -> Sidecar | None:
     """*path* read and parsed as every check reads a sidecar, or None when it cannot be (not a
     regular file, unreadable, too large, not strict JSON with an object at the top level). Its
     ``state`` has no hash: what reads a sidecar this way checks it and writes nothing from it
@@ -65,7 +66,7 @@ def read(path: str | os.PathLike) -> Sidecar | None:
     return Sidecar(path, FileState(len(data), st.st_mtime_ns, None), document)
 
 
-def written(path: str | os.PathLike, document: dict) -> Sidecar | None:
+def written(path: str | os.PathLike[str], document: dict[str, Any]) -> Sidecar | None:
     """The sidecar this run just wrote at *path* as the serialisation of *document* (a native
     sweep writes ``dumps_bytes`` of a ``.db``'s reconstruction, which ``loads`` reads back as an
     equal object): *document* itself with the file's state, so that it is not parsed again; None

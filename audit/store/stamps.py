@@ -179,7 +179,7 @@ def set_reader_key(raw: bytes, key: str, value_json: str | None, *, source: str 
     return out
 
 
-def strip_reader_key(doc: dict, key: str) -> dict:
+def strip_reader_key(doc: dict[str, Any], key: str) -> dict[str, Any]:
     """*doc* without ``agyReader.<key>``; an absent, ``null`` or emptied block is dropped."""
     out = dict(doc)
     block = out.pop(READER_BLOCK, None)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
@@ -78,7 +78,7 @@ class NativeTrajectory:
 
     file_id: str
     internal_cascade_id: str | None
-    trajectory: dict
+    trajectory: dict[str, Any]
     unknown_fields: Counter[str] = field(default_factory=Counter)
     findings: list[Finding] = field(default_factory=list)
     unknown_rows: Counter[str] = field(default_factory=Counter)
@@ -145,7 +145,7 @@ def _recordable(message: Message, value: bytes) -> bool:
     return len(value) <= 2 * wire.MAX_FIELDS and message.SerializeToString() == value
 
 
-def read_trajectory(path: str | os.PathLike) -> NativeTrajectory:
+def read_trajectory(path: str | os.PathLike[str]) -> NativeTrajectory:
     """``reconstruct(read_database(path))``."""
     return reconstruct(read_database(path))
 
@@ -223,7 +223,9 @@ class _Decoder:
             self.unknown[f"{key}: {path}"] += count
             self.unknown_rows[f"{key}: {path}"] += 1
 
-    def _json(self, message: Message, where: str, *, projected: bool = False, unknown: Counter[str] | None = None) -> dict | None:
+    def _json(
+        self, message: Message, where: str, *, projected: bool = False, unknown: Counter[str] | None = None
+    ) -> dict[str, Any] | None:
         """The proto3 JSON of *message* (None, with a finding, when it has none); *unknown*, when
         given, gets its unknown fields (as ``unknown_fields`` counts them) from the same walk, and
         is emptied when rendering fails."""
@@ -236,7 +238,7 @@ class _Decoder:
             return None
         return doc
 
-    def _rendered_row(self, message: Message, key: str, where: str, cell: tuple[str, int, object]) -> dict | None:
+    def _rendered_row(self, message: Message, key: str, where: str, cell: tuple[str, int, object]) -> dict[str, Any] | None:
         """The proto3 JSON of one row's *message*, its unknown fields counted under *key* in the same
         walk; *cell* is (table, row position, the ``data`` bytes it was parsed from), for ``fields``."""
         if self.fields is not None:
@@ -254,7 +256,7 @@ class _Decoder:
             found.clear()
         return doc
 
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         rows = self.conv.tables.get("trajectory_meta", [])
         if self.conv.access and len(rows) != 1:
             self._finding("trajectory-meta", f"trajectory_meta has {len(rows)} rows (expected 1)")
@@ -269,7 +271,7 @@ class _Decoder:
                 self._finding("bad-value", f"trajectory_meta.{column} = {value!r} does not fit the schema")
         return self._json(header, "trajectory_meta") or {}
 
-    def steps(self) -> list[dict]:
+    def steps(self) -> list[dict[str, Any]]:
         rows = self.conv.steps
         gap = next((i for i, row in enumerate(rows) if row.get("idx") != i), None)
         if gap is not None:  # sidecar steps are positional: step i is idx i
@@ -280,7 +282,7 @@ class _Decoder:
             )
         return [self._step(position, row) for position, row in enumerate(rows)]
 
-    def _step(self, position: int, row: dict[str, object]) -> dict:
+    def _step(self, position: int, row: dict[str, object]) -> dict[str, Any]:
         where = f"steps[idx={row.get('idx')!r}]"
         payload = self._decode(pb.Step, row.get("step_payload"), where, ".step_payload", projected=True)
         if payload is None and row.get("step_payload") is None:
@@ -359,7 +361,9 @@ class _Decoder:
         assert rendered is not None  # a Step of just type and status has no Timestamp that could fail to render
         return rendered
 
-    def _recorded_step(self, step: pb.Step, position: int, row: dict[str, object], copies: list[tuple[str, str]]) -> dict | None:
+    def _recorded_step(
+        self, step: pb.Step, position: int, row: dict[str, object], copies: list[tuple[str, str]]
+    ) -> dict[str, Any] | None:
         """The proto3 JSON of the payload *step* as parsed, its fields (and those of the columns that
         are *copies* of its fields) recorded into ``fields``; None when it is not recorded, or when
         it holds something ``render`` counts (the caller then renders it as without ``fields``)."""
@@ -368,7 +372,7 @@ class _Decoder:
         cells = [("steps", position, column) for column in ("step_payload", *columns)]
         return self._recorded(step, self.fields.payload_root(row.get("step_type"), columns), cells)
 
-    def _recorded(self, message: Message, root: proto_json.FieldSets, cells: list[tuple[str, int, str]]) -> dict | None:
+    def _recorded(self, message: Message, root: proto_json.FieldSets, cells: list[tuple[str, int, str]]) -> dict[str, Any] | None:
         """``render_recorded(message, root)``, its blob *cells* then recorded whole in ``fields``;
         None when it is not recorded, or holds something ``render`` counts (rendered again then)."""
         assert self.fields is not None
@@ -397,7 +401,7 @@ class _Decoder:
             self._finding("column-mismatch", f"{where}.render_info differs from the payload's generic.result.stepRenderInfo")
         return None
 
-    def blob_rows(self, table: str, message_class: type[Message]) -> list[dict]:
+    def blob_rows(self, table: str, message_class: type[Message]) -> list[dict[str, Any]]:
         docs = []
         for position, row in enumerate(self.conv.tables.get(table, [])):
             where = f"{table}[idx={row.get('idx')!r}].data"
@@ -411,7 +415,7 @@ class _Decoder:
                 docs.append(doc)
         return docs
 
-    def metadata(self) -> dict | None:
+    def metadata(self) -> dict[str, Any] | None:
         doc = None
         for position, row in enumerate(self.conv.tables.get("trajectory_metadata_blob", [])):
             where = f"trajectory_metadata_blob[id={row.get('id')!r}].data"

@@ -171,7 +171,7 @@ _CUT = re.compile(r"\n?<truncated \d+ (?:bytes|lines)>\n?")
 _CHUNK_NAME = re.compile(r"\d{1,18}\.jsonl")
 
 
-def tier_of(path: str | os.PathLike) -> str | None:
+def tier_of(path: str | os.PathLike[str]) -> str | None:
     """The tier a transcript file belongs to, by its name and place; None for any other file."""
     p = Path(path)
     for tier, name in FLAT_NAMES.items():
@@ -222,7 +222,7 @@ class Record:
     truncated_fields: tuple[str, ...]
     error: str | None
     exit_code: int | None
-    raw: dict
+    raw: dict[str, Any]
     error_code: int | None = None
     tier: str | None = None
 
@@ -236,7 +236,7 @@ class Record:
 
 
 def iter_transcript(
-    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     tier: str | None = None,
@@ -272,7 +272,9 @@ def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Ite
     yield from state.finish()
 
 
-_SHARED: list[dict[tuple, tuple[tuple, list[Record | Finding]]]] = []
+_SHARED: list[
+    dict[tuple[tuple[str, ...], str | None, int], tuple[tuple[tuple[int, int, int] | None, ...], list[Record | Finding]]]
+] = []
 
 
 @contextlib.contextmanager
@@ -391,7 +393,7 @@ the cap, whether it ends with a newline)."""
 def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Finding]:
     """The lines of the concatenated *paths*. A line left open at the end of one part goes on in
     the next; an unreadable part ends it (it is then unterminated)."""
-    pending: list | None = None  # [file, line, pieces or None once over the cap, size]
+    pending: list[Any] | None = None  # [file, line, pieces or None once over the cap, size]
     for path in paths:
         line = 0
         at_start = True
@@ -426,7 +428,7 @@ def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Finding]:
         yield pending[0], pending[1], _joined(pending), False
 
 
-def _joined(pending: list) -> bytes | None:
+def _joined(pending: list[Any]) -> bytes | None:
     return None if pending[2] is None else b"".join(pending[2])
 
 
@@ -497,7 +499,7 @@ def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) 
     return [*findings, record]
 
 
-def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream | None = None) -> Record:
+def _record(obj: dict[str, Any], path: str, line: int, out: list[Finding], state: _Stream | None = None) -> Record:
     """The record of one line's object; its findings are appended to *out*.
 
     A record every key and value of which is as documented (the common case) is built straight
@@ -561,7 +563,7 @@ def _record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream 
 _ABSENT: Any = object()  # a key the line's object does not hold (typed Any: dict.get then gives its values' type)
 
 
-def _truncatable(fields: list, tier: str | None) -> bool:
+def _truncatable(fields: list[Any], tier: str | None) -> bool:
     """*fields* (not empty) are strings, in a tier that truncates."""
     return tier not in ("full", "overview") and all(type(f) is str for f in fields)
 
@@ -571,13 +573,13 @@ def _plain_call(call: object) -> bool:
     return type(call) is dict and call.keys() == _TOOL_CALL_KEYS and type(call["name"]) is str and type(call["args"]) is dict
 
 
-def _judged_record(obj: dict, path: str, line: int, out: list[Finding], state: _Stream) -> Record:
+def _judged_record(obj: dict[str, Any], path: str, line: int, out: list[Finding], state: _Stream) -> Record:
     """``_record`` for any object: every deviation from the documented record becomes a finding."""
 
     def emit(kind: str, message: str) -> None:
         out.append(Finding(path, line, kind, message))
 
-    def get(key: str, want: type[_T], where: dict = obj, prefix: str = "", nullable: bool = False) -> _T | None:
+    def get(key: str, want: type[_T], where: dict[str, Any] = obj, prefix: str = "", nullable: bool = False) -> _T | None:
         if key not in where or (nullable and where[key] is None):
             return None
         value = where[key]
@@ -822,7 +824,7 @@ class TranscriptFiles:
         return next((t for t in self.tiers if t.name == name), None)
 
 
-def locate(brain_dir: str | os.PathLike) -> TranscriptFiles:
+def locate(brain_dir: str | os.PathLike[str]) -> TranscriptFiles:
     """Find the transcripts under ``<brain_dir>/.system_generated/logs``; never raises."""
     logs = Path(brain_dir) / ".system_generated" / "logs"
     foreign: list[Path] = []
@@ -932,7 +934,7 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
     return Pairing(mode, tuple(pairs), tuple(findings))
 
 
-def _alignment(c_steps: list, f_steps: list) -> int | None:
+def _alignment(c_steps: list[int | None], f_steps: list[int | None]) -> int | None:
     n = len(c_steps)
     if n > len(f_steps):
         return None
@@ -1032,7 +1034,7 @@ class BrainTranscripts:
     agreement: dict[str, str] = field(default_factory=dict)  # tier -> Tier.agreement() where flat and chunks both exist
 
 
-def read_brain(brain_dir: str | os.PathLike, *, max_line_bytes: int = MAX_LINE_BYTES) -> BrainTranscripts:
+def read_brain(brain_dir: str | os.PathLike[str], *, max_line_bytes: int = MAX_LINE_BYTES) -> BrainTranscripts:
     """Read, check and pair the transcripts of one brain directory; never raises for damage."""
     files = locate(brain_dir)
     findings = [Finding(str(p), 0, "foreign-file", "not a <number>.jsonl chunk; not read") for p in files.foreign]
