@@ -9,6 +9,8 @@ one, and one on a full disk.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 from cli_capture import cli
 
+from audit.cli import main
 from audit.store import layout
 from audit.store.daemon import Secret
 from audit.testing import StoreBuilder
@@ -247,9 +250,14 @@ def test_a_closed_standard_output_runs_nothing(tmp_path):
     assert sorted((p.name, p.read_bytes()) for p in (root.path / "conversations").iterdir()) == before
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["links", "--help"]])
-def test_a_full_standard_output_is_one_line_exit_2_whatever_writes_it(argv):
-    # argparse's own output (help, version) was lost without a word, exit 0
+def test_a_full_standard_output_is_one_line_exit_2_for_argparse_too():
+    # argparse's own output (help, version) was lost without a word, exit 0: the interpreter's own
+    # exit once, then main() in-process for the others
     with open("/dev/full", "wb") as full:
-        done = run(*argv, stdout=full)
+        done = run("--help", stdout=full)
     assert (done.returncode, done.stderr) == (2, b"agy-audit: standard output: cannot write (No space left on device)\n")
+    for argv in (["--version"], ["links", "--help"]):
+        with open("/dev/full", "w") as full, contextlib.redirect_stdout(full), contextlib.redirect_stderr(io.StringIO()) as err:
+            with pytest.raises(SystemExit) as exited:
+                main(argv)
+        assert (exited.value.code, err.getvalue()) == (2, "agy-audit: standard output: cannot write (No space left on device)\n")
