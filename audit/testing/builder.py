@@ -21,10 +21,13 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.store.legacy_pb import Key
 from audit.testing import trajectories as T
+
+if TYPE_CHECKING:
+    from audit.testing.disagreements import Planted
 
 ROOT_NAMES = {"cli": "antigravity-cli", "ide": "antigravity", "acp": "antigravity-acp"}
 TRAJECTORY_SOURCES = {
@@ -40,19 +43,19 @@ class Conversation:
 
     id: str
     root: Path
-    trajectory: dict  # the full trajectory (what the .db holds)
-    sidecar_doc: dict | None = None  # what the sidecar holds (a prefix of ``trajectory`` when stale)
+    trajectory: dict[str, Any]  # the full trajectory (what the .db holds)
+    sidecar_doc: dict[str, Any] | None = None  # what the sidecar holds (a prefix of ``trajectory`` when stale)
     paths: dict[str, Path] = field(default_factory=dict)
     end_ns: int = 0
-    planted: list = field(default_factory=list)  # disagreements.Planted planted in the transcripts
+    planted: list[Planted] = field(default_factory=list)  # planted in the transcripts
 
     @property
-    def steps(self) -> list[dict]:
-        steps: list[dict] = self.trajectory["steps"]
+    def steps(self) -> list[dict[str, Any]]:
+        steps: list[dict[str, Any]] = self.trajectory["steps"]
         return steps
 
 
-def write_sidecar(path: Path, doc: dict, *, mtime_ns: int | None = None) -> None:
+def write_sidecar(path: Path, doc: dict[str, Any], *, mtime_ns: int | None = None) -> None:
     """A sidecar as the daemon's JSON (2-space indent, trailing newline), mode 0600."""
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.chmod(path, 0o600)
@@ -61,7 +64,7 @@ def write_sidecar(path: Path, doc: dict, *, mtime_ns: int | None = None) -> None
 
 
 class StoreBuilder:
-    def __init__(self, home: str | os.PathLike, *, seed: int = 0, start: str = "2026-09-01T09:00:00Z") -> None:
+    def __init__(self, home: str | os.PathLike[str], *, seed: int = 0, start: str = "2026-09-01T09:00:00Z") -> None:
         self.home = Path(home)
         self.rng = random.Random(seed)
         self.clock = T.Clock(self.rng, start)
@@ -92,12 +95,12 @@ class RootBuilder:
         cid: str | None = None,
         *,
         turns: int = 2,
-        steps: list[dict] | None = None,
+        steps: list[dict[str, Any]] | None = None,
         prompt: str | None = None,
         parent: str | None = None,
         sidecar: str = "fresh",
         stale_missing_steps: int = 2,
-        reader_block: dict | None = None,
+        reader_block: dict[str, Any] | None = None,
         db: bool = True,
         wal_steps: int = 0,
         shm_without_wal: bool = False,
@@ -302,7 +305,9 @@ class RootBuilder:
             os.utime(path, ns=(convo.end_ns, convo.end_ns))
         return written
 
-    def summaries(self, conversations: list[Conversation], *, extra_columns: str = "", rows: list[dict] | None = None) -> Path:
+    def summaries(
+        self, conversations: list[Conversation], *, extra_columns: str = "", rows: list[dict[str, Any]] | None = None
+    ) -> Path:
         """``conversation_summaries.db`` with one row per conversation (``summaries.summary_row``),
         or *rows* as given; *extra_columns* as ``summaries.write_summaries_db`` takes them."""
         from audit.testing.summaries import summary_row, write_summaries_db
@@ -375,7 +380,7 @@ class RootBuilder:
         return written
 
 
-def load_redacted(source: str | os.PathLike, home: str | os.PathLike) -> Path:
+def load_redacted(source: str | os.PathLike[str], home: str | os.PathLike[str]) -> Path:
     """Copy a store made by ``agy-audit redact`` (it holds ``REDACTION.md``) to *home*, as a test
     fixture: the way a user's store reaches a regression test without its content. Refuses a tree
     that was not redacted, so a real store never becomes a fixture by mistake."""

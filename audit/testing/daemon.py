@@ -54,6 +54,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from audit.actions.sweep import backup_database
 from audit.store.daemon import SERVICE
@@ -62,7 +63,7 @@ from audit.store.trajectory import read_trajectory
 FAILURES = ("unauthorized", "internal", "timeout", "malformed", "empty", "null")
 DEFAULT_TOKEN = "sim-csrf-7f3a9c1e5b2d4f6a8c0e"
 EXPOSE = (None, "flag", "tool")
-FAKE_PROC: str | os.PathLike | None = None
+FAKE_PROC: str | os.PathLike[str] | None = None
 """The fake ``/proc`` a simulator registers in when none is given (None: it registers nowhere)."""
 _TCP_HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
 
@@ -70,7 +71,7 @@ _TCP_HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->whe
 class FakeProc:
     """A fake Linux ``/proc`` tree for discovery tests: processes, their fds, and TCP listeners."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         (self.root / "net").mkdir(parents=True, exist_ok=True)
         for name in ("tcp", "tcp6"):
@@ -92,7 +93,7 @@ class FakeProc:
         pid: int | None = None,
         ppid: int = 1,
         environ: Mapping[str, str] | None = None,
-        files: Sequence[str | os.PathLike] = (),
+        files: Sequence[str | os.PathLike[str]] = (),
         sockets: Sequence[int] = (),
     ) -> int:
         """Add a process of this user; *files* and *sockets* (inodes) become its ``fd`` links."""
@@ -141,15 +142,15 @@ class _Server(ThreadingHTTPServer):
 class SimulatedDaemon:
     def __init__(
         self,
-        root: str | os.PathLike,
+        root: str | os.PathLike[str],
         *,
         token: str | None = DEFAULT_TOKEN,
-        trajectories: Mapping[str, dict | bytes] | None = None,
+        trajectories: Mapping[str, dict[str, Any] | bytes] | None = None,
         failures: Mapping[str, str] | None = None,
         write_log: bool = True,
         hang: float = 3.0,
         lifetime: float = 300.0,
-        proc: str | os.PathLike | None = None,
+        proc: str | os.PathLike[str] | None = None,
         kind: str = "agy",
         expose: str | None = None,
     ) -> None:
@@ -337,7 +338,7 @@ class SimulatedDaemon:
         return 200, b'{"status": "CASCADE_RUN_STATUS_IDLE", "trajectory": ' + raw + b', "numTotalSteps": %d}' % steps
 
 
-def _reconstruct(db: Path) -> dict:
+def _reconstruct(db: Path) -> dict[str, Any]:
     """The offline reconstruction of *db*, read from a private copy so the store stays untouched."""
     with tempfile.TemporaryDirectory(prefix="agy-sim-") as scratch:
         copy = Path(scratch) / db.name
@@ -345,7 +346,7 @@ def _reconstruct(db: Path) -> dict:
         return read_trajectory(copy).trajectory
 
 
-def _raw(doc: dict | bytes) -> bytes:
+def _raw(doc: dict[str, Any] | bytes) -> bytes:
     """Trajectory bytes as served: given bytes verbatim, a dict as compact JSON (not our layout)."""
     return doc if isinstance(doc, bytes) else json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
 

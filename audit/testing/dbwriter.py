@@ -22,6 +22,7 @@ import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from google.protobuf import json_format
@@ -63,8 +64,8 @@ _STEP_SQL = (
 
 
 def write_conversation_db(
-    path: str | os.PathLike,
-    trajectory: dict,
+    path: str | os.PathLike[str],
+    trajectory: dict[str, Any],
     *,
     wal: bool = False,
     uncheckpointed_steps: int = 0,
@@ -133,7 +134,7 @@ def write_conversation_db(
             Path(f"{os.fspath(path)}-wal").unlink(missing_ok=True)
 
 
-def _check_step_enums(trajectory: dict, message: pb.Trajectory) -> None:
+def _check_step_enums(trajectory: dict[str, Any], message: pb.Trajectory) -> None:
     """``ParseDict`` silently zeroes enum names it does not know; the step columns need numbers."""
     for i, (doc, step) in enumerate(zip(trajectory.get("steps", ()), message.steps)):
         for key, number in (("type", step.type), ("status", step.status)):
@@ -142,7 +143,7 @@ def _check_step_enums(trajectory: dict, message: pb.Trajectory) -> None:
                 raise ValueError(f"steps[{i}].{key}: {name!r} has no known number; pass the integer instead")
 
 
-def _step_row(idx: int, step: pb.Step, unknown_fields: bool) -> tuple:
+def _step_row(idx: int, step: pb.Step, unknown_fields: bool) -> tuple[object, ...]:
     payload = step.SerializeToString(deterministic=True) + (UNKNOWN_FIELD if unknown_fields else b"")
     columns = [_part(step, name) for name in ("metadata", "error", "permissions", "task_details")]
     render_info = None
@@ -180,7 +181,7 @@ def _with_defaults(data: bytes, path: tuple[int, ...]) -> bytes:
     return bytes(out)
 
 
-def _to_wal(path: Path, pending: list[tuple], *, keep_shm: bool = False) -> None:
+def _to_wal(path: Path, pending: list[tuple[object, ...]], *, keep_shm: bool = False) -> None:
     """Switch *path* to WAL mode and commit *pending* step rows to its ``-wal`` only (with
     *keep_shm*, the side files stay even when nothing is pending)."""
     writer = sqlite3.connect(path, isolation_level=None)

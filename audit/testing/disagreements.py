@@ -16,6 +16,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 KINDS = (
     "type",
@@ -43,7 +44,7 @@ class Planted:
 
 
 def plant(
-    records: list[dict], kinds: list[str] | tuple[str, ...] | set[str] | frozenset[str], rng: random.Random
+    records: list[dict[str, Any]], kinds: list[str] | tuple[str, ...] | set[str] | frozenset[str], rng: random.Random
 ) -> list[Planted]:
     """Edit *records* in place with one disagreement of each kind in *kinds* (in ``KINDS``
     order); raises ValueError for an unknown kind or one the records leave no room for."""
@@ -52,7 +53,7 @@ def plant(
     used: set[int] = set()
     planted: list[Planted] = []
 
-    def pick(kind: str, ok: Callable[[dict], object]) -> dict:
+    def pick(kind: str, ok: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         candidates = [r for r in records if r["step_index"] not in used and ok(r)]
         if not candidates:
             raise ValueError(f"no room for the {kind!r} disagreement in {len(records)} records")
@@ -60,7 +61,7 @@ def plant(
         used.add(record["step_index"])
         return record
 
-    def mark(record: dict, kind: str) -> None:
+    def mark(record: dict[str, Any], kind: str) -> None:
         planted.append(Planted(record["step_index"], f"consistency/{kind}"))
 
     for kind in (k for k in KINDS if k in kinds):
@@ -118,11 +119,11 @@ def plant(
     return sorted(planted)
 
 
-def _planner_with_calls(record: dict) -> bool:
+def _planner_with_calls(record: dict[str, Any]) -> bool:
     return record["type"] == "PLANNER_RESPONSE" and bool(record.get("tool_calls"))
 
 
-def _answered_command(records: list[dict], planner: dict) -> dict | None:
+def _answered_command(records: list[dict[str, Any]], planner: dict[str, Any]) -> dict[str, Any] | None:
     """The RUN_COMMAND record right after *planner* when *planner* calls run_command only."""
     calls = planner.get("tool_calls") or []
     if planner["type"] != "PLANNER_RESPONSE" or [c["name"] for c in calls] != ["run_command"]:

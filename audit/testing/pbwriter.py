@@ -9,6 +9,7 @@ a 12-byte nonce, then AES-GCM ciphertext and tag, no associated data. The key is
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from google.protobuf import json_format
 
@@ -26,12 +27,12 @@ def seal(plaintext: bytes, key: Key, nonce: bytes) -> bytes:
     return nonce + AESGCM(key.secret).encrypt(nonce, plaintext, None)
 
 
-def trajectory_bytes(trajectory: dict) -> bytes:
+def trajectory_bytes(trajectory: dict[str, Any]) -> bytes:
     """The serialized ``Trajectory`` of a sidecar-shaped dict (unknown keys ignored)."""
     message = json_format.ParseDict(trajectory, pb.Trajectory(), ignore_unknown_fields=True)
     return message.SerializeToString(deterministic=True)
 
 
-def write_legacy_pb(path: str | os.PathLike, trajectory: dict, key: Key, nonce: bytes) -> None:
+def write_legacy_pb(path: str | os.PathLike[str], trajectory: dict[str, Any], key: Key, nonce: bytes) -> None:
     """Create the ``.pb`` at *path* (which must not exist) holding *trajectory* sealed with *key*."""
     create_new_file(path, seal(trajectory_bytes(trajectory), key, nonce))

@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from audit.testing import trajectories as T
 from audit.testing.builder import Conversation, StoreBuilder, write_sidecar
@@ -85,7 +86,7 @@ def build(home: Path) -> StoreBuilder:
     return b
 
 
-def _restamp(convo: Conversation, block: dict) -> None:
+def _restamp(convo: Conversation, block: dict[str, Any]) -> None:
     assert convo.sidecar_doc is not None  # only conversations written with a sidecar are restamped
     convo.sidecar_doc["agyReader"] = block
     _rewrite(convo)

@@ -15,6 +15,7 @@ import json
 import random
 import uuid
 from collections.abc import Callable, Sequence
+from typing import Any
 
 STEP = "CORTEX_STEP_TYPE_"
 STATUS = "CORTEX_STEP_STATUS_"
@@ -50,27 +51,27 @@ def sentence(rng: random.Random, words: int = 8) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(words)).capitalize() + "."
 
 
-def step(kind: str, created_at: str, *, status: str = "DONE", source: str = "MODEL", **payload: object) -> dict:
+def step(kind: str, created_at: str, *, status: str = "DONE", source: str = "MODEL", **payload: object) -> dict[str, Any]:
     """One step: ``kind`` without the ``CORTEX_STEP_TYPE_`` prefix; payload keys as in sidecars."""
-    metadata: dict = {"createdAt": created_at, "source": SOURCE + source}
-    doc: dict = {"type": STEP + kind, "status": STATUS + status, "metadata": metadata}
+    metadata: dict[str, Any] = {"createdAt": created_at, "source": SOURCE + source}
+    doc: dict[str, Any] = {"type": STEP + kind, "status": STATUS + status, "metadata": metadata}
     doc.update(payload)
     return doc
 
 
-def tool_call(rng: random.Random, name: str, args: dict) -> dict:
+def tool_call(rng: random.Random, name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"id": new_id(rng), "name": name, "argumentsJson": json.dumps(args, separators=(",", ":"))}
 
 
-def user_input(clock: Clock, text: str, media: Sequence[dict] = ()) -> dict:
+def user_input(clock: Clock, text: str, media: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """A prompt; *media* are the images attached to it (``image_media``)."""
-    payload: dict = {"userResponse": text, "items": [{"text": text}]}
+    payload: dict[str, Any] = {"userResponse": text, "items": [{"text": text}]}
     if media:
         payload["media"] = list(media)
     return step("USER_INPUT", clock.tick(), source="USER_EXPLICIT", userInput=payload)
 
 
-def image_media(uri: str, description: str = "image.png") -> dict:
+def image_media(uri: str, description: str = "image.png") -> dict[str, Any]:
     """An image attached to a prompt as real rows hold it (real-stores.md Appendix B, 19.9): a
     mime type, an empty inline data (the image is not stored inline), a description on 13 of
     22, the image's URI and a thumbnail (bytes, here a fixed PNG header)."""
@@ -84,9 +85,9 @@ _THUMBNAIL = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\
 
 
 def planner_response(
-    clock: Clock, rng: random.Random, response: str, calls: Sequence[dict] = (), *, thinking: str | None = None
-) -> dict:
-    payload: dict = {"response": response, "messageId": new_id(rng)}
+    clock: Clock, rng: random.Random, response: str, calls: Sequence[dict[str, Any]] = (), *, thinking: str | None = None
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {"response": response, "messageId": new_id(rng)}
     if thinking:
         payload["thinking"] = thinking
     if calls:
@@ -99,7 +100,7 @@ def planner_response(
     return s
 
 
-def _usage(rng: random.Random) -> dict:
+def _usage(rng: random.Random) -> dict[str, Any]:
     thinking, response = rng.randrange(10, 900), rng.randrange(10, 900)
     return {
         "inputTokens": str(rng.randrange(1000, 40000)),
@@ -111,7 +112,7 @@ def _usage(rng: random.Random) -> dict:
     }
 
 
-def run_command(clock: Clock, call: dict, command: str, cwd: str, exit_code: int, output: str) -> dict:
+def run_command(clock: Clock, call: dict[str, Any], command: str, cwd: str, exit_code: int, output: str) -> dict[str, Any]:
     s = step(
         "RUN_COMMAND",
         clock.tick(),
@@ -122,7 +123,7 @@ def run_command(clock: Clock, call: dict, command: str, cwd: str, exit_code: int
     return s
 
 
-def view_file(clock: Clock, call: dict, path: str, content: str) -> dict:
+def view_file(clock: Clock, call: dict[str, Any], path: str, content: str) -> dict[str, Any]:
     s = step(
         "VIEW_FILE",
         clock.tick(),
@@ -133,7 +134,7 @@ def view_file(clock: Clock, call: dict, path: str, content: str) -> dict:
     return s
 
 
-def invoke_subagent(clock: Clock, call: dict, children: list[tuple[str, str]]) -> dict:
+def invoke_subagent(clock: Clock, call: dict[str, Any], children: list[tuple[str, str]]) -> dict[str, Any]:
     """An INVOKE_SUBAGENT step whose results name each (child id, prompt)."""
     s = step(
         "INVOKE_SUBAGENT",
@@ -147,15 +148,15 @@ def invoke_subagent(clock: Clock, call: dict, children: list[tuple[str, str]]) -
     return s
 
 
-def error_message(clock: Clock, short: str) -> dict:
+def error_message(clock: Clock, short: str) -> dict[str, Any]:
     return step("ERROR_MESSAGE", clock.tick(), status="ERROR", source="SYSTEM", errorMessage={"error": {"shortError": short}})
 
 
-def system_message(clock: Clock, message: str) -> dict:
+def system_message(clock: Clock, message: str) -> dict[str, Any]:
     return step("SYSTEM_MESSAGE", clock.tick(), source="SYSTEM", systemMessage={"message": message})
 
 
-def knowledge_artifacts(clock: Clock) -> dict:
+def knowledge_artifacts(clock: Clock) -> dict[str, Any]:
     """A KNOWLEDGE_ARTIFACTS step (type 99) as real IDE stores hold them (real-stores.md Part C: 1-2
     in 13 of 14 further ``.db``): its payload, Step field 112, is always an empty message, which
     the sidecar shows as ``knowledgeArtifacts: {}``. The source is not in the reference: SYSTEM, as
@@ -165,9 +166,9 @@ def knowledge_artifacts(clock: Clock) -> dict:
 
 def conversation_steps(
     rng: random.Random, clock: Clock, turns: int, *, prompt: str | None = None, workspace: str = "/home/agy/project"
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """A realistic conversation: each turn is a prompt, tool calls with their results, an answer."""
-    steps: list[dict] = []
+    steps: list[dict[str, Any]] = []
     for turn in range(turns):
         steps.append(user_input(clock, prompt if (turn == 0 and prompt) else sentence(rng)))
         for _ in range(rng.randrange(1, 3)):
@@ -196,18 +197,18 @@ def conversation_steps(
 def trajectory(
     rng: random.Random,
     cascade_id: str,
-    steps: list[dict],
+    steps: list[dict[str, Any]],
     *,
     created_at: str,
     source: str = "CORTEX_TRAJECTORY_SOURCE_CLI",
     workspace: str = "/home/agy/project",
     parent: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """A whole sidecar-shaped trajectory (the daemon's ``trajectory`` member), completed the way
     real stores hold it (``realize``): one execution per turn shared by its planner and tool steps,
     a generator metadata row per planner step and an executor row per execution, every step's
     ``sourceTrajectoryStepInfo``, status transitions and timestamps, and the trajectory metadata."""
-    metadata: dict = {
+    metadata: dict[str, Any] = {
         "createdAt": created_at,
         "workspaces": [
             {
@@ -254,11 +255,11 @@ def _at(text: str, seconds: float) -> str:
     return base.strftime("%Y-%m-%dT%H:%M:%S") + f".{nanos % 10**9:09d}Z"
 
 
-def _transitions(*pairs: tuple[str, str]) -> dict:
+def _transitions(*pairs: tuple[str, str]) -> dict[str, Any]:
     return {"statusTransitions": [{"updatedStatus": STATUS + status, "timestamp": ts} for status, ts in pairs]}
 
 
-def _args_of(call: dict) -> dict:
+def _args_of(call: dict[str, Any]) -> dict[str, Any]:
     try:
         value = json.loads(call.get("argumentsJson") or "{}")
     except ValueError:
@@ -266,7 +267,7 @@ def _args_of(call: dict) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def realize(doc: dict, *, workspace: str = "/home/agy/project") -> None:
+def realize(doc: dict[str, Any], *, workspace: str = "/home/agy/project") -> None:
     """Complete *doc* in place with the shapes real ``.db`` files carry (real-stores.md Part B),
     deterministically from its cascade id; the payloads the factories wrote are kept."""
     rng = random.Random(doc["cascadeId"])
@@ -277,8 +278,8 @@ def realize(doc: dict, *, workspace: str = "/home/agy/project") -> None:
         if s.get("type") == STEP + "USER_INPUT" or not turns:
             turns.append([])
         turns[-1].append(i)
-    generator: list[dict] = []
-    executor: list[dict] = []
+    generator: list[dict[str, Any]] = []
+    executor: list[dict[str, Any]] = []
     for turn in turns:
         planners = [i for i in turn if steps[i].get("type") == STEP + "PLANNER_RESPONSE"]
         execution = steps[planners[0]]["metadata"].get("executionId") if planners else None
@@ -299,7 +300,7 @@ def realize(doc: dict, *, workspace: str = "/home/agy/project") -> None:
         if planners:
             last = steps[planners[-1]]["plannerResponse"]
             stop = last.get("stopReason")
-            row: dict = {
+            row: dict[str, Any] = {
                 "terminationReason": "EXECUTOR_TERMINATION_REASON_"
                 + ("ERROR" if stop == "STOP_REASON_CLIENT_STREAM_ERROR" else "NO_TOOL_CALL"),
                 "numGeneratorInvocations": len(planners),
@@ -343,7 +344,7 @@ def _bind(value: object, cascade: str) -> object:
     return value
 
 
-def _planner_config() -> dict:
+def _planner_config() -> dict[str, Any]:
     return {
         "planModel": MODEL,
         "maxOutputTokens": 65536,
@@ -356,7 +357,7 @@ _UNTIMED = frozenset({STEP + "USER_INPUT", STEP + "SYSTEM_MESSAGE", STEP + "ERRO
 """Step types real stores give neither ``startedAt`` nor ``completedAt`` (Appendix A)."""
 
 
-def _realize_step(rng: random.Random, s: dict, calls: dict[str, int]) -> None:
+def _realize_step(rng: random.Random, s: dict[str, Any], calls: dict[str, int]) -> None:
     meta, kind, created = s["metadata"], s.get("type", ""), s["metadata"]["createdAt"]
     if kind in _UNTIMED:
         meta["internalMetadata"] = _transitions((s.get("status", STATUS + "DONE").removeprefix(STATUS), created))
@@ -407,10 +408,10 @@ def _realize_step(rng: random.Random, s: dict, calls: dict[str, int]) -> None:
     meta["internalMetadata"] = _transitions(*pairs)
 
 
-def _generation(rng: random.Random, doc: dict, planner: int, tools: list[int]) -> dict:
+def _generation(rng: random.Random, doc: dict[str, Any], planner: int, tools: list[int]) -> dict[str, Any]:
     steps = doc["steps"]
     meta, payload = steps[planner]["metadata"], steps[planner]["plannerResponse"]
-    chat: dict = {
+    chat: dict[str, Any] = {
         "model": MODEL,
         "responseModel": "gemini-default",
         "displayName": "Gemini 3.5 Flash (Medium)",
@@ -426,7 +427,11 @@ def _generation(rng: random.Random, doc: dict, planner: int, tools: list[int]) -
             "contextWindowMetadata": {"estimatedTokensUsed": rng.randrange(4000, 90000)},
         },
     }
-    row: dict = {"stepIndices": [planner, *tools], "executionId": meta["executionId"], "mendelExperimentIds": list(_EXPERIMENTS)}
+    row: dict[str, Any] = {
+        "stepIndices": [planner, *tools],
+        "executionId": meta["executionId"],
+        "mendelExperimentIds": list(_EXPERIMENTS),
+    }
     if payload.get("stopReason") == "STOP_REASON_CLIENT_STREAM_ERROR":
         row["error"] = "stream closed by the model service"  # a failed request has no usage
     else:
@@ -446,7 +451,7 @@ def every_shape_steps(
     browser: bool = True,
     unnamed_enums: bool = True,
     media: bool = True,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One conversation holding every step shape real-stores.md Part B lists: tool results of every
     kind, a permission asked and granted, a background task and the system message it sends back,
     GENERIC and ASK_QUESTION steps, a browser sub-agent with its sub-trajectory, a checkpoint, a
@@ -466,9 +471,9 @@ def every_shape_steps(
     (``THIRD_PARTY_WEB_SEARCH_PROVIDER_GEMINI``, every real web search); ``unnamed_enums=False``
     leaves out all three."""
     images = [image_media(f"file://{workspace}/screenshot.png"), image_media(f"file://{workspace}/logo.png", "")]
-    steps: list[dict] = [user_input(clock, "Set up the project and tell me what you find.", images if media else ())]
+    steps: list[dict[str, Any]] = [user_input(clock, "Set up the project and tell me what you find.", images if media else ())]
 
-    def turn(name: str, args: dict, result: Callable[[dict], dict]) -> dict:
+    def turn(name: str, args: dict[str, Any], result: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
         args = {**args, "toolAction": f"Running {name}", "toolSummary": f"{name} step"}
         call = tool_call(rng, name, args)
         steps.append(planner_response(clock, rng, sentence(rng), [call], thinking=sentence(rng, 10)))
@@ -707,7 +712,7 @@ def every_shape_steps(
     return steps
 
 
-def _prompt_sections() -> list[dict]:
+def _prompt_sections() -> list[dict[str, Any]]:
     """Prompt sections as the last generation row of a real store holds them (gen 1.16: title,
     content, metadata {source_type, template_key}; token type and source 1 in all 354 real sections)."""
     system = {"tokenType": "TOKEN_TYPE_SYSTEM_PROMPT", "tokenSource": "TOKEN_SOURCE_SYSTEM"}
@@ -727,7 +732,7 @@ def _prompt_sections() -> list[dict]:
     ]
 
 
-def _permission(s: dict, action: str, target: str) -> None:
+def _permission(s: dict[str, Any], action: str, target: str) -> None:
     resource = {"action": action, "target": target}
     s["requestedInteraction"] = {"permission": {"resource": resource}}
     # scope is unset on 288 of 310 real grants
@@ -735,7 +740,7 @@ def _permission(s: dict, action: str, target: str) -> None:
     s["completedInteractions"] = [{"request": s["requestedInteraction"], "response": {"permission": {"allow": True}}}]
 
 
-def _browser_subagent(rng: random.Random, clock: Clock) -> dict:
+def _browser_subagent(rng: random.Random, clock: Clock) -> dict[str, Any]:
     inner = [
         user_input(clock, "Open the app and check the title"),
         planner_response(clock, rng, "Opening the page."),

@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
 from audit.store.transcript import CHUNK_BYTES, parse_content
@@ -88,7 +89,7 @@ class BrainInfo:
 # ----------------------------------------------------------------------------- steps -> records
 
 
-def records_from_steps(steps: list[dict]) -> list[dict]:
+def records_from_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One transcript record (full form) per sidecar step, in step order."""
     return [_record(index, step) for index, step in enumerate(steps)]
 
@@ -97,11 +98,11 @@ def _strip(value: object, prefix: str) -> str | None:
     return value.removeprefix(prefix) if isinstance(value, str) else None
 
 
-def _record(index: int, step: dict) -> dict:
+def _record(index: int, step: dict[str, Any]) -> dict[str, Any]:
     kind = _strip(step.get("type"), "CORTEX_STEP_TYPE_") or "UNSPECIFIED"
     meta = step.get("metadata") or {}
     default_source = "USER_EXPLICIT" if kind == "USER_INPUT" else "SYSTEM" if kind in _SYSTEM_TYPES else "MODEL"
-    record: dict = {
+    record: dict[str, Any] = {
         "step_index": index,
         "source": _strip(meta.get("source"), "CORTEX_STEP_SOURCE_") or default_source,
         "type": kind,
@@ -134,7 +135,7 @@ def _local(text: str) -> str:
     return _parse_time(text).astimezone(LOCAL_TIME).isoformat()
 
 
-def _user_input(step: dict, header: str, status: str) -> dict:
+def _user_input(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("userInput") or {}
     text = payload.get("userResponse") or "\n".join(i["text"] for i in payload.get("items", []) if "text" in i)
     created = (step.get("metadata") or {}).get("createdAt")
@@ -142,7 +143,7 @@ def _user_input(step: dict, header: str, status: str) -> dict:
     return {"content": f"<USER_REQUEST>\n{text}\n</USER_REQUEST>\n{extra}"}
 
 
-def _planner(step: dict, header: str, status: str) -> dict:
+def _planner(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("plannerResponse") or {}
     return {
         "content": payload.get("modifiedResponse") or payload.get("response"),
@@ -151,7 +152,7 @@ def _planner(step: dict, header: str, status: str) -> dict:
     }
 
 
-def _args(call: dict) -> dict[str, object]:
+def _args(call: dict[str, Any]) -> dict[str, object]:
     """Arguments as the full tier logs them: native JSON values; UX metadata args always present
     (the compact tier writes each value as JSON text, see ``write_brain``)."""
     try:
@@ -165,7 +166,7 @@ def _args(call: dict) -> dict[str, object]:
     return decoded
 
 
-def _run_command(step: dict, header: str, status: str) -> dict:
+def _run_command(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("runCommand") or {}
     if status == "RUNNING":  # write_brain turns it into a background task
         return {"content": header}
@@ -175,7 +176,7 @@ def _run_command(step: dict, header: str, status: str) -> dict:
     return {"content": f"{header}The command exited with code {code}.\nOutput:\n{output}", "exit_code": code}
 
 
-def _view_file(step: dict, header: str, status: str) -> dict:
+def _view_file(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("viewFile") or {}
     lines = (payload.get("content") or "").split("\n")
     first = int(payload.get("startLine", 1) or 1)
@@ -188,7 +189,7 @@ def _view_file(step: dict, header: str, status: str) -> dict:
     }
 
 
-def _code_action(step: dict, header: str, status: str) -> dict:
+def _code_action(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("codeAction") or {}
     edit = (payload.get("actionResult") or {}).get("edit") or {}
     uri = edit.get("absoluteUri", "")
@@ -202,28 +203,30 @@ def _code_action(step: dict, header: str, status: str) -> dict:
     return {"content": f"{header}The following changes were made by the {tool} tool to: {uri.removeprefix('file://')}.{block}"}
 
 
-def _error_message(step: dict, header: str, status: str) -> dict:
+def _error_message(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     error = (step.get("errorMessage") or {}).get("error") or {}
-    out: dict = {"error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"}
+    out: dict[str, Any] = {
+        "error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"
+    }
     if isinstance(error.get("errorCode"), int):
         out["error_code"] = error["errorCode"]  # newer builds (real-stores.md §A.3)
     return out
 
 
-def _ephemeral(step: dict, header: str, status: str) -> dict:
+def _ephemeral(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     return {"content": EPHEMERAL_PREAMBLE + ((step.get("ephemeralMessage") or {}).get("content") or "")}
 
 
-def _checkpoint(step: dict, header: str, status: str) -> dict:
+def _checkpoint(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     payload = step.get("checkpoint") or {}
     return {"content": payload.get("sessionSummary") or payload.get("userIntent")}
 
 
-def _system_message(step: dict, header: str, status: str) -> dict:
+def _system_message(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     return {"content": (step.get("systemMessage") or {}).get("message")}
 
 
-def _tool_result(step: dict, header: str, status: str) -> dict:
+def _tool_result(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
     return {"content": header.rstrip("\n")}
 
 
@@ -247,7 +250,7 @@ _BODIES = {
 
 def write_brain(
     brain_dir: str | Path,
-    records: list[dict],
+    records: list[dict[str, Any]],
     *,
     rng: random.Random,
     anomalies: frozenset[str] | set[str] = frozenset(),
@@ -274,8 +277,8 @@ def write_brain(
         raise ValueError(f"chunks must be one of {', '.join(CHUNKS)}, not {chunks!r}")
     brain_dir = Path(brain_dir)
     lines = copy.deepcopy(records)
-    marked: dict[str, dict] = {}  # anomaly -> the record that shows it
-    busy: list[dict] = []  # every record an anomaly touched (never the torn line)
+    marked: dict[str, dict[str, Any]] = {}  # anomaly -> the record that shows it
+    busy: list[dict[str, Any]] = []  # every record an anomaly touched (never the torn line)
 
     def pick(name: str, candidates: list[int]) -> int:
         if not candidates:
@@ -432,7 +435,7 @@ def _write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def _background_tasks(lines: list[dict], brain_dir: Path) -> list[tuple[Path, str]]:
+def _background_tasks(lines: list[dict[str, Any]], brain_dir: Path) -> list[tuple[Path, str]]:
     """Give every RUNNING RUN_COMMAND without a task id the background-task body agy logs;
     returns the task logs to write."""
     logs = []
@@ -461,7 +464,7 @@ def _display_uri(path: Path, brain_dir: Path) -> str:
     return Path(DISPLAY_HOME, ".gemini", root, "brain", brain_dir.name, path.relative_to(brain_dir)).as_uri()
 
 
-def _last_command(previous: list[dict]) -> str:
+def _last_command(previous: list[dict[str, Any]]) -> str:
     """The CommandLine of the latest run_command call before a result (how DJ pairs them)."""
     for record in reversed(previous):
         for call in reversed(record.get("tool_calls", [])):
@@ -470,7 +473,7 @@ def _last_command(previous: list[dict]) -> str:
     return ""
 
 
-def _truncate_record(record: dict, limit: int) -> dict:
+def _truncate_record(record: dict[str, Any], limit: int) -> dict[str, Any]:
     """The compact tier's form of a record: every argument as JSON text, long fields truncated."""
     out = copy.deepcopy(record)
     cut = [key for key in ("content", "thinking") if len(out.get(key, "")) > limit]
@@ -488,7 +491,7 @@ def _truncate_record(record: dict, limit: int) -> dict:
     return out
 
 
-def _overview_record(record: dict, limit: int = 2048) -> dict:
+def _overview_record(record: dict[str, Any], limit: int = 2048) -> dict[str, Any]:
     """A record as ``overview.txt`` holds it: the compact encoding, no thinking, no
     ``truncated_fields``, long values cut by ``<truncated N bytes>`` markers."""
     out = {k: v for k, v in _truncate_record(record, limit).items() if k not in ("thinking", "truncated_fields")}
@@ -504,7 +507,7 @@ def _truncate(text: str, limit: int) -> str:
     return text[:head] + f"<truncated {len(text[head:-tail].encode('utf-8'))} bytes>" + text[-tail:]
 
 
-def _write_extras(brain_dir: Path, lines: list[dict], rng: random.Random) -> list[Path]:
+def _write_extras(brain_dir: Path, lines: list[dict[str, Any]], rng: random.Random) -> list[Path]:
     """Step outputs, the message queue and one artifact with its metadata."""
     system = brain_dir / ".system_generated"
     outputs = {
@@ -573,12 +576,12 @@ TYPED_ARGUMENTS = (
 """The argument names with non-string values in real transcripts (real-stores.md §A.3)."""
 
 
-def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home/agy/project") -> list[dict]:
+def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home/agy/project") -> list[dict[str, Any]]:
     """Sidecar-shaped planner steps whose tool calls carry every argument of ``TYPED_ARGUMENTS``
     (ints, bools, objects, arrays), each with the UX metadata arguments real calls have."""
     target = f"{workspace}/{rng.choice(('notes', 'plan', 'readme'))}.md"
 
-    def call(name: str, action: str, args: dict) -> dict:
+    def call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
         return T.tool_call(rng, name, {**args, "toolAction": action, "toolSummary": f"{action.lower()} for the task"})
 
     calls = [
@@ -655,7 +658,7 @@ def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home
     ]
 
 
-def error_steps(clock: T.Clock, codes: tuple[int, ...] = (429, 503)) -> list[dict]:
+def error_steps(clock: T.Clock, codes: tuple[int, ...] = (429, 503)) -> list[dict[str, Any]]:
     """ERROR_MESSAGE steps carrying an ``errorCode`` (the transcript's ``error_code``)."""
     out = []
     for code in codes:
