@@ -24,8 +24,8 @@ from jsonschema import Draft202012Validator
 
 from audit.actions import sweep as sweep_module
 from audit.actions.sweep import Decoded
-from audit.checks import fingerprint
 from audit.checks.baselines import bundled_dir, load
+from audit.checks.fingerprint import sidecar as fingerprint_sidecar
 from audit.cli import main
 from audit.errors import InputError
 from audit.pipeline import ci, sessions, worker
@@ -280,14 +280,14 @@ def _break_links(store, monkeypatch):
 def _break_fingerprint(store, monkeypatch):
     from audit.store import sidecar as sidecar_module
 
-    unreadable, real, real_read = str(sidecar(store, store.plain)), fingerprint.read_bytes, sidecar_module.read
+    unreadable, real, real_read = str(sidecar(store, store.plain)), fingerprint_sidecar.read_bytes, sidecar_module.read
 
     def read_bytes(path, **kwargs):
         if str(path) == unreadable:
             raise InputError(f"{path}: cannot read (Permission denied)")
         return real(path, **kwargs)
 
-    monkeypatch.setattr(fingerprint, "read_bytes", read_bytes)
+    monkeypatch.setattr(fingerprint_sidecar, "read_bytes", read_bytes)
     # not read once for every check (ci's shared read), so that each reads it: only the fingerprint fails
     monkeypatch.setattr(sidecar_module, "read", lambda path: None if str(path) == unreadable else real_read(path))
 

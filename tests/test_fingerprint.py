@@ -20,9 +20,13 @@ from audit.checks.fingerprint import (
     SURFACES,
     Counts,
     Fingerprint,
+    blobs,
+    databases,
     survey,
+    transcript,
     wire_fingerprint,
 )
+from audit.checks.fingerprint import sidecar as fingerprint_sidecar
 from audit.checks.shape import SidecarShape
 from audit.cli import main
 from audit.errors import InputError
@@ -149,8 +153,8 @@ def test_schema_directed_wire_parse_observes_what_the_schema_less_walk_does(tmp_
             for row in conv.tables.get(table, []):
                 value = row.get(column)
                 if type(value) is bytes:
-                    guided = list(fingerprint._fields("s", wire.parse(value, schema=message), message, ""))
-                    assert guided == list(fingerprint._fields("s", wire.parse(value), message, ""))
+                    guided = list(blobs._fields("s", wire.parse(value, schema=message), message, ""))
+                    assert guided == list(blobs._fields("s", wire.parse(value), message, ""))
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -295,11 +299,11 @@ def _walked(descriptor, data: bytes) -> set[tuple[str, str]]:
         fields = wire.parse(data, schema=descriptor)
     except wire.WireError:
         return {("", "invalid")}
-    return {(path, kind) for _, path, kind in fingerprint._fields("s", fields, descriptor, "")}
+    return {(path, kind) for _, path, kind in blobs._fields("s", fields, descriptor, "")}
 
 
 def _parsed(descriptor, data: bytes) -> set[tuple[str, str]] | None:
-    return fingerprint._decoded_fields(descriptor, data)
+    return blobs._decoded_fields(descriptor, data)
 
 
 def _field(number: int, wire_type: int, payload: bytes = b"\x01") -> bytes:
@@ -400,7 +404,7 @@ def test_every_fixture_blob_is_observed_as_the_wire_walk_does(tmp_path):
                         continue
                     scope = f"{table}.{column}"
                     if (table, column) == ("steps", "step_payload"):
-                        scope += f"[{fingerprint._step_type(row.get('step_type'))}]"
+                        scope += f"[{blobs._step_type(row.get('step_type'))}]"
                     descriptor = fingerprint.BLOB_MESSAGES.get((table, column))
                     if descriptor is None:
                         continue
@@ -450,7 +454,7 @@ def test_the_parse_keeps_the_wire_walks_field_budget(monkeypatch):
     data = step.SerializeToString()  # five fields in 12 bytes
     expected = _walked(pb.Step.DESCRIPTOR, data)
     for budget, answer in ((len(data) // 2, expected), (5, expected), (4, None), (1, None)):
-        monkeypatch.setattr(fingerprint, "MAX_FIELDS", budget)
+        monkeypatch.setattr(blobs, "MAX_FIELDS", budget)
         assert _parsed(pb.Step.DESCRIPTOR, data) == answer, budget
 
 
@@ -473,7 +477,6 @@ def test_wire_observations_are_distinct_per_conversation():
 
 
 def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp_path, monkeypatch):
-    from audit.checks import fingerprint
     from audit.store.database import read_database
 
     home = build_store(tmp_path / "home", unknown_fields=True)
@@ -485,15 +488,14 @@ def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_sam
         reads.add(read_database(db))
     for brain in sorted(home.glob("brain/*")):
         reads.add_brain(brain)
-    monkeypatch.setattr(fingerprint, "read_database", lambda path: pytest.fail(f"{path} read again"))
-    monkeypatch.setattr(fingerprint, "iter_transcript", lambda paths, tier: pytest.fail(f"{paths} read again"))
+    monkeypatch.setattr(databases, "read_database", lambda path: pytest.fail(f"{path} read again"))
+    monkeypatch.setattr(transcript, "iter_transcript", lambda paths, tier: pytest.fail(f"{paths} read again"))
     shared = survey([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert shared.counts == alone.counts and alone.counts.databases == 5 and len(alone.problems) == 1
 
 
 def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp_path, monkeypatch):
-    from audit.checks import fingerprint
     from audit.store import sidecar
 
     home = build_store(tmp_path / "home", unknown_fields=True)
@@ -505,9 +507,11 @@ def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp
         got = sidecar.read(path)
         assert got is not None
         reads.add_sidecar(path, got.document)
-    real = fingerprint.read_bytes
+    real = fingerprint_sidecar.read_bytes
     read_again: list[str] = []
-    monkeypatch.setattr(fingerprint, "read_bytes", lambda path, **kw: read_again.append(Path(path).name) or real(path, **kw))
+    monkeypatch.setattr(
+        fingerprint_sidecar, "read_bytes", lambda path, **kw: read_again.append(Path(path).name) or real(path, **kw)
+    )
     shared = survey([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.counts == alone.counts and alone.counts.sessions == 5
     assert read_again == ["00000000-0000-4000-8000-000000000000.trajectory.json"]

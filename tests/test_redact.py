@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from audit.actions.redact import (
     _NOT_UTF8,
-    PROVEN,
     REPORT,
     Redactor,
     _as_text,
@@ -24,6 +23,7 @@ from audit.actions.redact import (
     redact_wire,
 )
 from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.checks.shape import digest_lines
 from audit.cli import main
 from audit.errors import FindingsError
@@ -34,6 +34,7 @@ from audit.testing import StoreBuilder
 from audit.testing.sample import build
 from tests.cli_capture import cli
 
+PROVEN = kept_by_redact()
 KEY = b"k" * 32
 shared_directory = faults.shared  # a directory the unprivileged user can use (a fixture)
 

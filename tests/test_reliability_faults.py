@@ -22,7 +22,8 @@ import pytest
 from cli_capture import cli
 
 from audit.actions import stamp, sweep
-from audit.checks import contract, fingerprint, links, schemas
+from audit.checks import contract, links, schemas
+from audit.checks.fingerprint import dispatch
 from audit.cli import build_parser
 from audit.errors import InputError, Terminated
 from audit.safeio import atomic_write
@@ -421,7 +422,7 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
         code, out, _ = cli("verify-contract", conversations)
         assert code == 2 and f"{victim}: unreadable: no such file" in out.splitlines()
     else:
-        vanish_after(monkeypatch, fingerprint, "_collect", victim)
+        vanish_after(monkeypatch, dispatch, "collect", victim)
         code, out, err = cli("fingerprint", "--surface", "sidecar", conversations)
         assert code == 2 and err == (  # item 13 of issue 16: an unreadable input is exit 2, as documented
             f"agy-audit: warning: {victim}: no such file\n"

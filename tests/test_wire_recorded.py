@@ -17,6 +17,7 @@ from test_trajectory import _messages as step_messages
 from test_wire import _varint
 
 from audit.checks import fingerprint
+from audit.checks.fingerprint import blobs
 from audit.store import proto_json, wire
 from audit.store.database import NativeConversation, read_database
 from audit.store.proto import cortex_pb2 as pb
@@ -184,8 +185,8 @@ def test_each_blob_the_record_cannot_vouch_for_is_parsed_and_the_rest_is_not():
 def test_a_copy_column_is_recorded_at_its_own_root_depth(monkeypatch):
     """A column that is a copy of the payload's field is walked from its own root: the wire walk's
     depth limit cuts it one level deeper than inside the payload."""
-    monkeypatch.setattr(fingerprint, "MAX_DEPTH", 1)
-    monkeypatch.setattr(fingerprint, "_ROOTS", {})  # nodes made under the patched depth
+    monkeypatch.setattr(blobs, "MAX_DEPTH", 1)
+    monkeypatch.setattr(blobs, "_ROOTS", {})  # nodes made under the patched depth
     step = pb.Step(type=pb.CORTEX_STEP_TYPE_PLANNER_RESPONSE)
     step.metadata.created_at.seconds = 5  # seconds: two levels below the payload, one below the column
     conv = _conv({"steps": [_row(0, step, "none", "copy")]})
@@ -385,13 +386,13 @@ def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(
         reads.add(d.conv, d.fields)
 
     parsed = []
-    real = fingerprint._blob_fields
-    monkeypatch.setattr(fingerprint, "_blob_fields", lambda m, data: parsed.append(data) or real(m, data))
+    real = blobs._blob_fields
+    monkeypatch.setattr(blobs, "_blob_fields", lambda m, data: parsed.append(data) or real(m, data))
     out = tmp_path / "corpus"
     result = sweep([Root(store, "cli", True)], out, source="native", env={}, on_swept=swept, on_selected=lambda n: n == 4)
     assert result.complete and len(decoded) == 4 and all(isinstance(f, BlobFields) and f.cells for f in decoded)
     assert parsed == []
-    monkeypatch.setattr(fingerprint, "_blob_fields", real)
+    monkeypatch.setattr(blobs, "_blob_fields", real)
     alone = fingerprint.survey([out])
     shared = fingerprint.survey([out], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems

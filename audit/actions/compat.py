@@ -24,20 +24,6 @@ AGY_READER_LABELS = {"sqlite": "Schema fingerprint", "sidecar": "Sidecar shape f
 """Bullet labels of agy-reader's record; every other surface's is ``<Surface> fingerprint``."""
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _BULLET = re.compile(r"^- \*\*(?P<label>[^*]+):\*\*[ \t]*(?P<value>.*)$", re.M)
-_WHAT = {
-    "sidecar": "the JSON shape of the trajectory sidecars, by agy-reader's algorithm",
-    "sqlite": "the conversation database schema: DDL and user_version",
-    "wire": "the protobuf shape of the database's blob columns",
-    "transcript": "the shape of the brain transcript records",
-    "summaries": "the schema and column shapes of conversation_summaries.db",
-    "history": "the keys of the history.jsonl records",
-    "cache": "the keys of the cache/ files",
-    "artifacts": "the keys of the brain artifact metadata files",
-    "roots": "the store roots and the per-install files each holds",
-    "layout": "which file families each root's sessions have (.db, -wal, legacy .pb, sidecar, flat and chunked transcript tiers, overview)",
-    "conventions": "which content conventions readers parse each transcript tier and step type carries (headers, markers, sentences; how often, never their text)",
-    "values": "the values each enum-like field holds (step types, statuses, sources, models, tool names)",
-}
 
 
 @dataclass(frozen=True)
@@ -147,12 +133,12 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
         digest = newest.digests.get(surface)
         if digest is None:
             held = f" (absent from the recorded corpus: {newest.absent[surface]})" if surface in newest.absent else ""
-            out.append(f"- {surface}, {_WHAT.get(surface, surface)}: not verified for this version{held}.")
+            out.append(f"- {surface}, {SURFACES[surface].describes}: not verified for this version{held}.")
             continue
         how = newest.provenance.get(surface, "provenance not recorded")
         kept = newest.lines.get(surface)
         lines = f"{len(kept):,} canonical lines kept" if kept is not None else "digest only, no lines kept"
-        out.append(f"- {surface}, {_WHAT.get(surface, surface)}: `{digest}`, {how}; {lines}.")
+        out.append(f"- {surface}, {SURFACES[surface].describes}: `{digest}`, {how}; {lines}.")
     imported = any(str(how).startswith("imported") for how in newest.provenance.values())
     if newest.scope == "explicit-version-scoped" and imported:
         out.append(

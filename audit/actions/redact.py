@@ -42,7 +42,7 @@ random filler is one keyed hash and one extendable-output hash per value, and th
 search below looks up each 8-byte window of the copy once in a hash table.
 
 The proof (``redact``): the copy is fingerprinted on every surface but those of the per-install
-files it leaves out (``PROVEN``) and must give the digests of the source; no replaced source string
+files it leaves out (``Surface.redact``: ``kept_by_redact``) and must give the digests of the source; no replaced source string
 whose placeholder is one of at least 2**40 (``MIN_SURVIVOR_BITS``) may occur in any byte of the copy; every
 redacted JSON document differs from its source only by string values (deepdiff explains a
 document that does not). On any refusal the copy is removed (exit 1).
@@ -72,7 +72,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from audit.actions.sweep import backup_database
-from audit.checks.fingerprint import SURFACES, Fingerprint, survey
+from audit.checks.fingerprint import Fingerprint, survey
+from audit.checks.fingerprint.surfaces import kept_by_redact, left_out_by_redact
 from audit.checks.shape import digest_lines
 from audit.checks.values import OTHER, Values, add_trajectory
 from audit.checks.values import SURFACE as VALUES
@@ -122,13 +123,6 @@ LEFT_OUT_NAMES = frozenset(
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
 """Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
-LEFT_OUT_SURFACES = frozenset({"summaries", "history", "cache", "roots", "layout", "conventions"})
-"""The surfaces of the per-install files left out (``conversation_summaries.db``, ``history.jsonl``,
-``cache/``), the ``roots`` that list them, the ``layout`` (legacy ``.pb`` files are left out
-and each ``.db`` is written whole, without its ``-wal``) and the ``conventions`` (the headers and
-sentences of transcript content are text, replaced like any other)."""
-PROVEN = tuple(s for s in SURFACES if s not in LEFT_OUT_SURFACES)
-"""The surfaces whose digests the copy must keep (of ``values``, the lines of those surfaces)."""
 
 ProgressFactory = Callable[[str, str], Progress]
 """Makes the progress line of one step from (label, unit)."""
@@ -1242,11 +1236,12 @@ def redact(
                 _redact_manifest(run)
             sync_files(run.written, out, filesystem=filesystem)
         problems = run.problems
+        proven = kept_by_redact()
         with _bar(progress, "redact: proof, fingerprints of the source") as bar:
-            before = survey([source], PROVEN, progress=bar)
+            before = survey([source], proven, progress=bar)
         with _bar(progress, "redact: proof, fingerprints of the copy") as bar:
-            after = survey([out], PROVEN, progress=bar)
-        for surface in PROVEN:
+            after = survey([out], proven, progress=bar)
+        for surface in proven:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
             result.digests[surface] = (_proved(a), _proved(b))
             if result.digests[surface][0] != result.digests[surface][1]:
@@ -1274,7 +1269,8 @@ def _proved(found: Fingerprint | None) -> str | None:
     of the left-out files (``history:type``)."""
     if found is None or found.surface != VALUES:
         return found.digest if found else None
-    return digest_lines(line for line in found.lines if line.partition(":")[0] not in LEFT_OUT_SURFACES)
+    left_out = left_out_by_redact()
+    return digest_lines(line for line in found.lines if line.partition(":")[0] not in left_out)
 
 
 def report_text(result: Result) -> str:

@@ -1,8 +1,9 @@
 """Judging: everything that compares what was read with what it should be and returns findings.
 
 The contract and its schema compiler (``contract``, ``schemas``), native completeness
-(``completeness``), shapes and fingerprints of every surface (``shape``, ``fingerprint``; the
-content conventions of transcripts, ``conventions``), drift
+(``completeness``), shapes and fingerprints of every surface (``shape``; ``fingerprint``, a
+package of one module per surface or input kind with the registry of surfaces,
+``fingerprint.surfaces``; the content conventions of transcripts, ``conventions``), drift
 against recorded baselines (``drift``, ``baselines``), parent links (``links``) and what a session's
 files hold (``inspection``). Results are plain dataclasses; nothing here prints, parses arguments
 or writes a store.

@@ -78,7 +78,6 @@ from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import STEP_TYPE_NAMES
 
 SCHEMA = "consumer-profile"
-FINGERPRINTED = tuple(s for s in SURFACES if s != VALUES)
 REQUIRES, OPTIONAL = "requires", "optional"
 BREAKS_ON_OTHER, DROPS_OTHER, SKIPS_OTHER = "breaks", "drops", "skips"
 OK, AT_RISK, BREAKS, UNKNOWN = "ok", "at risk", "breaks", "unknown"
@@ -354,7 +353,7 @@ def pattern(path: str, surface: str | None = None) -> re.Pattern[str]:
 
 def unfingerprinted(entry: Entry) -> str | None:
     """Why no fingerprint line can show *entry*, or None when one can."""
-    if entry.surface not in FINGERPRINTED:
+    if entry.surface not in SURFACES or not SURFACES[entry.surface].profiled:
         return f"no fingerprint covers the {entry.surface} surface"
     path = entry.path
     if entry.surface == "layout":

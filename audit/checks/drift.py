@@ -147,7 +147,7 @@ class Observed:
     fingerprints: dict[str, Fingerprint]
     complete: bool
     scope: str
-    offered: tuple[str, ...] = SURFACES  # surfaces this kind of input can have
+    offered: tuple[str, ...] | None = None  # surfaces this kind of input can have (None: every one)
     not_computed: dict[str, str] = field(default_factory=dict)
     partial: dict[str, str] = field(default_factory=dict)  # surface -> why absent lines are no evidence
     survey: Survey | None = None  # when computed
@@ -164,14 +164,15 @@ class Observed:
 
 def observe(
     paths: Sequence[str | os.PathLike[str]],
-    surfaces: tuple[str, ...] = SURFACES,
+    surfaces: tuple[str, ...] | None = None,
     *,
     progress: Callback | None = None,
     read: Reads | None = None,
 ) -> Observed:
-    """Fingerprints of *paths*: a sweep corpus, store or files (computed, *progress* and *read*
-    as in ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
+    """Fingerprints of *surfaces* (default: every one) of *paths*: a sweep corpus, store or files
+    (computed, *progress* and *read* as in ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
     (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
+    surfaces = tuple(SURFACES) if surfaces is None else surfaces
     single = Path(paths[0]) if len(paths) == 1 else None
     if single is not None and is_file(single / baselines.BASELINE_FILE):
         b = baselines.load(single)
@@ -631,7 +632,9 @@ def compare(baseline: Baseline, observed: Observed, surfaces: tuple[str, ...] | 
     result = Comparison(baseline.name, observed.complete, observed.scope)
     current = observed.fingerprints
     for surface in SURFACES:
-        if surface not in observed.offered or (surfaces is not None and surface not in surfaces):
+        if (observed.offered is not None and surface not in observed.offered) or (
+            surfaces is not None and surface not in surfaces
+        ):
             continue
         if surfaces is None and surface not in current and surface not in baseline.digests and surface not in baseline.absent:
             continue

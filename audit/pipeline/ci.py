@@ -683,7 +683,7 @@ class _Context:
     # -- fingerprint and compare ----------------------------------------------------------------
 
     def _fingerprint_inputs(self) -> list[tuple[str, list[Path], tuple[str, ...]]]:
-        inputs: list[tuple[str, list[Path], tuple[str, ...]]] = [(CORPUS, [self.out], SURFACES)]
+        inputs: list[tuple[str, list[Path], tuple[str, ...]]] = [(CORPUS, [self.out], tuple(SURFACES))]
         if self.live:
             inputs.append((LIVE, [r.path for r, _ in self._live_dirs()], ("sidecar",)))
         return inputs
