@@ -26,6 +26,7 @@ from audit.checks import contract, links, schemas
 from audit.checks.fingerprint import dispatch
 from audit.cli import build_parser
 from audit.errors import InputError, Terminated
+from audit.resources import data_path
 from audit.safeio import atomic_write
 from audit.store import layout
 from audit.testing import StoreBuilder
@@ -196,7 +197,16 @@ def unprivileged(function, *args):
             except OSError as exc:
                 payload = pickle.dumps(("skip", f"cannot drop root privileges to test permission bits: {exc}"))
             else:
-                payload = pickle.dumps(("ok", function(*args)))
+                try:
+                    readable = os.access(data_path("consumers"), os.R_OK | os.X_OK)
+                except OSError:
+                    readable = False
+                if not readable:
+                    # a checkout under a private directory (a 0700 mktemp, /root): that user cannot
+                    # read the bundled data that ci loads as it runs, so no verdict is about the store
+                    payload = pickle.dumps(("skip", f"uid {NOBODY} cannot read the checkout's bundled data"))
+                else:
+                    payload = pickle.dumps(("ok", function(*args)))
         except BaseException:
             payload = pickle.dumps(("error", traceback.format_exc()))
         with os.fdopen(write, "wb") as fh:
