@@ -41,7 +41,6 @@ from audit.pipeline.ci import (
     Stage,
 )
 from audit.pipeline.sessions import SessionChecks
-from audit.progress import wanted
 from audit.report import ci_report
 from audit.resources import data_path
 from audit.store.database import read_database
@@ -634,15 +633,6 @@ def test_progress_for_sweep_verification_and_fingerprints(store, tmp_path):
         ("fingerprint live", "files", 5, 6),
         ("fingerprint live", "closed"),
     ]
-
-
-def test_progress_only_on_a_terminal():
-    class Tty:
-        def isatty(self):
-            return True
-
-    assert wanted(Tty(), quiet=False) and not wanted(Tty(), quiet=True) and not wanted(Tty(), quiet=False, machine=True)
-    assert not wanted(open(os.devnull, "w"), quiet=False)
 
 
 def test_a_column_added_to_every_db_fails_ci_naming_it(capsys, store, tmp_path):

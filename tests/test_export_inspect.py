@@ -349,7 +349,7 @@ def test_an_export_of_a_lagging_db_lists_the_steps_only_its_transcripts_hold(tmp
     text = capsys.readouterr().out
     assert f"\n- **left out:** 2 step(s) only in the brain transcript (step {n - 2}-{n - 1})\n" in text
     assert main(["export", convo.id, "--home", str(tmp_path), "--quiet"]) == 0
-    assert capsys.readouterr().err == ""  # --quiet: the provenance alone says it
+    assert capsys.readouterr().err == captured.err  # what the export leaves out is never hidden
 
 
 def test_an_export_whose_db_holds_every_transcript_step_lists_none(tmp_path, capsys):

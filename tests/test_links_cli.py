@@ -305,7 +305,7 @@ def test_failed_verification_exits_1_and_restores(capsys, family, tmp_path, monk
     root = family[0]
     before = snapshot(root / "conversations")
     real_verify = backup.verify
-    monkeypatch.setattr(backup, "verify", lambda path, unchanged=False: real_verify(path, unchanged=True))
+    monkeypatch.setattr(backup, "verify", lambda path, unchanged=False, progress=None: real_verify(path, unchanged=True))
     code, out, err = run(capsys, "links", "repair", "--root", root, "--backup", tmp_path / "bk")
     assert code == 1 and "verification failed" in err and "bytes changed" in err and "restored from" in err
     assert snapshot(root / "conversations") == before

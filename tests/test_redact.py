@@ -134,9 +134,10 @@ def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_d
     assert (copy_held, source_held) == (dict.fromkeys(left_out, ("skipped", 0)), dict.fromkeys(left_out, ("pass", 0)))
     # The sample's one .db/transcript disagreement (a planted thinking) survives redaction, nothing
     # else disagrees: truncated transcript values still agree with the .db values they were cut from.
-    assert main(["consistency", "--home", str(redacted.out), "-q"]) == 1
+    assert main(["consistency", "--home", str(redacted.out)]) == 1
     out = capsys.readouterr().out
-    assert out.count("[consistency/thinking]") == 2 and "[consistency/" not in out.replace("[consistency/thinking]", "")
+    violations = [line for line in out.splitlines() if "[consistency/" in line and "] advisory: " not in line]
+    assert len(violations) == 2 and all("[consistency/thinking]" in line for line in violations)
 
 
 def test_placeholders_keep_length_classes_and_markers():
@@ -669,6 +670,7 @@ def test_progress_goes_to_stderr_as_plain_lines_off_a_terminal(sample, tmp_path,
 
     from audit import progress
 
+    monkeypatch.delenv(progress.ENV)
     monkeypatch.setattr(progress, "AFTER", 0.0)
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
     code, stdout, stderr = cli("redact", sample, "--out", tmp_path / "copy", "--seed", "s", "--format", "json")

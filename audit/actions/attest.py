@@ -27,10 +27,11 @@ from audit.checks.completeness import (
     Report,
     Result,
     Target,
-    check_target,
+    check_all,
 )
 from audit.clock import now_rfc3339
 from audit.errors import InputError
+from audit.progress import Callback
 from audit.safeio import atomic_write, dumps, read_bytes
 from audit.store.legacy_pb import Key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
@@ -141,13 +142,14 @@ def check_and_attest(
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
+    progress: Callback | None = None,
 ) -> Report:
     """Check every one of *targets* (a legacy ``.pb`` source read with *key*) and ``attest`` the
     verdicts, holding the writer lock of every directory it may write in (``writelock.held``)
     from before the first sidecar is read: another of our writers (``links backfill``) then
-    waits, and no attestation or stamp is lost."""
+    waits, and no attestation or stamp is lost. *progress* is told before each sidecar is checked."""
     directories = sorted({t.sidecar.parent for t in targets if not t.corpus})
     with writelock.held(directories, timeout=lock_timeout, waiting=waiting):
-        report = Report([check_target(t, key=key) for t in targets])
+        report = check_all(targets, key, progress=progress)
         attest(report)
     return report

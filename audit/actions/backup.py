@@ -30,6 +30,7 @@ from audit.actions.stamp import check_writable, store_busy
 from audit.checks import diff
 from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
 from audit.errors import AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
+from audit.progress import Callback, tracked
 from audit.safeio import (
     FILE,
     atomic_write,
@@ -107,6 +108,7 @@ def create(
     *,
     expect: Mapping[str, FileState] | None = None,
     plan: Callable[[bytes, str], bytes] | None = None,
+    progress: Callback | None = None,
 ) -> Backup:
     """Copy every sidecar of *directory* into the new *backup_dir*; the manifest comes last.
 
@@ -114,7 +116,7 @@ def create(
     sha256 and keeps its mtime. A source whose size, mtime or hash changes while it is copied, or
     that differs from *expect* (the states a resolution read), means a writer is active. Each
     file's permission bits are recorded; with *plan* (``plan(bytes, name)``: the bytes a repair
-    will write) so is the sha256 of the repaired bytes.
+    will write) so is the sha256 of the repaired bytes. *progress* is told before each copy.
     """
     root = Path(directory).resolve()
     listing = list_sidecars(root)
@@ -129,7 +131,7 @@ def create(
     backup = Path(backup_dir).absolute()
     make_private_dir(backup)
     try:
-        return _copy(root, names, backup, expect, plan)
+        return _copy(root, names, backup, expect, plan, progress)
     except BaseException:  # a failed or interrupted backup is removed: no unusable leftover
         shutil.rmtree(backup, ignore_errors=True)
         raise
@@ -141,12 +143,13 @@ def _copy(
     backup: Path,
     expect: Mapping[str, FileState] | None,
     plan: Callable[[bytes, str], bytes] | None,
+    progress: Callback | None,
 ) -> Backup:
     copies = make_private_dir(backup / FILES_DIR)
     files: dict[str, FileState] = {}
     modes: dict[str, int] = {}
     repaired: dict[str, str] = {}
-    for name in names:
+    for name in tracked(names, progress):
         source = root / name
         before = os.lstat(source)
         modes[name] = stat.S_IMODE(before.st_mode)
@@ -252,13 +255,13 @@ def _payload(data: bytes, source: str) -> object:
         return None
 
 
-def verify(backup_dir: str | os.PathLike[str], *, unchanged: bool = False) -> Verification:
+def verify(backup_dir: str | os.PathLike[str], *, unchanged: bool = False, progress: Callback | None = None) -> Verification:
     """Compare the backed-up directory with its backup.
 
     Problems: a changed file set, a non-regular sidecar, a changed mtime, any payload difference
     other than ``agyReader.parentCascadeId`` (type-strict, numbers by exact text; with *unchanged*
     any byte difference), an unreadable sidecar, an invalid or duplicate cascade id, an invalid
-    stamp, a cycle of stamps.
+    stamp, a cycle of stamps. *progress* is told before each sidecar is compared.
     """
     bk = load(backup_dir)
     problems: list[str] = []
@@ -269,7 +272,7 @@ def verify(backup_dir: str | os.PathLike[str], *, unchanged: bool = False) -> Ve
     changed: list[str] = []
     parents: dict[str, str | None] = {}
     owners: dict[str, str] = {}
-    for name in sorted(set(listing) & set(bk.files)):
+    for name in tracked(sorted(set(listing) & set(bk.files)), progress):
         path, state = bk.root / name, bk.files[name]
         if not listing[name]:
             problems.append(f"{name}: not a regular sidecar (symbolic link or special file)")
@@ -329,6 +332,7 @@ def rollback(
     force: bool = False,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
+    progress: Callback | None = None,
 ) -> Rollback:
     """Restore every backed-up sidecar's bytes, mtime and mode (atomic writes); files added later
     stay. Holds the backed-up directory's writer lock (``writelock.held``) throughout.
@@ -342,7 +346,8 @@ def rollback(
     the bytes the repair wrote; for a backup that did not record those, any change outside
     ``agyReader.parentCascadeId``) and a write-protected one: restoring would silently discard
     what a writer added since. Interrupted (Ctrl-C, SIGTERM) between two restores, it says how
-    many were restored and that running it again finishes the job.
+    many were restored and that running it again finishes the job. *progress* is told before
+    each sidecar is restored (or found as it was).
     """
     bk = load(backup_dir)
     if not is_dir(bk.root):
@@ -366,7 +371,7 @@ def rollback(
             _refuse_later_changes(bk)
         restored: list[str] = []
         try:
-            same = _restore(bk, copies, restored)
+            same = _restore(bk, copies, restored, progress)
         except KeyboardInterrupt as exc:
             raise AuditError(
                 f"{bk.root}: interrupted after restoring {len(restored)} of {len(bk.files)} sidecar(s) from {bk.path}; "
@@ -377,11 +382,12 @@ def rollback(
     return Rollback(bk.path, bk.root, tuple(restored), same, extra)
 
 
-def _restore(bk: Backup, copies: Mapping[str, bytes], restored: list[str]) -> int:
+def _restore(bk: Backup, copies: Mapping[str, bytes], restored: list[str], progress: Callback | None) -> int:
     """Write back every sidecar that differs from its copy (appended to *restored* as it is
     written); the number already equal to theirs."""
     same = 0
-    for name, state in bk.files.items():
+    for name in tracked(list(bk.files), progress):
+        state = bk.files[name]
         target, data = bk.root / name, copies[name]
         mode = bk.modes.get(name)
         if exists(target):

@@ -33,6 +33,7 @@ from typing import Any
 
 from audit.actions.store_copy import copy_stores, remove_tree
 from audit.errors import InputError
+from audit.progress import Callback, tracked
 from audit.safeio import atomic_write, dumps, exists, is_dir, is_file, make_private_dir, path_kind, read_bytes
 from audit.store import wire
 from audit.store.proto import cortex_pb2 as pb
@@ -545,10 +546,13 @@ ORIGINAL = "original"
 """``<out>/original/home``: the copy every mutated copy starts from."""
 
 
-def write_copies(home: str | os.PathLike[str], out: str | os.PathLike[str], mutations: Sequence[Mutation]) -> dict[str, Any]:
+def write_copies(
+    home: str | os.PathLike[str], out: str | os.PathLike[str], mutations: Sequence[Mutation], *, progress: Callback | None = None
+) -> dict[str, Any]:
     """Copy the stores of *home* to ``<out>/original/home`` and, per mutation that changes
     something, to ``<out>/<name>/home`` with it applied; then write ``<out>/index.json`` (last: a
-    directory without it is incomplete) and return it. *out* must not exist."""
+    directory without it is incomplete) and return it. *out* must not exist. *progress* is told
+    before each mutation."""
     out = Path(out)
     if path_kind(out, follow_symlinks=False) is not None:
         raise InputError(f"{out}: already exists; give a directory that does not")
@@ -556,7 +560,7 @@ def write_copies(home: str | os.PathLike[str], out: str | os.PathLike[str], muta
     original = out / ORIGINAL / "home"
     copied = copy_stores(home, original)
     entries = []
-    for m in mutations:
+    for m in tracked(mutations, progress, lambda m: m.name):
         target = out / m.name / "home"
         copy_stores(original, target)
         changed = apply_mutation(m, target)

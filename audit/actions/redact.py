@@ -63,7 +63,7 @@ import shutil
 import sqlite3
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -78,7 +78,7 @@ from audit.checks.shape import digest_lines
 from audit.checks.values import OTHER, Values, add_trajectory
 from audit.checks.values import SURFACE as VALUES
 from audit.errors import FindingsError, InputError, UsageError
-from audit.progress import Callback, Progress
+from audit.progress import Callback, Factory, step
 from audit.safeio import (
     MAX_DOCUMENT_BYTES,
     JSONError,
@@ -123,9 +123,6 @@ LEFT_OUT_NAMES = frozenset(
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
 """Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
-
-ProgressFactory = Callable[[str, str], Progress]
-"""Makes the progress line of one step from (label, unit)."""
 
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
@@ -1187,25 +1184,13 @@ def _explain(old: Any, new: Any, r: Redactor, source: str) -> list[str]:
     return problems or [f"{source}: differs from its copy by more than string values"]
 
 
-@contextlib.contextmanager
-def _bar(progress: ProgressFactory | None, label: str) -> Iterator[Callback | None]:
-    if progress is None:
-        yield None
-        return
-    bar = progress(label, "files")
-    try:
-        yield bar
-    finally:
-        bar.close()
-
-
 def redact(
     source: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
     key: bytes | None = None,
     max_file_size: int = MAX_FILE_SIZE,
-    progress: ProgressFactory | None = None,
+    progress: Factory | None = None,
 ) -> Result:
     """Write the redacted copy of *source* to the new directory *out* and prove it (module doc).
     *progress* makes the progress line of each step: the copy, the fingerprints of the source
@@ -1230,16 +1215,16 @@ def redact(
     try:
         with contextlib.suppress(OSError):
             filesystem = filesystem_handle(out)
-        with _bar(progress, "redact: copy") as bar:
+        with step(progress, "redact: copy", "files") as bar:
             _copy(run, _by_session(files, source), bar)
             if run.corpus:
                 _redact_manifest(run)
             sync_files(run.written, out, filesystem=filesystem)
         problems = run.problems
         proven = kept_by_redact()
-        with _bar(progress, "redact: proof, fingerprints of the source") as bar:
+        with step(progress, "redact: proof, fingerprints of the source", "files") as bar:
             before = survey([source], proven, progress=bar)
-        with _bar(progress, "redact: proof, fingerprints of the copy") as bar:
+        with step(progress, "redact: proof, fingerprints of the copy", "files") as bar:
             after = survey([out], proven, progress=bar)
         for surface in proven:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
@@ -1250,7 +1235,7 @@ def redact(
                 )
         result.counts = dict(r.counts)
         atomic_write(out / REPORT, report_text(result).encode("utf-8"))  # searched with the rest
-        with _bar(progress, "redact: proof, search of the copy for source strings") as bar:
+        with step(progress, "redact: proof, search of the copy for source strings", "files") as bar:
             problems += _survivors(out, r, bar)
         if problems:
             shown = "; ".join(problems[:5]) + (f" (+{len(problems) - 5} more)" if len(problems) > 5 else "")

@@ -16,6 +16,7 @@ from audit.actions import backup, stamp, writelock
 from audit.actions.backup import Verification
 from audit.checks import links
 from audit.errors import AuditError, FindingsError, NothingToCheck, interrupt_exit_code, interrupts_held
+from audit.progress import Factory, step
 
 
 def refuse(resolution: links.Resolution) -> None:
@@ -48,6 +49,7 @@ def repair(
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
+    progress: Factory | None = None,
 ) -> RepairResult:
     """Recompute every parent of *directory* ignoring stamps, under a verified backup, holding
     the directory's writer lock throughout (``writelock.held``).
@@ -67,9 +69,12 @@ def repair(
     backup and the rollback command. Its own restores are forced: they undo this run's writes, as
     documented, where ``links rollback`` refuses a sidecar that changed after the repair. A writer
     noticed while stamping stops the run and says how to undo what was written.
+
+    *progress* makes the progress of steps 1, 2 and 4 (``links repair: read``, ``backup``, ``verify``).
     """
     with writelock.held([directory], timeout=lock_timeout, waiting=waiting):
-        resolution = links.resolve(directory, repair=True)
+        with step(progress, "links repair: read", "sidecars") as bar:
+            resolution = links.resolve(directory, repair=True, progress=bar)
         refuse(resolution)
         if not resolution.changes:
             return RepairResult(resolution, None, None)
@@ -77,11 +82,17 @@ def repair(
             stamp.check_writable(link.path)
         made = None
         try:
-            made = backup.create(
-                directory, backup_dir, expect=resolution.files, plan=lambda data, name: stamp.planned(resolution, data, name)
-            )
+            with step(progress, "links repair: backup", "sidecars") as bar:
+                made = backup.create(
+                    directory,
+                    backup_dir,
+                    expect=resolution.files,
+                    plan=lambda data, name: stamp.planned(resolution, data, name),
+                    progress=bar,
+                )
             stamp.apply(resolution)
-            verification = backup.verify(made.path)
+            with step(progress, "links repair: verify", "sidecars") as bar:
+                verification = backup.verify(made.path, progress=bar)
             if not verification.ok:
                 raise Unverified(f"{directory}: verification failed ({verification.problems[0]}); {_restore(made.path)}")
         except FindingsError as exc:  # a writer appeared: keep what was written, say how to undo it

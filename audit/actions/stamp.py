@@ -11,6 +11,7 @@ from pathlib import Path
 from audit.actions import writelock
 from audit.checks.links import Link, Resolution, resolve
 from audit.errors import FindingsError, InputError
+from audit.progress import Callback
 from audit.safeio import atomic_write, read_bytes
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
 from audit.store.stamps import PARENT_KEY, set_reader_key
@@ -72,10 +73,12 @@ def backfill(
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,
     waiting: Callable[[str], None] | None = None,
+    progress: Callback | None = None,
 ) -> Resolution:
     """Resolve *directory* and ``apply`` its stamps, holding the directory's writer lock
-    (``writelock.held``) from before the sidecars are read until the last one is written."""
+    (``writelock.held``) from before the sidecars are read until the last one is written.
+    *progress* is told before each sidecar is read."""
     with writelock.held([directory], timeout=lock_timeout, waiting=waiting):
-        resolution = resolve(directory)
+        resolution = resolve(directory, progress=progress)
         apply(resolution)
     return resolution

@@ -62,7 +62,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -78,6 +78,7 @@ from audit.errors import (
     NothingToCheck,
     UsageError,
 )
+from audit.progress import Callback, tracked
 from audit.safeio import dumps, is_dir, json_key, loads, read_bytes
 from audit.store.corpus import is_corpus
 from audit.store.database import READ_FAILURES, NativeConversation, affects_projection, read_database
@@ -727,17 +728,28 @@ def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[Tar
     return chosen
 
 
-def check_root(root: Root, key: Key | None = None) -> Report:
+def check_all(
+    found: Sequence[Target], key: Key | None = None, *, details: bool = True, progress: Callback | None = None
+) -> Report:
+    """Check every one of *found* (``check_target``); *progress* is told before each sidecar."""
+    return Report([check_target(t, details=details, key=key) for t in tracked(found, progress, _name)])
+
+
+def _name(target: Target) -> str:
+    return target.id or target.sidecar.name
+
+
+def check_root(root: Root, key: Key | None = None, *, progress: Callback | None = None) -> Report:
     """Every sidecar in *root*'s ``conversations/`` (none: an empty report), checked without
     details (``doctor``: verdicts and details only)."""
-    return Report([check_target(t, details=False, key=key) for t in _targets(root.path / "conversations")])
+    return check_all(_targets(root.path / "conversations"), key, details=False, progress=progress)
 
 
 def check(paths: Iterable[str | os.PathLike[str]], key: Key | None = None) -> Report:
     """Check every sidecar of ``targets(paths)``; a legacy ``.pb`` source is read with *key*."""
-    return Report([check_target(t, key=key) for t in targets(paths)])
+    return check_all(targets(paths), key)
 
 
 def check_roots(roots: Iterable[Root], ids: Iterable[str] = (), key: Key | None = None) -> Report:
     """Check every sidecar of ``targets_in_roots(roots, ids)``; a legacy ``.pb`` source is read with *key*."""
-    return Report([check_target(t, key=key) for t in targets_in_roots(roots, ids)])
+    return check_all(targets_in_roots(roots, ids), key)

@@ -57,6 +57,7 @@ from typing import Any
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
+from audit.progress import Callback, tracked
 from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, loads_text, path_kind
 from audit.store import transcript as tr
 from audit.store.corpus import is_corpus
@@ -228,20 +229,20 @@ def target_of(db: Path, brains: Path) -> Target:
 # ----------------------------------------------------------------------------- checking
 
 
-def check(paths: Iterable[str | os.PathLike[str]]) -> Report:
+def check(paths: Iterable[str | os.PathLike[str]], *, progress: Callback | None = None) -> Report:
     """Check every session under *paths* (see ``targets``); raises ``NothingToCheck`` when there
-    is no ``.db``."""
-    return check_targets(targets(paths))
+    is no ``.db``. *progress* is told before each session."""
+    return check_targets(targets(paths), progress=progress)
 
 
-def check_roots(roots: Iterable[Root]) -> Report:
-    return check_targets(targets_in_roots(roots))
+def check_roots(roots: Iterable[Root], *, progress: Callback | None = None) -> Report:
+    return check_targets(targets_in_roots(roots), progress=progress)
 
 
-def check_targets(found: list[Target]) -> Report:
+def check_targets(found: list[Target], *, progress: Callback | None = None) -> Report:
     if not found:
         raise NothingToCheck(NO_DB)
-    return Report([check_session(t) for t in found])
+    return Report([check_session(t) for t in tracked(found, progress, lambda t: t.id)])
 
 
 def check_session(target: Target, decoded: tuple[NativeConversation, NativeTrajectory] | None = None) -> SessionResult:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import InputError
+from audit.progress import Callback, tracked
 from audit.safeio import json_type, loads, read_bytes
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import SIDECAR_SUFFIX, list_dir
@@ -294,7 +295,9 @@ def _file_facts(path: Path, state: FileState, doc: dict[str, Any]) -> SidecarFac
     return SidecarFacts(state, facts, tuple(diagnostics))
 
 
-def _read(directory: Path, known: Mapping[str, SidecarFacts]) -> tuple[int, dict[str, FileState], list[_Facts], list[Diagnostic]]:
+def _read(
+    directory: Path, known: Mapping[str, SidecarFacts], progress: Callback | None
+) -> tuple[int, dict[str, FileState], list[_Facts], list[Diagnostic]]:
     """Read every sidecar once (those in *known*, by file name, not at all); returns (scanned,
     file states, facts of usable ones, diagnostics)."""
     listing = list_sidecars(directory)
@@ -302,7 +305,7 @@ def _read(directory: Path, known: Mapping[str, SidecarFacts]) -> tuple[int, dict
     facts: list[_Facts] = []
     by_id: dict[str, Path] = {}
     diagnostics: list[Diagnostic] = []
-    for name, regular in listing:
+    for name, regular in tracked(listing, progress, lambda entry: entry[0]):
         path = directory / name
         stem = name[: -len(SIDECAR_SUFFIX)].lower()
         if not regular:
@@ -401,7 +404,11 @@ def _cycle_text(cycle: list[str]) -> str:
 
 
 def resolve(
-    directory: str | os.PathLike[str], *, repair: bool = False, known: Mapping[str, SidecarFacts] | None = None
+    directory: str | os.PathLike[str],
+    *,
+    repair: bool = False,
+    known: Mapping[str, SidecarFacts] | None = None,
+    progress: Callback | None = None,
 ) -> Resolution:
     """Resolve every parent link of *directory*; nothing is written.
 
@@ -414,9 +421,10 @@ def resolve(
 
     *known* holds ``facts_of`` sidecars of *directory* by file name: those are not read again
     (their ``files`` states have no hash, see ``sidecar.read``: nothing is stamped from them).
+    *progress* is told before each sidecar is read.
     """
     directory = Path(directory)
-    scanned, files, facts, diagnostics = _read(directory, known or {})
+    scanned, files, facts, diagnostics = _read(directory, known or {}, progress)
     evidence = _evidence(facts)
     ids = {f.id for f in facts}
     kept_unseen: set[str] = set()  # repair: stamps kept because their parent's sidecar is absent

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 
 from audit.actions.sweep import SOURCES
 from audit.commands import project
-from audit.commands.common import add_report_flags, add_selection, report_formats, roots_from, seconds, selection_from, user_path
+from audit.commands.common import (
+    add_progress,
+    add_report_flags,
+    add_selection,
+    progress_of,
+    report_formats,
+    roots_from,
+    seconds,
+    selection_from,
+    user_path,
+)
 from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
 from audit.pipeline import ci
-from audit.progress import Progress, wanted
 from audit.report import ci_report, html_report
 from audit.report.text import to_json, use_color
 from audit.safeio import append, atomic_write
@@ -107,6 +115,7 @@ def register(
         f"the Markdown is appended to ${STEP_SUMMARY} when set), or html (one self-contained page)",
     )
     add_report_flags(p, REPORT_FORMATS)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -128,7 +137,6 @@ def run(args: argparse.Namespace) -> int:
     reports = report_formats(args, "ci", REPORT_FORMATS)
     config = project.load()
     roots = layout.require_roots(roots_from(args))
-    show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
     report = ci.run(
         roots,
         out=args.out,
@@ -145,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         compat_file=args.compat_file or config.compat_file,
         project_dir=config.directory,
         live=args.live,
-        progress=functools.partial(Progress, sys.stderr) if show else None,
+        progress=progress_of(args),
         jobs=args.jobs,
         selection=selection_from(args),
     )

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from audit import progress
 from audit.actions import writelock
 from audit.errors import UsageError
 from audit.store import layout, legacy_pb, selection
@@ -33,8 +34,48 @@ def store_options(*, nested: bool = False) -> argparse.ArgumentParser:
         help="explicit store root (repeatable); disables discovery, as does $ANTIGRAVITY_CLI_ROOT",
     )
     group.add_argument("--include-implicit", action="store_true", help="include implicit/<uuid>.pb background trajectories")
-    parent.add_argument("--quiet", "-q", action="store_true", help="no progress or informational messages on stderr")
+    add_quiet(parent)
     return parent
+
+
+def add_quiet(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """``--quiet``: no progress and no informational lines on stderr. It never changes stdout and
+    never hides a finding, a warning about the result, or an error. *nested*: as ``add_progress``."""
+    parser.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        default=argparse.SUPPRESS if nested else False,
+        help="no progress or informational lines on stderr",
+    )
+
+
+def add_progress(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """``--progress auto|on|off`` (default ``$AGY_AUDIT_PROGRESS``, else auto; see ``audit.progress``).
+    *nested*: for a sub-subcommand, whose default must not reset the enclosing command's value."""
+    parser.add_argument(
+        "--progress",
+        choices=progress.MODES,
+        default=argparse.SUPPRESS if nested else None,
+        help=f"progress on stderr (default ${progress.ENV}, else auto): auto: a self-overwriting line on a terminal, "
+        "else a plain line every 10 s (none into a machine-readable format sharing stdout's file); on: always; "
+        "off: never. Wins over --quiet",
+    )
+
+
+def progress_of(args: argparse.Namespace, *, machine: bool | None = None) -> progress.Factory | None:
+    """The progress factory ``--progress``, ``--quiet`` and ``$AGY_AUDIT_PROGRESS`` ask for (None:
+    no progress). *machine*: stdout is machine-readable (default: ``--format`` is not text)."""
+    if machine is None:
+        machine = getattr(args, "format", "text") not in ("text", "github")
+    how = progress.style(
+        getattr(args, "progress", None),
+        quiet=getattr(args, "quiet", False),
+        stream=sys.stderr,
+        output=sys.stdout,
+        machine=machine,
+    )
+    return progress.factory(how, sys.stderr)
 
 
 def add_selection(parser: argparse.ArgumentParser) -> None:
@@ -210,3 +251,16 @@ def lock_waiting(args: argparse.Namespace) -> Callable[[str], None] | None:
     if getattr(args, "quiet", False):
         return None
     return lambda message: print(f"agy-audit: {message}", file=sys.stderr)
+
+
+def inform(args: argparse.Namespace, line: str) -> None:
+    """An informational *line* on stderr: none with ``--quiet`` (findings, warnings about the
+    result and errors are never printed through here)."""
+    if not getattr(args, "quiet", False):
+        print(line, file=sys.stderr)
+
+
+def tell_located(args: argparse.Namespace, located: layout.Located) -> None:
+    """The other roots that hold the session an id names, one informational line each."""
+    for note in located.notes():
+        inform(args, f"note: {note}")

@@ -9,8 +9,9 @@ from audit.checks import baselines, consumers
 from audit.checks.drift import FAIL_ON, compare, observe
 from audit.checks.fingerprint import SURFACES
 from audit.commands import project
-from audit.commands.common import add_report_flags, report_formats
-from audit.commands.fingerprint import INPUTS, add_surfaces
+from audit.commands.common import add_progress, add_quiet, add_report_flags, progress_of, report_formats
+from audit.commands.fingerprint import INPUTS, add_surfaces, warn
+from audit.progress import step
 from audit.report.consumers_report import results_json, results_markdown, results_text
 from audit.report.drift_report import (
     comparison_json,
@@ -60,7 +61,8 @@ def register(
     )
     add_report_flags(p, REPORT_FORMATS)
     p.add_argument("--verbose", "-v", action="store_true", help="text and html: also list the lines that were not observed")
-    p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -99,10 +101,10 @@ def run(args: argparse.Namespace) -> int:
     consumers.check_fail_on(fail_on, profiles)
     baseline_dir = args.baseline_dir or config.baseline_dir
     baseline, why = baselines.given(args.baseline, baseline_dir) if args.baseline else baselines.newest(baseline_dir)
-    observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)))
-    if observed.survey is not None and not args.quiet:
-        for message in observed.survey.problems:
-            print(f"agy-audit: warning: {message}", file=sys.stderr)
+    with step(progress_of(args), "compare: fingerprint", "files") as bar:
+        observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)), progress=bar)
+    if observed.survey is not None:
+        warn(observed.survey.problems)
     comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)
     results = consumers.judge_all(profiles, comparison, baseline, observed)
     fails = consumers.run_fails(comparison, results, fail_on)

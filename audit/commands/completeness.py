@@ -7,7 +7,17 @@ from typing import Any
 
 from audit.actions import attest
 from audit.checks import completeness
-from audit.commands.common import add_format, add_key_file, add_lock_timeout, legacy_key, lock_waiting, roots_from
+from audit.commands.common import (
+    add_format,
+    add_key_file,
+    add_lock_timeout,
+    add_progress,
+    legacy_key,
+    lock_waiting,
+    progress_of,
+    roots_from,
+)
+from audit.progress import step
 from audit.report.text import table, to_json
 from audit.store import layout
 
@@ -44,6 +54,7 @@ def register(
     add_key_file(p)
     add_lock_timeout(p)
     add_format(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -53,18 +64,20 @@ def run(args: argparse.Namespace) -> int:
         targets = completeness.targets(args.paths)
     else:  # with --home/--root, the arguments are session ids
         targets = completeness.targets_in_roots(layout.require_roots(roots_from(args)), args.paths)
-    if args.attest:
-        report = attest.check_and_attest(targets, key, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
-    else:
-        report = completeness.Report([completeness.check_target(t, key=key) for t in targets])
+    with step(progress_of(args), "completeness", "sidecars") as bar:
+        if args.attest:
+            waiting = lock_waiting(args)
+            report = attest.check_and_attest(targets, key, lock_timeout=args.lock_timeout, waiting=waiting, progress=bar)
+        else:
+            report = completeness.check_all(targets, key, progress=bar)
     if args.format == "json":
         print(to_json(_json(report, args.attest)), end="")
     else:
-        print(_text(report, args.attest, args.quiet))
+        print(_text(report, args.attest))
     return report.exit_code
 
 
-def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
+def _text(report: completeness.Report, attested: bool) -> str:
     headers = ["ID", "VERDICT"] + (["ATTEST"] if attested else []) + ["SIDECAR", "SOURCE", "DETAIL"]
     rows: list[list[object]] = []
     for r in report.results:
@@ -83,7 +96,7 @@ def _text(report: completeness.Report, attested: bool, quiet: bool) -> str:
     if attested:
         summary += "; attestations: " + ", ".join(f"{n} {a}" for a, n in report.attestation_counts().items())
     lines = [table(headers, rows), summary]
-    if counts[completeness.UNKNOWN] and not quiet:
+    if counts[completeness.UNKNOWN]:
         lines.append("note: unknown sidecars have no readable native source to compare with; they do not fail the check")
     return "\n".join(lines)
 

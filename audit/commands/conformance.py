@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit import progress as progress_
-from audit.commands.common import home_of, seconds, user_path
+from audit.commands.common import add_progress, add_quiet, home_of, progress_of, seconds, user_path
 from audit.commands.mutate import add_selection, selected
 from audit.errors import UsageError
 from audit.pipeline import command, conformance
+from audit.progress import step
 from audit.report import conformance_report
 from audit.report.text import to_json
 from audit.safeio import atomic_write, dumps
@@ -68,7 +68,8 @@ def register(
     p.add_argument(
         "--verbose", "-v", action="store_true", help="text: the output differences of every mutation, not only failing ones"
     )
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+    add_quiet(p)
+    add_progress(p)
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run (after --)")
     p.set_defaults(run=run)
 
@@ -89,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("conformance: give the command to run after --, e.g. -- python3 my_reader.py --json")
     command.check_passed(args.env)
     mutations = selected(args)
-    show = progress_.wanted(sys.stderr, quiet=args.quiet)
-    bar = progress_.Progress(sys.stderr, "conformance", "runs") if show else None
-    try:
+    with step(progress_of(args), "conformance", "runs") as bar:
         result = conformance.check(
             home_of(args),
             argv,
@@ -102,9 +101,6 @@ def run(args: argparse.Namespace) -> int:
             passed=args.env,
             progress=bar,
         )
-    finally:
-        if bar is not None:
-            bar.close()
     if args.draft_profile:
         atomic_write(args.draft_profile, dumps(conformance.draft_profile(result)).encode() + b"\n")
     if args.format == "json":

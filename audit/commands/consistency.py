@@ -7,8 +7,9 @@ from typing import Any
 
 from audit.checks import consistency
 from audit.checks.consistency import ADVISORY, VIOLATION
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, add_progress, progress_of, roots_from
 from audit.errors import UsageError
+from audit.progress import step
 from audit.report import junit
 from audit.report.text import table, to_json
 from audit.store import layout
@@ -32,22 +33,25 @@ def register(
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="store root, sweep corpus, directory of .db files or .db file")
     add_format(p, "text", "json", "junit")
+    add_progress(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.paths:
-        if args.home is not None or args.root:
-            raise UsageError("consistency: give PATHs or --home/--root, not both")
-        report = consistency.check(args.paths)
-    else:
-        report = consistency.check_roots(layout.require_roots(roots_from(args)))
+    if args.paths and (args.home is not None or args.root):
+        raise UsageError("consistency: give PATHs or --home/--root, not both")
+    roots = None if args.paths else layout.require_roots(roots_from(args))
+    with step(progress_of(args), "consistency", "sessions") as bar:
+        if roots is None:
+            report = consistency.check(args.paths, progress=bar)
+        else:
+            report = consistency.check_roots(roots, progress=bar)
     if args.format == "json":
         print(to_json(report_json(report)), end="")
     elif args.format == "junit":
         print(junit.render([suite(report)]), end="")
     else:
-        print(text(report, quiet=args.quiet))
+        print(text(report))
     return report.exit_code
 
 
@@ -61,7 +65,7 @@ def _line(f: consistency.Finding) -> str:
     return f"{_where(f)}[{f.rule}]{' advisory:' if f.level == ADVISORY else ''} {f.message}"
 
 
-def text(report: consistency.Report, *, quiet: bool = False) -> str:
+def text(report: consistency.Report) -> str:
     rows = [
         [
             r.id,
@@ -74,7 +78,7 @@ def text(report: consistency.Report, *, quiet: bool = False) -> str:
         for r in report.results
     ]
     out = [table(["ID", "VERDICT", "DB STEPS", "JOINED (tier joined/records)", "VIOLATIONS", "ADVISORIES"], rows)]
-    findings = [f for r in report.results for f in r.findings if f.level == VIOLATION or not quiet]
+    findings = [f for r in report.results for f in r.findings]
     if findings:
         out += [""] + [_line(f) for f in findings]
     for level, title in ((VIOLATION, "VIOLATIONS"), (ADVISORY, "ADVISORIES")):

@@ -7,7 +7,9 @@ import sys
 
 from audit.checks import consumers
 from audit.checks.drift import observe
-from audit.commands.fingerprint import INPUTS
+from audit.commands.common import add_progress, add_quiet, progress_of
+from audit.commands.fingerprint import INPUTS, warn
+from audit.progress import step
 from audit.report.consumers_report import coverage_json, coverage_text, profile_json, profiles_text
 from audit.report.text import to_json
 
@@ -43,7 +45,8 @@ def register(
     check.add_argument("profile", metavar="PROFILE")
     check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument("--format", choices=("text", "json"), default=argparse.SUPPRESS, help="output format (default text)")
-    check.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
+    add_quiet(check)
+    add_progress(check)
     check.set_defaults(run=run_check)
 
 
@@ -58,10 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     (profile,) = consumers.resolve([args.profile])
-    observed = observe(args.paths)
-    if observed.survey is not None and not args.quiet:
-        for message in observed.survey.problems:
-            print(f"agy-audit: warning: {message}", file=sys.stderr)
+    machine = getattr(args, "format", "text") == "json"
+    with step(progress_of(args, machine=machine), "consumers check: fingerprint", "files") as bar:
+        observed = observe(args.paths, progress=bar)
+    if observed.survey is not None:
+        warn(observed.survey.problems)
     found = consumers.coverage(profile, observed, consumers.store_roots(args.paths))
     if getattr(args, "format", "text") == "json":
         print(to_json(coverage_json(profile, observed, found)), end="")

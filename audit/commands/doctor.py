@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from audit.commands import project
-from audit.commands.common import add_format, add_key_file, legacy_key, roots_from, seconds
+from audit.commands.common import add_format, add_key_file, add_progress, legacy_key, progress_of, roots_from, seconds
 from audit.pipeline import doctor
 from audit.report.text import table, to_json
 from audit.safeio import is_file
@@ -38,6 +38,7 @@ def register(
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     add_key_file(p)
     add_format(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -47,7 +48,12 @@ def run(args: argparse.Namespace) -> int:
         compat_file = None  # nothing recorded in this project: the bundled record
     roots = layout.require_roots(roots_from(args))
     health = doctor.diagnose(
-        roots, compat_file=compat_file, timeout=args.timeout, allow_remote=args.allow_remote_daemon, key=legacy_key(args)
+        roots,
+        compat_file=compat_file,
+        timeout=args.timeout,
+        allow_remote=args.allow_remote_daemon,
+        key=legacy_key(args),
+        progress=progress_of(args),
     )
     if args.format == "json":
         print(to_json(_json(health)), end="")

@@ -7,7 +7,7 @@ import sys
 
 from audit.actions.export import export_session
 from audit.checks import contract
-from audit.commands.common import add_format, add_key_file, legacy_key, roots_from, user_path
+from audit.commands.common import add_format, add_key_file, inform, legacy_key, roots_from, tell_located, user_path
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
 from audit.report.text import step_ranges
@@ -40,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
     scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
     located = layout.locate_session(scans, args.id)
     session = located.session
-    for note in located.notes():
-        print(f"note: {note}", file=sys.stderr)
+    tell_located(args, located)
     result = export_session(session, legacy_key(args))
     if result.blocking:  # the steps themselves could not be decoded: nothing trustworthy to write
         shown = "; ".join(result.blocking[:3])
@@ -51,33 +50,30 @@ def run(args: argparse.Namespace) -> int:
     if check.violations:
         first = check.violations[0]
         raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
-    if not args.quiet:  # content left out, and enum values written as numbers
-        if result.transcript_only:
-            steps = [entry["step"] for entry in result.transcript_only]
-            print(
-                f"export: note: {len(steps)} step(s) only in the brain transcript not exported (step {step_ranges(steps)}): "
-                "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly",
-                file=sys.stderr,
-            )
-        for line in [f for f in result.findings if f not in result.blocking]:
-            print(f"export: note: {line}", file=sys.stderr)
-        numbers = [f for f in check.advisories if f.rule == "sidecar/enum-number"]
-        if numbers:
-            print(
-                f"export: note: {len(numbers)} enum value(s) unknown to agy-audit written as numbers (first {numbers[0].pointer})",
-                file=sys.stderr,
-            )
+    # content left out, and enum values written as numbers: findings about the export, never hidden
+    if result.transcript_only:
+        steps = [entry["step"] for entry in result.transcript_only]
+        print(
+            f"export: note: {len(steps)} step(s) only in the brain transcript not exported (step {step_ranges(steps)}): "
+            "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly",
+            file=sys.stderr,
+        )
+    for line in [f for f in result.findings if f not in result.blocking]:
+        print(f"export: note: {line}", file=sys.stderr)
+    numbers = [f for f in check.advisories if f.rule == "sidecar/enum-number"]
+    if numbers:
+        print(
+            f"export: note: {len(numbers)} enum value(s) unknown to agy-audit written as numbers (first {numbers[0].pointer})",
+            file=sys.stderr,
+        )
     if args.format == "md":
         text = trajectory_markdown(result.trajectory)
     else:
         text = dumps(result.trajectory, indent=2) + "\n"
     if args.out:
         create_new_file(args.out, text.encode("utf-8"))
-        if not args.quiet:
-            print(
-                f"exported {session.id} from its {result.source} ({len(result.trajectory.get('steps', []))} steps) to {args.out}",
-                file=sys.stderr,
-            )
+        count = len(result.trajectory.get("steps", []))
+        inform(args, f"exported {session.id} from its {result.source} ({count} steps) to {args.out}")
     else:
         sys.stdout.write(text)
     return 0

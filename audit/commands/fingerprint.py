@@ -7,7 +7,9 @@ import sys
 
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import snapshot_text
+from audit.commands.common import add_progress, add_quiet, inform, progress_of
 from audit.errors import EXIT_USAGE, NothingToCheck, UsageError
+from audit.progress import step
 from audit.report.drift_report import survey_json, survey_text
 from audit.report.text import to_json
 
@@ -26,6 +28,12 @@ def add_surfaces(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"surface to fingerprint (repeatable; default all: {', '.join(SURFACES)})",
     )
+
+
+def warn(problems: list[str]) -> None:
+    """The inputs a survey could not read, one warning each (never hidden: the fingerprints leave them out)."""
+    for message in problems:
+        print(f"agy-audit: warning: {message}", file=sys.stderr)
 
 
 def register(
@@ -47,7 +55,8 @@ def register(
         help="print the canonical lines of one surface (TSV, one final newline) instead of digests",
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no warnings about skipped or unreadable files")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -55,13 +64,12 @@ def run(args: argparse.Namespace) -> int:
     surfaces = tuple(dict.fromkeys(args.surface or SURFACES))
     if args.show_paths and args.format == "text" and len(surfaces) != 1 and args.surface:
         raise UsageError("--paths prints one surface: give exactly one --surface")
-    result = survey(args.paths, surfaces)
-    if not args.quiet:
-        for message in result.problems:
-            print(f"agy-audit: warning: {message}", file=sys.stderr)
+    with step(progress_of(args, machine=args.format == "json" or args.show_paths), "fingerprint", "files") as bar:
+        result = survey(args.paths, surfaces, progress=bar)
+    warn(result.problems)
+    if args.surface:  # asked for by name: say why it is missing
         for surface, why in result.not_computed.items():
-            if args.surface:  # asked for by name: say why it is missing
-                print(f"agy-audit: {surface} not computed: {why}", file=sys.stderr)
+            inform(args, f"agy-audit: {surface} not computed: {why}")
     if not result.fingerprints:
         raise NothingToCheck(f"nothing to fingerprint in {', '.join(args.paths)}")
     if args.format == "json":

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from audit.checks.completeness import in_projection
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, roots_from, tell_located
 from audit.report.text import table, to_json
 from audit.safeio import exists
 from audit.store import layout
@@ -46,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
         located = layout.locate_session(scans, args.target)
-        for note in located.notes():
-            print(f"note: {note}", file=sys.stderr)
+        tell_located(args, located)
         result = inspect_session(located.session)
     if args.format == "json":
         print(to_json(_json(result)), end="")

@@ -10,8 +10,18 @@ from typing import Any
 
 from audit.actions import backup, repair, stamp
 from audit.checks import links
-from audit.commands.common import add_format, add_lock_timeout, lock_waiting, roots_from, user_path
+from audit.commands.common import (
+    add_format,
+    add_lock_timeout,
+    add_progress,
+    add_quiet,
+    lock_waiting,
+    progress_of,
+    roots_from,
+    user_path,
+)
 from audit.errors import EXIT_FINDINGS, InputError, NothingToCheck, UsageError
+from audit.progress import step
 from audit.report.text import to_json
 from audit.store import layout
 
@@ -28,6 +38,7 @@ def register(
         description="Resolve parent links (agyReader.parentCascadeId) from the evidence in every sidecar of "
         "each root's conversations/ directory; stamp, repair under a verified backup, verify, roll back.",
     )
+    add_progress(p)
     sub = p.add_subparsers(dest="links_command", metavar="ACTION", required=True)
     nested = [parents["store_nested"]]
 
@@ -40,6 +51,7 @@ def register(
         "Exit 1 when a cycle, conflicting evidence or an invalid stamp exists.",
     )
     add_format(check, "text", "json", "dot")
+    add_progress(check, nested=True)
     check.set_defaults(run=run_check)
 
     backfill = sub.add_parser(
@@ -52,6 +64,7 @@ def register(
     backfill.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     add_lock_timeout(backfill)
     add_format(backfill)
+    add_progress(backfill, nested=True)
     backfill.set_defaults(run=run_backfill)
 
     fix = sub.add_parser(
@@ -73,6 +86,7 @@ def register(
     )
     add_lock_timeout(fix)
     add_format(fix)
+    add_progress(fix, nested=True)
     fix.set_defaults(run=run_repair)
 
     check_backup = sub.add_parser(
@@ -86,6 +100,8 @@ def register(
     )
     check_backup.add_argument("--unchanged", action="store_true", help="also require every sidecar byte-identical")
     add_format(check_backup)
+    add_quiet(check_backup, nested=True)
+    add_progress(check_backup, nested=True)
     check_backup.set_defaults(run=run_verify)
 
     undo = sub.add_parser(
@@ -104,6 +120,8 @@ def register(
     )
     add_lock_timeout(undo)
     add_format(undo)
+    add_quiet(undo, nested=True)
+    add_progress(undo, nested=True)
     undo.set_defaults(run=run_rollback)
 
 
@@ -144,7 +162,11 @@ def _root_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    results = [(root, links.resolve(d)) for root, d in _directories(args, plain=True)]
+    make = progress_of(args)
+    results = []
+    for root, d in _directories(args, plain=True):
+        with step(make, "links check", "sidecars") as bar:
+            results.append((root, links.resolve(d, progress=bar)))
     if args.format == "dot":
         print(_dot(results), end="")
     elif args.format == "json":
@@ -154,7 +176,7 @@ def run_check(args: argparse.Namespace) -> int:
         )
     else:
         for root, res in results:
-            _print_check(root, res, quiet=args.quiet)
+            _print_check(root, res)
     return EXIT_FINDINGS if any(res.failing for _, res in results) else 0
 
 
@@ -181,22 +203,21 @@ def _check_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
     return doc
 
 
-def _print_check(root: layout.Root, res: links.Resolution, *, quiet: bool) -> None:
+def _print_check(root: layout.Root, res: links.Resolution) -> None:
     print(f"root {root.path} ({root.surface}): {res.directory}")
     for d in res.diagnostics:
         print(f"  {d.id} {d.kind}: {d.message}")
     tree = res.tree
-    if not quiet:
-        cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
-        parents = {link.id: link.parent for link in res.links}
-        stack = [(cid, 0) for cid in reversed(tree.roots + tree.orphans)]
-        while stack:
-            cid, level = stack.pop()
-            note = " [cycle]" if cid in cyclic else ""
-            if level == 0 and parents[cid] is not None:
-                note += f" (parent {parents[cid]} has no sidecar here)"
-            print("  " + "  " * level + cid + note)
-            stack.extend((kid, level + 1) for kid in reversed(tree.children.get(cid, ())))
+    cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
+    parents = {link.id: link.parent for link in res.links}
+    stack = [(cid, 0) for cid in reversed(tree.roots + tree.orphans)]
+    while stack:
+        cid, level = stack.pop()
+        note = " [cycle]" if cid in cyclic else ""
+        if level == 0 and parents[cid] is not None:
+            note += f" (parent {parents[cid]} has no sidecar here)"
+        print("  " + "  " * level + cid + note)
+        stack.extend((kid, level + 1) for kid in reversed(tree.children.get(cid, ())))
     linked = sum(1 for link in res.links if link.parent is not None)
     print(
         f"links check: root={root.path} scanned={res.scanned} linked={linked} roots={len(tree.roots)} "
@@ -228,29 +249,30 @@ def _dot(results: list[tuple[layout.Root, links.Resolution]]) -> str:
 # ----------------------------------------------------------------------------- backfill / repair
 
 
-def _print_plan(res: links.Resolution, *, dry_run: bool, quiet: bool) -> None:
-    if not quiet:
-        verb = {"stamp": "would stamp" if dry_run else "stamped", "clear": "would clear" if dry_run else "cleared"}
-        for link in res.changes:
-            detail = f"parent {link.parent}" if link.action == "stamp" else "no parent"
-            was = f" (was {link.stamp})" if link.stamp else (" (was an invalid value)" if link.action == "clear" else "")
-            print(f"  {verb[link.action]} {link.id}: {detail}{was}")
+def _print_plan(res: links.Resolution, *, dry_run: bool) -> None:
+    verb = {"stamp": "would stamp" if dry_run else "stamped", "clear": "would clear" if dry_run else "cleared"}
+    for link in res.changes:
+        detail = f"parent {link.parent}" if link.action == "stamp" else "no parent"
+        was = f" (was {link.stamp})" if link.stamp else (" (was an invalid value)" if link.action == "clear" else "")
+        print(f"  {verb[link.action]} {link.id}: {detail}{was}")
     for d in res.diagnostics:
         print(f"  {d.id} {d.kind}: {d.message}")
 
 
 def run_backfill(args: argparse.Namespace) -> int:
     docs = []
+    make = progress_of(args)
     for root, directory in _directories(args):
-        if args.dry_run:
-            res = links.resolve(directory)
-        else:
-            res = stamp.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
+        with step(make, "links backfill", "sidecars") as bar:
+            if args.dry_run:
+                res = links.resolve(directory, progress=bar)
+            else:
+                res = stamp.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args), progress=bar)
         if args.format == "json":
             docs.append(_write_json(root, res, args.dry_run))
             continue
         print(f"root {root.path} ({root.surface}): {directory}")
-        _print_plan(res, dry_run=args.dry_run, quiet=args.quiet)
+        _print_plan(res, dry_run=args.dry_run)
         print(_summary("backfill" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
     if args.format == "json":
         print(to_json({"roots": docs}), end="")
@@ -274,15 +296,18 @@ def run_repair(args: argparse.Namespace) -> int:
         if os.path.lexists(args.backup):  # refused even when nothing is to change (and so backed up)
             raise InputError(f"{Path(args.backup).absolute()}: already exists; the backup needs a new directory")
     docs = []
+    make = progress_of(args)
     for root, directory in found:
         if args.dry_run:
-            res, result = links.resolve(directory, repair=True), None
+            with step(make, "links repair: read", "sidecars") as bar:
+                res, result = links.resolve(directory, repair=True, progress=bar), None
         else:
             result = repair.repair(
                 directory,
                 args.backup or backup.default_backup_dir(root.path),
                 lock_timeout=args.lock_timeout,
                 waiting=lock_waiting(args),
+                progress=make,
             )
             res = result.resolution
         if args.format == "json":
@@ -293,7 +318,7 @@ def run_repair(args: argparse.Namespace) -> int:
             docs.append(doc)
         else:
             print(f"root {root.path} ({root.surface}): {directory}")
-            _print_plan(res, dry_run=args.dry_run, quiet=args.quiet)
+            _print_plan(res, dry_run=args.dry_run)
             if result is not None and result.verification is None:
                 print("  backup: none (nothing to change)")
             elif result is not None and result.verification is not None:
@@ -335,7 +360,8 @@ def _verification_json(v: backup.Verification) -> dict[str, Any]:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    v = backup.verify(args.backup, unchanged=args.unchanged)
+    with step(progress_of(args), "links verify", "sidecars") as bar:
+        v = backup.verify(args.backup, unchanged=args.unchanged, progress=bar)
     if args.format == "json":
         print(to_json(_verification_json(v)), end="")
     else:
@@ -350,7 +376,9 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_rollback(args: argparse.Namespace) -> int:
-    r = backup.rollback(args.backup, force=args.force, lock_timeout=args.lock_timeout, waiting=lock_waiting(args))
+    with step(progress_of(args), "links rollback", "sidecars") as bar:
+        waiting = lock_waiting(args)
+        r = backup.rollback(args.backup, force=args.force, lock_timeout=args.lock_timeout, waiting=waiting, progress=bar)
     if args.format == "json":
         print(
             to_json(

@@ -6,8 +6,9 @@ import argparse
 import sys
 
 from audit.actions import mutate
-from audit.commands.common import add_format, home_of, user_path
+from audit.commands.common import add_format, add_progress, add_quiet, home_of, progress_of, user_path
 from audit.errors import EXIT_OK, UsageError
+from audit.progress import step
 from audit.report import conformance_report
 from audit.report.text import to_json
 from audit.safeio import shown
@@ -30,6 +31,8 @@ def register(
     p.add_argument("--out", type=user_path, metavar="DIR", help="the directory to write (must not exist)")
     p.add_argument("--list", action="store_true", help="print the catalogue and exit")
     add_format(p)
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.out:
         raise UsageError("mutate: --out DIR is required (or --list)")
-    index = mutate.write_copies(home_of(args), args.out, mutations)
+    with step(progress_of(args), "mutate", "mutations") as bar:
+        index = mutate.write_copies(home_of(args), args.out, mutations, progress=bar)
     if args.format == "json":
         sys.stdout.write(to_json(index))
         return EXIT_OK

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import re
 import sys
 
 from audit.actions.redact import MAX_FILE_SIZE, REPORT, redact
-from audit.commands.common import user_path
-from audit.progress import Progress, is_terminal
+from audit.commands.common import add_progress, add_quiet, progress_of, user_path
 from audit.report.text import table, to_json
 
 _SIZE = re.compile(r"([0-9]{1,15})([KMG]?)", re.IGNORECASE)
@@ -44,7 +42,7 @@ def register(
             "letter or a digit (a run of spaces) is format and kept. The copy is then proven: its fingerprints on "
             "every surface equal the source's, no replaced string of 9 or more letters (or 12 digits) survives, and every JSON "
             f"document differs from its source only by string values. {REPORT} in the copy says what was done. "
-            "Progress goes to stderr (a self-overwriting line on a terminal, else a plain line every 10 seconds)."
+            "Progress goes to stderr (--progress)."
         ),
         epilog=(
             "Exit codes: 0 redacted and proven, 1 refused (the copy is removed), 2 usage or unreadable input "
@@ -63,14 +61,14 @@ def register(
         "JSON-lines files are streamed, one line at most this long",
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     key = hashlib.sha256(args.seed.encode()).digest() if args.seed is not None else None
-    progress = None if args.quiet else functools.partial(Progress, sys.stderr, plain=not is_terminal(sys.stderr))
-    result = redact(args.source, args.out, key=key, max_file_size=args.max_file_size, progress=progress)
+    result = redact(args.source, args.out, key=key, max_file_size=args.max_file_size, progress=progress_of(args))
     if args.format == "json":
         doc = {
             "source": str(result.source),

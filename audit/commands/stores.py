@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from audit.commands.common import add_format, roots_from
+from audit.commands.common import add_format, roots_from, tell_located
 from audit.report.text import rfc3339, table, to_json
 from audit.safeio import shown
 from audit.store import layout
@@ -79,14 +78,13 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     for sc in scans:
-        if sc.install_files and not args.quiet:
+        if sc.install_files:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sc.install_counts().items())
             print(f"per-install: {shown(sc.root.path)}: {kinds}")
-        if sc.backups and not args.quiet:
+        if sc.backups:
             print(f"backups: {sc.root.path}: {len(sc.backups)} copy(ies) in {layout.BACKUP_DIR}/ (listed, never swept)")
         for f in sc.foreign:
-            if not args.quiet:
-                print(f"foreign: {shown(f.path)}: {f.reason}")
+            print(f"foreign: {shown(f.path)}: {f.reason}")
     return 0
 
 
@@ -94,8 +92,7 @@ def run_show(args: argparse.Namespace) -> int:
     scans = layout.scan(layout.require_roots(roots_from(args)), include_implicit=args.include_implicit)
     located = layout.locate_session(scans, args.id)
     session = located.session
-    for note in located.notes():
-        print(f"note: {note}", file=sys.stderr)
+    tell_located(args, located)
     if args.format == "json":
         doc = _session_json(session)
         doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]

@@ -9,15 +9,17 @@ from audit.actions.sweep import SOURCES, SweepResult, sweep
 from audit.commands.common import (
     add_format,
     add_key_file,
+    add_progress,
     add_selection,
     legacy_key,
+    progress_of,
     roots_from,
     seconds,
     selection_from,
     user_path,
 )
 from audit.errors import AuditError, FindingsError
-from audit.progress import Progress, wanted
+from audit.progress import step
 from audit.report.text import table, to_json
 from audit.store import layout
 from audit.store.selection import READABLE_ONLY
@@ -57,15 +59,14 @@ def register(
     add_selection(p)
     add_key_file(p)
     add_format(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     roots = layout.require_roots(roots_from(args))
     key = legacy_key(args)
-    show = wanted(sys.stderr, quiet=args.quiet, machine=args.format != "text")
-    reporter = Progress(sys.stderr, "sweep", "sessions") if show else None
-    try:
+    with step(progress_of(args), "sweep", "sessions") as reporter:
         result = sweep(
             roots,
             args.out,
@@ -78,16 +79,13 @@ def run(args: argparse.Namespace) -> int:
             selection=selection_from(args),
             key=key,
         )
-    finally:
-        if reporter is not None:
-            reporter.close()
     for r in result.roots:
         for note in r.notes:
             print(f"sweep: {r.root.path}: {note}", file=sys.stderr)
     if args.format == "json":
         print(to_json({"out": str(result.out), "manifest": result.manifest()}), end="")
     else:
-        _print_text(result, quiet=args.quiet)
+        _print_text(result)
     retained = f"incomplete corpus retained at {result.out}: do not record from it"
     if result.interrupted:
         raise AuditError(f"interrupted; {retained}", exit_code=result.interrupted)
@@ -106,7 +104,7 @@ def incompleteness(result: SweepResult) -> str:
     return ", ".join(parts)
 
 
-def _print_text(result: SweepResult, *, quiet: bool) -> None:
+def _print_text(result: SweepResult) -> None:
     print(
         f"sweep: selected={result.selected} swept={len(result.sessions)} not-covered={len(result.not_covered)} "
         f"failures={len(result.failures)} skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
@@ -124,8 +122,7 @@ def _print_text(result: SweepResult, *, quiet: bool) -> None:
         print(f"not covered: {n.id} {n.path}: {n.reason}")
     for f in result.failures:
         print(f"failed: {f.id or '-'} [{f.stage}] {f.message}")
-    if not quiet:
-        for s in result.skipped:
-            print(f"skipped: {s.path}: {s.reason}")
-        for e in result.excluded:
-            print(f"excluded: {e.session.id} {e.session.source or e.session.brain}: {e.reason}")
+    for s in result.skipped:
+        print(f"skipped: {s.path}: {s.reason}")
+    for e in result.excluded:
+        print(f"excluded: {e.session.id} {e.session.source or e.session.brain}: {e.reason}")

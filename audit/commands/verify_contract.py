@@ -7,8 +7,9 @@ from typing import Any
 
 from audit.checks import contract, schemas
 from audit.checks.schemas import ADVISORY, VIOLATION
-from audit.commands.common import add_format
+from audit.commands.common import add_format, add_progress, add_quiet, progress_of
 from audit.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+from audit.progress import step
 from audit.report import junit
 from audit.report.text import table, to_json
 
@@ -35,6 +36,8 @@ def register(
         help="print the bundled schema NAME and exit (without NAME: list the names)",
     )
     add_format(p, "text", "json", "junit")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -44,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.paths:
         raise UsageError("verify-contract: give at least one PATH (or --schema)")
-    report = contract.verify_paths(args.paths, args.kind)
+    with step(progress_of(args), "verify-contract", "files") as bar:
+        report = contract.verify_paths(args.paths, args.kind, progress=bar)
     if args.format == "json":
         print(to_json(_report_json(report)), end="")
     elif args.format == "junit":

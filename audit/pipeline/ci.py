@@ -68,7 +68,7 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,7 +109,7 @@ from audit.pipeline.sessions import (
     key,
 )
 from audit.pipeline.worker import Worker
-from audit.progress import Callback, Progress
+from audit.progress import Factory, step
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
@@ -121,9 +121,6 @@ PASS, FAIL, SKIPPED = "pass", "fail", "skipped"  # and ERROR: a check that could
 PARALLEL_FROM = 64
 """Sessions from which a worker process checks them, where a second CPU is free (``jobs=None``):
 it starts in about a second, the checks of 64 sessions take longer."""
-
-ProgressFactory = Callable[[str, str], Progress]
-"""Makes the progress line of one long step from (label, unit), e.g. ("sweep", "sessions")."""
 
 
 @dataclass
@@ -227,7 +224,7 @@ def run(
     project_dir: str | os.PathLike[str] = ".",
     live: bool = True,
     env: Mapping[str, str] | None = None,
-    progress: ProgressFactory | None = None,
+    progress: Factory | None = None,
     jobs: int | None = None,
     selection: Selection | None = None,
 ) -> Report:
@@ -265,7 +262,7 @@ def run(
     try:
         try:
             sweep_started = time.monotonic()
-            with ctx.bar("sweep", "sessions") as bar:
+            with step(ctx.progress, "sweep", "sessions") as bar:
                 result = sweep(
                     roots,
                     corpus,
@@ -449,7 +446,7 @@ class _Context:
     baseline: Baseline
     fail_on: FailOn
     live: bool
-    progress: ProgressFactory | None
+    progress: Factory | None
     profiles: list[Profile] = field(default_factory=list)
     jobs: int | None = None  # 1: every check in this process; 2: a worker process; None: as pays
     checks: SessionChecks = field(init=False)
@@ -458,17 +455,6 @@ class _Context:
 
     def __post_init__(self) -> None:
         self.checks = SessionChecks(self.out, self.live)
-
-    @contextlib.contextmanager
-    def bar(self, label: str, unit: str) -> Iterator[Callback | None]:
-        if self.progress is None:
-            yield None
-            return
-        bar = self.progress(label, unit)
-        try:
-            yield bar
-        finally:
-            bar.close()
 
     def _live_dirs(self) -> list[tuple[Root, Path]]:
         return [(r, r.path / "conversations") for r in self.roots if is_dir(r.path / "conversations")]
@@ -496,7 +482,7 @@ class _Context:
             why = f"{', '.join(map(str, paths))}: absent" if paths else "no conversations/ directory in the stores"
             return Check("verify-contract", name, target, SKIPPED, why, command)
         try:
-            with self.bar(f"verify-contract {name}", "files") as bar:
+            with step(self.progress, f"verify-contract {name}", "files") as bar:
                 report = contract.verify_paths(present, kind, progress=bar, checked=self.checks.contract_checked)
         except NothingToCheck as exc:
             return Check("verify-contract", name, target, SKIPPED, exc.message, command)
@@ -626,7 +612,7 @@ class _Context:
         if self.worker is None:
             return None
         try:
-            with self.bar("checks", "sessions") as bar:
+            with step(self.progress, "checks", "sessions") as bar:
                 found, why = self.worker.finish(bar)
         finally:
             self.worker.close()
@@ -700,7 +686,7 @@ class _Context:
         try:
             if not paths:
                 raise NothingToCheck("no conversations/ directory in the stores")
-            with self.bar(f"fingerprint {target}", "files") as bar:
+            with step(self.progress, f"fingerprint {target}", "files") as bar:
                 read = self.checks.reads if target == CORPUS else self.checks.live_reads
                 observed[target] = found = observe(paths, surfaces, progress=bar, read=read)
         except NothingToCheck as exc:

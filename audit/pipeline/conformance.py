@@ -25,7 +25,7 @@ import difflib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from audit.actions.store_copy import StoreCopy, copy_stores, remove_tree
 from audit.checks import diff
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, InputError
 from audit.pipeline import command
+from audit.progress import Callback
 from audit.safeio import make_private_dir
 
 CRASHED, LOUD, SILENT, UNCHANGED, NOT_APPLICABLE = "crashed", "failed-loudly", "changed-silently", "unchanged", "not-applicable"
@@ -103,9 +104,6 @@ class Conformance:
         return EXIT_NOTHING if all(o.result == NOT_APPLICABLE for o in self.outcomes) else EXIT_OK
 
 
-Progress = Callable[[int, int, str], None]
-
-
 def check(
     home: str | os.PathLike[str],
     argv: Sequence[str],
@@ -115,7 +113,7 @@ def check(
     fail_on: str = "crash",
     loud_exits: frozenset[int] = frozenset(),
     passed: Sequence[str] = (),
-    progress: Progress | None = None,
+    progress: Callback | None = None,
 ) -> Conformance:
     """Run *argv* on the stores of *home* and on each of *mutations*; see the module docstring."""
     work = Path(tempfile.mkdtemp(prefix="agy-audit-conformance-"))

@@ -36,6 +36,7 @@ from audit.actions import compat
 from audit.actions.sweep import installed_agy_version
 from audit.checks import completeness, contract, links
 from audit.errors import UsageError
+from audit.progress import Callback, Factory, step
 from audit.resources import data_path
 from audit.store import discovery
 from audit.store.daemon import AuthError, DaemonClient, DaemonError
@@ -121,9 +122,11 @@ def diagnose(
     env: Mapping[str, str] | None = None,
     proc_root: str | os.PathLike[str] | None = None,
     key: Key | None = None,
+    progress: Factory | None = None,
 ) -> Health:
     """The health of *roots*; ``compat_file`` defaults to the bundled ``COMPATIBILITY.md``; a
-    sidecar whose source is a legacy ``.pb`` is verified with the user's *key*.
+    sidecar whose source is a legacy ``.pb`` is verified with the user's *key*. *progress* makes
+    the progress of each root's long steps (``doctor <root>: completeness``, ``links``, ``verify-contract``).
 
     Raises ``InputError`` when the compatibility record cannot be read.
     """
@@ -133,7 +136,7 @@ def diagnose(
     health = Health([], installed_agy_version(env), recorded, path)
     watchers = discovery.reader_watchers(proc_root)
     for root in roots:
-        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root, watchers, key))
+        health.roots.append(_root(root, health.actions, timeout, allow_remote, env, proc_root, watchers, key, progress))
     if health.version == DIFFERENT:
         health.actions.append(
             Action(
@@ -155,16 +158,21 @@ def _root(
     proc_root: str | os.PathLike[str] | None,
     watchers: list[discovery.Watcher] | None,
     key: Key | None,
+    progress: Factory | None,
 ) -> RootHealth:
     scan = scan_root(root, brain_files=False)
     where = shlex.quote(str(root.path))
-    states = _sidecars(root, scan, where, actions, key)
+    label = f"doctor {root.path.name}"
+    with step(progress, f"{label}: completeness", "sidecars") as bar:
+        states = _sidecars(root, scan, where, actions, key, bar)
     conversations = root.path / "conversations"
     diagnostics = failing = violations = 0
     if links.list_sidecars(conversations):
-        resolution = links.resolve(conversations)
+        with step(progress, f"{label}: links", "sidecars") as bar:
+            resolution = links.resolve(conversations, progress=bar)
         diagnostics, failing = len(resolution.diagnostics), len(resolution.failing)
-        report = contract.verify_paths([conversations])
+        with step(progress, f"{label}: verify-contract", "files") as bar:
+            report = contract.verify_paths([conversations], progress=bar)
         violations = sum(report.counts().values()) + len(report.unreadable)
     if failing:
         actions.append(
@@ -188,11 +196,13 @@ def _root(
     return health
 
 
-def _sidecars(root: Root, scan: RootScan, where: str, actions: list[Action], key: Key | None) -> dict[str, int]:
+def _sidecars(
+    root: Root, scan: RootScan, where: str, actions: list[Action], key: Key | None, progress: Callback | None
+) -> dict[str, int]:
     """The root's sidecars by content (``completeness``) and its sessions without one, counted;
     each that is not verified becomes an action naming the session."""
     found: dict[str, list[tuple[str, str]]] = {state: [] for state in SIDECAR_STATES}  # state -> (id, problem)
-    for result in completeness.check_root(root, key).results:
+    for result in completeness.check_root(root, key, progress=progress).results:
         state = {completeness.COMPLETE: VERIFIED, completeness.INCOMPLETE: INCOMPLETE}.get(result.verdict, UNKNOWN)
         problem = {
             INCOMPLETE: f"the sidecar is incomplete by content: {result.detail}",
