@@ -81,7 +81,7 @@ def same_file(a: TextIO, b: TextIO) -> bool:
 
 def progress_line(label: str, unit: str, done: int, total: int, current: str, elapsed: float) -> str:
     rate = done / elapsed if elapsed > 0 else 0.0
-    return f"{label}: {done}/{total} {unit}, {rate:.1f}/s, now {shown(current)}"
+    return f"{shown(label)}: {done}/{total} {unit}, {rate:.1f}/s, now {shown(current)}"
 
 
 class Progress:

@@ -19,6 +19,7 @@ from audit import progress
 from audit.cli import main
 from audit.errors import UsageError
 from audit.testing.builder import StoreBuilder
+from audit.testing.daemon import SimulatedDaemon
 from tests.cli_capture import cli
 
 LINE = re.compile(r"(?P<label>[^:\r\n]+(?:: [^:\r\n]+)?): \d+/\d+ (?P<unit>\w+), \d+\.\d/s, now [^\r\n]*")
@@ -107,6 +108,27 @@ def test_plain_lines_come_every_interval_and_escape_the_item(monkeypatch):
     ]
 
 
+def test_the_label_is_escaped_too():
+    line = progress.progress_line("doctor a\x1b[2Jb", "files", 1, 2, "c\rd", 0.0)
+    assert line == "doctor a\\x1b[2Jb: 1/2 files, 0.0/s, now c\\rd"
+
+
+def test_progress_never_shows_the_csrf_token(tmp_path, monkeypatch):
+    token = "progress-token-7c1d9e2f4a6b8c0d"
+    root = StoreBuilder(tmp_path / "home", seed=37).root("cli")
+    ids = [root.conversation(turns=1).id for _ in range(2)]
+    monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", token)
+    with SimulatedDaemon(root.path, token=token) as daemon:
+        argv = ["sweep", "--home", tmp_path / "home", "--source", "daemon", "--out", tmp_path / "out", "--progress", "on"]
+        code, out, err = cli(*argv)
+        calls = list(daemon.calls)
+    assert code == 0, err
+    assert {cid for method, cid in calls if method == "GetCascadeTrajectory"} == set(ids)  # through the daemon
+    lines, _ = _split(err)
+    assert _labels(lines) == ["sweep"] and {line.rsplit(" now ", 1)[1] for line in lines} == set(ids)
+    assert token not in out + err
+
+
 def test_tracked_tells_before_each_item():
     seen: list[tuple[int, int, str]] = []
     assert list(progress.tracked(["x", "y"], lambda *a: seen.append(a), str.upper)) == ["x", "y"]
@@ -137,6 +159,10 @@ def _repair(ws: Path) -> None:
     assert cli("links", "repair", "--root", ws / "home" / CLI_ROOT, "--backup", ws / "bk", "-q")[0] == 0
 
 
+def _sweep(ws: Path) -> None:
+    assert cli("sweep", "--home", ws / "home", "--source", "native", "--out", ws / "corpus", "-q")[0] == 0
+
+
 # name -> (argv with {ws} for the workspace, a preparation, the progress labels shown, in order)
 COMMANDS = {
     "sweep": ("sweep --home {ws}/home --source native --out {ws}/out", None, ["sweep"]),
@@ -157,6 +183,7 @@ COMMANDS = {
     "completeness": ("completeness --home {ws}/home", None, ["completeness"]),
     "completeness --attest": ("completeness --home {ws}/home --attest", None, ["completeness"]),
     "consistency": ("consistency --home {ws}/home", None, ["consistency"]),
+    "diff": ("diff {ws}/home/" + CLI_ROOT + "/conversations {ws}/home/" + CLI_ROOT + "/conversations", None, ["diff"]),
     "fingerprint": ("fingerprint {ws}/home", None, ["fingerprint"]),
     "compare": ("compare {ws}/home --baseline agy-1.2.11 --fail-on never", None, ["compare: fingerprint"]),
     "consumers check": ("consumers check codeburn {ws}/home", None, ["consumers check: fingerprint"]),
@@ -178,6 +205,11 @@ COMMANDS = {
             "redact: proof, fingerprints of the copy",
             "redact: proof, search of the copy for source strings",
         ],
+    ),
+    "record": (
+        "record {ws}/corpus --name agy-9.9.9 --baseline-dir {ws}/baselines --compat-file {ws}/COMPATIBILITY.md",
+        _sweep,
+        ["record: fingerprint", "record: verify-contract sidecars", "record: verify-contract transcripts"],
     ),
     "mutate": ("mutate --home {ws}/home --out {ws}/out --mutation new-model --mutation drop-steps-metadata", None, ["mutate"]),
     "conformance": (

@@ -30,6 +30,7 @@ from audit.checks import baselines, completeness
 from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
 from audit.errors import FindingsError, InputError, NothingToCheck
+from audit.progress import Factory, step, tracked
 from audit.safeio import read_json
 from audit.store.selection import READABLE_ONLY, db_first_step
 
@@ -38,16 +39,19 @@ RECHECKED = 5
 """How many of a corpus's newest conversations ``record`` checks against their ``.db`` copies."""
 
 
-def contract_violations(result: Survey) -> list[str]:
+def contract_violations(result: Survey, progress: Factory | None = None) -> list[str]:
     """Violations of the format contract (``audit.checks.contract``) by the corpus's manifest, sidecars
-    and brain transcripts; a file the checker cannot read counts too. Advisories do not."""
+    and brain transcripts; a file the checker cannot read counts too. Advisories do not. *progress*
+    makes the progress of the two steps (``record: verify-contract sidecars``, ``transcripts``)."""
     out: list[str] = []
     checks = [("manifest", p) for p in result.manifests]
     checks += [("sidecar", p) for p in result.files.get("sidecars", ())]
-    checked = [validate_file(path, kind) for kind, path in checks]
+    with step(progress, "record: verify-contract sidecars", "files") as bar:
+        checked = [validate_file(path, kind) for kind, path in tracked(checks, bar, lambda check: check[1].name)]
     transcripts = result.files.get("transcripts", ())
     if transcripts:  # per stream: chunk parts are one byte stream (audit.checks.contract)
-        checked += verify_paths(transcripts, "transcript").files
+        with step(progress, "record: verify-contract transcripts", "files") as bar:
+            checked += verify_paths(transcripts, "transcript", progress=bar).files
     for result_ in checked:
         path = result_.file
         if result_.error is not None:
@@ -108,12 +112,15 @@ def record(
     compat_file: str | os.PathLike[str],
     project_dir: str | os.PathLike[str] = ".",
     date: str | None = None,
+    progress: Factory | None = None,
 ) -> tuple[baselines.Baseline, Survey]:
     """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*, which
-    names *baseline_dir* relative to *project_dir* (``compat.location``)."""
+    names *baseline_dir* relative to *project_dir* (``compat.location``). *progress* makes the
+    progress of its long steps (``record: fingerprint``, then those of ``contract_violations``)."""
     baselines.check_name(name)
     target = Path(baseline_dir) / name
-    result = survey([path])
+    with step(progress, "record: fingerprint", "files") as bar:
+        result = survey([path], progress=bar)
     refusals = []
     if not result.manifests:
         refusals.append(f"{path}: no manifest.json (record needs a corpus written by `agy-audit sweep`)")
@@ -129,7 +136,7 @@ def record(
     if result.problems:
         refusals.append(_listed("unreadable input file(s)", result.problems))
     if not refusals:
-        violations = contract_violations(result)
+        violations = contract_violations(result, progress)
         if violations:
             refusals.append(_listed("contract violation(s)", violations))
         stale = recheck_newest(result.manifests[0].parent)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import InputError, NothingToCheck
+from audit.progress import Callback, tracked
 from audit.safeio import FILE, is_dir, json_key, loads, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
 from audit.store.ids import canonical_id
@@ -232,9 +233,15 @@ def _read(path: Path) -> object:
 
 
 def compare_paths(
-    a: str | os.PathLike[str], b: str | os.PathLike[str], *, only: str | None = None, ignore: Iterable[str] = VOLATILE
+    a: str | os.PathLike[str],
+    b: str | os.PathLike[str],
+    *,
+    only: str | None = None,
+    ignore: Iterable[str] = VOLATILE,
+    progress: Callback | None = None,
 ) -> Report:
-    """Compare two files, or the trajectories of two directories by id (*only*: that id alone).
+    """Compare two files, or the trajectories of two directories by id (*only*: that id alone);
+    *progress* is told before each pair of trajectories of two directories is compared.
 
     Raises ``InputError`` for a path that does not exist or cannot be read, ``NothingToCheck``
     when two directories hold no trajectory to compare."""
@@ -258,7 +265,8 @@ def compare_paths(
         raise NothingToCheck(f"no trajectories (<uuid>{SIDECAR_SUFFIX}) to compare in {a} and {b}")
     both = sorted(side_a.keys() & side_b.keys())
     pairs = [
-        difference(_read(side_a[i]), _read(side_b[i]), labels=(str(side_a[i]), str(side_b[i])), ignore=patterns) for i in both
+        difference(_read(side_a[i]), _read(side_b[i]), labels=(str(side_a[i]), str(side_b[i])), ignore=patterns)
+        for i in tracked(both, progress)
     ]
     return Report(
         pairs,

@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from audit.checks import diff
+from audit.commands.common import add_progress, add_quiet, progress_of
 from audit.errors import EXIT_FINDINGS, EXIT_OK
+from audit.progress import step
 from audit.report import diff_report
 from audit.report.text import to_json
 
@@ -37,12 +39,15 @@ def register(
     )
     p.add_argument("--all", action="store_true", help="also compare the paths left out by default (agyReader)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default text)")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     ignore = tuple(args.ignore) + (() if args.all else diff.VOLATILE)
-    report = diff.compare_paths(args.a, args.b, only=args.id, ignore=ignore)
+    with step(progress_of(args), "diff", "trajectories") as bar:
+        report = diff.compare_paths(args.a, args.b, only=args.id, ignore=ignore, progress=bar)
     if args.format == "json":
         sys.stdout.write(to_json(diff_report.to_json(report)))
     elif args.format == "markdown":

@@ -6,6 +6,7 @@ import argparse
 
 from audit.actions.record import record
 from audit.commands import project
+from audit.commands.common import add_progress, add_quiet, progress_of
 from audit.report.drift_report import baselines_text
 from audit.report.text import to_json
 
@@ -35,6 +36,8 @@ def register(
         "./COMPATIBILITY.md)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add_quiet(p)
+    add_progress(p)
     p.set_defaults(run=run)
 
 
@@ -42,7 +45,14 @@ def run(args: argparse.Namespace) -> int:
     config = project.load()
     compat_file = args.compat_file or config.compat_file
     baseline_dir = args.baseline_dir or config.baseline_dir
-    baseline, _ = record(args.path, args.name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=config.directory)
+    baseline, _ = record(
+        args.path,
+        args.name,
+        baseline_dir=baseline_dir,
+        compat_file=compat_file,
+        project_dir=config.directory,
+        progress=progress_of(args),
+    )
     if args.format == "json":
         print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}), end="")
     else:

@@ -297,7 +297,7 @@ def run(
         report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
         report.stages.append(Stage("consumers", ctx.consumers(report)))
         if record_as is not None:
-            record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir)
+            record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir, progress)
             report.stages.append(Stage("record", [_timed(record_in)]))
     finally:
         if workdir is not None and not keep:  # passing or not, interrupted or failing: nothing left unless asked
@@ -402,7 +402,12 @@ def _to_review(report: Report) -> list[str]:
 
 
 def _record(
-    report: Report, name: str, baseline_dir: Path, compat_file: str | os.PathLike[str], project_dir: str | os.PathLike[str]
+    report: Report,
+    name: str,
+    baseline_dir: Path,
+    compat_file: str | os.PathLike[str],
+    project_dir: str | os.PathLike[str],
+    progress: Factory | None,
 ) -> Check:
     if name == AUTO and not report.not_passed:
         found, why = _record_name(report, baseline_dir)
@@ -424,7 +429,9 @@ def _record(
         return check(SKIPPED, f"not recorded: {', '.join(report.not_passed)} did not pass")
     review = _to_review(report)
     try:
-        recorded, _ = record(report.out, name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=project_dir)
+        recorded, _ = record(
+            report.out, name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=project_dir, progress=progress
+        )
     except FindingsError as exc:
         return check(FAIL, exc.message)
     except AuditError as exc:
