@@ -609,6 +609,18 @@ class Recorder:
         self.seen.append((self.label, "closed"))
 
 
+STEPS = [
+    "sweep",
+    "verify-contract corpus manifest",
+    "verify-contract corpus sidecars",
+    "verify-contract corpus transcripts",
+    "verify-contract live sidecars",
+    "fingerprint corpus",
+    "fingerprint live",
+]
+"""The progress steps of a ``ci`` run, in order."""
+
+
 def test_progress_for_sweep_verification_and_fingerprints(store, tmp_path):
     seen = []
     ci.run(
@@ -618,15 +630,7 @@ def test_progress_for_sweep_verification_and_fingerprints(store, tmp_path):
         progress=lambda label, unit: Recorder(seen, label, unit),
     )
     labels = list(dict.fromkeys(entry[0] for entry in seen))
-    assert labels == [
-        "sweep",
-        "verify-contract corpus manifest",
-        "verify-contract corpus sidecars",
-        "verify-contract corpus transcripts",
-        "verify-contract live sidecars",
-        "fingerprint corpus",
-        "fingerprint live",
-    ]
+    assert labels == STEPS
     assert ("sweep", "sessions", 0, 6) in seen and ("sweep", "closed") in seen
     assert ("verify-contract corpus sidecars", "files", 5, 6) in seen
     assert [e for e in seen if e[0] == "fingerprint live"][-2:] == [

@@ -21,6 +21,7 @@ from audit.errors import UsageError
 from audit.testing.builder import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 from tests.cli_capture import cli
+from tests.test_ci import STEPS as CI_STEPS
 
 LINE = re.compile(r"(?P<label>[^:\r\n]+(?:: [^:\r\n]+)?): \d+/\d+ (?P<unit>\w+), \d+\.\d/s, now [^\r\n]*")
 
@@ -169,15 +170,7 @@ COMMANDS = {
     "ci": (
         "ci --home {ws}/home --source native --out {ws}/out --jobs 1",
         None,
-        [
-            "sweep",
-            "verify-contract corpus manifest",
-            "verify-contract corpus sidecars",
-            "verify-contract corpus transcripts",
-            "verify-contract live sidecars",
-            "fingerprint corpus",
-            "fingerprint live",
-        ],
+        CI_STEPS,
     ),
     "verify-contract": ("verify-contract {ws}/home/" + CLI_ROOT + "/conversations", None, ["verify-contract"]),
     "completeness": ("completeness --home {ws}/home", None, ["completeness"]),
