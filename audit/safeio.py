@@ -502,18 +502,20 @@ def json_type(value: object) -> str:
 # ----------------------------------------------------------------------------- writing JSON
 
 
-def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> str:
+def dumps(value: object, *, indent: int | None = 2, sort_keys: bool = False, separators: tuple[str, str] | None = None) -> str:
     """Serialise JSON keeping ``RawFloat`` texts and integers of any size exactly; otherwise the
-    text ``json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False)`` gives
-    (compact separators without *indent*), except that DEL, C1 controls, line separators,
-    bidirectional overrides and lone surrogates are ``\\uXXXX`` escapes (see ``_string``).
+    text ``json.dumps(value, indent=indent, sort_keys=sort_keys, ensure_ascii=False,
+    separators=separators)`` gives (compact separators without *indent* and *separators*), except
+    that DEL, C1 controls, line separators, bidirectional overrides and lone surrogates are
+    ``\\uXXXX`` escapes (see ``_string``).
 
     orjson writes it (C speed) where that is provably the same text (``_orjson_dumps``), the
-    pure-Python encoder (``_python_dumps``) everywhere else."""
-    fast = _orjson_dumps(value, indent, sort_keys)
-    if fast is not None:
-        return fast.decode("utf-8")
-    return _python_dumps(value, indent, sort_keys)
+    pure-Python encoder (``_python_dumps``) everywhere else (and for other *separators*)."""
+    if separators in (None, (",", ": " if indent is not None else ":")):
+        fast = _orjson_dumps(value, indent, sort_keys)
+        if fast is not None:
+            return fast.decode("utf-8")
+    return _python_dumps(value, indent, sort_keys, separators)
 
 
 def dumps_bytes(value: object, *, indent: int | None = 2, sort_keys: bool = False) -> bytes:
@@ -524,10 +526,10 @@ def dumps_bytes(value: object, *, indent: int | None = 2, sort_keys: bool = Fals
     return _python_dumps(value, indent, sort_keys).encode("utf-8")
 
 
-def _python_dumps(value: object, indent: int | None, sort_keys: bool) -> str:
+def _python_dumps(value: object, indent: int | None, sort_keys: bool, separators: tuple[str, str] | None = None) -> str:
     """The reference encoder: every value ``dumps`` accepts, in pure Python."""
     parts: list[str] = []
-    _Encoder(parts.append, indent, sort_keys).encode(value, 0)
+    _Encoder(parts.append, indent, sort_keys, separators).encode(value, 0)
     return "".join(parts)
 
 
@@ -628,9 +630,11 @@ _CONSTANTS = {None: "null", True: "true", False: "false"}
 
 
 class _Encoder:
-    def __init__(self, out: Callable[[str], object], indent: int | None, sort_keys: bool) -> None:
+    def __init__(
+        self, out: Callable[[str], object], indent: int | None, sort_keys: bool, separators: tuple[str, str] | None = None
+    ) -> None:
         self.out, self.indent, self.sort_keys = out, indent, sort_keys
-        self.colon = ": " if indent is not None else ":"
+        self.comma, self.colon = separators or (",", ": " if indent is not None else ":")
         self.gaps: list[tuple[str, str]] = []  # per level: (before an item, before the closing bracket)
 
     def gap(self, level: int) -> tuple[str, str]:
@@ -657,7 +661,7 @@ class _Encoder:
             for key, item in items:
                 if type(key) is not str:
                     raise TypeError(f"JSON object keys must be strings, not {type(key).__name__}")
-                out(("{" if first else ",") + sep + _string(key) + self.colon)
+                out(("{" if first else self.comma) + sep + _string(key) + self.colon)
                 first = False
                 self.encode(item, level + 1)
             out(close + "}")
@@ -668,7 +672,7 @@ class _Encoder:
             sep, close = self.gap(level)
             first = True
             for item in value:
-                out(("[" if first else ",") + sep)
+                out(("[" if first else self.comma) + sep)
                 first = False
                 self.encode(item, level + 1)
             out(close + "]")

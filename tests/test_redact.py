@@ -774,3 +774,109 @@ def test_json_nested_too_deep_is_refused_in_one_line_or_redacted_as_text_in_a_li
     code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "again", "-q")
     assert (code, stdout, stderr) == (2, "", f"agy-audit: {artifact}: JSON nested deeper than 256 levels; not redacted\n")
     assert not (tmp_path / "again").exists()
+
+
+BIG = "9" * 4301  # one digit beyond CPython's int/str conversion limit
+
+
+def _transcript(convo):
+    return convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
+
+
+def test_numbers_json_cannot_write_as_read_are_kept_as_their_text(tmp_path):
+    """A 4,301-digit integer (beyond int/str conversion), 1e400 (beyond a float) and 1.10 in a
+    transcript line, its JSON-text arguments, an indented sidecar and a spaced JSON artifact:
+    numbers are format, kept byte for byte (an internal error or a refused proof before)."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    convo = b.root("cli").conversation(turns=1)
+    args = f'{{\\"n\\": 1e400, \\"m\\": -{BIG}, \\"q\\": \\"a private query\\"}}'
+    line = f'{{"type":"x","step_index":{BIG},"tenth":1.10,"args":{{"q":"{args}"}}}}'
+    with _transcript(convo).open("a") as fh:
+        fh.write(line + "\n")
+    sidecar = convo.paths["sidecar"]
+    sidecar.write_text(sidecar.read_text().rstrip()[:-1] + f',\n  "big": {BIG},\n  "far": -1e400\n}}\n')
+    artifact = convo.paths["brain"] / "numbers.json"
+    artifact.write_text(f'{{"n": {BIG}, "note": "a private note"}}')
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q", "--seed", "s")
+    assert (code, stderr) == (0, "")
+    copy = tmp_path / "copy" / ".gemini" / "antigravity-cli"
+    (transcript,) = copy.glob("brain/*/.system_generated/logs/transcript.jsonl")
+    copied = transcript.read_text().splitlines()[-1]
+    redacted_query = copied.rsplit('\\"q\\": \\"', 1)[1][: len("a private query")]
+    assert len(redacted_query) == len("a private query") and "private" not in redacted_query
+    assert copied == line.replace("a private query", redacted_query)  # every number as it was written
+    (sidecar_copy,) = copy.glob("conversations/*.trajectory.json")
+    assert sidecar_copy.read_text().endswith(f',\n  "big": {BIG},\n  "far": -1e400\n}}\n')
+    (artifact_copy,) = copy.glob("brain/*/numbers.json")
+    text = artifact_copy.read_text()
+    assert text.startswith(f'{{"n": {BIG}, "note": "') and len(text) == len(artifact.read_text()) and "private" not in text
+
+
+def _deep(depth: int) -> str:
+    return "[" * depth + '"a private word"' + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [300, 3000])
+@pytest.mark.parametrize("where", ["sidecar", "transcript line", "messages"])
+def test_json_nested_deeper_than_256_levels_is_refused_in_one_line(where, depth, tmp_path):
+    """Whether our parser reads it (300) or not (3000): a sidecar, a JSON-lines line (an object:
+    its keys would be replaced as text) and a message file are one line naming the file, exit 2,
+    no copy."""
+    b = StoreBuilder(tmp_path / "home", seed=12)
+    convo = b.root("cli").conversation(turns=1)
+    if where == "sidecar":
+        path, named = convo.paths["sidecar"], convo.paths["sidecar"]
+        path.write_text(path.read_text().rstrip()[:-1] + f', "deep": {_deep(depth)}}}\n')
+    elif where == "transcript line":
+        path = _transcript(convo)
+        with path.open("a") as fh:
+            fh.write(f'{{"type": "x", "deep": {_deep(depth)}}}\n')
+        named = f"{path}: line {len(path.read_text().splitlines())}"
+    else:
+        path = named = convo.paths["brain"] / ".system_generated" / "messages" / "deep.json"
+        path.write_text(f'{{"deep": {_deep(depth)}}}')
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q")
+    assert (code, stdout, stderr) == (2, "", f"agy-audit: {named}: JSON nested deeper than 256 levels; not redacted\n")
+    assert not (tmp_path / "copy").exists()
+
+
+def test_a_failing_proof_explains_a_document_nested_256_deep_without_recursing(tmp_path):
+    """Two keys that differ only in the case of a UUID map to one key: the proof refuses, and
+    explaining it walks a 256-deep array (a RecursionError, exit 70, before)."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    sidecar = b.root("cli").conversation(turns=1).paths["sidecar"]
+    uuid = "0a1b2c3d-0000-4000-8000-00000000000"
+    sidecar.write_text(sidecar.read_text().rstrip()[:-1] + f', "{uuid}A": 1, "{uuid}a": 2, "deep": {_deep(256)}}}\n')
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q")
+    assert (code, stdout) == (1, "")
+    assert stderr == (
+        f"agy-audit: {b.home}: redaction refused, the copy was removed: {sidecar}: "
+        "differs from its copy by more than string values\n"
+    )
+    assert not (tmp_path / "copy").exists()
+
+
+@pytest.mark.parametrize("levels", [300, 3000])
+@pytest.mark.parametrize("kind", ["declared", "unknown"])
+def test_blobs_nested_deep_are_redacted_content_free(kind, levels, tmp_path):
+    """A step payload holding Step.subtrajectory.steps (a cycle cortex.proto declares) or an
+    unknown field, nested 300 and 3,000 messages deep around a text: protobuf refuses to parse
+    it, so it is walked as a blob no schema describes, as deep as the wire fingerprint looks,
+    and random bytes below; the proof holds and the text is gone."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    db = b.root("cli").conversation(turns=1).paths["db"]
+    inner = _len(999, SECRET)
+    for level in range(levels):
+        inner = _len((6 if level % 2 else 2) if kind == "declared" else 999, inner)
+    conn = sqlite3.connect(db)
+    idx, blob = conn.execute("SELECT idx, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
+    conn.execute("UPDATE steps SET step_payload = ? WHERE idx = ?", (blob + inner, idx))
+    conn.commit()
+    conn.close()
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
+    (copied,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
+    conn = sqlite3.connect(copied)
+    (payload,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
+    conn.close()
+    assert len(payload) == len(blob + inner) and SECRET not in payload and SECRET[:12] not in copied.read_bytes()

@@ -63,15 +63,16 @@ import shutil
 import sqlite3
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from audit.actions.sweep import backup_database
+from audit.checks.diff import CHANGED, changes
 from audit.checks.fingerprint import Fingerprint, survey
 from audit.checks.fingerprint.surfaces import kept_by_redact, left_out_by_redact
 from audit.checks.shape import digest_lines
@@ -527,13 +528,21 @@ def _json_text(value: str, r: Redactor) -> str | None:
         return None
     if _deeper_than(parsed, _JSON_TEXT_DEPTH):
         return None  # not arguments: redacted as text
-    r.counts["json-text"] += 1
-    spaced = ", " in value or ": " in value
-    return json.dumps(redact_json(parsed, r), ensure_ascii=False, separators=(", ", ": ") if spaced else (",", ":"))
+    spaced = _spaced(value)
+
+    def written(exact: bool) -> str:
+        r.counts["json-text"] += 1
+        if not exact:
+            new = redact_json(parsed, r)
+            return json.dumps(new, ensure_ascii=False, allow_nan=False, separators=(", ", ": ") if spaced else (",", ":"))
+        new = redact_json(loads(value, exact=True, require_object=False), r)
+        return dumps(new, indent=None, separators=_SPACED if spaced else None)
+
+    return _exactly(r, written)
 
 
 _MAX_JSON_DEPTH = 256
-"""A JSON document (or line) nested deeper is not redacted as JSON (recursion stays bounded)."""
+"""A JSON document (or line) nested deeper is refused (recursion stays bounded)."""
 _JSON_TEXT_DEPTH = 64
 """JSON text inside a string (tool arguments) is redacted inside its JSON up to this depth."""
 
@@ -552,25 +561,79 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _dump_like(original: str, value: Any, *, line: bool = False) -> str:
+_T = TypeVar("_T")
+
+
+def _exactly(r: Redactor, redacted: Callable[[bool], _T]) -> _T:
+    """``redacted(False)``: a JSON value read by ``loads`` redacted and written; or, when that
+    raises ``ValueError`` -- a number ``json`` cannot write as it was read (``1e400``, which reads
+    as infinity; an integer beyond the 4,300 digits of int/str conversion) -- ``redacted(True)``,
+    the value read again with ``loads(exact=True)`` (every number keeps its text, ``safeio.dumps``
+    writes it back), its replacements counted once."""
+    counts = dict(r.counts)
+    try:
+        return redacted(False)
+    except ValueError:
+        r.counts.update(counts)
+        return redacted(True)
+
+
+def _parsed(data: bytes | str, source: str, *, exact: bool, require_object: bool = False) -> Any:
+    """``loads(data)``; JSON nested deeper than ``_MAX_JSON_DEPTH`` levels -- read, or too deep
+    for the parser -- is an ``InputError`` naming *source* (not a ``JSONError``: it is JSON, and
+    redacted as text its keys would be replaced)."""
+    try:
+        value = loads(data, source=source, exact=exact, require_object=require_object)
+    except JSONError as exc:
+        if not exc.reason.startswith("nesting deeper than"):
+            raise
+        value = None
+    if value is None or _deeper_than(value, _MAX_JSON_DEPTH):
+        raise InputError(f"{source}: JSON nested deeper than {_MAX_JSON_DEPTH} levels; not redacted")
+    return value
+
+
+def _dump_like(original: str, value: Any, *, line: bool = False, exact: bool = False) -> str:
     """*value* as JSON in the layout of *original* (indented, spaced or compact), a lone surrogate
     (a ``\\ud800`` escape in the source) escaped again. A JSON document is written by
     ``safeio.dumps`` (orjson where it writes the same text); a JSON-lines *line* by ``json``, so
-    that a byte that is not UTF-8 (read with ``surrogateescape``) stays one."""
+    that a byte that is not UTF-8 (read with ``surrogateescape``) stays one. An *exact* value
+    (``loads(exact=True)``) is written by ``safeio.dumps`` in every layout, numbers as they were
+    read. ``ValueError`` when ``json`` cannot write a number of a value that is not *exact*."""
+    indent, separators = None, (",", ":")
     if "\n" in original.strip():
-        indent = len(original.split("\n", 1)[1]) - len(original.split("\n", 1)[1].lstrip(" ")) or 2
-        text = json.dumps(value, ensure_ascii=False, indent=indent) if line else dumps(value, indent=indent)
-    elif ", " in original or ": " in original:
-        text = json.dumps(value, ensure_ascii=False)
+        indent, separators = len(original.split("\n", 1)[1]) - len(original.split("\n", 1)[1].lstrip(" ")) or 2, (",", ": ")
+    elif _spaced(original):
+        separators = _SPACED
+    if exact:
+        text = dumps(value, indent=indent, separators=separators)
+        if line:  # a byte that is not UTF-8, escaped by dumps, stays a byte
+            text = _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else m.group(), text)
     else:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) if line else dumps(value, indent=None)
-    text = (_LINE_SURROGATE if line else _SURROGATE).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        if line or separators == _SPACED:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators)
+        else:
+            text = dumps(value, indent=indent)
+        text = (_LINE_SURROGATE if line else _SURROGATE).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text + ("\n" if original.endswith("\n") else "")
+
+
+_SPACED = (", ", ": ")
+_FIRST_KEY = re.compile(r'"(?:[^"\\]|\\.)*"\s*:( ?)')
+
+
+def _spaced(original: str) -> bool:
+    """Whether the JSON text *original* puts a space after its colons (and commas), as its first
+    key shows (a string holding ``", "`` does not make a compact line spaced)."""
+    first = _FIRST_KEY.search(original)
+    return bool(first.group(1)) if first else ", " in original
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 """Surrogates that are not a byte read with ``surrogateescape``."""
+_ESCAPED = re.compile(r"\\\\|\\u(dc[89a-f][0-9a-f])")
+"""In JSON text: an escaped backslash, or the escape of a byte read with ``surrogateescape``."""
 
 
 # ----------------------------------------------------------------------------- protobuf messages
@@ -777,7 +840,7 @@ class _Run:
 
     def document(self, old: Any, new: Any, source: str) -> None:
         """A redacted JSON document must differ from its source only by string values."""
-        if not _only_strings_differ(old, new, self.r):
+        if not _only_strings_differ(old, new, self.r.key):
             self.problems.extend(_explain(old, new, self.r, source))
 
 
@@ -883,10 +946,12 @@ def _redact_jsonl_file(run: _Run, path: Path) -> Iterator[bytes]:
     """A JSON-lines file redacted line by line as it is read (a line longer than the limit is refused)."""
     try:
         with open_regular(path) as fh:
+            number = 0
             while line := fh.readline(run.limit + 1):
                 if len(line) > run.limit:
                     raise InputError(f"{path}: a line longer than the limit of {run.limit} bytes (--max-file-size)")
-                yield _redact_jsonl_line(run, line.decode("utf-8", "surrogateescape"), str(path)).encode(
+                number += 1
+                yield _redact_jsonl_line(run, line.decode("utf-8", "surrogateescape"), f"{path}: line {number}").encode(
                     "utf-8", "surrogateescape"
                 )
     except OSError as exc:
@@ -894,17 +959,23 @@ def _redact_jsonl_file(run: _Run, path: Path) -> Iterator[bytes]:
 
 
 def _redact_jsonl_line(run: _Run, line: str, source: str) -> str:
-    """One line (its newline included, if any) of a JSON-lines stream, redacted."""
+    """One line (its newline included, if any) of a JSON-lines stream, redacted; *source* names
+    the line."""
     body, newline = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+    if not body.strip():
+        return line  # blank: white space is format
+
+    def redacted(exact: bool) -> tuple[Any, Any, str]:
+        value = _parsed(body, source, exact=exact, require_object=True)
+        new = redact_json(value, run.r)
+        return value, new, _dump_like(body, new, line=True, exact=exact)
+
     try:
-        value = loads(body, source=source) if body.strip() else None
+        value, new, text = _exactly(run.r, redacted)
     except JSONError:
-        value = None
-    if value is None or _deeper_than(value, _MAX_JSON_DEPTH):
-        return run.r.text(body) + newline  # torn, blank or nested too deep: replaced as text, its length kept
-    new = redact_json(value, run.r)
+        return run.r.text(body) + newline  # torn: replaced as text, its length kept
     run.document(value, new, source)
-    return _dump_like(body, new, line=True) + newline
+    return text + newline
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -917,12 +988,14 @@ def _lines(text: str) -> Iterator[str]:
 
 
 def _redact_json_file(run: _Run, data: bytes, source: str) -> bytes:
-    value = loads(data, source=source, require_object=False)
-    if _deeper_than(value, _MAX_JSON_DEPTH):
-        raise InputError(f"{source}: JSON nested deeper than {_MAX_JSON_DEPTH} levels; not redacted")
-    new = redact_json(value, run.r, tokens=enum_tokens(value))
+    def redacted(exact: bool) -> tuple[Any, Any, str]:
+        value = _parsed(data, source, exact=exact)
+        new = redact_json(value, run.r, tokens=enum_tokens(value))
+        return value, new, _dump_like(data.decode("utf-8"), new, exact=exact)
+
+    value, new, text = _exactly(run.r, redacted)
     run.document(value, new, source)
-    return _dump_like(data.decode("utf-8"), new).encode("utf-8")
+    return text.encode("utf-8")
 
 
 def _redact_chunks(run: _Run, parts: list[tuple[Path, int]]) -> None:
@@ -932,8 +1005,8 @@ def _redact_chunks(run: _Run, parts: list[tuple[Path, int]]) -> None:
     run.refuse_above_limit(parts[0][0].parent, total)
     data = [run.read(path, size) for path, size in parts]
     text = b"".join(data).decode("utf-8", "surrogateescape")
-    source = str(parts[0][0].parent)
-    new = "".join(_redact_jsonl_line(run, line, source) for line in _lines(text))
+    source = parts[0][0].parent
+    new = "".join(_redact_jsonl_line(run, line, f"{source}: line {n}") for n, line in enumerate(_lines(text), 1))
     encoded = new.encode("utf-8", "surrogateescape")
     at = 0
     for i, ((path, _size), old) in enumerate(zip(parts, data)):
@@ -1107,7 +1180,7 @@ def _redact_manifest(run: _Run) -> None:
     """A corpus manifest written for the copy (``_redact_manifest_value``); it is our own file,
     so it is not among the documents whose only changes must be string values."""
     path = run.source / MANIFEST
-    manifest = loads(run.read(path, os.lstat(path).st_size), source=str(path))
+    manifest = _parsed(run.read(path, os.lstat(path).st_size), str(path), exact=False, require_object=True)
     value = _redact_manifest_value(manifest, run.r, run.out)
     run.write(path, (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode())
 
@@ -1137,9 +1210,10 @@ def _survivors(out: Path, r: Redactor, progress: Callback | None = None) -> list
     return found
 
 
-def _only_strings_differ(old: Any, new: Any, r: Redactor) -> bool:
-    """Whether *new* is *old* (its UUID keys mapped) with only string values changed: the same
-    types, keys and list lengths, and equal numbers, booleans and nulls (iteratively)."""
+def _only_strings_differ(old: Any, new: Any, key: Callable[[str], str]) -> bool:
+    """Whether *new* is *old* (its keys mapped by *key*: ``Redactor.key``) with only string values
+    changed: the same types, keys and list lengths, and equal numbers, booleans and nulls
+    (iteratively)."""
     stack = [(old, new)]
     while stack:
         a, b = stack.pop()
@@ -1149,7 +1223,7 @@ def _only_strings_differ(old: Any, new: Any, r: Redactor) -> bool:
             if len(a) != len(b):
                 return False
             for k, v in a.items():
-                mapped = r.key(k)
+                mapped = key(k)
                 if mapped not in b:
                     return False
                 stack.append((v, b[mapped]))
@@ -1171,16 +1245,15 @@ def _uuid_keys(value: Any, r: Redactor) -> Any:
 
 
 def _explain(old: Any, new: Any, r: Redactor, source: str) -> list[str]:
-    """What deepdiff finds between a source document (its UUID keys mapped) and its copy besides
-    changed string values (on the failure path only: deepdiff is loaded here)."""
-    from deepdiff import DeepDiff  # noqa: PLC0415 -- only a failing proof and diff load it
-
-    problems = []
-    d = DeepDiff(_uuid_keys(old, r), new, view="tree", ignore_order=False)
-    for report in d:
-        for level in d[report]:
-            if report != "values_changed" or not (isinstance(level.t1, str) and isinstance(level.t2, str)):
-                problems.append(f"{source}: {level.path()}: {report} (only string values may change)")
+    """What ``diff`` finds between a source document (its UUID keys mapped) and its copy besides
+    changed string values (on the failure path only: deepdiff is loaded there). Arrays and objects
+    deeper than ``diff.DEEPEST`` are compared whole, so no depth makes it recurse too far: such a
+    change is one only when more than its strings differ."""
+    problems = [
+        f"{source}: {change.path}: {change.kind} (only string values may change)"
+        for change in changes(_uuid_keys(old, r), new, ignore=(), deepest=True)
+        if not (change.kind == CHANGED and _only_strings_differ(change.old, change.new, str))
+    ]
     return problems or [f"{source}: differs from its copy by more than string values"]
 
 
