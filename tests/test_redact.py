@@ -691,21 +691,32 @@ def test_progress_goes_to_stderr_as_plain_lines_off_a_terminal(sample, tmp_path,
     assert cli("redact", sample, "--out", tmp_path / "quiet", "-q")[0::2] == (0, "")
 
 
-def test_a_conversations_directory_that_cannot_be_searched_is_one_line_and_no_copy(shared_directory):
-    """``conversations/`` listable but not searchable (0444), as a user other than root: the
-    names are there, the files behind them cannot be looked at -- unreadable, never empty."""
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [(0o444, "cannot enter (Permission denied): it can be listed but not searched"), (0o000, "cannot list (Permission denied)")],
+)
+@pytest.mark.parametrize("where", ["conversations", "brain", "session brain", "logs"])
+def test_a_directory_that_cannot_be_entered_is_one_line_naming_it_and_no_copy(shared_directory, where, mode, why):
+    """A directory of the store listable but not searchable (0444), or not even listable (0000),
+    as a user other than root: one line naming the directory as every other command does, exit 2,
+    no copy, the store untouched -- unreadable, never empty (issue 38 item 3)."""
     root = StoreBuilder(shared_directory / "home", seed=8).root("cli")
-    root.conversation(turns=1)
+    brain = root.conversation(turns=1).paths["brain"]
+    directory = {
+        "conversations": root.path / "conversations",
+        "brain": root.path / "brain",
+        "session brain": brain,
+        "logs": brain / ".system_generated" / "logs",
+    }[where]
     faults.give_away(shared_directory)
-    conversations = root.path / "conversations"
-    first = sorted(conversations.iterdir())[0]
-    conversations.chmod(0o444)
+    directory.chmod(mode)
+    before = faults.snapshot(root.path)
     code, stdout, stderr = faults.unprivileged(
         lambda: cli("redact", shared_directory / "home", "--out", shared_directory / "copy", "-q")
     )
-    assert (code, stdout) == (2, "")
-    assert stderr == f"agy-audit: {first}: cannot stat (Permission denied); is {conversations} searchable?\n"
+    assert (code, stdout, stderr) == (2, "", f"agy-audit: {directory}: {why}\n")
     assert not (shared_directory / "copy").exists()
+    assert faults.snapshot(root.path) == before and directory.stat().st_mode & 0o777 == mode
 
 
 _needle_texts = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=3, max_size=40).filter(

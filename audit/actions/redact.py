@@ -99,6 +99,7 @@ from audit.safeio import (
 from audit.store import trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
+from audit.store.layout import list_dir
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import FLAT_NAMES, tier_of
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, VARINT, WireError, encode_varint, read_varint
@@ -862,23 +863,21 @@ def _left_out(rel: Path) -> str | None:
 
 def _listing(root: Path) -> list[tuple[Path, os.stat_result]]:
     """Every entry below *root* that is not a directory, with its ``lstat``, in name order. A
-    directory that cannot be listed, or an entry that cannot be looked at (a directory that can
-    be listed but not searched), is an ``InputError`` naming it: unreadable never reads as empty."""
+    directory that cannot be listed, or only listed and not entered (``layout.list_dir``), or an
+    entry that cannot be looked at, is an ``InputError`` naming it: unreadable never reads as
+    empty. An entry gone since its directory was listed is skipped."""
     found: list[tuple[Path, os.stat_result]] = []
     stack = [root]
     while stack:
         directory = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            raise InputError(f"{directory}: cannot list ({exc.strerror or exc})") from None
         subdirectories = []
-        for entry in entries:
+        for entry in list_dir(directory):
             try:
                 st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
             except OSError as exc:
-                raise InputError(f"{entry.path}: cannot stat ({exc.strerror or exc}); is {directory} searchable?") from None
+                raise InputError(f"{entry.path}: cannot stat ({exc.strerror or exc})") from None
             if stat.S_ISDIR(st.st_mode):
                 subdirectories.append(Path(entry.path))
             else:
