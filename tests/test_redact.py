@@ -3,7 +3,9 @@ changed -- and a refusal, with the copy removed, when something cannot be redact
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sqlite3
 
 import pytest
@@ -694,6 +696,7 @@ def test_progress_goes_to_stderr_as_plain_lines_off_a_terminal(sample, tmp_path,
 @pytest.mark.parametrize(
     ("mode", "why"),
     [(0o444, "cannot enter (Permission denied): it can be listed but not searched"), (0o000, "cannot list (Permission denied)")],
+    ids=["0444", "0000"],
 )
 @pytest.mark.parametrize("where", ["conversations", "brain", "session brain", "logs"])
 def test_a_directory_that_cannot_be_entered_is_one_line_naming_it_and_no_copy(shared_directory, where, mode, why):
@@ -773,13 +776,13 @@ def test_a_sidecar_enum_value_cortex_proto_does_not_name_and_a_lone_surrogate_ar
 def test_json_nested_too_deep_is_refused_in_one_line_or_redacted_as_text_in_a_line(tmp_path):
     b = StoreBuilder(tmp_path / "home", seed=12)
     convo = b.root("cli").conversation(turns=1)
-    deep = "[" * 300 + "]" * 300
+    deep, deeper = "[" * 300 + "]" * 300, "[" * 3000 + "]" * 3000  # parsed, or too deep for the parser
     transcript = convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
     with transcript.open("a") as fh:
-        fh.write(deep + "\n")
+        fh.write(deep + "\n" + deeper + "\n")
     assert redact(b.home, tmp_path / "copy", key=KEY).digests["transcript"][0] is not None
     copied = next((tmp_path / "copy").glob(".gemini/*/brain/*/.system_generated/logs/transcript.jsonl"))
-    assert copied.read_text().endswith("\n" + deep + "\n")  # punctuation only: its own placeholder
+    assert copied.read_text().endswith("\n" + deep + "\n" + deeper + "\n")  # not records: text, punctuation kept
     artifact = convo.paths["brain"] / "deep.json"
     artifact.write_text(deep)
     code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "again", "-q")
@@ -891,3 +894,85 @@ def test_blobs_nested_deep_are_redacted_content_free(kind, levels, tmp_path):
     (payload,) = conn.execute("SELECT step_payload FROM steps WHERE idx = ?", (idx,)).fetchone()
     conn.close()
     assert len(payload) == len(blob + inner) and SECRET not in payload and SECRET[:12] not in copied.read_bytes()
+
+
+def _entries(top):
+    """Every entry below *top* with its lstat mode, size and mtime (nothing opened or followed)."""
+    return {str(p.relative_to(top)): (s.st_mode, s.st_size, s.st_mtime_ns) for p in top.rglob("*") for s in [p.lstat()]}
+
+
+def test_fifos_and_symlinks_are_left_out_listed_never_opened_nor_followed(tmp_path):
+    """A FIFO where the transcript belongs (opening it would block), a sidecar that is a symbolic
+    link to a secret outside the store, a link looping to its own directory and a dangling one:
+    each left out and listed, none opened or followed, the proof holds, the store untouched."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    convo = b.root("cli").conversation(turns=1)
+    transcript = _transcript(convo)
+    transcript.unlink()
+    os.mkfifo(transcript)
+    secret = tmp_path / "outside.json"
+    secret.write_text('{"note": "a private secret outside the store"}')
+    sidecar = convo.paths["sidecar"]
+    sidecar.unlink()
+    sidecar.symlink_to(secret)
+    (convo.paths["brain"] / "loop").symlink_to(convo.paths["brain"])
+    (convo.paths["brain"] / "gone.md").symlink_to(tmp_path / "nowhere")
+    before = _entries(b.home)
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q", "--seed", "s", "--format", "json")
+    assert (code, stderr) == (0, "")
+    new_id = Redactor(hashlib.sha256(b"s").digest()).uuid(convo.id)
+    assert [item for item in json.loads(stdout)["leftOut"] if item.endswith(": not a regular file")] == [
+        f".gemini/antigravity-cli/{rel}: not a regular file"
+        for rel in (
+            f"brain/{new_id}/gone.md",
+            f"brain/{new_id}/loop",
+            f"brain/{new_id}/.system_generated/logs/transcript.jsonl",
+            f"conversations/{new_id}.trajectory.json",
+        )
+    ]
+    copied = [p for p in (tmp_path / "copy").rglob("*") if not p.is_dir()]
+    assert not any(p.is_symlink() or not p.is_file() for p in copied)
+    assert not any(b"outside the store" in p.read_bytes() for p in copied)
+    assert _entries(b.home) == before
+
+
+@pytest.mark.parametrize("cut", ["half", "header page", "100 bytes", "empty", "not sqlite"])
+def test_a_truncated_or_foreign_database_is_one_line_naming_it_and_no_copy(cut, tmp_path):
+    """A ``.db`` cut short (as a copy interrupted mid-write leaves it), empty, or not SQLite at all:
+    what its header says, in one line naming it, exit 2, no copy, the source as it was."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    db = b.root("cli").conversation(turns=1).paths["db"]
+    whole = db.read_bytes()
+    page_size, pages = int.from_bytes(whole[16:18], "big"), int.from_bytes(whole[28:32], "big")
+    data = {
+        "half": whole[: len(whole) // 2],
+        "header page": whole[:page_size],
+        "100 bytes": whole[:100],
+        "empty": b"",
+        "not sqlite": b"a private note, not a database\n" * 200,
+    }[cut]
+    db.write_bytes(data)
+    before = faults.snapshot(b.home)
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q")
+    why = {
+        "empty": "empty file (0 bytes)",
+        "not sqlite": "not an SQLite database (bad header)",
+    }.get(cut, f"truncated ({len(data)} bytes; header says {pages} pages of {page_size})")
+    assert (code, stdout, stderr) == (2, "", f"agy-audit: {db}: {why}\n")
+    assert not (tmp_path / "copy").exists() and faults.snapshot(b.home) == before
+
+
+def test_a_database_whose_wal_takes_it_over_the_limit_is_refused_before_a_byte_is_read(tmp_path):
+    """The ``-wal``'s committed pages are read with the ``.db``: their sum is held to
+    --max-file-size (a sparse 2 GiB ``-wal`` beside a small database)."""
+    b = StoreBuilder(tmp_path / "home", seed=5)
+    db = b.root("cli").conversation(turns=1).paths["db"]
+    with open(f"{db}-wal", "wb") as fh:
+        fh.truncate(2 << 30)
+    code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q")
+    size = db.stat().st_size + (2 << 30)
+    assert (code, stdout) == (2, "")
+    assert (
+        stderr == f"agy-audit: {db}: {size} bytes, larger than the limit of {256 << 20} (--max-file-size); nothing was written\n"
+    )
+    assert not (tmp_path / "copy").exists()

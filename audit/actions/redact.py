@@ -963,6 +963,8 @@ def _redact_jsonl_line(run: _Run, line: str, source: str) -> str:
     body, newline = (line[:-1], "\n") if line.endswith("\n") else (line, "")
     if not body.strip():
         return line  # blank: white space is format
+    if not body.lstrip().startswith("{"):
+        return run.r.text(body) + newline  # not a record, however deep: replaced as text, its length kept
 
     def redacted(exact: bool) -> tuple[Any, Any, str]:
         value = _parsed(body, source, exact=exact, require_object=True)
