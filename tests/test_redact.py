@@ -976,3 +976,33 @@ def test_a_database_whose_wal_takes_it_over_the_limit_is_refused_before_a_byte_i
         stderr == f"agy-audit: {db}: {size} bytes, larger than the limit of {256 << 20} (--max-file-size); nothing was written\n"
     )
     assert not (tmp_path / "copy").exists()
+
+
+@pytest.mark.parametrize(
+    ("which", "why"),
+    [
+        ("sidecar", "permission denied"),
+        ("db", "cannot read (Permission denied)"),
+        ("transcript", "cannot read (Permission denied)"),
+        ("artifact", "permission denied"),
+    ],
+)
+def test_a_file_that_cannot_be_read_is_one_line_naming_it_and_no_copy(shared_directory, which, why):
+    """A sidecar, ``.db``, transcript or brain artifact at mode 0000, as a user other than root:
+    one line naming the file, exit 2, no copy, the store untouched (issue 38 item 3)."""
+    root = StoreBuilder(shared_directory / "home", seed=8).root("cli")
+    convo = root.conversation(turns=1)
+    path = {
+        "sidecar": convo.paths["sidecar"],
+        "db": convo.paths["db"],
+        "transcript": _transcript(convo),
+        "artifact": convo.paths["brain"] / "task.md.metadata.json",
+    }[which]
+    faults.give_away(shared_directory)
+    path.chmod(0)
+    before = faults.snapshot(root.path)
+    code, stdout, stderr = faults.unprivileged(
+        lambda: cli("redact", shared_directory / "home", "--out", shared_directory / "copy", "-q")
+    )
+    assert (code, stdout, stderr) == (2, "", f"agy-audit: {path}: {why}\n")
+    assert not (shared_directory / "copy").exists() and faults.snapshot(root.path) == before
