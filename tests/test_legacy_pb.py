@@ -266,3 +266,49 @@ def test_a_pb_the_key_does_not_authenticate_fails_its_session_in_one_line(pb_sto
         "(a wrong key, or a truncated or altered file)",
     }
     assert not (out / "native" / "cli" / f"{complete.id}.pb").exists()  # a failed session leaves no file
+
+
+# ----------------------------------------------------------------------------- ci
+
+
+def _ci_checks(*argv: object) -> tuple[int, str, dict[tuple[str, str], dict]]:
+    code, out, err = cli("ci", *argv, "--format", "json")
+    assert err == ""
+    doc = json.loads(out)
+    return code, out, {(s["name"], c["target"]): c for s in doc["stages"] for c in s["checks"] if s["name"] != "compare"}
+
+
+def test_ci_with_the_users_key_sweeps_and_checks_the_pb_sessions(pb_store, tmp_path, monkeypatch):
+    root, _, stale, _ = pb_store
+    monkeypatch.setenv("PATH", "")
+    native = ("--root", root.path, "--source", "native")
+    _, _, checks = _ci_checks(*native)  # no key: as before
+    assert checks[("sweep", "corpus")]["counts"] == {
+        "selected": 3,
+        "swept": 0,
+        "failed": 0,
+        "skipped": 0,
+        "notCovered": 3,
+        "excluded": 0,
+    }
+    assert checks[("completeness", "live")]["summary"] == "2 unknown: nothing compared"
+    key_file = tmp_path / "my.key"
+    key_file.write_text(KEY_TEXT)
+    code, out, checks = _ci_checks(*native, "--key-file", key_file)
+    assert code == 1 and checks[("sweep", "corpus")]["summary"] == "3 of 3 session(s) swept; 0 failed, 0 skipped"
+    corpus, live = checks[("completeness", "corpus")], checks[("completeness", "live")]
+    assert (corpus["verdict"], corpus["summary"]) == ("pass", "3 complete")
+    assert corpus["command"].startswith(f"agy-audit completeness --key-file {key_file} ")  # the file, never the key
+    assert (live["verdict"], live["summary"]) == ("fail", "1 complete, 1 incomplete")
+    assert live["findings"][0]["file"] == str(root.path / "conversations" / f"{stale.id}.trajectory.json")
+    assert live["command"] == f"agy-audit completeness --key-file {key_file} --root {root.path}"
+    assert not _secret_shown(out)
+    monkeypatch.setenv("ANTIGRAVITY_KEY", KEY_TEXT)
+    code, out, checks = _ci_checks(*native)
+    assert (code, checks[("completeness", "corpus")]["summary"], checks[("completeness", "live")]["summary"]) == (
+        1,
+        "3 complete",
+        "1 complete, 1 incomplete",
+    )
+    assert checks[("completeness", "live")]["command"] == f"agy-audit completeness --root {root.path}"
+    assert not _secret_shown(out)

@@ -9,9 +9,11 @@ import sys
 from audit.actions.sweep import SOURCES
 from audit.commands import project
 from audit.commands.common import (
+    add_key_file,
     add_progress,
     add_report_flags,
     add_selection,
+    legacy_key,
     progress_of,
     report_formats,
     roots_from,
@@ -61,6 +63,7 @@ def register(
     p.add_argument("--timeout", type=seconds, default=30.0, metavar="SECONDS", help="per daemon call (default 30)")
     p.add_argument("--allow-remote-daemon", action="store_true", help="accept a daemon endpoint that is not a loopback address")
     add_selection(p)
+    add_key_file(p)
     p.add_argument(
         "--out",
         type=user_path,
@@ -135,6 +138,7 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports = report_formats(args, "ci", REPORT_FORMATS)
+    key = legacy_key(args)
     config = project.load()
     roots = layout.require_roots(roots_from(args))
     report = ci.run(
@@ -156,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress_of(args),
         jobs=args.jobs,
         selection=selection_from(args),
+        key=key,
     )
     sys.stdout.write(_render(report, args.format, color=use_color()))
     sys.stdout.flush()

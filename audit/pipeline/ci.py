@@ -113,6 +113,7 @@ from audit.progress import Factory, step
 from audit.safeio import DIRECTORY, is_dir, path_kind, read_json
 from audit.store.corpus import MANIFEST
 from audit.store.layout import Root
+from audit.store.legacy_pb import ENV_KEY, Key
 from audit.store.selection import READABLE_ONLY, Selection
 
 TOOL = "agy-audit"
@@ -227,6 +228,7 @@ def run(
     progress: Factory | None = None,
     jobs: int | None = None,
     selection: Selection | None = None,
+    key: Key | None = None,
 ) -> Report:
     """Run every stage on *roots* (see the module docstring) and return the report.
 
@@ -235,7 +237,9 @@ def run(
     takes it, default every one); *profiles* the consumer profiles (names or files,
     default every bundled one); *jobs* the processes that check the swept sessions: 1 this one, 2
     this one and a worker (``audit.pipeline.worker``), None (default) 2 from ``PARALLEL_FROM``
-    sessions where a second CPU is free, else 1; the report is the same either way. Raises before
+    sessions where a second CPU is free, else 1; the report is the same either way. With the
+    user's *key* a legacy ``.pb``-only session is swept and checked for completeness as a ``.db``
+    is (``sweep``; the corpus and live sidecars against the ``.pb``). Raises before
     sweeping: ``UsageError`` for bad *jobs*, an unknown baseline, a bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
     interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it
@@ -258,7 +262,7 @@ def run(
         workdir = Path(tempfile.mkdtemp(prefix="agy-audit-ci-"))
         corpus = workdir / "sweep"
     kept = workdir is None or keep
-    ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles, jobs)
+    ctx = _Context(roots, corpus, chosen, failing, live, progress, chosen_profiles, jobs, key)
     try:
         try:
             sweep_started = time.monotonic()
@@ -276,6 +280,7 @@ def run(
                     on_swept=ctx.swept,
                     on_selected=ctx.selected,
                     selection=selection,
+                    key=key,
                 )
             sweep_seconds = time.monotonic() - sweep_started - sum(ctx.checks.spent.values())  # without the checks run meanwhile
             if result.interrupted:
@@ -456,6 +461,7 @@ class _Context:
     progress: Factory | None
     profiles: list[Profile] = field(default_factory=list)
     jobs: int | None = None  # 1: every check in this process; 2: a worker process; None: as pays
+    key: Key | None = None  # the user's key for legacy .pb sessions (never shown: its origin names it)
     checks: SessionChecks = field(init=False)
     """What the checks of the swept sessions found (made here, or by the worker and sent back)."""
     worker: Worker | None = None
@@ -527,10 +533,13 @@ class _Context:
     # -- completeness ----------------------------------------------------------------------------
 
     def completeness(self) -> list[Check]:
-        checks = [self._completeness(CORPUS, lambda: completeness.targets([self.out]), _command("completeness", self.out))]
+        keyed = () if self.key is None or self.key.origin == ENV_KEY else ("--key-file", self.key.origin)
+        checks = [
+            self._completeness(CORPUS, lambda: completeness.targets([self.out]), _command("completeness", *keyed, self.out))
+        ]
         if self.live:
             roots = [r for r, _ in self._live_dirs()]
-            command = _command("completeness", *(w for r in roots for w in ("--root", r.path)))
+            command = _command("completeness", *keyed, *(w for r in roots for w in ("--root", r.path)))
             checks.append(self._completeness(LIVE, lambda: completeness.targets_in_roots(roots), command))
         return checks
 
@@ -545,7 +554,7 @@ class _Context:
             return Check("completeness", target, target, ERROR, exc.message, command)
         tally = Tally()
         for t in found:
-            tally.merge(done.get(key(t)) or completeness_part(completeness.check_target(t, details=False)))
+            tally.merge(done.get(key(t)) or completeness_part(completeness.check_target(t, details=False, key=self.key)))
         counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
