@@ -203,7 +203,10 @@ def observe(
             result.not_computed,
             partial,
             result,
-            {s: native_observable for s in partial if s not in result.sampled()} if result.complete else {},
+            # a native sweep's sidecars: the keys the offline decoder produces are observable all the same
+            {"sidecar": native_observable}
+            if result.complete and "sidecar" in result.unsure and "sidecar" not in result.sampled()
+            else {},
         )
     if not observed.fingerprints:
         reasons = "; ".join(f"{s}: {why}" for s, why in observed.not_computed.items())

@@ -31,6 +31,7 @@ def survey(
     wanted = [surface for name, surface in SURFACES.items() if name in names]
     inputs, result = collect(paths, frozenset(s.swept for s in wanted if s.swept is not None))
     result.session_surfaces = tuple(name for name, surface in SURFACES.items() if surface.sessions)
+    result.unsure = {s.name: why for s in wanted if s.partial is not None and (why := s.partial(result)) is not None}
     result.files = {
         "sidecars": inputs.sidecars,
         "databases": inputs.databases,

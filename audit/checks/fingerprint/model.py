@@ -57,6 +57,9 @@ class Surface:
     swept: str | None = None
     """The directory of ``native/<product>/`` in a sweep corpus whose files it reads, if any (the
     survey lists them as the family of that name)."""
+    partial: Callable[[Survey], str | None] | None = None
+    """Why, in a complete sweep, the lines it lacks may still be held by what it swept (the survey's
+    ``sources`` tell how the sessions were swept), or None when they are evidence of absence."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,8 @@ class Survey:
 
     unread: int = 0  # sessions of a store whose conversation no file read here holds (a legacy .pb only)
     session_surfaces: tuple[str, ...] = ()  # the surfaces whose lines come from the sessions (``Surface.sessions``)
+    unsure: dict[str, str] = field(default_factory=dict)
+    """Surface -> why, in a complete sweep, the lines it lacks are no evidence (``Surface.partial``)."""
 
     @property
     def whole(self) -> bool:
@@ -159,24 +164,17 @@ class Survey:
 
     def partial(self) -> dict[str, str]:
         """Surfaces of a complete sweep or a store read whole whose absent lines are no evidence,
-        with why: a store's sidecars; those of a sample (``sampled``), then the sidecar surface of a
-        native sweep, for keys our ``.proto`` cannot decode (``drift.native_observable`` tells which)."""
+        with why: a store's sidecars; in a complete sweep, those each surface names itself
+        (``Surface.partial``: the sidecar surface of a native sweep, for keys our ``.proto`` cannot
+        decode, ``drift.native_observable`` telling which), then those of a sample (``sampled``)."""
         if self.whole:
             return {
                 "sidecar": "a store's sidecars are agy-reader's copies, fresh, stale or missing per session: "
                 "a key they lack is no evidence (a sweep writes every session's)"
             }
-        native = sum(n for source, n in self.sources.items() if source != "daemon")
         if not self.complete:
             return {}
-        found = {}
-        if native:
-            found["sidecar"] = (
-                "for keys audit/store/proto/cortex.proto does not decode (daemon-only keys): "
-                f"{native} of {sum(self.sources.values())} sidecars were reconstructed offline from .db files "
-                "(native sweep); a missing key the .proto decodes is a removal"
-            )
-        return found | self.sampled()
+        return self.unsure | self.sampled()
 
     def sampled(self) -> dict[str, str]:
         """The surfaces of the sessions when the sweep's selection left out sessions it could

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from audit.checks.fingerprint.inputs import SIDECARS
-from audit.checks.fingerprint.model import INPUT_KINDS, KEPT, Fingerprint, Surface
+from audit.checks.fingerprint.model import INPUT_KINDS, KEPT, Fingerprint, Surface, Survey
 from audit.checks.fingerprint.reading import Reading
 from audit.checks.shape import SidecarShape
 from audit.errors import InputError
@@ -41,6 +41,18 @@ def read_sidecars(reading: Reading) -> Fingerprint | None:
     return Fingerprint.of("sidecar", shape.lines()) if shape.documents else None
 
 
+def _partial(survey: Survey) -> str | None:
+    """A native sweep's sidecars are reconstructed offline: a key only the daemon writes is none of theirs."""
+    native = sum(n for source, n in survey.sources.items() if source != "daemon")
+    if not native:
+        return None
+    return (
+        "for keys audit/store/proto/cortex.proto does not decode (daemon-only keys): "
+        f"{native} of {sum(survey.sources.values())} sidecars were reconstructed offline from .db files "
+        "(native sweep); a missing key the .proto decodes is a removal"
+    )
+
+
 SIDECAR = Surface(
     "sidecar",
     describes="the JSON shape of the trajectory sidecars, by agy-reader's algorithm",
@@ -50,4 +62,5 @@ SIDECAR = Surface(
     fingerprint=lambda reading: reading.shared(read_sidecars),
     redact=KEPT,
     sessions=True,
+    partial=_partial,
 )
