@@ -344,7 +344,7 @@ def test_what_no_fingerprint_shows_is_unknown_and_never_decides():
         "below executorMetadatas, which the sidecar fingerprint records as opaque",
         "below tool_calls.[].args, which the transcript fingerprint records as opaque",
         "below field gen_metadata.data.chat_model.20, which the .proto does not know (not parsed into)",
-        "no fingerprint covers the rpc surface",
+        "no sweep keeps the daemon's Get answers (only GetCascadeTrajectoryGeneratorMetadata)",
         "the layout surface was not compared",
     ]
 
@@ -693,7 +693,8 @@ def test_ci_record_names_an_unchanged_newer_version_and_records_it_compatible(tm
     code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", compat)
     assert code == 0 and doc["baseline"]["name"] == "agy-1.2.11"
     statuses = {c["name"]: c["summary"].split(";")[0] for s in doc["stages"] if s["name"] == "compare" for c in s["checks"]}
-    absent = {"corpus summaries", "corpus history", "corpus cache"}  # no per-install files: absent on both sides
+    # no per-install files, no daemon answers (a native sweep): absent on both sides
+    absent = {"corpus summaries", "corpus history", "corpus cache", "corpus rpc"}
     assert statuses == {name: "NOT COMPARABLE" if name in absent else "UNCHANGED" for name in statuses}
     (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
     assert record["name"] == "agy-1.2.12" and record["verdict"] == "pass"

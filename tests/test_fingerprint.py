@@ -39,6 +39,8 @@ from audit.testing.builder import StoreBuilder
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 DDL = (DATA / "agentsview_agy-1.0.7-1.0.10_baseline_schema.sql").read_text()
 KNOWN_SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
+IN_STORES = [name for name, surface in SURFACES.items() if "store" in surface.found_in]
+"""The surfaces a store root can hold (every one but the daemon's answers, which only a sweep keeps)."""
 
 
 def make_db(path: Path, ddl: str = DDL) -> Path:
@@ -133,8 +135,8 @@ def test_wire_lines_are_named_where_the_proto_knows_the_field(store):
 def test_an_unknown_protobuf_field_shows_as_wire_drift_and_nothing_else(tmp_path, store):
     other = build_store(tmp_path / "home", unknown_fields=True)
     a, b = survey([store]), survey([other])
-    assert set(a.fingerprints) == set(b.fingerprints) == set(SURFACES)
-    assert [s for s in SURFACES if a.fingerprints[s].digest != b.fingerprints[s].digest] == ["wire"]
+    assert set(a.fingerprints) == set(b.fingerprints) == set(IN_STORES)
+    assert [s for s in IN_STORES if a.fingerprints[s].digest != b.fingerprints[s].digest] == ["wire"]
     added = set(b.fingerprints["wire"].lines) - set(a.fingerprints["wire"].lines)
     assert added and all(line.startswith("steps.step_payload[") and line.endswith(".999\tvarint") for line in added)
     assert set(a.fingerprints["wire"].lines) <= set(b.fingerprints["wire"].lines)
@@ -163,7 +165,7 @@ def test_schema_directed_wire_parse_observes_what_the_schema_less_walk_does(tmp_
 def test_store_root_gives_all_four_surfaces_and_counts(store):
     result = survey([store])
     assert result.kind == "store" and not result.complete and result.scope == "partial-unknown-scoped"
-    assert set(result.fingerprints) == set(SURFACES) and not result.not_computed
+    assert set(result.fingerprints) == set(IN_STORES) and result.not_computed == {"rpc": SURFACES["rpc"].missing}
     counts = result.counts.to_json()
     assert counts["sessions"] == 4 and counts["databases"] == 4 and counts["transcripts"] == 8
     assert counts["steps"] == sum(counts["stepTypes"].values()) == sum(counts["statuses"].values())
@@ -196,6 +198,7 @@ def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, co
         "artifacts": "no readable brain artifact *.md.metadata.json",
         "conventions": "no brain transcript record with a step type",
         "values": "no sidecar, conversation .db or transcript record to take values from",
+        "rpc": SURFACES["rpc"].missing,
     }
     assert result.fingerprints["roots"].lines == ("antigravity-cli\troot",)  # the manifest names the root swept
 
@@ -232,7 +235,7 @@ def test_missing_path_is_an_input_error(tmp_path):
 def test_cli_fingerprint_text_json_paths_and_exit_codes(tmp_path, capsys, store):
     assert main(["fingerprint", str(store)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["SURFACE", "DIGEST", "LINES"] and [r.split()[0] for r in out[1:]] == list(SURFACES)
+    assert out[0].split() == ["SURFACE", "DIGEST", "LINES"] and [r.split()[0] for r in out[1:]] == list(IN_STORES)
 
     fixture = DATA / "agy-reader_invoke_subagent.trajectory.json"
     assert main(["fingerprint", "--surface", "sidecar", "--paths", str(fixture)]) == 0

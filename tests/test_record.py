@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_fingerprint import IN_STORES
 
 from audit.actions import compat
 from audit.actions.sweep import NOT_COVERED_LEGACY, sweep
@@ -70,14 +71,15 @@ def test_record_writes_every_surface_and_regenerates_the_compatibility_record(wo
     assert capsys.readouterr().out.endswith(f"recorded {workspace / 'fp' / 'agy-9.9.9'}; regenerated {workspace / 'COMPAT.md'}\n")
     target = workspace / "fp" / "agy-9.9.9"
     names = sorted(p.name for p in target.iterdir())
-    assert names == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES)])
+    assert names == sorted(["baseline.json", *(f"{s}.tsv" for s in IN_STORES)])  # a native sweep: no daemon answer
     doc = json.loads((target / "baseline.json").read_text())
     assert (doc["name"], doc["agyVersion"], doc["corpusScope"]) == ("agy-9.9.9", "9.9.9", "explicit-version-scoped")
-    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == list(SURFACES)
+    assert doc["digests"]["sqlite"] == SCHEMA and list(doc["digests"]) == IN_STORES
+    assert doc["absent"] == {"rpc": SURFACES["rpc"].missing}
     assert all(p.startswith("computed from a swept corpus (3 native) by agy-audit ") for p in doc["provenance"].values())
     assert doc["counts"]["sessions"] == 3 and doc["counts"]["steps"] == sum(doc["counts"]["stepTypes"].values())
     baseline = load(target)
-    assert set(baseline.lines) == set(SURFACES)
+    assert set(baseline.lines) == set(IN_STORES)
 
     text = (workspace / "COMPAT.md").read_text()
     record = compat.parse(text)
@@ -134,6 +136,7 @@ def test_a_surface_the_corpus_does_not_hold_is_recorded_absent_then_new_or_not_c
         "transcript": "no brain transcript record",
         "artifacts": "no readable brain artifact *.md.metadata.json",
         "conventions": "no brain transcript record with a step type",
+        "rpc": SURFACES["rpc"].missing,  # a native sweep
     }
     assert doc["absent"] == gone and not set(gone) & set(doc["digests"])  # the brains held the artifact metadata too
     assert sorted(p.name for p in target.iterdir()) == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES if s not in gone)])
@@ -181,6 +184,7 @@ def test_a_brain_only_corpus_is_recordable(tmp_path, capsys):
         "summaries": "no readable conversation_summaries.db",
         "history": "no history.jsonl record",
         "cache": "no readable cache/ file",
+        "rpc": SURFACES["rpc"].missing,
     }
     code, same = _compare_json(tmp_path, corpus, capsys)
     assert code == 0 and same["transcript"] == ("UNCHANGED", None)
@@ -342,7 +346,7 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
     fp = tmp_path / "fp"
     home = ["--source", "native", "--baseline-dir", str(fp), "--compat-file", str(tmp_path / "COMPAT.md"), "-q"]
     assert main(["ci", "--home", str(tmp_path / "brain-only"), "--no-live", "--record", "agy-9.0.1", *home]) == 0
-    absent = ["cache", "history", "sidecar", "sqlite", "summaries", "wire"]
+    absent = ["cache", "history", "rpc", "sidecar", "sqlite", "summaries", "wire"]
     assert sorted(json.loads((fp / "agy-9.0.1" / "baseline.json").read_text())["absent"]) == absent
     capsys.readouterr()
     report = tmp_path / "report.json"
@@ -362,6 +366,7 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
                 ("summaries", "no readable conversation_summaries.db"),
                 ("history", "no history.jsonl record"),
                 ("cache", "no readable cache/ file"),
+                ("rpc", SURFACES["rpc"].missing),
             )
         },
         "corpus artifacts": "UNCHANGED",

@@ -14,6 +14,7 @@ from deepdiff import DeepDiff
 from google.protobuf.unknown_fields import UnknownFieldSet
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_fingerprint import IN_STORES
 
 from audit.actions.redact import (
     _NOT_UTF8,
@@ -62,7 +63,10 @@ def test_every_fingerprint_of_the_copy_equals_the_source(sample, redacted):
     )
     assert all(redacted.counts[k] > 0 for k in ("text", "json-text", "ids", "timestamps", "bytes")), redacted.counts
     before, after = survey([sample], SURFACES), survey([redacted.out], SURFACES)
+    assert redacted.digests["rpc"] == (None, None)  # a home holds no daemon answer: absent from both
     for surface in PROVEN:
+        if surface == "rpc":
+            continue
         if surface == "values":  # the history's types left with history.jsonl; every other value is kept
             gone = set(before.fingerprints[surface].lines) - set(after.fingerprints[surface].lines)
             assert [line.split("\t")[0] for line in gone] == ["history:type"]
@@ -72,7 +76,7 @@ def test_every_fingerprint_of_the_copy_equals_the_source(sample, redacted):
         assert before.fingerprints[surface].digest == after.fingerprints[surface].digest, surface
         assert redacted.digests[surface] == (before.fingerprints[surface].digest,) * 2
     # the per-install files that hold titles, prompts and paths are left out, and the roots list what is left
-    assert set(after.not_computed) == {"summaries", "history", "cache"} and set(before.fingerprints) == set(SURFACES)
+    assert set(after.not_computed) == {"summaries", "history", "cache", "rpc"} and set(before.fingerprints) == set(IN_STORES)
     assert {line.split("\t")[1] for line in after.fingerprints["roots"].lines} == {"root"}
 
 
@@ -390,7 +394,7 @@ def test_every_builder_shape_and_media_inputs_redact_with_their_proof(tmp_path):
     ]
     result = redact(b.home, tmp_path / "copy", key=KEY)
     assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
-    assert all(a is not None for a, _c in result.digests.values())
+    assert [s for s, (a, _c) in result.digests.items() if a is None] == ["rpc"]  # no daemon answer in a home
     (db,) = (tmp_path / "copy").glob(f".gemini/antigravity/conversations/{Redactor(KEY).uuid(every.id)}.db")
     conn = sqlite3.connect(db)
     (payload,) = conn.execute("SELECT step_payload FROM steps WHERE idx = 0").fetchone()
@@ -553,7 +557,7 @@ def test_blobs_keep_their_explicit_defaults_and_text_without_letters_stays(tmp_p
 
     result = redact(b.home, tmp_path / "copy", key=KEY)
     assert {s: a == c for s, (a, c) in result.digests.items()} == dict.fromkeys(PROVEN, True)
-    assert all(a is not None for a, _c in result.digests.values())
+    assert [s for s, (a, _c) in result.digests.items() if a is None] == ["rpc"]  # no daemon answer in a home
     (db,) = (tmp_path / "copy").glob(".gemini/*/conversations/*.db")
     conn = sqlite3.connect(db)
     copied = [data for (data,) in conn.execute("SELECT data FROM gen_metadata ORDER BY idx")]

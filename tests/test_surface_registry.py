@@ -32,6 +32,13 @@ def test_the_ci_report_schema_lists_every_surface_in_registry_order():
     assert listed == list(SURFACES)
 
 
+def test_the_consumer_profile_schema_lists_every_surface_a_profile_may_name_in_registry_order():
+    surface = _schema("consumer-profile")["$defs"]["entry"]["properties"]["surface"]
+    profiled = [name for name, s in SURFACES.items() if s.profiled]
+    assert surface["enum"] == profiled
+    assert set(re.findall(r"`([a-z]+)`", surface["description"])) == {"surface", *profiled}
+
+
 def test_the_readme_table_lists_every_surface_with_the_inputs_that_hold_it():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     table = readme.split("| surface | read from | what it describes |\n| --- | --- | --- |\n", 1)[1].split("\n\n", 1)[0]

@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_fingerprint import IN_STORES
 from test_sweep import snapshot
 
 from audit.actions.sweep import sweep
 from audit.checks import schemas
 from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.fingerprint import survey
 from audit.cli import main
 from audit.store import install
 from audit.store.layout import Root
@@ -98,7 +99,7 @@ def lines(paths, surface: str) -> tuple[str, ...]:
 
 def test_every_surface_of_a_home_keys_and_types_never_values(home):
     result = survey([home])
-    assert set(result.fingerprints) == set(SURFACES) and result.problems == [] and result.skipped == []
+    assert set(result.fingerprints) == set(IN_STORES) and result.problems == [] and result.skipped == []
     got = {s: result.fingerprints[s].lines for s in NEW}
     assert (got["history"], got["cache"], got["artifacts"], got["roots"]) == (HISTORY, CACHE, ARTIFACTS, ROOTS)
     summaries = got["summaries"]
@@ -227,7 +228,7 @@ def test_a_renamed_history_key_and_a_new_cache_file_are_drift_against_a_recorded
     fp, compat = tmp_path / "fp", tmp_path / "COMPAT.md"
     assert main(["record", str(corpus), "--name", "agy-9.1.0", "--baseline-dir", str(fp), "--compat-file", str(compat)]) == 0
     capsys.readouterr()
-    assert sorted(p.name for p in (fp / "agy-9.1.0").iterdir()) == sorted(["baseline.json", *(f"{s}.tsv" for s in SURFACES)])
+    assert sorted(p.name for p in (fp / "agy-9.1.0").iterdir()) == sorted(["baseline.json", *(f"{s}.tsv" for s in IN_STORES)])
     home = tmp_path / "home"
     build(home)
     cli = home / ".gemini" / "antigravity-cli"
@@ -270,7 +271,7 @@ def test_unreadable_per_install_files_are_named_and_fail_fingerprint_with_exit_2
         "agy-audit: 3 input(s) unreadable; the fingerprints above leave them out",
     ]
     assert [row.split()[0] for row in captured.out.splitlines()[1:]] == [
-        s for s in SURFACES if s not in ("summaries", "artifacts")
+        s for s in IN_STORES if s not in ("summaries", "artifacts")
     ]  # the rest is still fingerprinted; the cache's other files too
     before = snapshot(root.path.parent.parent)
     out = tmp_path / "corpus"

@@ -91,8 +91,8 @@ from audit.safeio import (
     sync_files,
 )
 from audit.store import database, legacy_pb
-from audit.store.corpus import MANIFEST
-from audit.store.daemon import AuthError, DaemonClient, DaemonError
+from audit.store.corpus import ANSWERS, MANIFEST
+from audit.store.daemon import GENERATOR_METADATA, AuthError, DaemonClient, DaemonError
 from audit.store.database import NativeConversation, open_snapshot, read_database
 from audit.store.discovery import ENV_URL, discover
 from audit.store.ids import canonical_id
@@ -104,8 +104,6 @@ from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
 
 SOURCES = ("auto", "daemon", "native")
-GENERATOR_METADATA = "GetCascadeTrajectoryGeneratorMetadata"
-"""The daemon call whose answer a daemon sweep keeps per conversation (codeburn's source of usage)."""
 MANIFEST_VERSION = 2
 """2 added ``selection`` (1: every session was selected)."""
 AGY_VERSION_TIMEOUT = 3.0
@@ -647,7 +645,7 @@ def _sweep_files(
         raw, trajectory = fetched.raw, fetched.trajectory
         generations = _stage("fetch", _generator_metadata, item.client, fetched.requested_id)
         if generations is not None:
-            corpus.write(f"native/{surface}/rpc/{session.id}.{GENERATOR_METADATA}.json", generations, files)
+            corpus.write(f"native/{surface}/{ANSWERS}/{session.id}.{GENERATOR_METADATA}.json", generations, files)
     else:
         assert conv is not None  # without a daemon only a .db is swept, or a legacy .pb read with the user's key
         fields = BlobFields() if record_fields else None

@@ -3,9 +3,10 @@
 A profile (``consumers/<name>.json``, schema ``consumer-profile``) lists the entries one tool
 reads -- fingerprint line paths per surface (``sidecar``, ``sqlite``, ``wire``, ``transcript``, ...),
 file patterns relative to a store root (``layout``: matched against the ``layout`` fingerprint's
-file families of every root) or daemon RPC fields (``rpc``) -- each ``requires`` or ``optional``,
-with the values it ``accepts`` and a citation of the tool's source. A ``*`` in a path matches
-any run of characters within one dot-separated segment.
+file families of every root) or daemon answer fields (``rpc``: ``<Method>.<path>``, the ``rpc``
+fingerprint's lines) -- each ``requires`` or ``optional``, with the values it ``accepts`` and a
+citation of the tool's source. A ``*`` in a path matches any run of characters within one
+dot-separated segment.
 
 ``judge`` reads a ``drift.Comparison`` through a profile. Per matched line:
 
@@ -33,11 +34,12 @@ filter does not take is judged by the payloads its steps carry (``_payloads_read
 per value the baseline and the corpus both counted is traced to the values whose share it took
 (``_moved``): a filter breaks only when records it took moved.
 
-An entry no fingerprint can show is unknown too, with the reason: ``rpc`` entries, ``layout``
-entries naming no file family the ``layout`` fingerprint records (artifacts, per-install files),
-a sidecar path below an opaque path (``audit.checks.shape.OPAQUE_PATHS``) or in the reader-owned
-``agyReader`` block, a transcript path below ``tool_calls.[].args``, a wire path below a field the
-.proto does not know (not parsed into), a surface not compared or recorded by digest only.
+An entry no fingerprint can show is unknown too, with the reason: ``layout`` entries naming no
+file family the ``layout`` fingerprint records (artifacts, per-install files), ``rpc`` entries of
+a call no sweep keeps the answers of (``audit.store.daemon.KEPT_CALLS``), a sidecar path below an
+opaque path (``audit.checks.shape.OPAQUE_PATHS``) or in the reader-owned ``agyReader`` block, a
+transcript path below ``tool_calls.[].args``, a wire path below a field the .proto does not know
+(not parsed into), a surface not compared or recorded by digest only.
 
 The consumer's verdict is the worst of its entries: ``breaks`` > ``at risk`` > ``ok``; when no
 entry could be judged, ``not comparable``. Unknown entries are counted and listed, never failing.
@@ -74,6 +76,7 @@ from audit.errors import InputError, UsageError
 from audit.resources import data_path
 from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
+from audit.store.daemon import KEPT_CALLS
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import STEP_TYPE_NAMES
 
@@ -374,6 +377,10 @@ def unfingerprinted(entry: Entry) -> str | None:
         for opaque in sorted(TRANSCRIPT_OPAQUE):
             if rest.startswith(opaque + "."):
                 return f"below {opaque}, which the transcript fingerprint records as opaque"
+    elif entry.surface == "rpc":
+        method = path.split(".", 1)[0]
+        if method not in KEPT_CALLS:
+            return f"no sweep keeps the daemon's {method} answers (only {', '.join(KEPT_CALLS)})"
     elif entry.surface == "wire":
         segments = path.split(".")
         for i, segment in enumerate(segments[:-1]):

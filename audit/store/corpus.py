@@ -15,6 +15,9 @@ CORPUS = "corpus"
 NATIVE = "native"
 """``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/`` and
 ``native/<surface>/install/<root name>/`` (per-install files): copies of the sources."""
+ANSWERS = "rpc"
+"""``native/<surface>/rpc/<id>.<Method>.json``: a daemon sweep's answers to the calls it keeps
+(``audit.store.daemon.KEPT_CALLS``)."""
 
 
 def is_corpus(path: Path) -> bool:

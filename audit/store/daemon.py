@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 SERVICE = "exa.language_server_pb.LanguageServerService"
+GENERATOR_METADATA = "GetCascadeTrajectoryGeneratorMetadata"
+"""The call whose answer a daemon sweep keeps per conversation (codeburn's source of usage)."""
+KEPT_CALLS = (GENERATOR_METADATA,)
+"""The calls whose answers a daemon sweep keeps (``audit.store.corpus.ANSWERS``)."""
 MAX_RESPONSE = MAX_DOCUMENT_BYTES  # bytes; a larger daemon answer is refused (the sidecar limit)
 PROBE_TIMEOUT = 1.0  # seconds for the TCP reachability probe
 _MESSAGE_LIMIT = 300

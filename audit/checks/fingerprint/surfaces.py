@@ -10,7 +10,7 @@ reads through ``audit.checks.fingerprint.reading.Reading``) and one line below.
 
 from __future__ import annotations
 
-from audit.checks.fingerprint import databases, install, sidecar, transcript, values
+from audit.checks.fingerprint import databases, install, rpc, sidecar, transcript, values
 from audit.checks.fingerprint.model import KEPT, Surface
 
 SURFACES: dict[str, Surface] = {
@@ -28,6 +28,7 @@ SURFACES: dict[str, Surface] = {
         install.LAYOUT_SURFACE,
         transcript.CONVENTIONS,
         values.VALUES_SURFACE,
+        rpc.RPC,
     )
 }
 
