@@ -157,6 +157,11 @@ class Survey:
     """Surface -> why, in a complete sweep, the lines it lacks are no evidence (``Surface.partial``)."""
 
     @property
+    def without_daemon(self) -> int:
+        """Sessions of the sweeps whose sidecar was reconstructed offline (every source but ``daemon``)."""
+        return sum(n for source, n in self.sources.items() if source != "daemon")
+
+    @property
     def whole(self) -> bool:
         """A store or home read whole, as a complete sweep reads it: every session's files read
         (its ``.db``, brain, the per-install files), none unreadable, none only the daemon reads."""

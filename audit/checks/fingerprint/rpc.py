@@ -45,7 +45,7 @@ def _partial(survey: Survey) -> str | None:
     """Why the answers of a complete sweep are no evidence of a key's absence: some of its sessions
     were swept with the daemon, which alone answers, and some without (a sweep without any has no
     answer: the surface is not computed)."""
-    native = sum(n for source, n in survey.sources.items() if source != "daemon")
+    native = survey.without_daemon
     if not native or not survey.sources["daemon"]:
         return None
     return (

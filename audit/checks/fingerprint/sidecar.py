@@ -43,7 +43,7 @@ def read_sidecars(reading: Reading) -> Fingerprint | None:
 
 def _partial(survey: Survey) -> str | None:
     """A native sweep's sidecars are reconstructed offline: a key only the daemon writes is none of theirs."""
-    native = sum(n for source, n in survey.sources.items() if source != "daemon")
+    native = survey.without_daemon
     if not native:
         return None
     return (
