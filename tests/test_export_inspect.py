@@ -90,6 +90,29 @@ def test_inspect_reports_wal_steps_and_unknown_fields(tmp_path, capsys):
     assert db["findings"] == [] and doc["findings"] == 0
 
 
+def test_inspect_reports_unknown_fields_inside_a_timestamp(tmp_path, capsys):
+    """An unknown field inside a Timestamp (the step's created_at, in the metadata column and the
+    payload's copy) is reported as any other unknown field is; it was skipped."""
+    convo = StoreBuilder(tmp_path, seed=5).root("cli").conversation(turns=1, brain=False)
+    conn = sqlite3.connect(convo.paths["db"])
+    idx, metadata, payload = conn.execute("SELECT idx, metadata, step_payload FROM steps ORDER BY idx LIMIT 1").fetchone()
+    meta, step = pb.CortexStepMetadata.FromString(metadata), pb.Step.FromString(payload)
+    for created in (meta.created_at, step.metadata.created_at):
+        created.MergeFromString(bytes([0xF8, 0x7C, 0x01]))  # field 1999, a varint
+    conn.execute(
+        "UPDATE steps SET metadata = ?, step_payload = ? WHERE idx = ?", (meta.SerializeToString(), step.SerializeToString(), idx)
+    )
+    conn.commit()
+    conn.close()
+    assert main(["inspect", convo.id, "--home", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.endswith(
+        "UNKNOWN PROTOBUF FIELD                                           ROWS  COUNT  PROJECTED\n"
+        "steps.metadata/CORTEX_STEP_TYPE_USER_INPUT: 1.1999:varint           1      1  yes\n"
+        "steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 5.1.1999:varint     1      1  yes\n"
+        "0 finding(s); notes (do not fail): 2 unknown protobuf field(s)\n"
+    )
+
+
 def test_inspect_locked_and_corrupt_databases_are_findings(tmp_path, capsys):
     b = StoreBuilder(tmp_path, seed=6)
     root = b.root("cli")

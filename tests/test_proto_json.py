@@ -87,6 +87,28 @@ def test_corner_cases_of_proto3_json():
     assert doc["plannerResponse"]["thinkingSignature"] == "AP9zaWc=" and doc["plannerResponse"]["thinkingDuration"] == "1.500s"
 
 
+def test_unknown_fields_inside_a_timestamp_or_duration_are_counted_as_elsewhere():
+    """A Timestamp or Duration is rendered as text, yet its unknown fields are counted under its path
+    (they were skipped): both walks, as ``unknown_fields`` counts them."""
+    step = pb.Step()
+    step.metadata.created_at.seconds = 1_700_000_000
+    step.metadata.created_at.MergeFromString(bytes([0xF8, 0x7C, 0x01]))  # 1999:varint inside the Timestamp
+    step.planner_response.thinking_duration.seconds = 1
+    step.planner_response.thinking_duration.MergeFromString(bytes([0x1A, 0x01, 0x78]))  # 3:len inside the Duration
+    transition = step.metadata.internal_metadata.status_transitions.add()
+    transition.timestamp.MergeFromString(bytes([0x1D, 1, 2, 3, 4]))  # 3:i32, in a Timestamp of a small message
+    # metadata 5 > created_at 1; planner_response 20 > thinking_duration 11;
+    # metadata 5 > internal_metadata 26 > status_transitions 1 > timestamp 2
+    expected = Counter({"5.1.1999:varint": 1, "20.11.3:len": 1, "5.26.1.2.3:i32": 1})
+    same(step)
+    found: Counter[str] = Counter()
+    assert proto_json.render(step, found) == reference(step)
+    assert found == expected
+    counted: Counter[str] = Counter()
+    proto_json.render_counting(step, counted)
+    assert counted == expected
+
+
 @pytest.mark.parametrize(("seconds", "nanos"), [(253402300800, 0), (-62135596801, 0), (0, -1), (0, 10**9)])
 def test_a_timestamp_proto3_json_cannot_hold_is_refused(seconds, nanos):
     meta = pb.CortexStepMetadata()

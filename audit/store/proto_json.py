@@ -6,14 +6,15 @@ field-number order, only the fields that are set, enum names (a number the schem
 stays a number), 64-bit integers as strings, bytes as base64, float specials as ``"NaN"`` /
 ``"Infinity"``, maps as objects with string keys, ``Duration`` as ``"1.500s"``. When given a
 counter, it counts what ``audit.store.wire.unknown_fields`` counts (unknown fields as
-``path:kind``, unnamed enum numbers as ``path:enum=N``), so a decoder needs no separate walk for
-them. A test holds both to ``MessageToDict`` and ``unknown_fields`` on every message the store
+``path:kind``, those inside a Timestamp or Duration too, unnamed enum numbers as
+``path:enum=N``), so a decoder needs no separate walk for them. A test holds both to ``MessageToDict`` and ``unknown_fields`` on every message the store
 builder writes.
 
 Two walks give the same result. ``render`` first tries ``_plain``, which builds no field paths
 and counts nothing: it refuses a message whose ``UnknownFieldSet`` is not empty (one C-level test
-per message) and an enum number the schema does not name (an enum's converter is its names
-dict's ``__getitem__``, so the miss raises); a refused tree is walked again by
+per message, a Timestamp's and a Duration's included) and an enum number the schema does not
+name (an enum's converter is its names dict's ``__getitem__``, so the miss raises); a refused
+tree is walked again by
 ``render_counting``, which builds the paths and counts. Real rows have nothing to count, so they
 are walked once. Each field descriptor's converter is chosen once and cached (strings, bools and
 32-bit integers need none), a message type of a few fields gets a walk compiled from them
@@ -89,8 +90,7 @@ def render(message: Message, unknown: Unknown = None, prefix: str = "") -> dict[
 def render_counting(message: Message, unknown: Unknown = None, prefix: str = "") -> dict[str, Any]:
     """``render`` in one walk that keeps every field's path, for counting into *unknown*."""
     if unknown is not None:
-        for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
-            unknown[f"{prefix}{field.field_number}:{unknown_kind(field.wire_type, field.data)}"] += 1
+        _count_unknown(message, unknown, prefix)
     out = {}
     for fd, value in message.ListFields():
         spec = _SPECS.get(fd)
@@ -130,10 +130,13 @@ def _plain_converter(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
     if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
         convert_map = _converter(fd)  # maps are rare: the counting converter, without a counter
         value_fd = fd.message_type.fields_by_name["value"]
-        if value_fd.message_type is None or value_fd.message_type.full_name in (_TIMESTAMP, _DURATION):
+        if value_fd.message_type is None:
             return lambda value: convert_map(value, "", None)  # nothing in it is counted
         bool_keys = fd.message_type.fields_by_name["key"].type == FieldDescriptor.TYPE_BOOL
-        return lambda value: {(("true" if k else "false") if bool_keys else str(k)): _plain(v) for k, v in value.items()}
+        one = _plain_single(value_fd)
+        assert one is not None  # a message's converter
+        plain_value: Callable[[Any], Any] = one
+        return lambda value: {(("true" if k else "false") if bool_keys else str(k)): plain_value(v) for k, v in value.items()}
     one = _plain_single(fd)
     if not fd.is_repeated:
         return one
@@ -148,9 +151,9 @@ def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
         assert fd.message_type is not None  # a message field has its message type
         full = fd.message_type.full_name
         if full == _TIMESTAMP:
-            return _timestamp_of
+            return _plain_leaf(_timestamp_of)
         if full == _DURATION:
-            return _duration_of
+            return _plain_leaf(_duration_of)
         return _small_walk(fd.message_type) or _plain
     if kind == FieldDescriptor.TYPE_ENUM:
         return _enum_names(fd).__getitem__
@@ -160,6 +163,35 @@ def _plain_single(fd: FieldDescriptor) -> Callable[[Any], Any] | None:
     if kind in (FieldDescriptor.TYPE_BYTES, FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE):
         return lambda value: convert(value, "", None)
     return None  # string, bool, 32-bit integers
+
+
+def _plain_leaf(render_leaf: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``_plain`` of a Timestamp or Duration: its text, unless it holds unknown fields (``_Counted``:
+    ``render_counting`` counts them, as ``unknown_fields`` does)."""
+
+    def leaf(value: Any) -> str:
+        if UnknownFieldSet(value):  # it has a length at run time
+            raise _Counted
+        return render_leaf(value)
+
+    return leaf
+
+
+def _counted_leaf(render_leaf: Callable[[Any], str]) -> Convert:
+    """``render_counting``'s converter of a Timestamp or Duration: its text, its unknown fields
+    counted under its path, as ``unknown_fields`` counts them."""
+
+    def leaf(value: Any, path: str, unknown: Unknown) -> str:
+        if unknown is not None:
+            _count_unknown(value, unknown, path + ".")
+        return render_leaf(value)
+
+    return leaf
+
+
+def _count_unknown(message: Message, unknown: Counter[str], prefix: str) -> None:
+    for field in UnknownFieldSet(message):  # type: ignore[attr-defined]  # iterable at run time
+        unknown[f"{prefix}{field.field_number}:{unknown_kind(field.wire_type, field.data)}"] += 1
 
 
 def _enum_names(fd: FieldDescriptor) -> dict[int, str]:
@@ -256,9 +288,9 @@ def _single(fd: FieldDescriptor) -> Convert:
         assert fd.message_type is not None  # a message field has its message type
         full = fd.message_type.full_name
         if full == _TIMESTAMP:
-            return lambda value, path, unknown: _timestamp_of(value)
+            return _counted_leaf(_timestamp_of)
         if full == _DURATION:
-            return lambda value, path, unknown: _duration_of(value)
+            return _counted_leaf(_duration_of)
         return lambda value, path, unknown: render_counting(value, unknown, path + ".")
     if kind == FieldDescriptor.TYPE_ENUM:
         names = _enum_names(fd)
