@@ -47,6 +47,7 @@ from audit.store.database import read_database
 from audit.store.layout import resolve_roots, scan_root
 from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
+from tests.fake_agy import agy_on_path
 
 SCHEMA = json.loads((data_path("schemas") / "ci-report.schema.json").read_text())
 VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
@@ -415,7 +416,8 @@ def snapshot(*paths: Path) -> dict[str, bytes]:
     return found
 
 
-def test_record_only_when_every_check_passed(capsys, store, tmp_path):
+def test_record_only_when_every_check_passed(capsys, store, tmp_path, monkeypatch):
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")
     baselines, compat = tmp_path / "baselines", tmp_path / "COMPATIBILITY.md"
     shutil.copytree(bundled_dir() / "agy-1.2.10", baselines / "agy-1.2.10")
     compat.write_text("# previous record\n")
@@ -437,6 +439,35 @@ def test_record_only_when_every_check_passed(capsys, store, tmp_path):
     code, stdout, stderr = run(capsys, "--home", store.home, "--out", tmp_path / "again", *record)
     assert (code, stdout) == (2, "")
     assert stderr == f"agy-audit: {baselines / 'agy-9.9.9'}: already exists; choose another --record name\n"
+
+
+def test_record_names_an_agy_version_only_agy_confirms_else_it_is_recorded_unverified_and_ci_says_so(capsys, store, tmp_path):
+    fp = tmp_path / "fp"
+    record = ["--home", store.home, "--source", "native", "--no-live", "--baseline-dir", fp, "--compat-file", tmp_path / "C.md"]
+    code, stdout, stderr = run(capsys, *record, "--out", tmp_path / "out", "--record", "agy-9.9.9")  # no agy on PATH
+    unconfirmed = "nothing confirms agy 9.9.9: agy --version does not answer"
+    assert (code, stdout, stderr) == (
+        2,
+        "",
+        f"agy-audit: --record agy-9.9.9: {unconfirmed}; give the name of the agy that wrote the sessions, or "
+        "--unverified-name to record it marked unverified\n",
+    )
+    assert not (tmp_path / "out").exists() and not fp.exists()  # refused before sweeping
+    assert run(capsys, *record, "--record", "--unverified-name") == (
+        2,
+        "",
+        "agy-audit: --unverified-name goes with --record agy-X.Y.Z (--record alone names the installed version)\n",
+    )
+
+    code, doc = run_json(capsys, store, tmp_path / "out", *record[4:], "--record", "agy-9.9.9", "--unverified-name")
+    assert code == 0 and doc["recorded"] == str(fp / "agy-9.9.9")
+    assert json.loads((fp / "agy-9.9.9" / "baseline.json").read_text())["nameUnverified"] == unconfirmed
+    code, doc = run_json(capsys, store, tmp_path / "again", *record[4:])
+    assert (code, doc["baseline"]["name"], doc["baseline"]["reason"]) == (
+        0,
+        "agy-9.9.9",
+        f"recorded in {fp}, newest there; name unverified: {unconfirmed}",
+    )
 
 
 # ----------------------------------------------------------------------------- the token, GitHub, Markdown
@@ -754,10 +785,11 @@ def test_each_sidecar_is_parsed_once_for_completeness_contract_and_links(capsys,
     assert code == 0
 
 
-def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_and_readable_only_records_the_rest(capsys, tmp_path):
+def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_and_readable_only_records_the_rest(capsys, tmp_path, monkeypatch):
     """Real stores hold legacy encrypted .pb sessions that only the daemon can read: a native
     ci names each as not covered (a warning), the manifest says incomplete, and record refuses,
     naming the option that leaves them out; with it, ci records the others and says so."""
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")
     store = Store(tmp_path / "home")
     legacy = StoreBuilder(tmp_path / "home", seed=27).root("cli").conversation(db=False, legacy_pb=True, sidecar="missing")
     record = ["--baseline-dir", tmp_path / "fp", "--compat-file", tmp_path / "C.md", "--record", "agy-9.9.9", "--no-live"]

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from audit.resources import data_path
 from audit.store import install
 from audit.testing.builder import StoreBuilder
 from tests.cli_capture import cli
+from tests.fake_agy import agy_on_path
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "home"
@@ -586,14 +586,6 @@ def test_every_bundled_wire_path_is_one_the_proto_can_name():
 # ----------------------------------------------------------------------------- ci
 
 
-def _fake_agy(directory: Path, monkeypatch, version: str) -> None:
-    directory.mkdir(exist_ok=True)
-    agy = directory / "agy"
-    agy.write_text(f"#!/bin/sh\necho '{version}'\n")
-    agy.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{directory}{os.pathsep}/bin{os.pathsep}/usr/bin")
-
-
 @pytest.fixture
 def home(tmp_path) -> Path:
     b = StoreBuilder(tmp_path / "home", seed=7)
@@ -605,7 +597,7 @@ def home(tmp_path) -> Path:
 
 def _recorded(tmp_path: Path, home: Path, monkeypatch, version: str = "agy 1.2.11") -> Path:
     """A baseline recorded from a native sweep of *home* (agy-1.2.11 in tmp_path/fp)."""
-    _fake_agy(tmp_path / "bin", monkeypatch, version)
+    agy_on_path(monkeypatch, tmp_path / "bin", version)
     assert cli("sweep", "--home", home, "--source", "native", "--out", tmp_path / "first")[0] == 0
     code, _, err = cli(
         "record",
@@ -688,7 +680,7 @@ def test_ci_judges_each_consumer_and_fails_on_the_named_one(tmp_path, home, monk
 
 def test_ci_record_names_an_unchanged_newer_version_and_records_it_compatible(tmp_path, home, monkeypatch):
     _recorded(tmp_path, home, monkeypatch)
-    _fake_agy(tmp_path / "bin", monkeypatch, "agy 1.2.12 (linux/amd64)")
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 1.2.12 (linux/amd64)")
     compat = tmp_path / "C.md"
     code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", compat)
     assert code == 0 and doc["baseline"]["name"] == "agy-1.2.11"
@@ -716,7 +708,7 @@ def test_ci_record_says_what_to_review_when_something_is_new(tmp_path, home, mon
     doc = json.loads((base / "baseline.json").read_text())
     del doc["digests"]["wire"], doc["provenance"]["wire"]
     (base / "baseline.json").write_text(json.dumps(doc))
-    _fake_agy(tmp_path / "bin", monkeypatch, "agy 1.2.12")
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 1.2.12")
     code, doc = _ci_json("--home", home, "--baseline-dir", tmp_path / "fp", "--record", "--compat-file", tmp_path / "C.md")
     (record,) = next(s for s in doc["stages"] if s["name"] == "record")["checks"]
     assert code == 0 and doc["compatible"] is None

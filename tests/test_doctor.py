@@ -15,6 +15,7 @@ from audit.pipeline import doctor
 from audit.resources import data_path
 from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
+from tests.fake_agy import agy_on_path
 
 TOKEN = "doctor-token-9d2c4e6f8a1b3c5d"
 WRONG = "doctor-wrong-0a1b2c3d4e5f6a7b"
@@ -51,15 +52,6 @@ def doctor_json(capsys, home: Path) -> tuple[int, dict]:
     code, stdout, stderr = run(capsys, "--home", home, "--format", "json")
     assert stderr == ""
     return code, json.loads(stdout)
-
-
-def fake_agy(tmp_path: Path, monkeypatch, version: str) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    agy = bin_dir / "agy"
-    agy.write_text(f"#!/bin/sh\necho '{version}'\n")
-    agy.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/bin{os.pathsep}/usr/bin")
 
 
 def closed_port() -> int:
@@ -207,7 +199,7 @@ def test_malformed_token_needs_action_without_echoing_it(capsys, home, monkeypat
     ("version", "state", "code"), [("agy 1.2.12 (linux/amd64)", "different", 1), ("agy 1.2.11", "compatible", 0)]
 )
 def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkeypatch, version, state, code):
-    fake_agy(tmp_path, monkeypatch, version)
+    agy_on_path(monkeypatch, tmp_path / "bin", version)
     found, doc = doctor_json(capsys, home)
     assert found == code
     assert doc["agy"] == {
@@ -228,7 +220,7 @@ def test_installed_agy_version_against_the_record(capsys, home, tmp_path, monkey
 
 
 def test_own_compat_file(capsys, home, tmp_path, monkeypatch):
-    fake_agy(tmp_path, monkeypatch, "agy 1.2.11")
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 1.2.11")
     record = tmp_path / "COMPATIBILITY.md"
     record.write_text("# Compatibility\n\n- **agy version:** 1.2.11\n")
     code, stdout, _ = run(capsys, "--home", home, "--compat-file", record)

@@ -14,6 +14,7 @@ import pytest
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from tests.cli_capture import cli
+from tests.fake_agy import agy_on_path
 
 HISTORY = "steps.[].userInput.lastUserConfig.conversationHistoryConfig"
 FIRST_CONTACT = (
@@ -24,10 +25,8 @@ FIRST_CONTACT = (
 
 
 @pytest.fixture(autouse=True)
-def _no_agy_on_path(monkeypatch, tmp_path):
-    empty = tmp_path / "no-agy"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+def _agy_9_9_9(monkeypatch, tmp_path):
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")  # it confirms the name these tests record
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)  # a project with nothing recorded: the bundled baseline

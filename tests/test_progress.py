@@ -200,7 +200,7 @@ COMMANDS = {
         ],
     ),
     "record": (
-        "record {ws}/corpus --name agy-9.9.9 --baseline-dir {ws}/baselines --compat-file {ws}/COMPATIBILITY.md",
+        "record {ws}/corpus --name agy-9.9.9 --unverified-name --baseline-dir {ws}/baselines --compat-file {ws}/COMPATIBILITY.md",
         _sweep,
         ["record: fingerprint", "record: verify-contract sidecars", "record: verify-contract transcripts"],
     ),

@@ -16,6 +16,7 @@ from audit.commands import project
 from audit.resources import data_path
 from audit.testing import StoreBuilder
 from tests.cli_capture import cli
+from tests.fake_agy import agy_on_path
 from tests.test_reliability_faults import give_away, shared, unprivileged  # noqa: F401 (shared: a fixture)
 
 NATIVE = ("--source", "native", "--no-live")
@@ -60,7 +61,7 @@ def compare_rows(stdout: str) -> list[str]:
     ]
 
 
-def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, here):
+def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, here, tmp_path, monkeypatch):
     code, stdout, _ = cli("ci", "--home", home, *NATIVE)
     assert code == 0
     assert first_line(stdout) == (
@@ -68,6 +69,7 @@ def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, her
         "live sidecars not checked"
     )
 
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")
     code, stdout, _ = cli("ci", "--home", home, *NATIVE, "--record", "agy-9.9.9")
     assert code == 0
     assert (here / "fingerprints" / "agy-9.9.9" / "baseline.json").is_file()
@@ -111,7 +113,7 @@ def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, her
 
 
 @pytest.mark.parametrize("kind", ["agy-audit.toml", "pyproject.toml"])
-def test_the_configuration_sets_the_home_once_for_every_command(home, here, kind, monkeypatch):
+def test_the_configuration_sets_the_home_once_for_every_command(home, here, kind, tmp_path, monkeypatch):
     settings = 'baseline-dir = "ci/baselines"\ncompat-file = "docs/COMPAT.md"\n'
     if kind == "pyproject.toml":
         (here / kind).write_text('[project]\nname = "mine"\n\n[tool.agy-audit]\n' + settings)
@@ -119,6 +121,7 @@ def test_the_configuration_sets_the_home_once_for_every_command(home, here, kind
         (here / kind).write_text(settings)
     (here / "docs").mkdir()
 
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")
     assert cli("ci", "--home", home, *NATIVE, "--record", "agy-9.9.9")[0] == 0
     assert (here / "ci" / "baselines" / "agy-9.9.9" / "baseline.json").is_file()
     assert not (here / "fingerprints").exists() and not (here / "COMPATIBILITY.md").exists()
@@ -131,6 +134,7 @@ def test_the_configuration_sets_the_home_once_for_every_command(home, here, kind
     # from a subdirectory, the paths stay the configuration's (relative to its file)
     (here / "sub").mkdir()
     monkeypatch.chdir(here / "sub")
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.10")
     code, stdout, _ = cli("ci", "--home", home, *NATIVE, "--record", "agy-9.9.10")
     assert code == 0 and (here / "ci" / "baselines" / "agy-9.9.10").is_dir()
     code, stdout, _ = cli("ci", "--home", home, *NATIVE)

@@ -19,12 +19,19 @@ from audit.cli import main
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
+from tests.fake_agy import agy_on_path
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"  # vendored reference data (tests/data/README.md)
 D1210 = "sha256:3acca61c897bdec898292c1646090faf1913781f0a4d11ca389bc043ba4ec92a"
 TOKEN = "record-token-3c9e1a7f5b2d4068"
 SCHEMA = "sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43"
+
+
+@pytest.fixture(autouse=True)
+def _agy_9_9_9(monkeypatch, tmp_path_factory):
+    """``agy --version`` says 9.9.9 (the sweeps here record none): it confirms the name agy-9.9.9."""
+    agy_on_path(monkeypatch, tmp_path_factory.mktemp("agy"), "agy 9.9.9 (linux/amd64)")
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +239,6 @@ def _existing(ws: Path) -> None:
         (_nothing_held, "nothing to record: the corpus holds no surface (sidecar: no readable *.trajectory.json sidecar; "),
         (_violation, "1 contract violation(s): "),
         (_corrupt, "unreadable input file(s): "),
-        (_version_mismatch, "the sweep ran with agy '1.2.11' but --name says 9.9.9"),
         (_existing, "agy-9.9.9: already exists"),
     ],
 )
@@ -243,6 +249,61 @@ def test_record_refuses_and_leaves_every_file_byte_identical(workspace, capsys, 
     err = capsys.readouterr().err
     assert err.startswith("agy-audit: refusing to record: ") and message in err
     assert _tree(workspace) == before
+
+
+UNCONFIRMED = "nothing confirms agy 9.9.9: agy --version does not answer"
+HINT = "; give the name of the agy that wrote the sessions, or --unverified-name to record it marked unverified\n"
+
+
+def test_a_name_nothing_confirms_is_a_usage_error_or_recorded_unverified_and_compare_says_so(workspace, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(workspace / "no-agy"))  # agy --version does not answer; the sweep recorded none
+    before = _tree(workspace)
+    assert _record(workspace) == 2
+    assert capsys.readouterr() == ("", f"agy-audit: --name agy-9.9.9: {UNCONFIRMED}{HINT}")
+    assert _tree(workspace) == before
+
+    assert _record(workspace, "--unverified-name") == 0
+    target = workspace / "fp" / "agy-9.9.9"
+    assert capsys.readouterr().out.endswith(
+        f"recorded {target}; regenerated {workspace / 'COMPAT.md'}\nname unverified: {UNCONFIRMED}\n"
+    )
+    doc = json.loads((target / "baseline.json").read_text())
+    assert (doc["agyVersion"], doc["nameUnverified"]) == ("9.9.9", UNCONFIRMED)
+    assert load(target).unverified == UNCONFIRMED
+    assert (
+        f"- **Baseline:** `agy-9.9.9`\n- **Name unverified:** {UNCONFIRMED} (recorded with --unverified-name)\n"
+        in (workspace / "COMPAT.md").read_text()
+    )
+    compare = ["compare", str(workspace / "corpus"), "--baseline-dir", str(workspace / "fp"), "--format", "json"]
+    assert main(compare) == 0
+    assert json.loads(capsys.readouterr().out)["baselineReason"] == (
+        f"recorded in {workspace / 'fp'}, newest there; name unverified: {UNCONFIRMED}"
+    )
+    assert main([*compare[:-2], "--baseline", "agy-9.9.9"]) == 0
+    assert capsys.readouterr().out.startswith(f"baseline: agy-9.9.9 ({target}; name unverified: {UNCONFIRMED})\n")
+
+
+def test_a_name_the_agy_that_swept_contradicts_is_a_usage_error(workspace, capsys):
+    _version_mismatch(workspace)  # the sweep ran with 1.2.11; agy --version now says 9.9.9: the sweep's counts
+    before = _tree(workspace)
+    assert _record(workspace) == 2
+    contradicted = "agy --version says '1.2.11', not 9.9.9"
+    assert capsys.readouterr() == ("", f"agy-audit: --name agy-9.9.9: {contradicted}{HINT}")
+    assert _tree(workspace) == before
+    assert _record(workspace, "--unverified-name", "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out)["baseline"]["nameUnverified"] == contradicted
+
+
+def test_a_name_the_installed_agy_contradicts_is_a_usage_error_and_a_name_without_a_version_is_not_checked(
+    workspace, capsys, monkeypatch, tmp_path_factory
+):
+    agy_on_path(monkeypatch, tmp_path_factory.mktemp("agy-1.2.11"), "agy 1.2.11 (linux/amd64)")
+    assert _record(workspace) == 2
+    assert (
+        capsys.readouterr().err == f"agy-audit: --name agy-9.9.9: agy --version says 'agy 1.2.11 (linux/amd64)', not 9.9.9{HINT}"
+    )
+    assert _record(workspace, name="nightly") == 0  # claims no agy version: nothing to confirm
+    assert "nameUnverified" not in json.loads((workspace / "fp" / "nightly" / "baseline.json").read_text())
 
 
 def test_record_bad_name_is_a_usage_error(workspace):
@@ -345,7 +406,8 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
     full.root("cli").conversation(turns=2)
     fp = tmp_path / "fp"
     home = ["--source", "native", "--baseline-dir", str(fp), "--compat-file", str(tmp_path / "COMPAT.md"), "-q"]
-    assert main(["ci", "--home", str(tmp_path / "brain-only"), "--no-live", "--record", "agy-9.0.1", *home]) == 0
+    brain_only = ["ci", "--home", str(tmp_path / "brain-only"), "--no-live", "--record", "agy-9.0.1", "--unverified-name"]
+    assert main([*brain_only, *home]) == 0
     absent = ["cache", "history", "rpc", "sidecar", "sqlite", "summaries", "wire"]
     assert sorted(json.loads((fp / "agy-9.0.1" / "baseline.json").read_text())["absent"]) == absent
     capsys.readouterr()
@@ -411,7 +473,7 @@ def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_tr
     capsys.readouterr()
 
     before = _tree(tmp_path)
-    assert _record(tmp_path, name="agy-9.9.10", corpus="native") == 1
+    assert _record(tmp_path, "--unverified-name", name="agy-9.9.10", corpus="native") == 1
     assert capsys.readouterr().err == (
         f"agy-audit: refusing to record: {tmp_path / 'native' / 'manifest.json'}: the sweep is not complete "
         f"(manifest complete is not true); left out: 1 session(s) not covered: {legacy.id} ({NOT_COVERED_LEGACY}) -- to "

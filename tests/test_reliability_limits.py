@@ -43,9 +43,17 @@ def swept(tmp_path_factory):
     root.family(children=1)
     assert cli("sweep", "--source", "native", "--root", root.path, "--out", top / "corpus")[0] == 0
     assert (
-        cli("record", "--name", "agy-9.9.9", "--baseline-dir", top / "baselines", "--compat-file", top / "C.md", top / "corpus")[
-            0
-        ]
+        cli(
+            "record",
+            "--name",
+            "agy-9.9.9",
+            "--unverified-name",
+            "--baseline-dir",
+            top / "baselines",
+            "--compat-file",
+            top / "C.md",
+            top / "corpus",
+        )[0]
         == 0
     )
     return top, root

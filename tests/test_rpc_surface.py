@@ -16,6 +16,7 @@ from audit.checks.drift import DRIFT, UNCHANGED, SurfaceResult, compare, observe
 from audit.checks.fingerprint import SURFACES, survey
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
+from tests.fake_agy import agy_on_path
 
 TOKEN = "rpc-surface-token-7d2e4c1a9b"
 METHOD = "GetCascadeTrajectoryGeneratorMetadata"
@@ -102,7 +103,8 @@ def _judged(baseline: Baseline, corpus: Path) -> tuple[SurfaceResult, dict[str, 
     return surface, decisions
 
 
-def test_recorded_then_compared_codeburn_s_rpc_entries_are_judged(tmp_path, swept):
+def test_recorded_then_compared_codeburn_s_rpc_entries_are_judged(tmp_path, swept, monkeypatch):
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")  # it confirms the name recorded below
     fp, compat = tmp_path / "fp", tmp_path / "COMPAT.md"
     code, _, err = cli("record", swept, "--name", "agy-9.9.9", "--baseline-dir", fp, "--compat-file", compat)
     assert code == 0, err

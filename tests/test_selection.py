@@ -19,6 +19,7 @@ from audit.store.selection import Selection, first_step_time
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from tests.cli_capture import cli
+from tests.fake_agy import agy_on_path
 
 
 class Home:
@@ -161,6 +162,7 @@ def test_a_sample_is_no_evidence_of_removal_but_its_schema_is(home, tmp_path, mo
     """Recorded from every readable session, then checked on those since November: what only the
     September session held is 'not observed', not removed; the .db schema is whole in each file."""
     monkeypatch.chdir(tmp_path)
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")
     record = ("--source", "native", "--no-live", "--home", home.home, "-q")
     assert cli("ci", *record, "--readable-only", "--record", "agy-9.9.9")[0] == 0
     out = tmp_path / "sample"

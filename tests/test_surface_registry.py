@@ -17,6 +17,7 @@ from audit.checks.fingerprint.inputs import SIDECARS
 from audit.checks.fingerprint.reading import Reading
 from audit.resources import data_path
 from audit.testing import StoreBuilder
+from tests.fake_agy import agy_on_path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -83,7 +84,7 @@ TOPLEVEL = Surface(
 
 def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_compare(tmp_path, monkeypatch):
     monkeypatch.setitem(SURFACES, "toplevel", TOPLEVEL)
-    monkeypatch.setenv("PATH", str(tmp_path))  # no `agy --version`
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")  # it confirms the name recorded below
     home = tmp_path / "home"
     StoreBuilder(home, seed=31).root("cli").conversation(turns=2)
     fingerprinted = survey([home], ["toplevel"]).fingerprints["toplevel"].lines

@@ -23,6 +23,7 @@ from audit.store import install
 from audit.store.layout import Root
 from audit.testing.builder import StoreBuilder
 from audit.testing.summaries import COLUMNS, summary_row
+from tests.fake_agy import agy_on_path
 
 NEW = ("summaries", "history", "cache", "artifacts", "roots")
 HISTORY = ("\tobject", "conversationId\tstring", "display\tstring", "timestamp\tnumber", "type\tstring", "workspace\tstring")
@@ -224,7 +225,8 @@ def test_keys_and_names_that_are_data_become_stars(tmp_path):
     )
 
 
-def test_a_renamed_history_key_and_a_new_cache_file_are_drift_against_a_recorded_baseline(tmp_path, corpus, capsys):
+def test_a_renamed_history_key_and_a_new_cache_file_are_drift_against_a_recorded_baseline(tmp_path, corpus, capsys, monkeypatch):
+    agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.1.0")  # it confirms the name recorded below
     fp, compat = tmp_path / "fp", tmp_path / "COMPAT.md"
     assert main(["record", str(corpus), "--name", "agy-9.1.0", "--baseline-dir", str(fp), "--compat-file", str(compat)]) == 0
     capsys.readouterr()

@@ -110,6 +110,7 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
         "",
         f"- **agy version:** {newest.agy_version or 'unknown'}",
         f"- **Baseline:** `{newest.name}`",
+        *([f"- **Name unverified:** {newest.unverified} (recorded with --unverified-name)"] if newest.unverified else []),
         f"- **Verified on:** {newest.date or 'unknown'}",
         f"- **agy-audit version:** {newest.tool_version or 'unknown'}",
     ]

@@ -8,7 +8,10 @@ an input file cannot be read, when the corpus breaks the format contract (adviso
 count), when one of the corpus's newest conversations (``RECHECKED``, by first step, as
 ``--newest`` orders them) is not complete against its ``.db`` copy (``recheck_newest``: a daemon's
 trajectory that the ``.db`` it was swept with does not hold), or when the baseline directory
-already exists. A corpus whose only surface is ``roots``
+already exists. A name that claims an agy version (``agy-X.Y.Z``) is refused before any of those
+(``UsageError``, exit 2) unless the agy that wrote the corpus confirms it (``verify_name``), or
+the caller accepts it unverified: the baseline then records why (``nameUnverified``). A corpus
+whose only surface is ``roots``
 (which roots were swept, from its manifest) holds nothing to record. A surface the corpus does not hold (a
 brain-only corpus has no sidecar, sqlite or wire surface) is recorded as ``absent``, with the
 reason. A corpus swept with a selection is complete for it (its manifest says so), and the
@@ -22,14 +25,16 @@ import datetime as _dt
 import os
 import re
 import shutil
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 from audit.actions import baseline_writer, compat
+from audit.actions.sweep import installed_agy_version
 from audit.checks import baselines, completeness
 from audit.checks.contract import validate_file, verify_paths
 from audit.checks.fingerprint import Survey, survey
-from audit.errors import FindingsError, InputError, NothingToCheck
+from audit.errors import FindingsError, InputError, NothingToCheck, UsageError
 from audit.progress import Factory, step, tracked
 from audit.safeio import read_json
 from audit.store.selection import READABLE_ONLY, db_first_step
@@ -78,6 +83,33 @@ def recheck_newest(corpus: Path) -> list[str]:
     return [f"{r.id}: {r.verdict}: {r.detail}" for r in checked if r.verdict != completeness.COMPLETE]
 
 
+def verify_name(
+    name: str, swept_with: str | None, env: Mapping[str, str], *, unverified: bool, flag: str = "--name"
+) -> str | None:
+    """Refuse (``UsageError``, naming *flag*) a baseline *name* that claims an agy version
+    (``agy-X.Y.Z``) nothing confirms, unless *unverified*: then return why it is unverified (None
+    when the name claims no version or is confirmed). The evidence is the first line of ``agy
+    --version``: as the sweep recorded it (*swept_with*, its manifest's ``installedAgyVersion``),
+    else now (in *env*); the daemon states no version of its own."""
+    claimed = baselines.version_of(baselines.check_name(name))
+    if claimed is None:
+        return None
+    found = swept_with if swept_with is not None else installed_agy_version(env)
+    if found is not None and claimed in re.findall(r"[0-9][0-9.]*[0-9]", found):
+        return None
+    why = (
+        f"agy --version says {found!r}, not {claimed}"
+        if found
+        else f"nothing confirms agy {claimed}: agy --version does not answer"
+    )
+    if not unverified:
+        raise UsageError(
+            f"{flag} {name}: {why}; give the name of the agy that wrote the sessions, or --unverified-name to record it "
+            "marked unverified"
+        )
+    return why
+
+
 def _left_out(manifest: Path) -> str:
     """What an incomplete sweep left out, from its manifest: its sessions not covered and its
     failures (``; left out: ...``), or nothing when it names none."""
@@ -113,23 +145,29 @@ def record(
     project_dir: str | os.PathLike[str] = ".",
     date: str | None = None,
     progress: Factory | None = None,
+    unverified_name: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> tuple[baselines.Baseline, Survey]:
     """Write baseline *name* from the sweep corpus at *path* and regenerate *compat_file*, which
     names *baseline_dir* relative to *project_dir* (``compat.location``). *progress* makes the
-    progress of its long steps (``record: fingerprint``, then those of ``contract_violations``)."""
+    progress of its long steps (``record: fingerprint``, then those of ``contract_violations``).
+    *unverified_name* accepts a name nothing confirms (``verify_name``; *env* for ``agy
+    --version``, default ``os.environ``), recording it marked unverified."""
     baselines.check_name(name)
     target = Path(baseline_dir) / name
     with step(progress, "record: fingerprint", "files") as bar:
         result = survey([path], progress=bar)
+    unverified = (
+        verify_name(name, result.agy_version, os.environ if env is None else env, unverified=unverified_name)
+        if result.manifests
+        else None  # refused below: no sweep
+    )
     refusals = []
     if not result.manifests:
         refusals.append(f"{path}: no manifest.json (record needs a corpus written by `agy-audit sweep`)")
     elif not result.complete:
         manifest = result.manifests[0]
         refusals.append(f"{manifest}: the sweep is not complete (manifest complete is not true){_left_out(manifest)}")
-    version = baselines.version_of(name)
-    if result.agy_version and version and version not in re.findall(r"[0-9][0-9.]*[0-9]", result.agy_version):
-        refusals.append(f"the sweep ran with agy {result.agy_version!r} but --name says {version}")
     if result.manifests and not set(result.fingerprints) - {"roots", "layout"}:  # roots and their files' layout: no session
         absent = "; ".join(f"{surface}: {why}" for surface, why in result.not_computed.items())
         refusals.append(f"nothing to record: the corpus holds no surface ({absent})")
@@ -147,6 +185,7 @@ def record(
     if refusals:
         raise FindingsError("refusing to record: " + " | ".join(refusals))
     baseline = baseline_writer.from_survey(name, result, date or _dt.date.today().isoformat())
+    baseline.unverified = unverified
     existing = [b for b in baselines.listing(Path(baseline_dir)) if b.name != name]
     text = compat.render(existing + [baseline], compat.location(baseline_dir, project_dir))  # before anything is written
     baseline_writer.write(baseline, baseline_dir)

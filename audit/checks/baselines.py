@@ -30,6 +30,9 @@ number it left out (``excluded``).
 source (``daemon``, ``native``): a baseline whose sidecars were all reconstructed offline cannot
 hold a key only the daemon writes, so such a key added later is ``not-in-baseline``.
 
+``nameUnverified`` (only when recorded so) says why nothing confirmed the agy version the name
+claims (``record --unverified-name``); ``compare`` and ``ci`` name it with the baseline.
+
 ``synthetic`` (only when non-empty) names each surface whose lines were not swept from agy but
 made by our store builder from documented facts (the bundled transcript lines): no fact says agy
 writes exactly those, so ``compare`` reports drift against them as an advisory, never a failure.
@@ -88,6 +91,7 @@ class Baseline:
         None  # the sweep's selection ({ids, since, newest, readableOnly, sessions, excluded}), if any
     )
     sources: dict[str, int] | None = None  # swept sidecars per source (daemon, native), when recorded here
+    unverified: str | None = None  # why nothing confirmed the agy version the name claims, if recorded so
 
     @property
     def step_types(self) -> frozenset[str] | None:
@@ -133,6 +137,7 @@ class Baseline:
             | ({"beyondRecord": {s: self.beyond[s] for s in SURFACES if s in self.beyond}} if self.beyond else {})
             | ({"selection": self.selection} if self.selection is not None else {})
             | ({"sidecarSources": self.sources} if self.sources is not None else {})
+            | ({"nameUnverified": self.unverified} if self.unverified is not None else {})
         )
 
     @property
@@ -340,6 +345,10 @@ def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Baseline:
     ):
         raise InputError(f"{path / BASELINE_FILE}: 'sidecarSources' is not an object of counts")
     baseline.sources = sources
+    unverified = doc.get("nameUnverified")
+    if unverified is not None and not isinstance(unverified, str):
+        raise InputError(f"{path / BASELINE_FILE}: 'nameUnverified' is not a string")
+    baseline.unverified = unverified
     for surface in SURFACES:
         tsv = path / f"{surface}.tsv"
         if not exists(tsv):
@@ -407,7 +416,7 @@ def shown_dir(path: str | os.PathLike[str]) -> str:
 def given(spec: str, baseline_dir: str | os.PathLike[str] | None = None) -> tuple[Baseline, str]:
     """The baseline *spec* names (``resolve``), with where it is, in words."""
     found = resolve(spec, baseline_dir)
-    return found, "bundled" if found.bundled else str(found.path)
+    return found, _said(found, "bundled" if found.bundled else str(found.path))
 
 
 def newest(baseline_dir: str | os.PathLike[str] | None) -> tuple[Baseline, str]:
@@ -416,12 +425,18 @@ def newest(baseline_dir: str | os.PathLike[str] | None) -> tuple[Baseline, str]:
     own = listing(baseline_dir) if baseline_dir is not None else []
     where = shown_dir(baseline_dir) if baseline_dir is not None else None
     if own and not own[0].bundled:
-        return max(own, key=lambda b: b.version_key), f"recorded in {where}, newest there"
+        chosen = max(own, key=lambda b: b.version_key)
+        return chosen, _said(chosen, f"recorded in {where}, newest there")
     found = own or listing(bundled_dir(), bundled=True)
     if not found:
         raise UsageError("no baseline found; give --baseline NAME|DIR")
     why = f"bundled: nothing recorded in {where}" if where is not None and not own else "bundled"
     return max(found, key=lambda b: b.version_key), why
+
+
+def _said(baseline: Baseline, why: str) -> str:
+    """*why* this baseline, and that its name is unverified when it was recorded so."""
+    return f"{why}; name unverified: {baseline.unverified}" if baseline.unverified else why
 
 
 def resolve(spec: str, baseline_dir: str | os.PathLike[str] | None = None) -> Baseline:

@@ -23,6 +23,7 @@ from audit.commands.common import (
 )
 from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
+from audit.errors import UsageError
 from audit.pipeline import ci
 from audit.report import ci_report, html_report
 from audit.report.text import to_json, use_color
@@ -93,6 +94,11 @@ def register(
         "check passed; with no drift and nothing new against the baseline it is recorded as compatible",
     )
     p.add_argument(
+        "--unverified-name",
+        action="store_true",
+        help="with --record agy-X.Y.Z: record a name agy --version does not confirm, marked unverified",
+    )
+    p.add_argument(
         "--compat-file",
         metavar="FILE",
         help="compatibility record --record regenerates (default: the project's, ./COMPATIBILITY.md)",
@@ -138,6 +144,8 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     reports = report_formats(args, "ci", REPORT_FORMATS)
+    if args.unverified_name and args.record in (None, ci.AUTO):
+        raise UsageError("--unverified-name goes with --record agy-X.Y.Z (--record alone names the installed version)")
     key = legacy_key(args)
     config = project.load()
     roots = layout.require_roots(roots_from(args))
@@ -154,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         fail_on=args.fail_on or config.fail_on or "drift",
         profiles=args.consumer or config.consumers,
         record_as=args.record,
+        unverified_name=args.unverified_name,
         compat_file=args.compat_file or config.compat_file,
         project_dir=config.directory,
         live=args.live,

@@ -22,12 +22,19 @@ def register(
             "surface and baseline.json, which marks the surfaces the corpus does not hold 'absent' with the reason) "
             "and regenerate the compatibility record wholesale. Refused, with nothing written, when the manifest is "
             "missing or not complete, the corpus holds no surface, a file cannot be read, the corpus violates the "
-            "format contract (advisories do not count), or the baseline exists."
+            "format contract (advisories do not count), or the baseline exists. A name agy-X.Y.Z claims an agy version: "
+            "unless agy --version (as the sweep recorded it, else now) confirms it, it is a usage error (exit 2), or with "
+            "--unverified-name recorded marked unverified."
         ),
         epilog="Exit codes: 0 recorded, 1 refused, 2 usage or unreadable input.",
     )
     p.add_argument("path", metavar="PATH", help="sweep corpus directory (from `agy-audit sweep`)")
     p.add_argument("--name", required=True, metavar="agy-X.Y.Z", help="baseline name, e.g. agy-1.2.11")
+    p.add_argument(
+        "--unverified-name",
+        action="store_true",
+        help="record a name whose agy version agy --version does not confirm, marked unverified in baseline.json",
+    )
     p.add_argument("--baseline-dir", metavar="DIR", help="where baselines live (default: the project's, ./fingerprints)")
     p.add_argument(
         "--compat-file",
@@ -52,10 +59,13 @@ def run(args: argparse.Namespace) -> int:
         compat_file=compat_file,
         project_dir=config.directory,
         progress=progress_of(args),
+        unverified_name=args.unverified_name,
     )
     if args.format == "json":
         print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}), end="")
     else:
         print(baselines_text([baseline]))
         print(f"recorded {baseline.path}; regenerated {compat_file}")
+        if baseline.unverified:
+            print(f"name unverified: {baseline.unverified}")
     return 0

@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audit.actions.record import record
+from audit.actions.record import record, verify_name
 from audit.actions.sweep import Decoded, RootSource, SweepResult, sweep
 from audit.checks import baselines, completeness, consistency, consumers, contract, links
 from audit.checks.baselines import Baseline
@@ -221,6 +221,7 @@ def run(
     fail_on: str | Sequence[str] = "drift",
     profiles: Sequence[str] | None = None,
     record_as: str | None = None,
+    unverified_name: bool = False,
     compat_file: str | os.PathLike[str] = "COMPATIBILITY.md",
     project_dir: str | os.PathLike[str] = ".",
     live: bool = True,
@@ -240,7 +241,8 @@ def run(
     sessions where a second CPU is free, else 1; the report is the same either way. With the
     user's *key* a legacy ``.pb``-only session is swept and checked for completeness as a ``.db``
     is (``sweep``; the corpus and live sidecars against the ``.pb``). Raises before
-    sweeping: ``UsageError`` for bad *jobs*, an unknown baseline, a bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline; and whatever ``sweep`` raises before it creates anything
+    sweeping: ``UsageError`` for bad *jobs*, an unknown baseline, a bad ``fail_on`` or profile, a bad or existing ``record_as`` baseline, or one whose agy version ``agy --version``
+    does not confirm unless *unverified_name* (``audit.actions.record.verify_name``); and whatever ``sweep`` raises before it creates anything
     (``UsageError``, ``InputError``, ``NothingToCheck`` when no session is selected). An
     interrupted sweep raises ``AuditError`` (exit 130, or 143 for SIGTERM) naming the corpus it
     leaves (*out*, or the temp corpus with *keep*) or saying the temp corpus was removed.
@@ -252,8 +254,11 @@ def run(
     consumers.check_fail_on(failing, chosen_profiles)
     chosen, why = baselines.given(baseline, baseline_dir) if baseline else baselines.newest(baseline_dir)
     record_dir = Path(baseline_dir or "fingerprints")
-    if record_as not in (None, AUTO) and os.path.lexists(record_dir / baselines.check_name(record_as)):
-        raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
+    environ = os.environ if env is None else env
+    if record_as not in (None, AUTO):
+        if os.path.lexists(record_dir / baselines.check_name(record_as)):
+            raise UsageError(f"{record_dir / record_as}: already exists; choose another --record name")
+        verify_name(record_as, None, environ, unverified=unverified_name, flag="--record")  # as the sweep will record it
     started = time.time_ns()
     workdir: Path | None = None
     if out is not None:
@@ -302,7 +307,9 @@ def run(
         report.stages.append(Stage("compare", ctx.compare(report.observed, report.comparisons)))
         report.stages.append(Stage("consumers", ctx.consumers(report)))
         if record_as is not None:
-            record_in = functools.partial(_record, report, record_as, record_dir, compat_file, project_dir, progress)
+            record_in = functools.partial(
+                _record, report, record_as, record_dir, compat_file, project_dir, progress, unverified_name, environ
+            )
             report.stages.append(Stage("record", [_timed(record_in)]))
     finally:
         if workdir is not None and not keep:  # passing or not, interrupted or failing: nothing left unless asked
@@ -413,6 +420,8 @@ def _record(
     compat_file: str | os.PathLike[str],
     project_dir: str | os.PathLike[str],
     progress: Factory | None,
+    unverified_name: bool,
+    env: Mapping[str, str],
 ) -> Check:
     if name == AUTO and not report.not_passed:
         found, why = _record_name(report, baseline_dir)
@@ -435,7 +444,14 @@ def _record(
     review = _to_review(report)
     try:
         recorded, _ = record(
-            report.out, name, baseline_dir=baseline_dir, compat_file=compat_file, project_dir=project_dir, progress=progress
+            report.out,
+            name,
+            baseline_dir=baseline_dir,
+            compat_file=compat_file,
+            project_dir=project_dir,
+            progress=progress,
+            unverified_name=unverified_name,
+            env=env,
         )
     except FindingsError as exc:
         return check(FAIL, exc.message)
