@@ -179,7 +179,10 @@ def test_all_pass_removes_the_temp_corpus_and_every_named_command_agrees(capsys,
     assert (code, stderr) == (0, "")
     lines = stdout.splitlines()
     assert lines[-len(PASSING_STAGES) - 2 :] == [*PASSING_STAGES, "", "ci: PASS; exit 0"]
-    assert "corpus: " in stdout and "(removed after the passing run (--keep or --out keeps it))" in stdout
+    [corpus] = [line for line in lines if line.startswith("corpus: ")]
+    assert corpus.endswith(
+        " (removed after the passing run; the commands below name it NEW_DIR: to run them, run again with --out NEW_DIR)"
+    )
     assert os.listdir(tmp_path / "tmp") == []
     assert run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")[0] == 0
     [kept] = os.listdir(tmp_path / "tmp")
@@ -574,12 +577,32 @@ def test_a_failing_run_removes_its_temp_corpus_and_says_how_to_keep_it(capsys, s
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native")
     assert code == 1 and os.listdir(tmp_path / "tmp") == []
     [corpus] = [line for line in stdout.splitlines() if line.startswith("corpus: ")]
-    assert corpus.endswith("/sweep (removed; to look into it with the commands below, run again with --keep or --out NEW_DIR)")
+    assert corpus.endswith("/sweep (removed; the commands below name it NEW_DIR: to run them, run again with --out NEW_DIR)")
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")
     doc = json.loads(stdout)
     [kept] = os.listdir(tmp_path / "tmp")
     assert (code, doc["corpus"]) == (1, {"path": str(tmp_path / "tmp" / kept / "sweep"), "kept": True})
     assert (tmp_path / "tmp" / kept / "sweep" / "manifest.json").is_file()
+
+
+def test_no_command_names_a_removed_corpus_and_rerun_with_out_they_run(capsys, store, tmp_path, monkeypatch):
+    """A report whose temp corpus was removed names it NEW_DIR in its commands, never the removed path;
+    run again with --out NEW_DIR, as its corpus line says, every command it named runs as its verdict says."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--format", "json")
+    doc = json.loads(stdout)
+    assert (code, stderr, doc["corpus"]["kept"], os.listdir(tmp_path / "tmp")) == (0, "", False, [])
+    commands = {c["command"] for c in checks(doc).values()}
+    assert [c for c in commands if doc["corpus"]["path"] in c or str(tmp_path / "tmp") in c] == []
+    assert {
+        "python3 -m json.tool NEW_DIR/manifest.json",
+        "agy-audit compare --baseline agy-1.2.11 NEW_DIR",
+        "agy-audit compare --baseline agy-1.2.11 --consumer codeburn --fail-on consumer:codeburn NEW_DIR",
+    } < commands
+    assert run(capsys, "--home", store.home, "--source", "native", "--out", "NEW_DIR", "--format", "json")[0] == 0
+    assert replay_commands(capsys, doc) == 36
 
 
 def test_the_schema_names_every_stage():

@@ -117,6 +117,8 @@ from audit.store.legacy_pb import ENV_KEY, Key
 from audit.store.selection import READABLE_ONLY, Selection
 
 TOOL = "agy-audit"
+REMOVED_CORPUS = "NEW_DIR"
+"""What the commands of a report name a removed temp corpus: the ``--out`` of the run to repeat."""
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
 PASS, FAIL, SKIPPED = "pass", "fail", "skipped"  # and ERROR: a check that could not run
 PARALLEL_FROM = 64
@@ -314,6 +316,8 @@ def run(
     finally:
         if workdir is not None and not keep:  # passing or not, interrupted or failing: nothing left unless asked
             shutil.rmtree(workdir, ignore_errors=True)
+    if not kept:
+        _unname(report, corpus)
     report.finished_ns = time.time_ns()
     return report
 
@@ -336,6 +340,14 @@ def _cpus() -> int:
 
 def _command(*words: object) -> str:
     return shlex.join([TOOL, *map(str, words)])
+
+
+def _unname(report: Report, corpus: Path) -> None:
+    """Name a removed temp *corpus* ``REMOVED_CORPUS`` in the commands of *report*'s checks: a suggested
+    command never names a path that no longer exists (the report says to run again with ``--out``)."""
+    for check in (c for s in report.stages for c in s.checks):
+        if check.command:
+            check.command = check.command.replace(str(corpus), REMOVED_CORPUS)
 
 
 def _timed(make: Callable[[], Check]) -> Check:

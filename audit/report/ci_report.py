@@ -15,6 +15,7 @@ from audit.pipeline.ci import (
     ERROR,
     FAIL,
     PASS,
+    REMOVED_CORPUS,
     SKIPPED,
     WARNING,
     Check,
@@ -54,9 +55,10 @@ def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
 def corpus_state(report: Report) -> str:
     if report.kept:
         return "kept"
+    keep = f"the commands below name it {REMOVED_CORPUS}: to run them, run again with --out {REMOVED_CORPUS}"
     if report.verdict == PASS:
-        return "removed after the passing run (--keep or --out keeps it)"
-    return "removed; to look into it with the commands below, run again with --keep or --out NEW_DIR"
+        return f"removed after the passing run; {keep}"
+    return f"removed; {keep}"
 
 
 def counted(check: Check) -> str:
