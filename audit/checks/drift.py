@@ -197,7 +197,7 @@ def observe(
         observed = Observed(
             ", ".join(map(str, paths)),
             result.fingerprints,
-            result.complete or result.whole,
+            result.readable or result.whole,
             result.scope,
             surfaces,
             result.not_computed,
@@ -205,7 +205,7 @@ def observe(
             result,
             # a native sweep's sidecars: the keys the offline decoder produces are observable all the same
             {"sidecar": native_observable}
-            if result.complete and "sidecar" in result.unsure and "sidecar" not in result.sampled()
+            if result.readable and "sidecar" in result.unsure and "sidecar" not in result.sampled() | result.unswept()
             else {},
         )
     if not observed.fingerprints:

@@ -106,6 +106,8 @@ def corpus_line(comparison: Comparison, observed: Observed) -> str:
         kind = "not a complete sweep: missing lines are only 'not observed'"
     elif observed.survey is not None and observed.survey.whole:
         kind = "a store read whole: a missing line is removed, as in a complete sweep"
+    elif observed.survey is not None and observed.survey.uncovered:
+        kind = f"a sweep of every session it could read, {observed.survey.uncovered} only the daemon reads left out"
     else:
         kind = "complete sweep"
     return f"{observed.label}; scope {comparison.scope} ({kind})"

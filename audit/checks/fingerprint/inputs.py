@@ -159,6 +159,17 @@ def _sweep(path: Path, inputs: Inputs, result: Survey, swept: frozenset[str]) ->
     manifest = read_json(path / "manifest.json")
     result.manifests.append(path / "manifest.json")
     result.complete = result.complete and manifest.get("complete") is True
+    uncovered = manifest.get("notCovered") if isinstance(manifest.get("notCovered"), list) else []
+    taken = manifest.get("sessions") if isinstance(manifest.get("sessions"), list) else []
+    result.uncovered += len(uncovered)
+    result.readable = result.readable and (  # incomplete only by the sessions only the daemon reads
+        manifest.get("complete") is True
+        or (
+            manifest.get("finished") is not None
+            and not manifest.get("failures")
+            and len(taken) + len(uncovered) == manifest.get("selected")
+        )
+    )
     chosen = manifest.get("selection")
     result.selection = result.selection or Selection.from_json(chosen)
     result.excluded += len(chosen.get("excluded") or ()) if isinstance(chosen, dict) else 0
@@ -248,7 +259,7 @@ def collect(paths: Iterable[str | os.PathLike[str]], swept: frozenset[str] = fro
     exist, or is neither a file nor a directory, is an ``InputError``."""
     inputs = Inputs()
     kinds: set[str] = set()
-    result = Survey(kind="files", complete=True, agy_version=None)
+    result = Survey(kind="files", complete=True, agy_version=None, readable=True)
     for raw in paths:
         path = Path(raw)
         try:
@@ -274,6 +285,7 @@ def collect(paths: Iterable[str | os.PathLike[str]], swept: frozenset[str] = fro
             kinds.add("files")
             _plain_dir(path, inputs, result)
     result.complete = result.complete and kinds == {"sweep"}
+    result.readable = result.readable and kinds == {"sweep"}
     result.kind = kinds.pop() if len(kinds) == 1 else "files"
     return inputs, result
 

@@ -139,6 +139,7 @@ class Survey:
     kind: str  # "sweep" | "store" | "files"
     complete: bool  # a sweep corpus whose manifest says complete: true (all inputs)
     agy_version: str | None  # the manifest's installedAgyVersion, when one manifest says it
+    readable: bool = False  # sweeps complete, or lacking only the sessions only the daemon reads (``uncovered``)
     fingerprints: dict[str, Fingerprint] = field(default_factory=dict)
     not_computed: dict[str, str] = field(default_factory=dict)  # surface -> reason
     counts: Counts = field(default_factory=Counts)
@@ -152,6 +153,7 @@ class Survey:
     excluded: int = 0  # sessions their selections left out
 
     unread: int = 0  # sessions of a store whose conversation no file read here holds (a legacy .pb only)
+    uncovered: int = 0  # sessions the sweeps list as only the daemon reads (their manifests' ``notCovered``)
     session_surfaces: tuple[str, ...] = ()  # the surfaces whose lines come from the sessions (``Surface.sessions``)
     unsure: dict[str, str] = field(default_factory=dict)
     """Surface -> why, in a complete sweep, the lines it lacks are no evidence (``Surface.partial``)."""
@@ -177,14 +179,22 @@ class Survey:
                 "sidecar": "a store's sidecars are agy-reader's copies, fresh, stale or missing per session: "
                 "a key they lack is no evidence (a sweep writes every session's)"
             }
-        if not self.complete:
+        if not self.readable:
             return {}
-        return self.unsure | self.sampled()
+        return self.unsure | self.unswept() | self.sampled()
+
+    def unswept(self) -> dict[str, str]:
+        """The surfaces of the sessions when the sweep could not read some (a legacy ``.pb`` swept
+        natively): the rest is compared as a sample is, the schema and per-install files whole."""
+        if not (self.readable and self.uncovered):
+            return {}
+        why = f"{self.uncovered} session(s) only the daemon reads (legacy .pb) are not in the corpus: they may hold what it lacks"
+        return dict.fromkeys(self.session_surfaces, why)
 
     def sampled(self) -> dict[str, str]:
         """The surfaces of the sessions when the sweep's selection left out sessions it could
         read (by id, time or number): what the sessions taken lack, those left out may hold."""
-        if not (self.complete and self.selection is not None and self.selection.samples and self.excluded):
+        if not (self.readable and self.selection is not None and self.selection.samples and self.excluded):
             return {}
         why = (
             f"the corpus is a selection ({self.selection.describe(self.selected, self.excluded)}): "
