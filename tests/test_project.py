@@ -112,6 +112,25 @@ def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, her
     assert (agy["compatFile"], agy["recorded"]) == ("COMPATIBILITY.md", "9.9.9")
 
 
+def test_record_creates_the_directory_the_configuration_names_for_the_record(home, here, monkeypatch):
+    """sweep, then record from a subdirectory: the configuration's compat-file directory is
+    created as its baseline-dir is (it was `docs/COMPAT.md: cannot write (No such file or directory)`)."""
+    (here / "agy-audit.toml").write_text('baseline-dir = "ci/baselines"\ncompat-file = "docs/COMPAT.md"\n')
+    (here / "sub").mkdir()
+    monkeypatch.chdir(here / "sub")
+    assert cli("sweep", "--home", home, "--source", "native", "--out", "../corpus", "-q")[0] == 0
+    code, stdout, stderr = cli("record", "../corpus", "--name", "agy-9.9.9", "--unverified-name")
+    recorded = f"recorded {here / 'ci' / 'baselines' / 'agy-9.9.9'}; regenerated {here / 'docs' / 'COMPAT.md'}"
+    assert (code, stdout.splitlines()[-2:], stderr) == (
+        0,
+        [recorded, "name unverified: nothing confirms agy 9.9.9: agy --version does not answer"],
+        "",
+    )
+    assert "- **Baseline:** `agy-9.9.9`" in (here / "docs" / "COMPAT.md").read_text()
+    code, stdout, _ = cli("baselines")
+    assert code == 0 and stdout.splitlines()[-1].endswith(f"  {here / 'ci' / 'baselines' / 'agy-9.9.9'}")
+
+
 @pytest.mark.parametrize("kind", ["agy-audit.toml", "pyproject.toml"])
 def test_the_configuration_sets_the_home_once_for_every_command(home, here, kind, tmp_path, monkeypatch):
     settings = 'baseline-dir = "ci/baselines"\ncompat-file = "docs/COMPAT.md"\n'

@@ -18,7 +18,7 @@ from typing import Any
 from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES
 from audit.errors import InputError
-from audit.safeio import atomic_write, read_own
+from audit.safeio import atomic_write, make_private_dir, read_own
 
 AGY_READER_LABELS = {"sqlite": "Schema fingerprint", "sidecar": "Sidecar shape fingerprint"}
 """Bullet labels of agy-reader's record; every other surface's is ``<Surface> fingerprint``."""
@@ -173,5 +173,7 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
 
 
 def write(path: str | os.PathLike[str], text: str) -> None:
-    """Replace *path* atomically with a rendered record."""
+    """Replace *path* atomically with a rendered record, creating its directory (as the baseline
+    directory is) when a configuration names one that does not exist yet."""
+    make_private_dir(Path(path).parent, exist_ok=True)
     atomic_write(path, text.encode("utf-8"))
