@@ -26,7 +26,9 @@ Checked, each a fact measured on real stores:
   ``cortex.proto`` nor a placeholder number leaves the attribute unchecked.
 * ``invariant/tool-result`` -- every step with a copied tool call (``metadata.toolCall``,
   metadata field 4) names, by id, a call of an earlier PLANNER_RESPONSE step and is a copy of
-  it (id, name, arguments; byte-identical 885/885, B.1.3).
+  it (id, name, arguments; byte-identical 885/885, B.1.3). When no earlier planner step made the
+  call but an earlier step has a type ``cortex.proto`` does not name (a new kind of planner step
+  after an upgrade), its calls cannot be read: an advisory, not a breach.
 
 Not checked: that field 4 is unique per conversation. It is not on real stores: an execution
 spans several generations (``executor_metadata`` 2 ``num_generator_invocations`` equals the
@@ -181,18 +183,24 @@ def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Breach]:
 def _tool_results(steps: list[dict[str, Any]], idx: list[object]) -> list[Breach]:
     out: list[Breach] = []
     calls: dict[str, tuple[object, dict[str, Any]]] = {}  # call id -> (planner idx, the call), earlier planners only
+    unnamed: set[object] = set()  # the types of earlier steps cortex.proto does not name: their calls cannot be read
     for i, step in zip(idx, steps):
         copied = (step.get("metadata") or {}).get("toolCall")
         if isinstance(copied, dict):
-            out += _copied_call(f"steps[idx={i!r}]", copied, calls)
-        if step.get("type") == _PLANNER:
+            out += _copied_call(f"steps[idx={i!r}]", copied, calls, unnamed)
+        kind = step.get("type")
+        if kind == _PLANNER:
             for call in (step.get("plannerResponse") or {}).get("toolCalls") or []:
                 if isinstance(call, dict) and call.get("id"):
                     calls.setdefault(call["id"], (i, call))
+        elif kind is not None and not isinstance(kind, str):  # proto3 JSON writes an unnamed enum value as its number
+            unnamed.add(kind)
     return out
 
 
-def _copied_call(row: str, copied: dict[str, Any], calls: dict[str, tuple[object, dict[str, Any]]]) -> list[Breach]:
+def _copied_call(
+    row: str, copied: dict[str, Any], calls: dict[str, tuple[object, dict[str, Any]]], unnamed: set[object]
+) -> list[Breach]:
     call_id = copied.get("id")
     if not call_id:
         message = f"{row}.metadata.toolCall ({copied.get('name') or 'no name'}) has no call id"
@@ -201,6 +209,16 @@ def _copied_call(row: str, copied: dict[str, Any], calls: dict[str, tuple[object
         message = (
             f"{row}.metadata.toolCall id {call_id!r} ({copied.get('name') or 'no name'}) is no call of an earlier planner step"
         )
+        if unnamed:  # a new kind of planner step may hold it: unknown, not a breach
+            types = ", ".join(map(str, sorted(unnamed, key=str)))
+            return [
+                Breach(
+                    ADVISORY,
+                    "invariant/tool-result",
+                    (row,),
+                    f"{message} agy-audit can read (earlier steps of type {types}, which cortex.proto does not name, may hold it)",
+                )
+            ]
         return [Breach(VIOLATION, "invariant/tool-result", (row,), message)]
     planner, call = calls[call_id]
     differs = [key for key in ("name", "argumentsJson") if copied.get(key) != call.get(key)]
