@@ -22,9 +22,13 @@ What is replaced (``Redactor``):
 What is kept, because it is format, not content: object keys, numbers (token counts, exit codes,
 line numbers), booleans, enum names (and any other value the ``values`` fingerprint records of
 a sidecar's enum fields), tool names and argument names, ``type``/``status``/``source`` values
-of transcript records, the SQLite schema. Per-install files that hold identities (logs,
-``history.jsonl``, ``conversation_summaries.db``, ``installation_id``, caches, images and
-encrypted ``.pb`` files) are left out and listed.
+of transcript records, the SQLite schema, the headers and sentences of transcript content
+(``conventions.MARKERS``). The per-install files the fingerprints read (``history.jsonl``,
+``conversation_summaries.db``, ``cache/*``) are redacted like any other; a legacy encrypted ``.pb``
+becomes random bytes of its length and a ``.db`` that had a ``-wal`` gets an empty one, so the
+copy keeps every surface, the layout of its files included. Identities (``installation_id``,
+``user_settings.pb``, ``agyhub_summaries_proto.pb``), logs, annotations, browser recordings and
+images are left out and listed: no fingerprint reads them.
 
 Blobs are rewritten on the wire (``redact_wire``): only the bytes of text and bytes fields
 change (and the lengths of the messages around a text whose length changed); every other byte
@@ -72,6 +76,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from audit.actions.sweep import backup_database
+from audit.checks.conventions import MARKERS
 from audit.checks.diff import CHANGED, changes
 from audit.checks.fingerprint import Fingerprint, survey
 from audit.checks.fingerprint.surfaces import kept_by_redact, left_out_by_redact
@@ -96,7 +101,7 @@ from audit.safeio import (
     read_bytes,
     sync_files,
 )
-from audit.store import trajectory
+from audit.store import install, trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.layout import list_dir
@@ -119,18 +124,18 @@ as a leak."""
 MAX_FILE_SIZE = MAX_DOCUMENT_BYTES
 """The default limit (256 MiB, the one size limit) of a file redact reads whole."""
 
-LEFT_OUT_NAMES = frozenset(
-    {"history.jsonl", "installation_id", "user_settings.pb", "agyhub_summaries_proto.pb", "conversation_summaries.db"}
-)
+LEFT_OUT_NAMES = frozenset({"installation_id", "user_settings.pb", "agyhub_summaries_proto.pb"})
 LEFT_OUT_SUFFIXES = (".log", ".pb", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".mp4", ".webm", ".sqlite", ".bin")
 LEFT_OUT_DIRS = frozenset({"log", "logs_daemon", "cache", "browser", "annotations"})
-"""Per-install identities, caches, screenshots and encrypted files: not copied (listed)."""
+"""Per-install identities, logs, deeper caches, screenshots: not copied (listed). The per-install
+files the fingerprints read (``install.kind_of``) are redacted, not left out."""
 
 _UUID = re.compile(UUID_PATTERN)
 _UUID_ONLY = re.compile(UUID_PATTERN + r"\Z")
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|[+-]\d\d:\d\d)\Z")
-_MARKUP = r"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>"
-"""Kept in text: truncation markers and agy's own upper-case tags (``<USER_REQUEST>``), which are format."""
+_MARKUP = rf"<truncated \d+ bytes>|</?[A-Z][A-Z0-9_]*>|{MARKERS}"
+"""Kept in text: truncation markers, agy's own upper-case tags (``<USER_REQUEST>``) and the headers
+and sentences of transcript content (``Created At:``, ``conventions.CONVENTIONS``), which are format."""
 _SPECIAL = re.compile(f"(?P<tag>{_MARKUP})|(?P<id>{UUID_PATTERN})")
 _CONTENT_CHAR = re.compile(r"[^\W_]|[\udc80-\udcff]")
 """A letter, a digit or a byte that is not UTF-8: what makes a text content."""
@@ -146,6 +151,31 @@ _SHIFT_DAYS = (-400, -30)  # the constant shift is drawn from this range of whol
 _ENUM_NAMES = frozenset(v.name for e in pb.DESCRIPTOR.enum_types_by_name.values() for v in e.values) | frozenset(
     v.name for m in pb.DESCRIPTOR.message_types_by_name.values() for e in m.enum_types for v in e.values
 )
+_INT64_TYPES = frozenset(
+    {
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_FIXED64,
+        FieldDescriptor.TYPE_SFIXED64,
+    }
+)
+
+
+def _int64_names() -> frozenset[str]:
+    """The JSON names of every 64-bit integer field of ``cortex.proto``: proto3 JSON writes their
+    values as strings of digits (token counts, sizes), which are numbers, kept like the ``.db``'s."""
+    names: set[str] = set()
+    stack = list(pb.DESCRIPTOR.message_types_by_name.values())
+    while stack:
+        message = stack.pop()
+        names.update(f.json_name for f in message.fields if f.type in _INT64_TYPES)
+        stack.extend(message.nested_types)
+    return frozenset(names)
+
+
+_INT64_KEYS = _int64_names()
+_INT64_TEXT = re.compile(r"-?(?:0|[1-9][0-9]{0,19})")
 _CACHED_CHARS = 1 << 22
 """At most this many characters of texts and their placeholders are remembered (then forgotten
 at once): a text repeated in one session's files is not redacted twice, and memory does not grow
@@ -171,7 +201,15 @@ class Redactor:
         self.shift = _dt.timedelta(days=days)
         self.needles = Needles()  # the replaced source strings the proof searches for
         self.kept: set[str] = set()  # keys and names left as they are (a replaced string inside one is no leak)
-        self.counts: dict[str, int] = {"text": 0, "json-text": 0, "ids": 0, "timestamps": 0, "bytes": 0, "unknown": 0}
+        self.counts: dict[str, int] = {
+            "text": 0,
+            "json-text": 0,
+            "ids": 0,
+            "timestamps": 0,
+            "bytes": 0,
+            "unknown": 0,
+            "legacy": 0,
+        }
 
     def _digest(self, purpose: str, data: bytes) -> bytes:
         return hmac.new(self._key, purpose.encode() + b"\0" + data, hashlib.sha256).digest()
@@ -489,6 +527,8 @@ def redact_json(
         and parent in _TOOL_CONTAINERS
         or key == "key"
         and parent == "attributes"  # generation attribute names (model_enum, trajectory_id, ...)
+        or key in _INT64_KEYS
+        and _INT64_TEXT.fullmatch(value)  # a 64-bit number in proto3 JSON
     ):
         r.kept.add(value)
         return value
@@ -845,18 +885,32 @@ class _Run:
             self.problems.extend(_explain(old, new, self.r, source))
 
 
+def _per_install(rel: Path) -> bool:
+    """Whether *rel* is a per-install file a fingerprint reads (``history.jsonl``,
+    ``conversation_summaries.db``, ``cache/<name>``), relative to its root."""
+    return install.kind_of(rel.name) is not None or (
+        len(rel.parts) > 1 and install.kind_of(f"{rel.parent.name}/{rel.name}") is not None
+    )
+
+
+def _legacy_pb(rel: Path) -> bool:
+    return rel.name.endswith(".pb") and rel.parent.name in ("conversations", "implicit")
+
+
 def _left_out(rel: Path) -> str | None:
+    if _per_install(rel) or _legacy_pb(rel):
+        return None
     if rel.name in LEFT_OUT_NAMES:
-        return "per-install identity or history"
-    if rel.name.endswith(".pb") and rel.parent.name in ("conversations", "implicit"):
-        return "legacy encrypted trajectory: it cannot be redacted"
+        return "per-install identity"
     if rel.suffix.lower() in LEFT_OUT_SUFFIXES:
         return "log, cache, image or encrypted file"
     if any(part in LEFT_OUT_DIRS for part in rel.parts[:-1]):
         return "logs, caches and browser recordings are content the format checks never read"
     if rel.name.startswith(".") and rel.name.endswith(".tmp"):
         return "a temporary file"
-    if rel.name.endswith(("-wal", "-shm", "-journal")):
+    if rel.name.endswith("-wal"):
+        return "SQLite side file: its content is in the redacted .db, an empty -wal in its place"
+    if rel.name.endswith(("-shm", "-journal")):
         return "SQLite side file: its content is in the redacted .db"
     return None
 
@@ -917,6 +971,9 @@ def _copy(run: _Run, files: list[tuple[Path, os.stat_result]], progress: Callbac
         result.files += 1
         if name.endswith(".db"):
             _redact_db(run, path, st.st_size)
+        elif _legacy_pb(rel):  # encrypted with the user's key: nothing in it reads without it
+            run.write(path, r.noise(run.read(path, st.st_size)))
+            r.counts["legacy"] += 1
         elif tier_of(path) is not None and path.parent.parent.name == "chunks":
             chunked.setdefault(path.parent, []).append((path, st.st_size))  # a part ends mid-line: see below
         elif name == MANIFEST and rel.parent == Path(".") and run.corpus:
@@ -1073,6 +1130,8 @@ def _redact_db(run: _Run, source: Path, size: int) -> None:
     finally:
         conn.close()
     run.write(source, image)
+    if os.path.lexists(f"{source}-wal"):  # the layout keeps it: every frame is in the image, none is left
+        run.write(Path(f"{source}-wal"), b"")
 
 
 def _cells(conn: sqlite3.Connection, table: str, column: str) -> list[tuple[int, bytes, bool]]:
@@ -1343,13 +1402,14 @@ def report_text(result: Result) -> str:
         "## Replaced",
         "",
         f"- {c.get('text', 0)} text values (same length and character classes; white space, punctuation and",
-        "  `<truncated N bytes>` markers and agy's upper-case tags kept)",
+        "  `<truncated N bytes>` markers, agy's upper-case tags and the headers of transcript content kept)",
         f"- {c.get('json-text', 0)} JSON-text values redacted inside their JSON (still valid JSON of the same shape)",
         f"- {c.get('ids', 0)} UUIDs, each mapped to one new UUID everywhere (values, file and directory names)",
         f"- {c.get('timestamps', 0)} timestamps, shifted by one constant ({result.shift_days} days): order and gaps kept",
         f"- {c.get('bytes', 0)} bytes values (signatures) by random bytes of the same length",
         f"- {c.get('unknown', 0)} values of protobuf fields cortex.proto does not name: as a message when they parse",
         "  as one, else as text or bytes (keys and lengths kept)",
+        f"- {c.get('legacy', 0)} legacy encrypted .pb files by random bytes of the same length",
         "",
         "## Kept (format, not content)",
         "",

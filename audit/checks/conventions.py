@@ -31,51 +31,55 @@ _PROSE = frozenset({"USER_INPUT", "PLANNER_RESPONSE"})
 class Convention:
     name: str  # the line's last segment
     what: str  # what it is, as formats.md documents it
-    pattern: re.Pattern[str]
+    marker: str  # a regular expression of the marker's own text (format, never content)
     types: frozenset[str] | None  # the step types it is documented on; None: every tool result (not _PROSE)
+    line_start: bool = False  # only at the start of a line, leading blanks allowed (as deja-vu trims each line)
+    pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        anchor = r"^[ \t]*" if self.line_start else ""
+        object.__setattr__(self, "pattern", re.compile(anchor + self.marker, re.M))
 
     def applies(self, step_type: str) -> bool:
         return step_type not in _PROSE if self.types is None else step_type in self.types
 
 
-def _line(label: str) -> re.Pattern[str]:
-    """A line starting with *label*, leading blanks allowed (as deja-vu trims each line)."""
-    return re.compile(r"^[ \t]*" + re.escape(label), re.M)
+def _line(name: str, what: str, label: str, types: frozenset[str] | None) -> Convention:
+    """A convention that is a line starting with *label*."""
+    return Convention(name, what, re.escape(label), types, line_start=True)
 
 
 CONVENTIONS = (
     Convention(
-        "user-request", "the `<USER_REQUEST>` wrapper of a prompt", re.compile(r"<USER_REQUEST>"), frozenset({"USER_INPUT"})
+        "user-request", "the `<USER_REQUEST>` wrapper of a prompt", re.escape("<USER_REQUEST>"), frozenset({"USER_INPUT"})
     ),
-    Convention("created-at", "a `Created At:` header line (local time)", _line("Created At:"), None),
-    Convention("completed-at", "a `Completed At:` header line", _line("Completed At:"), None),
-    Convention(
+    _line("created-at", "a `Created At:` header line (local time)", "Created At:", None),
+    _line("completed-at", "a `Completed At:` header line", "Completed At:", None),
+    _line(
         "task-description",
         "a `Task Description:` line (an async command, a timer)",
-        _line("Task Description:"),
+        "Task Description:",
         frozenset({"RUN_COMMAND", "GENERIC"}),
     ),
-    Convention(
-        "file-path", "a `File Path:` line naming the file", _line("File Path:"), frozenset({"VIEW_FILE", "LIST_DIRECTORY"})
-    ),
+    _line("file-path", "a `File Path:` line naming the file", "File Path:", frozenset({"VIEW_FILE", "LIST_DIRECTORY"})),
     Convention(
         "changes-made",
         "the sentence `The following changes were made by the <tool> tool to: <path>`",
-        re.compile(r"^The following changes were made by the \S+ tool to: ", re.M),
+        r"The following changes were made by the \S+ tool to: ",
         frozenset({"CODE_ACTION"}),
+        line_start=True,
     ),
-    Convention("created-file", "a `Created file <uri>` line", _line("Created file "), frozenset({"CODE_ACTION"})),
+    _line("created-file", "a `Created file <uri>` line", "Created file ", frozenset({"CODE_ACTION"})),
     Convention(
-        "diff-block-start",
-        "the `[diff_block_start]` marker",
-        re.compile(re.escape("[diff_block_start]")),
-        frozenset({"CODE_ACTION"}),
+        "diff-block-start", "the `[diff_block_start]` marker", re.escape("[diff_block_start]"), frozenset({"CODE_ACTION"})
     ),
-    Convention(
-        "diff-block-end", "the `[diff_block_end]` marker", re.compile(re.escape("[diff_block_end]")), frozenset({"CODE_ACTION"})
-    ),
+    Convention("diff-block-end", "the `[diff_block_end]` marker", re.escape("[diff_block_end]"), frozenset({"CODE_ACTION"})),
 )
 """Every convention the surface looks for, in line order of the README's table."""
+
+MARKERS = "|".join(c.marker for c in CONVENTIONS)
+"""Any convention's marker text: what ``agy-audit redact`` keeps in content so a redacted copy keeps
+this surface."""
 
 
 def count(text: str, convention: Convention) -> str:

@@ -211,7 +211,6 @@ def _layout(reading: Reading) -> Fingerprint | None:
 
 STORES = ("corpus", "store", "home")
 """The inputs that name store roots (a sweep corpus by its manifest and copies)."""
-_LEFT_OUT = "is a per-install file of identities and history: a redacted copy leaves it out"
 
 SUMMARIES_SURFACE = Surface(
     "summaries",
@@ -220,7 +219,7 @@ SUMMARIES_SURFACE = Surface(
     found_in=INPUT_KINDS,
     reads=frozenset({SUMMARIES}),
     fingerprint=_summaries,
-    redact=f"conversation_summaries.db {_LEFT_OUT}",
+    redact=KEPT,
     synthetic=True,
 )
 HISTORY_SURFACE = Surface(
@@ -230,7 +229,7 @@ HISTORY_SURFACE = Surface(
     found_in=INPUT_KINDS,
     reads=frozenset({HISTORY}),
     fingerprint=lambda reading: reading.shared(read_history),
-    redact=f"history.jsonl {_LEFT_OUT}",
+    redact=KEPT,
     synthetic=True,
 )
 CACHE_SURFACE = Surface(
@@ -240,7 +239,7 @@ CACHE_SURFACE = Surface(
     found_in=STORES,
     reads=frozenset({CACHE}),
     fingerprint=_cache,
-    redact="cache/ holds per-install caches: a redacted copy leaves them out",
+    redact=KEPT,
     synthetic=True,
 )
 ARTIFACTS_SURFACE = Surface(
@@ -261,7 +260,7 @@ ROOTS_SURFACE = Surface(
     found_in=STORES,
     reads=frozenset(),
     fingerprint=_roots,
-    redact="it lists the per-install files a redacted copy leaves out",
+    redact=KEPT,
     synthetic=True,
 )
 LAYOUT_SURFACE = Surface(
@@ -272,6 +271,6 @@ LAYOUT_SURFACE = Surface(
     found_in=STORES,
     reads=frozenset(),
     fingerprint=_layout,
-    redact="a redacted copy leaves out legacy .pb files and writes each .db whole, without its -wal",
+    redact=KEPT,
     synthetic=True,
 )

@@ -117,7 +117,7 @@ CONVENTIONS = Surface(
     found_in=INPUT_KINDS,
     reads=frozenset({TRANSCRIPTS}),
     fingerprint=_conventions,
-    redact="the headers and sentences of transcript content are text, replaced like any other",
+    redact=KEPT,
     synthetic=True,
     sessions=True,
 )
