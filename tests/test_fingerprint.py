@@ -30,7 +30,7 @@ from audit.checks.fingerprint import sidecar as fingerprint_sidecar
 from audit.checks.shape import SidecarShape
 from audit.cli import main
 from audit.errors import InputError
-from audit.store import wire
+from audit.store import layout, wire
 from audit.store.database import read_database
 from audit.store.layout import Root
 from audit.store.proto import cortex_pb2 as pb
@@ -487,10 +487,11 @@ def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_sam
     broken.write_bytes(b"not a database")  # unreadable: its problem comes from the reads too
     alone = survey([home])
     reads = fingerprint.Reads()
+    product = layout.surface_of(home)  # as a sweep knows each session's
     for db in sorted(home.glob("conversations/*.db")):
-        reads.add(read_database(db))
+        reads.add(read_database(db), product=product)
     for brain in sorted(home.glob("brain/*")):
-        reads.add_brain(brain)
+        reads.add_brain(brain, product)
     monkeypatch.setattr(databases, "read_database", lambda path: pytest.fail(f"{path} read again"))
     monkeypatch.setattr(transcript, "iter_transcript", lambda paths, tier: pytest.fail(f"{paths} read again"))
     shared = survey([home], read=reads)
@@ -537,3 +538,28 @@ def test_the_shape_walk_does_not_keep_the_document():
     root = shape._walker.root("")
     assert root.last is None and root.last_json is None
     assert shape.documents == 2 and "steps.[].type\tstring" in shape.lines()
+
+
+def test_records_per_value_are_counted_per_product_alike_from_a_home_and_its_sweep(tmp_path):
+    """A home's roots and its sweep's ``native/<product>/`` give the same counts per product,
+    which a recorded baseline keeps (``counts.valuesByProduct``); a baseline whose counts are
+    not records per value is refused in one line."""
+    from audit.actions import baseline_writer
+    from audit.checks import baselines
+
+    b = StoreBuilder(tmp_path / "home", seed=3)
+    b.root("cli").conversation(turns=2)
+    b.root("ide").conversation(turns=1)
+    home = tmp_path / "home"
+    assert sweep(layout.resolve_roots(home=home, env={}), tmp_path / "corpus", source="native", env={}).complete
+    alone, swept = survey([home]), survey([tmp_path / "corpus"])
+    assert swept.counts.products == alone.counts.products and set(alone.counts.products) == {"cli", "ide"}
+    assert alone.counts.products["ide"]["transcript:full.type"] == {"USER_INPUT": 1, "PLANNER_RESPONSE": 2, "RUN_COMMAND": 1}
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", swept, "2026-12-01"), tmp_path / "fp")
+    recorded = baselines.load(tmp_path / "fp" / "agy-9.9.9")
+    assert recorded.product_counts == swept.counts.to_json()["valuesByProduct"] and recorded.product_counts["cli"]
+    doc = json.loads((tmp_path / "fp" / "agy-9.9.9" / "baseline.json").read_text())
+    doc["counts"]["valuesByProduct"]["cli"]["transcript:full.type"]["USER_INPUT"] = "1"
+    (tmp_path / "fp" / "agy-9.9.9" / "baseline.json").write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"baseline.json: 'counts' is not an object whose 'values' \(and each product's"):
+        baselines.load(tmp_path / "fp" / "agy-9.9.9")

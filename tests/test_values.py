@@ -123,6 +123,52 @@ def test_transcript_records_and_database_rows():
     )
 
 
+def test_records_are_counted_per_value_per_type_and_per_product():
+    """The fields readers filter by count their records per value, in all and per product; a
+    transcript record's source and status per record type as well, while the tier holds at most
+    ``MAX_VALUES`` types (a corrupt tier with more stops being counted per type, not the rest)."""
+    v = Values()
+    v.add_transcript({"type": "RUN_COMMAND", "source": "MODEL", "status": "DONE"}, "full", "cli")
+    v.add_transcript({"type": "USER_INPUT", "source": "USER_EXPLICIT"}, "full", "ide")
+    v.add_transcript({"type": "a prompt", "source": "MODEL"}, "full")  # of no known product
+    v.add_rows([{"step_type": 15, "status": 3}], "cli")
+    assert {k: dict(c) for k, c in v.counts.items()} == {
+        "transcript:full.type": {"RUN_COMMAND": 1, "USER_INPUT": 1, OTHER: 1},
+        "transcript:full.source": {"MODEL": 2, "USER_EXPLICIT": 1},
+        "transcript:full.status": {"DONE": 1},
+        "transcript:full.RUN_COMMAND.source": {"MODEL": 1},
+        "transcript:full.RUN_COMMAND.status": {"DONE": 1},
+        "transcript:full.USER_INPUT.source": {"USER_EXPLICIT": 1},
+        f"transcript:full.{OTHER}.source": {"MODEL": 1},
+        "sqlite:table:steps.step_type": {"15": 1},
+        "sqlite:table:steps.status": {"3": 1},
+    }
+    assert {p: {k: dict(c) for k, c in counts.items()} for p, counts in v.products.items()} == {
+        "cli": {
+            "transcript:full.type": {"RUN_COMMAND": 1},
+            "transcript:full.source": {"MODEL": 1},
+            "transcript:full.status": {"DONE": 1},
+            "transcript:full.RUN_COMMAND.source": {"MODEL": 1},
+            "transcript:full.RUN_COMMAND.status": {"DONE": 1},
+            "sqlite:table:steps.step_type": {"15": 1},
+            "sqlite:table:steps.status": {"3": 1},
+        },
+        "ide": {
+            "transcript:full.type": {"USER_INPUT": 1},
+            "transcript:full.source": {"USER_EXPLICIT": 1},
+            "transcript:full.USER_INPUT.source": {"USER_EXPLICIT": 1},
+        },
+    }
+    many = Values()
+    for n in range(MAX_VALUES + 2):
+        many.add_transcript({"type": f"T{n}", "source": "MODEL"}, "compact")
+    assert sum(1 for key in many.counts if key.endswith(".source")) == 1 + MAX_VALUES
+    assert many.counts["transcript:compact.source"] == {"MODEL": MAX_VALUES + 2}
+    merged = Values()
+    merged.merge(v)
+    assert (merged.counts, merged.products) == (v.counts, v.products)
+
+
 def test_which_values_cortex_proto_names():
     assert named("sqlite:table:steps.step_type", "15") is True
     assert named("sqlite:table:steps.step_type", "999") is False

@@ -4,7 +4,8 @@ Layout of ``<baseline dir>/<name>/`` (bundled ones live in the repository's ``fi
 packaged as ``audit/_data/fingerprints``)::
 
     baseline.json     {name, agyVersion, date, toolVersion, corpusScope, digests{surface},
-                       provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...},
+                       provenance{surface}, counts{sessions, steps, stepTypes, statuses, ...,
+                       values{field: {value: records}}, valuesByProduct{product: values}},
                        absent{surface: reason}, synthetic{surface: why}}
     <surface>.tsv     the canonical lines, each followed by "\\n" (present when recorded)
 
@@ -92,6 +93,16 @@ class Baseline:
     )
     sources: dict[str, int] | None = None  # swept sidecars per source (daemon, native), when recorded here
     unverified: str | None = None  # why nothing confirmed the agy version the name claims, if recorded so
+
+    @property
+    def value_counts(self) -> dict[str, dict[str, int]]:
+        """Records per value of the fields readers filter by (``counts.values``), when recorded."""
+        return (self.counts or {}).get("values") or {}
+
+    @property
+    def product_counts(self) -> dict[str, dict[str, dict[str, int]]]:
+        """The same per product (``counts.valuesByProduct``: ``cli``, ``ide``, ``acp``), when recorded."""
+        return (self.counts or {}).get("valuesByProduct") or {}
 
     @property
     def step_types(self) -> frozenset[str] | None:
@@ -290,6 +301,14 @@ def parse_snapshot(data: bytes, source: str) -> tuple[str, ...]:
     return lines
 
 
+def _per_value(counts: object) -> bool:
+    """Whether *counts* is ``{field: {value: records}}``."""
+    return isinstance(counts, dict) and all(
+        isinstance(counted, dict) and all(isinstance(n, int) and not isinstance(n, bool) for n in counted.values())
+        for counted in counts.values()
+    )
+
+
 def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Baseline:
     """Read one baseline directory; a ``<surface>.tsv`` must re-digest to its recorded digest."""
     path = Path(path)
@@ -309,6 +328,17 @@ def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Baseline:
         path=path,
         bundled=bundled,
     )
+    counts = baseline.counts
+    if counts is not None and not (
+        isinstance(counts, dict)
+        and _per_value(counts.get("values") or {})
+        and isinstance(counts.get("valuesByProduct") or {}, dict)
+        and all(_per_value(c) for c in (counts.get("valuesByProduct") or {}).values())
+    ):
+        raise InputError(
+            f"{path / BASELINE_FILE}: 'counts' is not an object whose 'values' (and each product's of "
+            "'valuesByProduct') are records per value per field"
+        )
     absent = doc.get("absent") or {}
     if not isinstance(absent, dict) or not all(isinstance(v, str) for v in absent.values()):
         raise InputError(f"{path / BASELINE_FILE}: 'absent' is not an object of reasons")

@@ -155,11 +155,17 @@ class Observed:
     """surface in ``partial`` -> whether this corpus could show a line's path after all (its
     absence is then a removal)"""
     recorded_counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # a baseline's, when observed
+    recorded_products: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)  # the same, per product
 
     @property
     def value_counts(self) -> Mapping[str, Mapping[str, int]]:
         """Records per value of the fields readers filter by (``Counts.values``), when known."""
         return self.survey.counts.values if self.survey is not None else self.recorded_counts
+
+    @property
+    def product_counts(self) -> Mapping[str, Mapping[str, Mapping[str, int]]]:
+        """The same per product (``Counts.products``: ``cli``, ``ide``, ``acp``), when known."""
+        return self.survey.counts.products if self.survey is not None else self.recorded_products
 
 
 def observe(
@@ -181,9 +187,14 @@ def observe(
             for s, d in b.digests.items()
             if s in surfaces
         }
-        counted = (b.counts or {}).get("values") or {}
         observed = Observed(
-            f"baseline {b.name} ({single})", fps, b.complete, b.scope or "unknown", tuple(fps), recorded_counts=counted
+            f"baseline {b.name} ({single})",
+            fps,
+            b.complete,
+            b.scope or "unknown",
+            tuple(fps),
+            recorded_counts=b.value_counts,
+            recorded_products=b.product_counts,
         )
     elif single is not None and single.suffix == ".tsv" and is_file(single):
         lines = baselines.parse_snapshot(read_own(single), str(single))

@@ -26,14 +26,18 @@ never hold text a user wrote.
 How many records hold each value is counted too (``Values.counts``) for the fields readers filter
 records by -- the transcript ``type``, ``source`` and ``status`` and the ``steps`` columns -- but
 kept out of the lines and the digest: a baseline stores them beside (``counts.values``), so that a
-new value's records can be traced to the values they left (``audit.checks.consumers``).
+new value's records can be traced to the values they left (``audit.checks.consumers``). A
+transcript record's ``source`` and ``status`` are counted per record type too
+(``transcript:<tier>.<TYPE>.source``: a reader may apply its filter to some types only), and every
+count per product as well (``Values.products``: ``cli``, ``ide``, ``acp``, where the record's store
+root is known), since a reader may read one product's roots only.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -219,11 +223,16 @@ class Values:
         self.seen: dict[str, set[str]] = {}
         self.more: set[str] = set()  # fields with more than MAX_VALUES values (no longer in seen)
         self.counts: dict[str, Counter[str]] = {}  # field -> records per value, for the fields readers filter by
+        self.products: dict[str, dict[str, Counter[str]]] = {}  # product -> the counts of its records
 
-    def _count(self, key: str, value: object) -> None:
-        """One more record holding *value* at *key* (as ``add`` records it; content is ``(other)``)."""
+    def _count(self, key: str, value: object, product: str | None = None) -> str:
+        """One more record holding *value* at *key* (as ``add`` records it; content is ``(other)``),
+        of *product* when known; the value as counted."""
         text = str(value) if type(value) is int else value if type(value) is str and _TOKEN.fullmatch(value) else OTHER
         self.counts.setdefault(key, Counter())[text] += 1
+        if product is not None:
+            self.products.setdefault(product, {}).setdefault(key, Counter())[text] += 1
+        return text
 
     def add(self, key: str, value: object, pattern: re.Pattern[str] = _TOKEN) -> None:
         """Record *value* (an integer or a content-free token) for the field *key*."""
@@ -250,8 +259,9 @@ class Values:
         self.more.add(key)
 
     def merge(self, other: Values) -> None:
-        for key, counted in other.counts.items():
-            self.counts.setdefault(key, Counter()).update(counted)
+        merge_counts(self.counts, other.counts)
+        for product, counts in other.products.items():
+            merge_counts(self.products.setdefault(product, {}), counts)
         for key in other.more - self.more:
             self.seen.pop(key, None)
             self.more.add(key)
@@ -269,14 +279,15 @@ class Values:
 
     # ------------------------------------------------------------------------- surfaces
 
-    def add_rows(self, rows: Iterable[dict[str, object]]) -> None:
-        """The ``steps`` rows of a conversation database (``step_type`` and ``status`` columns)."""
+    def add_rows(self, rows: Iterable[dict[str, object]], product: str | None = None) -> None:
+        """The ``steps`` rows of a conversation database (``step_type`` and ``status`` columns) of
+        *product* (when known)."""
         for row in rows:
             for column in ("step_type", "status"):
                 value = row.get(column)
                 if value is not None:
                     self.add(f"sqlite:table:steps.{column}", value)
-                    self._count(f"sqlite:table:steps.{column}", value)
+                    self._count(f"sqlite:table:steps.{column}", value, product)
 
     def add_record(self, surface: str, record: object, keys: Iterable[str]) -> None:
         """The *keys* of one JSON record of *surface* (``history``: ``type``), each an integer or an
@@ -286,14 +297,21 @@ class Values:
                 if key in record:
                     self.add(f"{surface}:{key}", record[key], _WORD)
 
-    def add_transcript(self, record: object, tier: str) -> None:
-        """One transcript record of *tier*: its type, source and status, and its tool names."""
+    def add_transcript(self, record: object, tier: str, product: str | None = None) -> None:
+        """One transcript record of *tier* (of *product*, when known): its type, source and status
+        (source and status per type too, while the tier holds at most ``MAX_VALUES`` types), and
+        its tool names."""
         if type(record) is not dict:
             return
+        kind = None  # the record's type, as counted; the first of TRANSCRIPT_KEYS
         for key in TRANSCRIPT_KEYS:
             if key in record:
                 self.add(f"transcript:{tier}.{key}", record[key])
-                self._count(f"transcript:{tier}.{key}", record[key])
+                counted = self._count(f"transcript:{tier}.{key}", record[key], product)
+                if kind is not None:
+                    self._count(f"transcript:{tier}.{kind}.{key}", record[key], product)
+                elif key == "type" and len(self.counts[f"transcript:{tier}.type"]) <= MAX_VALUES:
+                    kind = counted
         calls = record.get("tool_calls")
         if type(calls) is list:
             for call in calls:
@@ -310,6 +328,12 @@ class Values:
         add_trajectory(trajectory, wire=self)
 
 
+def merge_counts(into: dict[str, Counter[str]], counts: Mapping[str, Mapping[str, int]]) -> None:
+    """Add the records per value of *counts* to *into*."""
+    for key, counted in counts.items():
+        into.setdefault(key, Counter()).update(counted)
+
+
 class Unrecorded(Values):
     """Values nobody asked for: folds nothing in, so a survey of other surfaces walks no document
     for them."""
@@ -322,11 +346,11 @@ class Unrecorded(Values):
     def merge(self, other: Values) -> None:
         pass
 
-    def add_rows(self, rows: Iterable[dict[str, object]]) -> None:
+    def add_rows(self, rows: Iterable[dict[str, object]], product: str | None = None) -> None:
         pass
 
     def add_record(self, surface: str, record: object, keys: Iterable[str]) -> None:
         pass
 
-    def add_transcript(self, record: object, tier: str) -> None:
+    def add_transcript(self, record: object, tier: str, product: str | None = None) -> None:
         pass

@@ -243,9 +243,9 @@ class SessionChecks:
                 result = consistency.check_session(own, (conv, native))
                 self._keep("consistency", CORPUS, own, consistency_part(result))
             with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv, d.fields, native, rendered=rendered)
+                self.reads.add(conv, d.fields, native, rendered=rendered, product=d.swept.surface)
                 if own.brain is not None:
-                    self.reads.add_brain(own.brain)
+                    self.reads.add_brain(own.brain, d.swept.surface)
             if own.brain is not None:
                 with self._spending("verify-contract", "corpus transcripts"):
                     files, _, _ = contract.find_files([own.brain], "transcript")

@@ -74,11 +74,16 @@ def problems(conv: NativeConversation) -> list[str]:
 
 
 def database_values(
-    values: Values, conv: NativeConversation, native: NativeTrajectory | None = None, sidecar: Values | None = None
+    values: Values,
+    conv: NativeConversation,
+    native: NativeTrajectory | None = None,
+    sidecar: Values | None = None,
+    product: str | None = None,
 ) -> None:
-    """The step types and statuses of *conv*'s rows and the enum values of its blobs (from *native*,
-    its reconstruction, or from decoding it now), and those of its rendering into *sidecar*."""
-    values.add_rows(conv.tables.get("steps", ()))
+    """The step types and statuses of *conv*'s rows (of *product*) and the enum values of its blobs
+    (from *native*, its reconstruction, or from decoding it now), and those of its rendering into
+    *sidecar*."""
+    values.add_rows(conv.tables.get("steps", ()), product)
     add_trajectory((native or reconstruct(conv)).trajectory, wire=values, sidecar=sidecar)
 
 
@@ -110,8 +115,9 @@ def read_databases(reading: Reading) -> Databases:
 
 def _databases(reading: Reading, schemas: Schemas, walk: bool) -> Iterator[tuple[str, str, str]]:
     """Read each database once: its schema into *schemas*, its step types and statuses into the
-    reading's values, its wire observations yielded; those the survey was given already read are
-    not read again (*schemas*, the values and the yielded triples then include theirs)."""
+    reading's values (per product, as the inputs give each path's), its wire observations yielded;
+    those the survey was given already read are not read again (*schemas*, the values and the
+    yielded triples then include theirs)."""
     read, result, values = reading.read, reading.result, reading.values
     if read is not None:
         values.merge(read.database_values)
@@ -128,7 +134,7 @@ def _databases(reading: Reading, schemas: Schemas, walk: bool) -> Iterator[tuple
             continue
         schemas.add(conv)
         if VALUES in reading.needs:
-            database_values(values, conv)
+            database_values(values, conv, product=reading.inputs.products.get(os.path.abspath(path)))
         if walk:
             yield from wire_observations(conv)
 

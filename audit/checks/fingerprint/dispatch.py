@@ -49,4 +49,5 @@ def survey(
         else:
             result.not_computed[surface.name] = surface.missing
     result.counts.values = reading.values.counts
+    result.counts.products = reading.values.products
     return result

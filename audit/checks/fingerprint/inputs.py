@@ -44,13 +44,14 @@ class Inputs:
     sidecars: list[Path] = field(default_factory=list)
     databases: list[Path] = field(default_factory=list)
     transcripts: list[Path] = field(default_factory=list)  # every file of every stream
-    streams: list[tuple[str | None, tuple[Path, ...]]] = field(default_factory=list)  # (tier, parts)
+    streams: list[tuple[str | None, tuple[Path, ...], str | None]] = field(default_factory=list)  # (tier, parts, product)
     artifacts: list[Path] = field(default_factory=list)  # brain <name>.md.metadata.json files
     installs: list[tuple[str | None, str, Path]] = field(default_factory=list)  # (root name, path in the root, file)
     roots: set[str] = field(default_factory=set)  # names of the store roots (given, discovered or swept)
     layouts: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # root name -> family -> forms
     swept: dict[str, list[Path]] = field(default_factory=dict)  # a directory of native/<product>/ -> its files
     seen: set[str] = field(default_factory=set)
+    products: dict[str, str] = field(default_factory=dict)  # absolute path of a database -> its product, when known
 
     def files(self, family: str) -> list[Path]:
         """The files of *family*: ``SIDECARS``, ``DATABASES``, ``TRANSCRIPTS``, ``ARTIFACTS``, a
@@ -66,11 +67,15 @@ class Inputs:
         """(root name, path in the root, file) of the per-install files of *kind*."""
         return [item for item in self.installs if install.kind_of(item[1]) == kind]
 
-    def add(self, kind: str, path: Path) -> None:
+    def add(self, kind: str, path: Path, product: str | None = None) -> None:
+        """A file of *kind* (``sidecars``, ``databases``, ``artifacts``), of the product (``cli``,
+        ``ide``, ``acp``) *product* when known."""
         key = os.path.abspath(path)  # no syscall per file; symbolic links are never collected
         if key not in self.seen:
             self.seen.add(key)
             getattr(self, kind).append(path)
+            if product is not None:
+                self.products[key] = product
 
     def add_swept(self, directory: str, path: Path) -> None:
         """A file of the swept directory *directory* of ``native/<product>/`` (``Surface.swept``)."""
@@ -94,23 +99,24 @@ class Inputs:
         for family, form in forms.items():
             held.setdefault(family, set()).update(form.split("|"))
 
-    def add_stream(self, tier: str | None, paths: tuple[Path, ...]) -> None:
+    def add_stream(self, tier: str | None, paths: tuple[Path, ...], product: str | None = None) -> None:
         fresh = tuple(p for p in paths if os.path.abspath(p) not in self.seen)
         if fresh:
             self.seen.update(os.path.abspath(p) for p in fresh)
             self.transcripts.extend(fresh)
-            self.streams.append((tier, fresh))
+            self.streams.append((tier, fresh, product))
 
-    def add_brain(self, brain: Path) -> None:
-        """Every tier of one brain directory, one stream each (two when flat and chunks differ)."""
+    def add_brain(self, brain: Path, product: str | None = None) -> None:
+        """Every tier of one brain directory (of *product*, when known), one stream each (two when
+        flat and chunks differ)."""
         for tier in tr.locate(brain).tiers:
             state = tier.agreement()
             if state in ("differ", "unreadable"):
                 assert tier.flat is not None  # agreement() is None without a flat file
-                self.add_stream(tier.name, (tier.flat,))
-                self.add_stream(tier.name, tier.chunks)
+                self.add_stream(tier.name, (tier.flat,), product)
+                self.add_stream(tier.name, tier.chunks, product)
             else:
-                self.add_stream(tier.name, tier.stream)
+                self.add_stream(tier.name, tier.stream, product)
 
 
 def _entries(directory: Path, result: Survey) -> list[os.DirEntry[str]]:
@@ -139,8 +145,8 @@ def _uuid_file(entry: os.DirEntry[str], suffix: str, result: Survey) -> bool:
     return True
 
 
-def _brain(directory: Path, inputs: Inputs, result: Survey) -> None:
-    """The transcript tiers of each ``<directory>/<uuid>/.system_generated/logs/``."""
+def _brain(directory: Path, inputs: Inputs, result: Survey, product: str | None) -> None:
+    """The transcript tiers of each ``<directory>/<uuid>/.system_generated/logs/`` (of *product*)."""
     for entry in _entries(directory, result):
         if entry.is_symlink():
             result.skipped.append(f"{entry.path}: symbolic link (not followed)")
@@ -151,7 +157,7 @@ def _brain(directory: Path, inputs: Inputs, result: Survey) -> None:
             for log in _entries(logs, result):  # symbolic links among them are reported, never read
                 if log.name in TRANSCRIPT_NAMES:
                     _regular(log, result)
-            inputs.add_brain(Path(entry.path))
+            inputs.add_brain(Path(entry.path), product)
             _artifacts(Path(entry.path), inputs, result)
 
 
@@ -194,12 +200,12 @@ def _sweep(path: Path, inputs: Inputs, result: Survey, swept: frozenset[str]) ->
         elif _uuid_file(entry, SIDECAR_SUFFIX, result):  # agy-reader's flat corpus/
             inputs.add("sidecars", Path(entry.path))
     _manifest_roots(manifest, inputs)
-    for entry in _entries(path / "native", result):
+    for entry in _entries(path / "native", result):  # native/<product>/
         if not entry.is_dir(follow_symlinks=False):
             continue
         for item in _entries(Path(entry.path), result):
             if item.name == "brain" and item.is_dir(follow_symlinks=False):
-                _brain(Path(item.path), inputs, result)
+                _brain(Path(item.path), inputs, result, entry.name)
             elif item.name == install.INSTALL_DIR and item.is_dir(follow_symlinks=False):
                 _corpus_installs(Path(item.path), inputs, result)
             elif item.name in swept and item.is_dir(follow_symlinks=False):
@@ -207,7 +213,7 @@ def _sweep(path: Path, inputs: Inputs, result: Survey, swept: frozenset[str]) ->
                     if _regular(found, result):
                         inputs.add_swept(item.name, Path(found.path))
             elif _uuid_file(item, ".db", result):
-                inputs.add("databases", Path(item.path))
+                inputs.add("databases", Path(item.path), entry.name)
 
 
 def _store(root: layout.Root, inputs: Inputs, result: Survey) -> None:
@@ -219,11 +225,11 @@ def _store(root: layout.Root, inputs: Inputs, result: Survey) -> None:
         if session.sidecar is not None:
             inputs.add("sidecars", session.sidecar)
         if session.db is not None:
-            inputs.add("databases", session.db)
+            inputs.add("databases", session.db, root.surface)
         elif session.legacy_pb is not None:
             result.unread += 1
         if session.brain is not None:
-            inputs.add_brain(session.brain)
+            inputs.add_brain(session.brain, root.surface)
 
 
 def _plain_dir(path: Path, inputs: Inputs, result: Survey) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.checks.shape import digest_lines
+from audit.checks.values import merge_counts
 from audit.store.selection import Selection
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class Counts:
     """What the corpus held: sidecar documents (``sessions``), their steps, step types and
     statuses, the database and transcript files read, and per field readers filter records by
     (``Values.counts``: transcript type, source and status, the steps columns) the records holding
-    each value."""
+    each value, in all and per product (``Values.products``)."""
 
     sessions: int = 0
     steps: int = 0
@@ -89,6 +90,7 @@ class Counts:
     databases: int = 0
     transcripts: int = 0
     values: dict[str, Counter[str]] = field(default_factory=dict)
+    products: dict[str, dict[str, Counter[str]]] = field(default_factory=dict)
 
     def add_trajectory(self, doc: object) -> None:
         self.sessions += 1
@@ -113,8 +115,9 @@ class Counts:
         self.statuses.update(other.statuses)
         self.databases += other.databases
         self.transcripts += other.transcripts
-        for key, counted in other.values.items():
-            self.values.setdefault(key, Counter()).update(counted)
+        merge_counts(self.values, other.values)
+        for product, counts in other.products.items():
+            merge_counts(self.products.setdefault(product, {}), counts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,8 +127,13 @@ class Counts:
             "statuses": dict(sorted(self.statuses.items())),
             "databases": self.databases,
             "transcripts": self.transcripts,
-            "values": {key: dict(sorted(counted.items())) for key, counted in sorted(self.values.items())},
+            "values": _counts_json(self.values),
+            "valuesByProduct": {product: _counts_json(counts) for product, counts in sorted(self.products.items())},
         }
+
+
+def _counts_json(counts: dict[str, Counter[str]]) -> dict[str, dict[str, int]]:
+    return {key: dict(sorted(counted.items())) for key, counted in sorted(counts.items())}
 
 
 def _label(value: object) -> str:

@@ -51,14 +51,16 @@ class Reads:
         if values:
             self.sidecar_values.add_sidecar(unwrapped)
 
-    def add_brain(self, brain: Path) -> None:
-        """Observe the transcript streams of the brain directory *brain* (as ``survey`` finds them)."""
+    def add_brain(self, brain: Path, product: str | None = None) -> None:
+        """Observe the transcript streams of the brain directory *brain* of *product* (as ``survey``
+        finds them)."""
         inputs = Inputs()
-        inputs.add_brain(brain)
-        for tier, paths in inputs.streams:
+        inputs.add_brain(brain, product)
+        for tier, paths, _ in inputs.streams:
             found: list[str] = []
             skipped: list[str] = []
-            stream_shape(Streams(self.transcripts, self.conventions), self.transcript_values, tier, paths, found, skipped)
+            streams = Streams(self.transcripts, self.conventions)
+            stream_shape(streams, self.transcript_values, tier, paths, found, skipped, product)
             self.streams[tuple(map(str, paths))] = (found, skipped)
 
     def add(
@@ -68,14 +70,15 @@ class Reads:
         native: NativeTrajectory | None = None,
         *,
         rendered: bool = False,
+        product: str | None = None,
     ) -> None:
-        """Observe the conversation database *conv*; *recorded*, what decoding it recorded of its
-        blobs, spares parsing them again (``wire_observations``), and *native*, its reconstruction,
-        decoding it again for its enum values. *rendered*: a sidecar added here is *native*
-        rendered as it is (a native sweep's), so its enum values are taken in the same walk
-        (and not again by ``add_sidecar(..., values=False)``)."""
+        """Observe the conversation database *conv* (of *product*); *recorded*, what decoding it
+        recorded of its blobs, spares parsing them again (``wire_observations``), and *native*, its
+        reconstruction, decoding it again for its enum values. *rendered*: a sidecar added here is
+        *native* rendered as it is (a native sweep's), so its enum values are taken in the same
+        walk (and not again by ``add_sidecar(..., values=False)``)."""
         self.problems[os.path.abspath(conv.path)] = problems(conv)
         if conv.access:
             self.schemas.add(conv)
             self.wire.update(wire_observations(conv, recorded))
-            database_values(self.database_values, conv, native, self.sidecar_values if rendered else None)
+            database_values(self.database_values, conv, native, self.sidecar_values if rendered else None, product)

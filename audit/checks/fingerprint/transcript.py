@@ -42,7 +42,7 @@ def read_streams(reading: Reading) -> Streams:
     if read is not None:
         values.merge(read.transcript_values)
         found.conventions.merge(read.conventions)
-    for tier, listed in reading.inputs.streams:  # the files of TRANSCRIPTS, stream by stream
+    for tier, listed, product in reading.inputs.streams:  # the files of TRANSCRIPTS, stream by stream
         paths = tuple(reading.each(listed))
         result.counts.transcripts += len(paths)
         known = read.streams.get(tuple(map(str, paths))) if read is not None else None
@@ -50,7 +50,7 @@ def read_streams(reading: Reading) -> Streams:
             result.problems += known[0]
             result.skipped += known[1]
             continue
-        stream_shape(found, values, tier, paths, result.problems, result.skipped)
+        stream_shape(found, values, tier, paths, result.problems, result.skipped, product)
     return found
 
 
@@ -61,9 +61,10 @@ def stream_shape(
     paths: tuple[Path, ...],
     problems: list[str],
     skipped: list[str],
+    product: str | None,
 ) -> None:
-    """Fold the records of one stream of *tier* into *found* and *values*; its unreadable files
-    into *problems*, the lines it dropped into *skipped*."""
+    """Fold the records of one stream of *tier* (of *product*, when known) into *found* and
+    *values*; its unreadable files into *problems*, the lines it dropped into *skipped*."""
     shape, conventions = found.shape, found.conventions
     name = tier if tier in TIER_NAMES else OTHER_TIER
     batch: list[object] = []  # records walked together (bounded: a stream may be larger than memory)
@@ -75,7 +76,7 @@ def stream_shape(
                 skipped.append(f"{item.file}:{item.line}: {item.message}")
         else:
             batch.append(item.raw)
-            values.add_transcript(item.raw, name)
+            values.add_transcript(item.raw, name, product)
             conventions.add(name, item.type, item.content)
             if len(batch) == _BATCH:
                 shape.add_all(batch, tier)
