@@ -565,10 +565,25 @@ def _entry_with(extra: dict) -> On:
     return On(PROFILE, entries=[PROFILE["entries"][0] | extra])
 
 
+SCOPE = {"roots": ["antigravity"], "cite": "pypi:interlatch==0.29.1:interlatch/sources/discovery.py:39-40", "why": "its default"}
+PREFERENCE = {
+    "family": "conversations/*.trajectory.json",
+    "over": "conversations/*.db",
+    "cite": "kenn-io/agentsview:internal/parser/antigravity.go:134-160@538600744d1b",
+    "why": "a sidecar that covers as many steps as the .db",
+}
+SOURCE_FILTER = {"surface": "transcript", "path": "full.source", "mode": "requires", "values": ["MODEL"], "other": "skips"}
+FORMAT_3 = On(PROFILE, profile=3, scope=SCOPE, prefers=[PREFERENCE])
+ONLY = On(PROFILE, profile=3, entries=[PROFILE["entries"][0] | SOURCE_FILTER | {"accepts": ["string"], "only": ["USER_INPUT"]}])
+EXCEPTS = On(
+    PROFILE, profile=3, entries=[PROFILE["entries"][0] | SOURCE_FILTER | {"accepts": ["string"], "except": ["USER_INPUT"]}]
+)
+
+
 PROFILE_RULES = [
     ("consumer-profile/document", "/futureKey", _DELETE, 1),
     ("consumer-profile/document", "/entries", [PROFILE["entries"][0]], _DELETE),
-    ("consumer-profile/profile", "/profile", 2, 3),
+    ("consumer-profile/profile", "/profile", 3, 4),
     ("consumer-profile/name", "/name", "deja-vu", "no spaces"),
     ("consumer-profile/name", "/name", "a.b_c", "x\n"),
     ("consumer-profile/repository", "/repository", "kenn-io/agentsview", "agentsview"),
@@ -640,6 +655,55 @@ PROFILE_RULES = [
         None,
         _entry_with({"fallback": ["sqlite table:steps.idx"]}),
     ),
+    ("consumer-profile/profile/format-3", "/profile", 3, 2, None, FORMAT_3),
+    ("consumer-profile/profile/format-3", "/profile", 3, 1, None, EXCEPTS),
+    ("consumer-profile/scope", "/scope", SCOPE, ["antigravity"], None, FORMAT_3),
+    ("consumer-profile/scope", "/scope/futureKey", _DELETE, 1, "/scope", FORMAT_3),
+    (
+        "consumer-profile/scope/roots",
+        "/scope/roots",
+        ["antigravity-cli", "antigravity-ide"],
+        ["antigravity-agent"],
+        "/scope/roots/0",
+        FORMAT_3,
+    ),
+    ("consumer-profile/scope/roots", "/scope/roots", ["antigravity-acp"], ["antigravity", "antigravity"], None, FORMAT_3),
+    ("consumer-profile/scope/why", "/scope/why", "w", "", None, FORMAT_3),
+    ("consumer-profile/entry/cite", "/scope/cite", "a/b:c@" + "f" * 40, "a/b:c@main", None, FORMAT_3),
+    ("consumer-profile/prefers", "/prefers", [PREFERENCE], [], None, FORMAT_3),
+    ("consumer-profile/preference", "/prefers/0/futureKey", _DELETE, 1, "/prefers/0", FORMAT_3),
+    (
+        "consumer-profile/preference/family",
+        "/prefers/0/family",
+        "conversations/*.trajectory.json",
+        "conversations/*.pb",
+        None,
+        FORMAT_3,
+    ),
+    ("consumer-profile/preference/over", "/prefers/0/over", "conversations/*.db", "brain/*/*.md", None, FORMAT_3),
+    (
+        "consumer-profile/preference/distinct",
+        "/prefers/0/over",
+        "conversations/*.db",
+        "conversations/*.trajectory.json",
+        "/prefers/0",
+        FORMAT_3,
+    ),
+    ("consumer-profile/preference/why", "/prefers/0/why", "w", "", None, FORMAT_3),
+    (
+        "consumer-profile/entry/except",
+        "/entries/0/except",
+        ["USER_INPUT", "PLANNER_RESPONSE"],
+        ["user input"],
+        "/entries/0/except/0",
+        EXCEPTS,
+    ),
+    ("consumer-profile/entry/except", "/entries/0/except", ["ERROR_MESSAGE"], [], None, EXCEPTS),
+    ("consumer-profile/entry/only", "/entries/0/only", ["USER_INPUT"], ["USER_INPUT", "USER_INPUT"], None, ONLY),
+    ("consumer-profile/entry/by-type/needs-filter", "/entries/0/path", "compact.status", "full.type", None, EXCEPTS),
+    ("consumer-profile/entry/by-type/needs-filter", "/entries/0/surface", "transcript", "sidecar", None, EXCEPTS),
+    ("consumer-profile/entry/by-type/needs-filter", "/entries/0/only", _DELETE, ["USER_INPUT"], "/entries/0", EXCEPTS),
+    ("consumer-profile/profile/format-3", "/profile", 3, 2, None, ONLY),
 ]
 
 CASES = {

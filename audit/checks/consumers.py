@@ -34,6 +34,16 @@ filter does not take is judged by the payloads its steps carry (``_payloads_read
 per value the baseline and the corpus both counted is traced to the values whose share it took
 (``_moved``): a filter breaks only when records it took moved.
 
+A profile's ``scope`` names the only roots the consumer reads: its ``layout`` entries match those
+roots' lines, and its value filters are judged on the records of their products (``_narrowed``:
+the records per value the baseline and the corpus counted per product, ``counts.valuesByProduct``).
+An entry's ``only`` or ``except`` names the record types its transcript ``source`` or ``status``
+filter is applied to, or is not (the consumer takes the others by their type): it is judged on the
+records of those types (counted per type). A profile's ``prefers`` names a conversation file family
+the consumer reads a session from in place of another where the session has it: when in every root
+read every session with the other has it too (``layout`` ``file``), a loss on the other's surfaces
+is only ``at risk`` (``_preferred``).
+
 An entry no fingerprint can show is unknown too, with the reason: ``layout`` entries naming no
 file family the ``layout`` fingerprint records (artifacts, per-install files), ``rpc`` entries of
 a call no sweep keeps the answers of (``audit.store.daemon.KEPT_CALLS``), a sidecar path below an
@@ -50,7 +60,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +113,8 @@ class Entry:
     range: tuple[int, int] | None = None  # lo <= v < hi
     other: str | None = None  # what it does with any other value: breaks, drops, skips
     fallback: tuple[str, ...] = ()  # labels of the entries it reads instead when this path is gone everywhere
+    only: tuple[str, ...] = ()  # the record types its filter is applied to (it takes no other type), or
+    excepts: tuple[str, ...] = ()  # the record types its filter is not applied to (it takes them by type)
 
     @property
     def label(self) -> str:
@@ -118,6 +130,18 @@ class Entry:
             return f"{name} in [{self.range[0]}, {self.range[1]})"
         return None
 
+    @property
+    def by_type(self) -> str | None:
+        """The record types its filter is applied to, in words, when the profile names them (``only``,
+        ``except``), else None."""
+        if self.only:
+            return f"of types {', '.join(self.only)} (the only types it takes)"
+        return f"of types other than {', '.join(self.excepts)} (it takes those by type)" if self.excepts else None
+
+    def filters(self, kind: str) -> bool:
+        """Whether its filter is applied to the records of type *kind*."""
+        return kind in self.only if self.only else kind not in self.excepts
+
     def takes(self, value: str) -> bool:
         """Whether *value* (as the values fingerprint records it) is one the entry acts on."""
         if self.values is not None:
@@ -129,6 +153,31 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """The store roots a consumer reads (``scope``), and where its code says so."""
+
+    roots: tuple[str, ...]
+    cite: str
+    why: str
+
+    @property
+    def products(self) -> frozenset[str]:
+        """The products of its roots (``cli``, ``ide``, ``acp``): records are counted per product."""
+        return frozenset(layout.ROOT_SURFACES[r] for r in self.roots)
+
+
+@dataclass(frozen=True)
+class Preference:
+    """A file family a consumer reads a session from when the session has it (``family``), in
+    place of another (``over``), read only for a session without it (``prefers``)."""
+
+    family: str
+    over: str
+    cite: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     repository: str
@@ -137,6 +186,8 @@ class Profile:
     entries: tuple[Entry, ...]
     path: Path | None = None
     bundled: bool = False
+    scope: Scope | None = None
+    prefers: tuple[Preference, ...] = ()
 
 
 # ----------------------------------------------------------------------------- loading
@@ -167,6 +218,8 @@ def from_document(doc: object, source: str) -> Profile:
             (e["range"][0], e["range"][1]) if "range" in e else None,
             e.get("other"),
             tuple(e.get("fallback", ())),
+            tuple(e.get("only", ())),
+            tuple(e.get("except", ())),
         )
         for e in doc["entries"]
     )
@@ -177,7 +230,16 @@ def from_document(doc: object, source: str) -> Profile:
                 raise InputError(
                     f"{source}: not a consumer profile: /entries/{i}/fallback: {label!r} names no other entry of the profile"
                 )
-    return Profile(doc["name"], doc["repository"], doc["version"], doc["describes"], entries)
+    scope = doc.get("scope")
+    return Profile(
+        doc["name"],
+        doc["repository"],
+        doc["version"],
+        doc["describes"],
+        entries,
+        scope=None if scope is None else Scope(tuple(scope["roots"]), scope["cite"], scope["why"]),
+        prefers=tuple(Preference(p["family"], p["over"], p["cite"], p["why"]) for p in doc.get("prefers", ())),
+    )
 
 
 def load(path: str | os.PathLike[str], *, bundled: bool = False) -> Profile:
@@ -345,12 +407,13 @@ class ConsumerResult:
         return out
 
 
-def pattern(path: str, surface: str | None = None) -> re.Pattern[str]:
+def pattern(path: str, surface: str | None = None, roots: Iterable[str] | None = None) -> re.Pattern[str]:
     """A profile path as a regular expression: ``*`` matches within one ``.``-separated segment;
-    a ``layout`` file pattern matches its family's line in any root (``<root>/<pattern>``), ``*``
-    within one ``/``-separated segment."""
+    a ``layout`` file pattern matches its family's line in any root (``<root>/<pattern>``), or in
+    one of *roots* when given, ``*`` within one ``/``-separated segment."""
     if surface == "layout":
-        return re.compile("[^/]+/" + "[^/]*".join(map(re.escape, path.split("*"))))
+        root = "[^/]+" if roots is None else "(?:" + "|".join(map(re.escape, roots)) + ")"
+        return re.compile(root + "/" + "[^/]*".join(map(re.escape, path.split("*"))))
     return re.compile("[^.]*".join(map(re.escape, path.split("*"))))
 
 
@@ -456,7 +519,9 @@ def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str
     return AT_RISK, f"{change.kind}: also {'|'.join(sorted(unreadable))}, which it does not accept ({shown})"
 
 
-def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed) -> list[Decision]:
+def _judge_entry(
+    entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed, ctx: _Context
+) -> list[Decision]:
     why = unfingerprinted(entry)
     if why is not None:
         return [Decision(entry, UNKNOWN, why)]
@@ -475,7 +540,7 @@ def _judge_entry(entry: Entry, result: SurfaceResult | None, baseline: Baseline,
         return [Decision(entry, UNKNOWN, result.reason or "not comparable")]
     else:
         current = dict(map(split_line, fp.lines))
-    match = pattern(entry.path, entry.surface).fullmatch
+    match = pattern(entry.path, entry.surface, ctx.roots).fullmatch
     paths = sorted(p for p in before.keys() | current.keys() if match(p))
     if not paths:
         return [Decision(entry, UNKNOWN, "in neither the baseline nor the corpus")]
@@ -570,7 +635,9 @@ def _value_sets(lines: Iterable[str], match: Callable[[str], object]) -> dict[st
     return {key: set(values.split("|")) for key, values in map(split_line, lines) if match(key)}
 
 
-def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed) -> list[Decision]:
+def _judge_values(
+    entry: Entry, result: SurfaceResult | None, baseline: Baseline, observed: Observed, ctx: _Context
+) -> list[Decision]:
     """What the values recorded now at the entry's path mean for a consumer that acts only on
     ``entry.values`` / ``entry.range`` and ``entry.other``s the rest (see the module docstring)."""
     fp = observed.fingerprints.get(VALUES)
@@ -582,6 +649,20 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
     recorded = VALUES in baseline.lines and entry.surface in baseline.digests
     before = _value_sets(baseline.lines.get(VALUES, ()), match) if recorded else {}
     judged = recorded and VALUES not in baseline.synthetic and not (result is not None and result.surface in baseline.synthetic)
+    # records per value, before and now, of each field both sides counted: those of the products and
+    # record types the filter reads where both counted them so (then its values are those records')
+    counted: dict[str, tuple[Mapping[str, int] | None, Mapping[str, int] | None]] = {}
+    where: dict[str, str] = {}  # field -> the records it was judged on, when narrowed
+    for key in sorted(now.keys() | before.keys()) if recorded else ():
+        narrowed = _narrowed(entry, key, baseline, observed, ctx)
+        if narrowed is None:
+            counted[key] = (baseline.value_counts.get(key), observed.value_counts.get(key))
+            continue
+        counted[key], where[key.partition(":")[2]] = narrowed[:2], narrowed[2]
+        for sets, records in zip((before, now), narrowed[:2]):
+            sets.pop(key, None)
+            if held := {v for v, n in records.items() if n}:
+                sets[key] = held
     selects, other = entry.selects, entry.other
     # a field the baseline held values of and no record holds now (a complete corpus): the filter takes nothing
     out = [_vanished(entry, key, judged, baseline) for key in sorted(before.keys() - now.keys()) if result and result.complete]
@@ -615,7 +696,7 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
             else:
                 out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
         read = _payloads_read(entry, key) if other == SKIPS_OTHER else set()
-        moved = _moved(entry, key, new, baseline, observed) if recorded and other != BREAKS_ON_OTHER else None
+        moved = _moved(entry, new, *counted[key]) if recorded and other != BREAKS_ON_OTHER else None
         for value in new:
             unnamed = named(key, value) is not True
             carried = _carried(observed, value) if read and unnamed else set()
@@ -667,7 +748,67 @@ def _judge_values(entry: Entry, result: SurfaceResult | None, baseline: Baseline
                     "records it read may have moved there, and it skips them silently"
                 )
             out.append(_new_loss(entry, loss, field, judged, baseline))
-    return out
+    return [
+        d if d.path not in where else Decision(d.entry, d.effect, f"{d.reason} ({where[d.path]})", d.path, d.change) for d in out
+    ]
+
+
+def _narrowed(
+    entry: Entry, key: str, baseline: Baseline, observed: Observed, ctx: _Context
+) -> tuple[Counter[str], Counter[str], str] | None:
+    """The records per value of field *key* before and now that *entry*'s filter reads: those of
+    the products of the roots the profile reads, of the record types the filter is applied to
+    (``Entry.filters``), with what they are in words; where the baseline or the corpus did not
+    count them so, the next narrowest both counted (by product, or by type); None when only all
+    records were counted, or nothing narrows."""
+    typed = entry if entry.by_type is not None else None
+    for products, by_type in dict.fromkeys(((ctx.products, typed), (ctx.products, None), (None, typed))):
+        if products is None and by_type is None:
+            continue
+        then = _records(key, baseline.value_counts, baseline.product_counts, products, by_type)
+        current = _records(key, observed.value_counts, observed.product_counts, products, by_type)
+        if then is not None and current is not None:
+            whose = f"{'/'.join(sorted(products))}'s records" if products is not None else "the records"
+            return then, current, f"judged on {whose}" + (f" {entry.by_type}" if by_type is not None else "")
+    return None
+
+
+def _records(
+    key: str,
+    counts: Mapping[str, Mapping[str, int]],
+    by_product: Mapping[str, Mapping[str, Mapping[str, int]]],
+    products: frozenset[str] | None,
+    by_type: Entry | None,
+) -> Counter[str] | None:
+    """Records per value of field *key* in *counts*, or in the *products* of *by_product* when
+    given, of the record types *by_type*'s filter is applied to, when given (transcript ``source``
+    and ``status``, counted per type: ``transcript:<tier>.<TYPE>.<key>``); None when they were not
+    counted so (no counts per product; a record not counted per type)."""
+    if products is not None and not by_product:
+        return None
+    sources = [counts] if products is None else [by_product.get(p, {}) for p in sorted(products)]
+    total: Counter[str] = Counter()
+    if by_type is None:
+        for each in sources:
+            total.update(each.get(key, {}))
+        return total
+    tier, _, name = key.removeprefix("transcript:").rpartition(".")
+    if not key.startswith("transcript:") or not tier or "." in tier:
+        return None
+    prefix, suffix = f"transcript:{tier}.", f".{name}"
+    for each in sources:
+        per_type = 0
+        for counted_key, counted in each.items():
+            kind = (
+                counted_key[len(prefix) : -len(suffix)] if counted_key.startswith(prefix) and counted_key.endswith(suffix) else ""
+            )
+            if kind and "." not in kind:
+                per_type += sum(counted.values())
+                if by_type.filters(kind):
+                    total.update(counted)
+        if per_type != sum(each.get(key, {}).values()):  # some records were not counted per type
+            return None
+    return total
 
 
 def _vanished(entry: Entry, key: str, judged: bool, baseline: Baseline) -> Decision:
@@ -680,14 +821,15 @@ def _vanished(entry: Entry, key: str, judged: bool, baseline: Baseline) -> Decis
     return Decision(entry, effect, reason, field)
 
 
-def _moved(entry: Entry, key: str, new: list[str], baseline: Baseline, observed: Observed) -> tuple[bool, str] | None:
-    """Where the records of the *new* values of field *key* came from, by the records per value
-    the baseline and the corpus counted (``counts.values``): (whether a value the entry takes lost
-    its share, the values that did, in words) -- when taken values lost share, or when values
-    outside the entry's filter lost at least the share the new values hold; else None (the counts
-    do not tell: none recorded, or records that are new rather than moved)."""
-    before = ((baseline.counts or {}).get("values") or {}).get(key)
-    now = observed.value_counts.get(key)
+def _moved(
+    entry: Entry, new: list[str], before: Mapping[str, int] | None, now: Mapping[str, int] | None
+) -> tuple[bool, str] | None:
+    """Where the records of the *new* values of a field came from, by the records per value
+    the baseline and the corpus counted (*before*, *now*: ``counts.values``, or those the filter
+    reads, ``_narrowed``): (whether a value the entry takes lost its share, the values that did,
+    in words) -- when taken values lost share, or when values outside the entry's filter lost at
+    least the share the new values hold; else None (the counts do not tell: none recorded, or
+    records that are new rather than moved)."""
     if not before or not now:
         return None
     b, a = sum(before.values()), sum(now.values())
@@ -725,17 +867,73 @@ def _payloads_read(entry: Entry, key: str) -> set[str]:
     return read  # type: ignore[return-value]  # None is not in it
 
 
-def _judge(entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed) -> list[Decision]:
-    decisions = _judge_entry(entry, results.get(entry.surface), baseline, observed)
+@dataclass(frozen=True)
+class _Context:
+    """What judging one profile's entries takes besides the comparison: the roots it reads (None:
+    every root) and their products, and per surface why a loss there is only a risk (its source
+    is one the consumer reads only for a session without the source it prefers, and every session
+    has that one: ``_preferred``)."""
+
+    roots: frozenset[str] | None
+    products: frozenset[str] | None
+    preferred: dict[str, str]
+
+
+PREFERABLE = {"conversations/*.db": ("sqlite", "wire"), "conversations/*.trajectory.json": ("sidecar",)}
+"""The file families a ``prefers`` entry names, with the surfaces that fingerprint their content:
+the conversation files, which the ``layout`` fingerprint counts among the same sessions."""
+
+
+def _context(profile: Profile, observed: Observed) -> _Context:
+    scope = profile.scope
+    roots = None if scope is None else frozenset(scope.roots)
+    return _Context(roots, None if scope is None else scope.products, _preferred(profile, observed, roots))
+
+
+def _preferred(profile: Profile, observed: Observed, roots: frozenset[str] | None) -> dict[str, str]:
+    """Per surface of a family *profile* prefers another to: why its losses are only a risk, when
+    in every root read whose sessions have that family every session has the preferred one too
+    (``layout``: ``file``); nothing when some lack it (those are read from it) or the layout is
+    unknown."""
+    fp = observed.fingerprints.get("layout")
+    forms = dict(map(split_line, fp.lines)) if fp is not None else {}
+    out: dict[str, str] = {}
+    for preference in profile.prefers:
+        holding = sorted(
+            {
+                root
+                for root, _, family in (line.partition("/") for line in forms)
+                if family == preference.over and (roots is None or root in roots)
+            }
+        )
+        if holding and all(forms.get(f"{root}/{preference.family}") == "file" for root in holding):
+            why = (
+                f"it prefers {preference.family}, which every session of {', '.join(holding)} has (layout: file): "
+                f"it reads {preference.over} only for a session whose {preference.family} it does not take"
+            )
+            out.update(dict.fromkeys(PREFERABLE[preference.over], why))
+    return out
+
+
+def _judge(
+    entry: Entry, results: dict[str, SurfaceResult], baseline: Baseline, observed: Observed, ctx: _Context
+) -> list[Decision]:
+    decisions = _judge_entry(entry, results.get(entry.surface), baseline, observed, ctx)
     if entry.surface in baseline.synthetic:  # no fact says agy wrote those lines: a loss against them is only a risk
-        why = f"{baseline.name}'s {entry.surface} lines are synthetic: record your own baseline to judge"
-        decisions = [
-            Decision(d.entry, AT_RISK, f"{d.reason}; {why}", d.path, d.change) if d.effect == BREAKS else d for d in decisions
-        ]
-    if entry.other is None:
-        return decisions
-    paths = [d for d in decisions if d.path is not None]  # a value path (compact.type) need not be a line of its surface
-    return paths + _judge_values(entry, results.get(entry.surface), baseline, observed)
+        decisions = _at_most_risk(
+            decisions, f"{baseline.name}'s {entry.surface} lines are synthetic: record your own baseline to judge"
+        )
+    if entry.other is not None:
+        paths = [d for d in decisions if d.path is not None]  # a value path (compact.type) need not be a line of its surface
+        decisions = paths + _judge_values(entry, results.get(entry.surface), baseline, observed, ctx)
+    if entry.surface in ctx.preferred:
+        decisions = _at_most_risk(decisions, ctx.preferred[entry.surface])
+    return decisions
+
+
+def _at_most_risk(decisions: list[Decision], why: str) -> list[Decision]:
+    """*decisions* with each ``breaks`` made ``at risk``, *why* added to its reason."""
+    return [Decision(d.entry, AT_RISK, f"{d.reason}; {why}", d.path, d.change) if d.effect == BREAKS else d for d in decisions]
 
 
 def _fallen_back(decision: Decision) -> bool:
@@ -775,7 +973,8 @@ def _settle_fallbacks(decisions: list[Decision]) -> list[Decision]:
 def judge(profile: Profile, comparison: Comparison, baseline: Baseline, observed: Observed) -> ConsumerResult:
     """The verdict of *profile* on *comparison* (of *observed* against *baseline*)."""
     results = {r.surface: r for r in comparison.surfaces}
-    decisions = _settle_fallbacks([d for e in profile.entries for d in _judge(e, results, baseline, observed)])
+    ctx = _context(profile, observed)
+    decisions = _settle_fallbacks([d for e in profile.entries for d in _judge(e, results, baseline, observed, ctx)])
     worst = max((_RANK[d.effect] for d in decisions), default=0)
     verdict = {0: NOT_COMPARABLE_VERDICT, 1: OK, 2: AT_RISK, 3: BREAKS}[worst]
     return ConsumerResult(profile, verdict, decisions)
