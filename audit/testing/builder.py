@@ -325,12 +325,15 @@ class RootBuilder:
         shutil.copytree(convo.paths["brain"], target)
         return target
 
-    def install_files(self, conversations: list[Conversation], *, cli: bool = False) -> list[Path]:
+    def install_files(
+        self, conversations: list[Conversation], *, cli: bool = False, catalogued: list[Conversation] | None = None
+    ) -> list[Path]:
         """The per-install files real roots hold: the state text proto, the hub's conversation
-        index, ``history.jsonl``, ``conversation_summaries.db`` (one row per conversation,
-        ``audit.testing.summaries``), one ``annotations/<uuid>.pbtxt`` per conversation and, with
-        *cli*, the CLI's ``cache/``, ``log/cli-YYYYMMDD_HHMMSS.log`` and ``cli.log``, a symbolic
-        link to that log (no daemon port in it); without it, the IDE's
+        index, ``history.jsonl``, ``conversation_summaries.db`` (one row per conversation of
+        *catalogued*, default every one: the catalog agy fills asynchronously, which can lag
+        behind a new session; ``audit.testing.summaries``), one ``annotations/<uuid>.pbtxt`` per
+        conversation and, with *cli*, the CLI's ``cache/``, ``log/cli-YYYYMMDD_HHMMSS.log`` and
+        ``cli.log``, a symbolic link to that log (no daemon port in it); without it, the IDE's
         ``cache/conversation_metadata.json``."""
         ids = [c.id for c in conversations]
         files: dict[Path, bytes] = {
@@ -372,7 +375,7 @@ class RootBuilder:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(body)
         written = list(files)
-        written.append(self.summaries(conversations))
+        written.append(self.summaries(conversations if catalogued is None else catalogued))
         link = self.path / "cli.log"
         if cli and not os.path.lexists(link):
             link.symlink_to(Path("log") / log_name)
