@@ -306,15 +306,21 @@ class RootBuilder:
         return written
 
     def summaries(
-        self, conversations: list[Conversation], *, extra_columns: str = "", rows: list[dict[str, Any]] | None = None
+        self,
+        conversations: list[Conversation],
+        *,
+        extra_columns: str = "",
+        rows: list[dict[str, Any]] | None = None,
+        workspace: str = "/w",
     ) -> Path:
-        """``conversation_summaries.db`` with one row per conversation (``summaries.summary_row``),
-        or *rows* as given; *extra_columns* as ``summaries.write_summaries_db`` takes them."""
+        """``conversation_summaries.db`` with one row per conversation (``summaries.summary_row``,
+        naming *workspace*), or *rows* as given; *extra_columns* as ``summaries.write_summaries_db``
+        takes them."""
         from audit.testing.summaries import summary_row, write_summaries_db
 
         path = self.path / "conversation_summaries.db"
         if rows is None:
-            rows = [summary_row(c, self.path.name) for c in conversations]
+            rows = [summary_row(c, self.path.name, workspace=f"file://{workspace}") for c in conversations]
         return write_summaries_db(path, rows, extra_columns=extra_columns)
 
     def backup(self, convo: Conversation) -> Path:
@@ -326,7 +332,12 @@ class RootBuilder:
         return target
 
     def install_files(
-        self, conversations: list[Conversation], *, cli: bool = False, catalogued: list[Conversation] | None = None
+        self,
+        conversations: list[Conversation],
+        *,
+        cli: bool = False,
+        catalogued: list[Conversation] | None = None,
+        workspace: str = "/w",
     ) -> list[Path]:
         """The per-install files real roots hold: the state text proto, the hub's conversation
         index, ``history.jsonl``, ``conversation_summaries.db`` (one row per conversation of
@@ -334,7 +345,9 @@ class RootBuilder:
         behind a new session; ``audit.testing.summaries``), one ``annotations/<uuid>.pbtxt`` per
         conversation and, with *cli*, the CLI's ``cache/``, ``log/cli-YYYYMMDD_HHMMSS.log`` and
         ``cli.log``, a symbolic link to that log (no daemon port in it); without it, the IDE's
-        ``cache/conversation_metadata.json``."""
+        ``cache/conversation_metadata.json``. Each names *workspace* as the sessions' folder (the
+        conversations' own is ``trajectories``' ``/home/agy/project``: pass it for a store whose
+        every source agrees, as a real one's do)."""
         ids = [c.id for c in conversations]
         files: dict[Path, bytes] = {
             self.path / "antigravity_state.pbtxt": (
@@ -347,7 +360,7 @@ class RootBuilder:
                         "conversationId": cid,
                         "display": T.sentence(self.rng, 4),
                         "timestamp": 1788253200000 + n,
-                        "workspace": "/w",
+                        "workspace": workspace,
                         "type": "chat",
                     }
                 )
@@ -365,17 +378,17 @@ class RootBuilder:
             files[cache / "onboarding.json"] = b'{"completed": true}\n'
             files[cache / "projects.json"] = b"[]\n"
             files[cache / "default_project_id.txt"] = T.new_id(self.rng).encode() + b"\n"
-            files[cache / "last_conversations.json"] = json.dumps({"/w": ids[-1]} if ids else {}).encode() + b"\n"
+            files[cache / "last_conversations.json"] = json.dumps({workspace: ids[-1]} if ids else {}).encode() + b"\n"
             files[cache / "settings.json"] = b"{}\n"
             files[self.path / "log" / log_name] = b"I0901 09:00:00.000000 1 main.go:1] agy started\n"
         else:
-            metadata = {"conversations": {cid: {"summary": {"WorkspaceURIs": ["file:///w"]}} for cid in ids}}
+            metadata = {"conversations": {cid: {"summary": {"WorkspaceURIs": [f"file://{workspace}"]}} for cid in ids}}
             files[self.path / "cache" / "conversation_metadata.json"] = json.dumps(metadata).encode() + b"\n"
         for path, body in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(body)
         written = list(files)
-        written.append(self.summaries(conversations if catalogued is None else catalogued))
+        written.append(self.summaries(conversations if catalogued is None else catalogued, workspace=workspace))
         link = self.path / "cli.log"
         if cli and not os.path.lexists(link):
             link.symlink_to(Path("log") / log_name)

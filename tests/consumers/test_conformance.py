@@ -63,20 +63,24 @@ REPO = Path(__file__).resolve().parents[2]
 
 def build(home: Path) -> Path:
     """A CLI root and an IDE root: conversations of several turns, a subagent family, transcripts
-    of every tier, the per-install files. As in a real home, one CLI conversation is not yet synced
-    by the readers that lag agy: it has no agy-reader sidecar (agy-reader writes one after a
-    session changes; real stores hold none of their own, real-stores.md A.1), and the CLI's
-    ``conversation_summaries.db`` does not list it (a catalog agy fills asynchronously, which lags
-    a new session: session-compass says so, session_compass/agents/antigravity.py:143-146; no real
-    store of real-stores.md A.1 holds one at all)."""
+    of every tier, the per-install files, each naming the conversations' own workspace. As in a
+    real home, one CLI conversation is not yet synced by the readers that lag agy: it has no
+    agy-reader sidecar (agy-reader writes one after a session changes; real stores hold none of
+    their own, real-stores.md A.1), and the CLI's ``conversation_summaries.db`` does not list it (a
+    catalog agy fills asynchronously, which lags a new session: session-compass says so,
+    session_compass/agents/antigravity.py:143-146; no real store of real-stores.md A.1 holds one at
+    all)."""
     b = StoreBuilder(home, seed=26)
     cli = b.root("cli")
     synced = cli.conversation(turns=3, transcript_overview=True)
     unsynced = cli.conversation(turns=2, transcript_chunks="both", sidecar="missing")
     parent, children = cli.family(children=1)
-    cli.install_files([synced, unsynced, parent, *children], cli=True, catalogued=[synced, parent, *children])
+    workspace = "/home/agy/project"  # the conversations' own (audit.testing.trajectories)
+    cli.install_files(
+        [synced, unsynced, parent, *children], cli=True, catalogued=[synced, parent, *children], workspace=workspace
+    )
     ide = b.root("ide")
-    ide.install_files([ide.conversation(turns=2)])
+    ide.install_files([ide.conversation(turns=2)], workspace=workspace)
     return home
 
 

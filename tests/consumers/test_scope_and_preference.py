@@ -12,7 +12,7 @@ import pytest
 
 from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
-from audit.checks import baselines, consumers
+from audit.checks import baselines, consumers, schemas
 from audit.checks.drift import compare, observe
 from audit.checks.fingerprint import survey
 from audit.store import layout
@@ -216,3 +216,12 @@ def test_a_sidecar_preferring_reader_and_a_db_change(synced, unsynced, tmp_path,
             "not take"
         )
         assert [d.reason for d in preferring.deciding] == [covered if verdict == "at risk" else "removed"]
+
+
+def test_the_schema_names_the_roots_and_families_judging_knows():
+    """A scope's roots are those discovery knows the product of; a preference's families those
+    whose surfaces judging knows."""
+    schema = schemas.load("consumer-profile").document
+    assert set(schema["properties"]["scope"]["properties"]["roots"]["items"]["enum"]) == set(layout.ROOT_SURFACES)
+    preference = schema["$defs"]["preference"]["properties"]
+    assert preference["family"]["enum"] == preference["over"]["enum"] == sorted(consumers.PREFERABLE, reverse=True)
