@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from audit.actions import mutate
+from audit.errors import Terminated
 from audit.pipeline import command, conformance
 from audit.report import conformance_report
 from tests.cli_capture import cli
@@ -54,6 +55,32 @@ def test_a_run_that_ignores_sigterm_is_killed_a_grace_later(tmp_path):
     took = time.monotonic() - started
     assert run.timed_out and run.signal == "SIGKILL" and run.stdout == b"deaf\n"
     assert command.KILL_GRACE + 0.5 <= took < command.KILL_GRACE + 2.5
+
+
+@pytest.mark.parametrize(("sig", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)])
+def test_a_signal_while_the_command_starts_ends_it(tmp_path, monkeypatch, sig, raised):
+    # the command runs before Popen returns: a Ctrl-C then must end it, not leave it running
+    started: list[subprocess.Popen[bytes]] = []
+    popen = subprocess.Popen
+
+    def signalled_while_starting(*args, **kwargs):
+        started.append(popen(*args, **kwargs))
+        os.kill(os.getpid(), sig)
+        return started[-1]
+
+    def interrupt(signum, frame):  # as agy-audit's own handlers do (a regression fails here, not the worker)
+        raise raised()
+
+    monkeypatch.setattr(command.subprocess, "Popen", signalled_while_starting)
+    previous = signal.signal(sig, interrupt)
+    try:
+        with pytest.raises(raised):
+            _run(tmp_path, "import time; time.sleep(60)")
+        assert started[0].returncode in (-signal.SIGTERM, -signal.SIGKILL)  # ended and reaped
+    finally:
+        signal.signal(sig, previous)
+        started[0].kill()
+        started[0].wait()
 
 
 def test_what_a_run_leaves_running_in_its_group_is_killed(tmp_path):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from audit.errors import UsageError
+from audit.errors import UsageError, interrupts_held
 
 MAX_OUTPUT = 32 * 1024 * 1024
 """Bytes of standard output (and of standard error) kept per run."""
@@ -77,28 +77,34 @@ def check_passed(names: Sequence[str]) -> None:
 def run(argv: Sequence[str], home: Path, tmp: Path, *, timeout: float, passed: Iterable[str] = ()) -> Run:
     """Run *argv* with HOME *home* and TMPDIR *tmp*; see the module docstring."""
     started = time.monotonic()
-    try:
-        child = subprocess.Popen(
-            list(argv),
-            env=environment(home, tmp, passed=passed),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=os.name == "posix",
-            creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
-        )
-    except OSError as exc:
-        raise UsageError(f"{argv[0]}: cannot run ({exc.strerror or exc})") from None
-    assert child.stdout is not None and child.stderr is not None
-    out, err = _Drain(child.stdout), _Drain(child.stderr)
+    child: subprocess.Popen[bytes] | None = None
     timed_out = False
     try:
+        # a Ctrl-C or SIGTERM while the command starts is raised once it is there to be ended (the
+        # command may already run when Popen has not returned yet: it would be left running)
+        with interrupts_held():
+            try:
+                child = subprocess.Popen(
+                    list(argv),
+                    env=environment(home, tmp, passed=passed),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=os.name == "posix",
+                    creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
+                )
+            except OSError as exc:
+                raise UsageError(f"{argv[0]}: cannot run ({exc.strerror or exc})") from None
+            assert child.stdout is not None and child.stderr is not None
+            out, err = _Drain(child.stdout), _Drain(child.stderr)
         timed_out = not _wait(child, started + timeout)
         if timed_out:
             _end(child, signal.SIGTERM)
             if not _wait(child, time.monotonic() + KILL_GRACE):
                 _end(child, getattr(signal, "SIGKILL", signal.SIGTERM))
     except BaseException:  # Ctrl-C, SIGTERM: the group goes first
+        if child is None:  # it could not be started
+            raise
         _end(child, signal.SIGTERM)
         _wait(child, time.monotonic() + KILL_GRACE)
         _end(child, getattr(signal, "SIGKILL", signal.SIGTERM))
