@@ -166,3 +166,34 @@ def test_a_home_read_whole_judges_removals_as_a_complete_sweep_does(tmp_path):
     assert not partial.complete and partial.survey is not None and partial.survey.unread == 1
     (sqlite,) = [r for r in compare(baseline, partial).surfaces if r.surface == "sqlite"]
     assert [(c.path, c.kind) for c in sqlite.changes] == [("table:steps.metadata", "not-observed")]
+
+
+def test_a_wal_that_comes_or_goes_is_an_advisory_never_drift(tmp_path):
+    """A -wal is there while agy holds its .db open and gone once SQLite checkpoints it: recorded
+    from a store with agy running and compared after it closed (or the other way round), the
+    layout is an advisory DRIFT naming why, and no other family's change is softened."""
+    b = StoreBuilder(tmp_path / "home", seed=8)
+    cli = b.root("cli")
+    plain = cli.conversation(turns=1)
+    open_db = cli.conversation(turns=2, wal_steps=1)
+    fp = tmp_path / "fp"
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([tmp_path / "home"]), "2026-12-01"), fp)
+    baseline = baselines.load(fp / "agy-9.9.9")
+    wal = Path(f"{open_db.paths['db']}-wal")
+    wal.rename(tmp_path / "checkpointed")  # agy closed: the -wal is gone
+    (layout,) = [r for r in compare(baseline, observe([tmp_path / "home"])).surfaces if r.surface == "layout"]
+    assert (layout.status, layout.advisory) == ("DRIFT", True)
+    assert [(c.path, c.kind, c.old, c.new) for c in layout.changes] == [
+        ("antigravity-cli/conversations/*.db-wal", "transient", "file|none", None)
+    ]
+    assert layout.changes[0].note is not None and layout.changes[0].note.startswith("a -wal is there while agy holds")
+    assert layout.reason == "advisory, not a failure: only 1 transient (each line says why)"
+    (tmp_path / "checkpointed").rename(wal)
+    Path(f"{plain.paths['db']}-wal").write_bytes(b"")  # both open now; and a sidecar gone
+    plain.paths["sidecar"].unlink()
+    (layout,) = [r for r in compare(baseline, observe([tmp_path / "home"])).surfaces if r.surface == "layout"]
+    assert (layout.status, layout.advisory) == ("DRIFT", False)
+    assert [(c.path, c.kind) for c in layout.changes] == [
+        ("antigravity-cli/conversations/*.db-wal", "transient"),
+        ("antigravity-cli/conversations/*.trajectory.json", "widened"),
+    ]

@@ -30,8 +30,10 @@ are read again for this, only when they hold such steps and an added path lies b
 lines imported from another corpus (that corpus did not hold it: no evidence the format changed;
 record your own baseline to judge it), and a key only the daemon writes against a baseline whose
 sidecars were all reconstructed offline. Against a baseline recorded from your own stores an added
-path is ``added``. A surface whose every change is one of these (or ``not-observed``) is an
-advisory DRIFT.
+path is ``added``. A third, ``transient``, is a ``layout`` change of a family whose presence is
+the state of agy's open databases rather than format (``layout.TRANSIENT_FAMILIES``: a ``-wal``
+is there while agy holds its ``.db`` open, gone once SQLite checkpoints it). A surface whose every
+change is one of these (or ``not-observed``) is an advisory DRIFT.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from audit.checks.values import order
 from audit.errors import AuditError, NothingToCheck, UsageError
 from audit.progress import Callback
 from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, is_file, loads, read_bytes, read_own
+from audit.store.layout import TRANSIENT_FAMILIES
 from audit.store.proto import cortex_pb2 as pb
 
 _OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
@@ -123,9 +126,10 @@ CLASSES = (
     "not-observed",
     "enum-number",
     "not-in-baseline",
+    "transient",
 )
 BREAKING = frozenset({"removed", "renamed", "type-changed", "widened"})
-ADVISORY_CLASSES = frozenset({"enum-number", "not-in-baseline"})
+ADVISORY_CLASSES = frozenset({"enum-number", "not-in-baseline", "transient"})
 """Changes reported as advisories, never failing (see the module docstring)."""
 FAIL_ON = ("drift", "breaking", "never")
 NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
@@ -491,6 +495,8 @@ def compare_surface(
     by_type = False
     if sidecar:
         changes, by_type = _advisories(changes, baseline, observed)
+    elif surface == "layout":
+        changes = tuple(_transient(c) for c in changes)
     if not changes:
         why = "the digest differs but no canonical line does (e.g. the DDL text was reformatted)"
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest)
@@ -510,6 +516,15 @@ def compare_surface(
         )
         return SurfaceResult(surface, DRIFT, why, recorded, current.digest, changes, advisory=True)
     return SurfaceResult(surface, DRIFT, None, recorded, current.digest, changes)
+
+
+def _transient(change: Change) -> Change:
+    """A ``layout`` change of a family whose presence is the state of agy's open databases, not
+    format (``layout.TRANSIENT_FAMILIES``): ``transient``, an advisory."""
+    family = change.path.split("/", 1)[-1]
+    if family not in TRANSIENT_FAMILIES or change.kind == "not-observed":
+        return change
+    return replace(change, kind="transient", note=TRANSIENT_FAMILIES[family])
 
 
 def _advisories(changes: tuple[Change, ...], baseline: Baseline, observed: Observed | None) -> tuple[tuple[Change, ...], bool]:

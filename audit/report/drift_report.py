@@ -24,6 +24,7 @@ _TITLES = {
     "not-observed": "not observed",
     "enum-number": "enum written as a number (advisory)",
     "not-in-baseline": "not in baseline (advisory)",
+    "transient": "transient state, not format (advisory)",
 }
 TAB = "\t"
 FOLD_AFTER = 50
@@ -40,6 +41,7 @@ MARKS = {
     "not-observed": "?",
     "enum-number": "=",
     "not-in-baseline": "*",
+    "transient": "~",
 }
 
 

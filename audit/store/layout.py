@@ -181,6 +181,15 @@ LAYOUT_FAMILIES = {
 1.2), as patterns relative to a store root (the notation of a consumer profile's ``layout``
 entries), each with its group: the sessions a family is counted among are those holding any
 family of its group (a conversation file; a transcript tier, flat or in chunks)."""
+TRANSIENT_FAMILIES = {
+    "conversations/*.db-wal": (
+        "a -wal is there while agy holds its .db open (the IDE and CLI keep them open for weeks; new rows "
+        "land in the -wal) and gone once SQLite checkpoints it or a copy leaves it out (real stores hold "
+        "both: .db with -wal, and .db with -shm but no -wal): the state of a running agy, not format"
+    ),
+}
+"""``LAYOUT_FAMILIES`` whose presence changes with agy's open connections: a change of one is an
+advisory (``drift``'s ``transient``), never drift of the format."""
 _CONVERSATION_FAMILY = {
     "db": "conversations/*.db",
     "wal": "conversations/*.db-wal",
