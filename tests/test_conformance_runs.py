@@ -5,7 +5,6 @@ for writing."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import signal
@@ -236,9 +235,7 @@ def test_ctrl_c_ends_the_reader_and_leaves_nothing_behind(store, tmp_path, sig, 
         "-c",
         script,
     ]
-    # started as from a terminal: a suite run as a background job has SIGINT ignored, which agy-audit would inherit
-    default_sigint = functools.partial(signal.signal, signal.SIGINT, signal.SIG_DFL)
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint)
+    child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 20
         while not marker.exists() or not marker.read_text():
