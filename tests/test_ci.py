@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from output_schema import SCHEMA, ci_result, envelope
 
 from audit.actions import sweep as sweep_module
 from audit.actions.sweep import Decoded
@@ -28,18 +29,9 @@ from audit.checks.baselines import bundled_dir, load
 from audit.checks.fingerprint import sidecar as fingerprint_sidecar
 from audit.cli import main
 from audit.errors import InputError
+from audit.findings import Finding, Level
 from audit.pipeline import ci, sessions, worker
-from audit.pipeline.ci import (
-    ERROR,
-    FAIL,
-    PASS,
-    SKIPPED,
-    WARNING,
-    Check,
-    Finding,
-    Report,
-    Stage,
-)
+from audit.pipeline.ci import ERROR, FAIL, PASS, SKIPPED, Check, Report, Stage
 from audit.pipeline.sessions import SessionChecks
 from audit.report import ci_report
 from audit.resources import data_path
@@ -49,8 +41,6 @@ from audit.testing import SimulatedDaemon, StoreBuilder
 from audit.testing.builder import write_sidecar
 from tests.fake_agy import agy_on_path
 
-SCHEMA = json.loads((data_path("schemas") / "ci-report.schema.json").read_text())
-VALIDATOR = Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
 TOKEN = "ci-token-3b8f2e61c0d94a7f"
 BUNDLED_CONSUMERS = sorted(p.stem for p in data_path("consumers").glob("*.json"))
 STAGE_NAMES = list(ci.STAGES[:-1])  # without "record"
@@ -123,10 +113,9 @@ def run(capsys, *argv: object) -> tuple[int, str, str]:
 def run_json(capsys, store: Store, out: Path, *argv: object) -> tuple[int, dict]:
     code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--out", out, "--format", "json", *argv)
     assert stderr == ""
-    doc = json.loads(stdout)
-    assert sorted(e.message for e in VALIDATOR.iter_errors(doc)) == []
+    doc = envelope(stdout, "ci")
     assert doc["exitCode"] == code
-    return code, doc
+    return code, ci_result(doc)
 
 
 def verdicts(doc: dict) -> dict[str, str]:
@@ -139,9 +128,7 @@ def checks(doc: dict) -> dict[tuple[str, str], dict]:
 
 def unreadable(doc: dict, command: str) -> bool:
     """Whether a check of *command* warns about an unreadable .db or transcript."""
-    return any(
-        f["rule"] == "consistency/unreadable" for c in checks(doc).values() if c["command"] == command for f in c["findings"]
-    )
+    return any(f["rule"] == "unreadable" for c in checks(doc).values() if c["command"] == command for f in c["findings"])
 
 
 def replay_commands(capsys, doc: dict) -> int:
@@ -337,7 +324,7 @@ def test_each_stage_failing_alone(capsys, store, tmp_path, monkeypatch, stage):
     case = next(c for s in suites for c in s.findall("testcase") if c.find("failure") is not None)
     assert case.get("name") == check_name and case.get("classname") == f"agy-audit.ci.{stage}"
     assert case.find("failure").get("message") == failed[0]["summary"]
-    assert f"error [{rule}] " in case.find("failure").text and f"\nall: {failed[0]['command']}" in case.find("failure").text
+    assert f"error: [{rule}] " in case.find("failure").text and f"\nall: {failed[0]['command']}" in case.find("failure").text
     # every check that does work is timed; JUnit carries the same seconds
     seconds = {(s["name"], c["name"]): c["seconds"] for s in doc["stages"] for c in s["checks"]}
     assert seconds[("sweep", "corpus")] > 0 and seconds[("completeness", "corpus")] > 0 and min(seconds.values()) >= 0
@@ -350,11 +337,14 @@ def test_drift_fails_per_fail_on_and_text_names_the_stage(capsys, store, tmp_pat
     _break_compare(store, None)
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "a")
     assert code == 1 and stdout.endswith("\nci: FAIL (compare); exit 1\n")
-    assert "\ncompare corpus sqlite: 1 error(s)\n  error [added] table:steps.extra_col: TEXT\n  all: agy-audit compare" in stdout
+    assert (
+        "\ncompare corpus sqlite: 1 error(s)\nagy-audit: error: [added] table:steps.extra_col: TEXT\n  all: agy-audit compare"
+        in stdout
+    )
     code, doc = run_json(capsys, store, tmp_path / "b", "--fail-on", "breaking")
     assert code == 0
     found = checks(doc)[("compare", "corpus sqlite")]
-    assert (found["verdict"], found["summary"], found["findings"][0]["level"]) == (PASS, "DRIFT: 1 added", WARNING)
+    assert (found["verdict"], found["summary"], found["findings"][0]["level"]) == (PASS, "DRIFT: 1 added", Level.WARNING)
     assert " --fail-on breaking " in found["command"]
 
 
@@ -496,7 +486,7 @@ def test_the_token_never_appears_anywhere(capsys, store, tmp_path, monkeypatch):
         )
         url = sim.url
     assert code == 1
-    report = json.loads((tmp_path / "r.json").read_text())
+    report = ci_result(envelope((tmp_path / "r.json").read_text(), "ci"))
     assert verdicts(report)["sweep"] == FAIL
     cli_root = next(r for r in report["roots"] if r["surface"] == "cli")
     assert (cli_root["source"], cli_root["endpoint"]) == ("daemon", url)
@@ -523,7 +513,7 @@ def test_a_complete_daemon_sweep_passes_against_the_imported_bundled_baseline(ca
 
 
 def test_github_annotations_escape_data_and_properties_and_text_colours_the_verdict():
-    finding = Finding(ERROR, "rule", "100% done\r\nnext: a, b", "dir,x/a:b.json", 3)
+    finding = Finding("rule", Level.ERROR, "100% done\r\nnext: a, b", "dir,x/a:b.json", 3)
     check = Check("links", "live a,b", "live", FAIL, "1 failing", "agy-audit links check --root x", [finding])
     quiet = Check("compare", "corpus wire", "corpus", ERROR, "cannot read: 50%", None)
     baseline = load(bundled_dir() / "agy-1.2.10", bundled=True)
@@ -537,7 +527,7 @@ def test_github_annotations_escape_data_and_properties_and_text_colours_the_verd
     ]
     coloured = ci_report.text(report, color=True)
     assert coloured.endswith("\n\x1b[31mci: ERROR (links, compare); exit 2\x1b[0m\n")
-    assert "  \x1b[31merror\x1b[0m [rule] dir,x/a:b.json:3: 100% done" in coloured
+    assert "\ndir,x/a:b.json:3: \x1b[31merror\x1b[0m: [rule] 100% done\\r\\nnext: a, b\n" in coloured
     assert "\x1b[" not in ci_report.text(report)
 
 
@@ -579,7 +569,7 @@ def test_a_failing_run_removes_its_temp_corpus_and_says_how_to_keep_it(capsys, s
     [corpus] = [line for line in stdout.splitlines() if line.startswith("corpus: ")]
     assert corpus.endswith("/sweep (removed; the commands below name it NEW_DIR: to run them, run again with --out NEW_DIR)")
     code, stdout, _ = run(capsys, "--home", store.home, "--source", "native", "--keep", "--format", "json")
-    doc = json.loads(stdout)
+    doc = envelope(stdout, "ci")["result"]
     [kept] = os.listdir(tmp_path / "tmp")
     assert (code, doc["corpus"]) == (1, {"path": str(tmp_path / "tmp" / kept / "sweep"), "kept": True})
     assert (tmp_path / "tmp" / kept / "sweep" / "manifest.json").is_file()
@@ -592,7 +582,7 @@ def test_no_command_names_a_removed_corpus_and_rerun_with_out_they_run(capsys, s
     (tmp_path / "tmp").mkdir()
     monkeypatch.chdir(tmp_path)
     code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--format", "json")
-    doc = json.loads(stdout)
+    doc = ci_result(envelope(stdout, "ci"))
     assert (code, stderr, doc["corpus"]["kept"], os.listdir(tmp_path / "tmp")) == (0, "", False, [])
     commands = {c["command"] for c in checks(doc).values()}
     assert [c for c in commands if doc["corpus"]["path"] in c or str(tmp_path / "tmp") in c] == []
@@ -606,8 +596,8 @@ def test_no_command_names_a_removed_corpus_and_rerun_with_out_they_run(capsys, s
 
 
 def test_the_schema_names_every_stage():
-    assert SCHEMA["$defs"]["stage"]["properties"]["name"]["enum"] == list(ci.STAGES)
-    assert SCHEMA["$id"] == "urn:agy-audit:schema:ci-report:2"
+    assert SCHEMA["$defs"]["ci-stage"]["properties"]["name"]["enum"] == list(ci.STAGES)
+    assert SCHEMA["$id"] == "urn:agy-audit:schema:output:1"
     Draft202012Validator.check_schema(SCHEMA)
 
 
@@ -751,7 +741,7 @@ def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys,
     for target, argv in (("corpus", [tmp_path / "corpus"]), ("live", ["--home", store.home])):
         main(["consistency", *map(str, argv), "--format", "json"])
         alone = json.loads(capsys.readouterr().out)
-        [db_finding] = [f for s in alone["results"] for f in s["advisories"] if f["rule"] == "consistency/db-decode"]
+        [db_finding] = [f for f in alone["findings"] if f["rule"] == "consistency/db-decode"]
         assert db_finding["message"] == decode[target][0]
     assert code == 1
 
@@ -902,7 +892,7 @@ def normalized(stdout: str, out: Path) -> dict:
             return [strip(v) for v in value]
         return value.replace(str(out), "<corpus>") if isinstance(value, str) else value
 
-    return strip(json.loads(stdout))  # type: ignore[return-value]
+    return ci_result(strip(envelope(stdout, "ci")))  # type: ignore[arg-type]
 
 
 def worker_report(capsys, out: Path, *argv: object) -> tuple[int, dict]:
@@ -952,6 +942,9 @@ def test_a_worker_that_dies_costs_time_not_a_finding(capsys, store, tmp_path, mo
             "sending its results); every session was checked after the sweep instead",
             "file": None,
             "line": None,
+            "column": None,
+            "pointer": "",
+            "details": {},
         }
     ]
     lost.clear()  # else the same report: the listings checked every session themselves

@@ -29,6 +29,7 @@ from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.builder import write_sidecar
+from tests.output_schema import ci_result, envelope
 
 MTIME = 1_700_000_000_123_456_789
 CHECKED_AT = "2026-10-01T12:00:00Z"
@@ -704,7 +705,7 @@ def test_ci_passes_its_completeness_stage_on_knowledge_artifacts_steps(builder, 
     ide.conversation(steps=_knowledge_steps(ide))
     argv = ["ci", "--home", str(builder.home), "--source", "native", "--out", str(tmp_path / "out"), "--format", "json"]
     main(argv)
-    doc = json.loads(capsys.readouterr().out)
+    doc = ci_result(envelope(capsys.readouterr().out, "ci"))
     [stage] = [s for s in doc["stages"] if s["name"] == "completeness"]
     assert stage["verdict"] == "pass"
     assert {c["name"]: c["verdict"] for c in stage["checks"]} == {"corpus": "pass", "live": "pass"}

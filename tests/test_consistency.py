@@ -14,6 +14,7 @@ import pytest
 from cli_capture import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from output_schema import envelope, matched
 
 from audit.checks import consistency as C
 from audit.checks import invariants
@@ -34,11 +35,13 @@ def builder(tmp_path):
 
 def violations(report: C.Report) -> list[tuple[str, str, int | None, str]]:
     """(session id, rule, step, transcript file name) of every violation, sorted."""
-    return sorted((r.id, f.rule, f.step, Path(f.file).name if f.file else "") for r in report.results for f in r.violations)
+    return sorted(
+        (r.id, f.rule, f.details.get("step"), Path(f.file).name if f.file else "") for r in report.results for f in r.errors
+    )
 
 
 def advisories(report: C.Report) -> list[tuple[str, str, int | None]]:
-    return sorted((r.id, f.rule, f.step) for r in report.results for f in r.advisories)
+    return sorted((r.id, f.rule, f.details.get("step")) for r in report.results for f in r.warnings)
 
 
 def rich_steps(builder: StoreBuilder, turns: int = 8) -> list[dict]:
@@ -63,12 +66,12 @@ def test_consistent_sessions_pass_with_only_the_documented_advisories(builder):
     full = (_logs(running) / "transcript_full.jsonl").read_text().splitlines()
     [lag] = [json.loads(line)["step_index"] for line in full if json.loads(line)["status"] == "RUNNING"]
     start = json.loads((_logs(windowed) / "transcript.jsonl").read_text().splitlines()[0])["step_index"]
-    found = sorted((r.id, f.rule, f.message) for r in report.results for f in r.advisories)
+    found = sorted((r.id, f.rule, f.message) for r in report.results for f in r.warnings)
     assert found == sorted(
         [
             (
                 windowed.id,
-                "consistency/window",
+                "transcript/window/late",
                 f"compact transcript starts at step {start}: .db steps 0-{start - 1} not compared",
             ),
             *(
@@ -132,7 +135,7 @@ def test_messages_name_both_values(builder):
     root = builder.root("cli")
     convo = root.conversation(steps=rich_steps(builder), disagreements={"exit-code", "status"})
     [result] = C.check([root.path]).results
-    messages = {(f.rule, Path(f.file).name, f.line): f.message for f in result.violations}
+    messages = {(f.rule, Path(f.file).name, f.line): f.message for f in result.errors}
     exit_step = next(p.step for p in convo.planted if p.rule == "consistency/exit-code")
     db_code = convo.steps[exit_step]["runCommand"]["exitCode"]
     assert messages[("consistency/exit-code", "transcript_full.jsonl", exit_step + 1)] == (
@@ -156,7 +159,7 @@ def test_steps_beyond_a_db_without_its_wal_are_reported_not_failed(builder):
     assert report.exit_code == 0 and violations(report) == []
     [result] = report.results
     assert result.db_steps == len(convo.steps) - 2
-    beyond = [f for f in result.advisories if f.rule == "consistency/beyond"]
+    beyond = [f for f in result.warnings if f.rule == "consistency/beyond"]
     assert [f.message for f in beyond] == [
         f"{tier} transcript has 2 step(s) beyond the last .db step {len(convo.steps) - 3} (from {len(convo.steps) - 2}); "
         "the .db has a -shm but no -wal: its newest commits are missing (copied without its -wal?)"
@@ -174,7 +177,7 @@ def test_gaps_are_advisories(builder):
     report = C.check([root.path])
     assert report.exit_code == 0 and violations(report) == []
     [result] = report.results
-    assert [(f.rule, f.message) for f in result.advisories] == [
+    assert [(f.rule, f.message) for f in result.warnings] == [
         ("consistency/gap", f"{tier} transcript has no record of .db step(s) 2, 3") for tier in ("compact", "full")
     ]
 
@@ -187,7 +190,7 @@ def test_an_enum_number_cortex_proto_does_not_name_is_not_compared(builder, tmp_
     _rewrite_db(convo, doc)
     report = C.check([root.path])
     assert report.exit_code == 0 and violations(report) == []
-    unknown = [f.message for r in report.results for f in r.advisories if f.rule == "consistency/unknown-enum"]
+    unknown = [f.message for r in report.results for f in r.warnings if f.rule == "consistency/unknown-enum"]
     assert unknown == [".db type 250 has no name in cortex.proto; type not compared"]
 
 
@@ -250,7 +253,7 @@ def test_the_overview_tier_is_compared(builder):
     assert violations(report) == [(convo.id, "consistency/prompt", 0, "overview.txt")]
     [result] = report.results
     assert result.joined["overview"] == len(overview)
-    assert [f.rule for f in result.advisories] == ["consistency/gap"]
+    assert [f.rule for f in result.warnings] == ["consistency/gap"]
 
 
 # ----------------------------------------------------------------------------- invariants
@@ -446,7 +449,7 @@ def test_a_tool_result_after_a_step_type_cortex_proto_does_not_name_is_an_adviso
     assert cli("mutate", "--home", root.path.parent.parent, "--mutation", "new-step-type", "--out", tmp_path / "M", "-q")[0] == 0
     report = C.check([tmp_path / "M" / "new-step-type" / "home" / ".gemini" / "antigravity-cli"])
     found = [f for r in report.results for f in r.findings if f.rule == "invariant/tool-result"]
-    assert report.exit_code == 0 and found and {f.level for f in found} == {"advisory"}
+    assert report.exit_code == 0 and found and {f.level for f in found} == {"warning"}
     assert found[0].message.endswith(
         ") is no call of an earlier planner step agy-audit can read "
         "(earlier steps of type 999, which cortex.proto does not name, may hold it)"
@@ -455,7 +458,11 @@ def test_a_tool_result_after_a_step_type_cortex_proto_does_not_name_is_an_adviso
 
 def test_invariant_rules_are_documented():
     assert set(invariants.RULES) <= set(C.RULES)
-    assert all(rule.startswith(("consistency/", "invariant/")) for rule in C.RULES)
+    # besides their own, the reader's rule for a window and the common one for a file that cannot be read
+    assert {rule for rule in C.RULES if not rule.startswith(("consistency/", "invariant/"))} == {
+        "transcript/window/late",
+        "unreadable",
+    }
 
 
 # ----------------------------------------------------------------------------- the command
@@ -468,30 +475,33 @@ def test_command_formats_and_exit_codes(builder, tmp_path):
     code, out, err = cli("consistency", root.path)
     assert (code, err) == (1, "")
     lines = out.splitlines()
-    assert lines[-1] == "consistency: 1 session(s): 0 consistent, 1 inconsistent, 0 unreadable; 2 violation(s), 0 advisory(ies)"
+    assert lines[-1] == "consistency: 1 session(s): 0 consistent, 1 inconsistent, 0 unreadable; 2 error(s), 0 warning(s)"
     full = _logs(convo) / "transcript_full.jsonl"
-    assert any(
-        line.startswith(f"{full}:{step + 1}: [consistency/thinking] step {step} (PLANNER_RESPONSE) thinking ") for line in lines
-    )
+    [line] = [line for line in lines if line.startswith(f"{full}:")]
+    assert line.startswith(f"{full}:{step + 1}: error: [consistency/thinking] step {step} (PLANNER_RESPONSE) thinking ")
+    assert matched(line)["file"] == str(full)
 
     code, out, _ = cli("consistency", "--format", "json", "--home", builder.home)
-    doc = json.loads(out)
-    assert code == 1 and doc["ok"] is False
-    assert doc["summary"] == {
+    doc = envelope(out, "consistency")
+    assert (code, doc["verdict"], doc["exitCode"]) == (1, "fail", 1)
+    assert doc["result"]["summary"] == {
         "sessions": 1,
         "consistent": 0,
         "inconsistent": 1,
         "unreadable": 0,
-        "violations": {"consistency/thinking": 2},
-        "advisories": {},
+        "errors": {"consistency/thinking": 2},
+        "warnings": {},
     }
-    [result] = doc["results"]
-    assert [(v["rule"], v["step"], v["line"]) for v in result["violations"]] == [("consistency/thinking", step, step + 1)] * 2
+    [result] = doc["result"]["results"]
+    assert (result["verdict"], result["errors"], result["warnings"]) == ("inconsistent", 2, 0)
+    assert [(f["rule"], f["level"], f["details"], f["line"]) for f in doc["findings"]] == [
+        ("consistency/thinking", "error", {"step": step}, step + 1)
+    ] * 2
 
     code, out, _ = cli("consistency", "--format", "junit", root.path)
     suite = ET.fromstring(out).find("testsuite")
     assert code == 1 and suite.get("name") == "consistency" and suite.get("failures") == "1"
-    assert suite.find("testcase/failure").get("message") == "2 violation(s): consistency/thinking"
+    assert suite.find("testcase/failure").get("message") == "2 error(s): consistency/thinking"
 
 
 def test_command_exit_2_on_an_unreadable_db_and_3_on_nothing(builder, tmp_path):
@@ -499,7 +509,7 @@ def test_command_exit_2_on_an_unreadable_db_and_3_on_nothing(builder, tmp_path):
     convo = root.conversation(turns=1)
     convo.paths["db"].write_bytes(b"not a database" * 100)
     code, out, _ = cli("consistency", root.path)
-    assert code == 2 and "[consistency/unreadable]" in out
+    assert code == 2 and f"{convo.paths['db']}: error: [unreadable] " in out
     empty = tmp_path / "empty" / ".gemini" / "antigravity-cli"
     (empty / "conversations").mkdir(parents=True)
     code, out, err = cli("consistency", empty)
@@ -538,7 +548,7 @@ def test_a_db_lagging_its_transcript_is_an_advisory_in_either_direction(builder)
         _rewrite(path, lambda r: r.update(status="DONE") if r["step_index"] == last else None)
     report = C.check([root.path])
     assert report.exit_code == 0 and violations(report) == []
-    assert [f.message for r in report.results for f in r.advisories] == [
+    assert [f.message for r in report.results for f in r.warnings] == [
         f"step {last} (PLANNER_RESPONSE) status: .db PENDING, {tier} transcript DONE; content not compared"
         for tier in ("compact", "full")
     ]
@@ -602,7 +612,7 @@ def test_steps_beyond_a_db_with_its_wal_say_the_db_lags(builder):
     [result] = C.check([root.path]).results
     assert result.verdict == C.CONSISTENT
     n = len(convo.steps)
-    assert [f.message for f in result.advisories if f.rule == "consistency/beyond"] == [
+    assert [f.message for f in result.warnings if f.rule == "consistency/beyond"] == [
         f"{tier} transcript has 1 step(s) beyond the last .db step {n - 2} (from {n - 1}); "
         "the .db lags its transcript (a session in progress, or a copy taken before the last commit)"
         for tier in ("compact", "full")
@@ -619,7 +629,7 @@ def test_an_unreadable_transcript_is_exit_2(builder):
     report = C.check([root.path])
     [result] = report.results
     assert report.exit_code == 2 and result.verdict == C.UNREADABLE
-    assert [(f.rule, f.file) for f in result.violations] == [("consistency/unreadable", str(full))]
+    assert [(f.rule, f.file) for f in result.errors] == [("unreadable", str(full))]
     assert result.joined == {"compact": len(convo.steps), "full": 0}
 
 
@@ -675,7 +685,7 @@ def test_an_absent_status_is_unspecified_on_both_sides(builder):
     convo = root.conversation(steps=steps)
     for path in _transcripts(convo):
         _rewrite(path, lambda r: r.pop("status") if r["step_index"] == 0 else None)
-    lagging = [f.message for r in C.check([root.path]).results if r.id == convo.id for f in r.advisories]
+    lagging = [f.message for r in C.check([root.path]).results if r.id == convo.id for f in r.warnings]
     assert lagging == [
         f"step 0 (USER_INPUT) status: .db DONE, {tier} transcript UNSPECIFIED; content not compared"
         for tier in ("compact", "full")
@@ -717,11 +727,11 @@ def test_the_committed_sample_holds_one_disagreement_and_every_db_reads():
         ("70b3e08a", "consistency/thinking", 1, "transcript.jsonl"),
         ("70b3e08a", "consistency/thinking", 1, "transcript_full.jsonl"),
     ]
-    assert sorted({f.rule for r in report.results for f in r.advisories}) == [
+    assert sorted({f.rule for r in report.results for f in r.warnings}) == [
         "consistency/beyond",
         "consistency/gap",  # overview.txt holds only prompts and answers (audit.testing.realworld)
         "consistency/status-lag",
-        "consistency/window",
+        "transcript/window/late",
     ]
 
 
@@ -742,8 +752,8 @@ def test_rolling_chunks_are_read_as_one_stream(builder, keep_flat):
     [result] = report.results
     assert result.records == {"compact": len(convo.steps), "full": len(convo.steps)}
     [planted] = convo.planted
-    assert sorted((f.rule, f.step) for f in result.violations) == [(planted.rule, planted.step)] * 2
-    assert all(Path(f.file).parent.name in ("logs", "transcript", "transcript_full") for f in result.violations)
+    assert sorted((f.rule, f.details.get("step")) for f in result.errors) == [(planted.rule, planted.step)] * 2
+    assert all(Path(f.file).parent.name in ("logs", "transcript", "transcript_full") for f in result.errors)
 
 
 def test_every_real_world_transcript_case_is_consistent_with_its_db(builder):
@@ -758,11 +768,11 @@ def test_every_real_world_transcript_case_is_consistent_with_its_db(builder):
     tiers, _ = C.read_tiers(convos["windows"].paths["brain"])
     running = {(t, i) for t, found in tiers.items() for i, r in found.latest.items() if r.status == "RUNNING"}
     assert len({i for _, i in running}) == 1  # the one RUNNING line, in the tiers whose window holds it
-    found = sorted((names[r.id], f.rule, f.step) for r in report.results for f in r.findings)
+    found = sorted((names[r.id], f.rule, f.details.get("step")) for r in report.results for f in r.findings)
     assert found == sorted(
         [
-            ("windows", "consistency/window", None),  # compact
-            ("windows", "consistency/window", None),  # full, later still
+            ("windows", "transcript/window/late", None),  # compact
+            ("windows", "transcript/window/late", None),  # full, later still
             ("windows", "consistency/gap", None),  # the overview holds only prompts and answers
             *(("windows", "consistency/status-lag", i) for _, i in running),
         ]

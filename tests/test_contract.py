@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from output_schema import envelope, matched
 
 from audit.checks import contract, schemas
 from audit.cli import main
@@ -58,7 +59,7 @@ def _brief(result: contract.FileResult) -> list[tuple]:
 )
 def test_strict_json_violations(data, rule, pointer):
     result = contract.validate_bytes(data, file="f.json")
-    assert _brief(result) == [(None, pointer, rule, "violation")]
+    assert _brief(result) == [(None, pointer, rule, "error")]
     assert not result.valid and result.records == 1 and result.error is None
     assert contract.STRICT_JSON_RULES.count(rule) == 1
 
@@ -66,9 +67,9 @@ def test_strict_json_violations(data, rule, pointer):
 def test_a_valid_sidecar_and_the_document_api():
     assert contract.validate_bytes(SIDECAR) == contract.FileResult("<input>", "sidecar", 1)
     result = contract.validate_document({"cascadeId": UUID, "agyReader": {"parentCascadeId": UUID}}, file="x")
-    assert _brief(result) == [(None, "/agyReader/parentCascadeId", "sidecar/agyReader/parentNotSelf", "violation")]
+    assert _brief(result) == [(None, "/agyReader/parentCascadeId", "sidecar/agyReader/parentNotSelf", "error")]
     manifest = contract.validate_document({"manifestVersion": 1}, "manifest")
-    assert {f.rule for f in manifest.violations} == {"manifest/document"} and len(manifest.violations) == 10
+    assert {f.rule for f in manifest.errors} == {"manifest/document"} and len(manifest.errors) == 10
 
 
 def test_transcript_lines_are_records():
@@ -90,14 +91,14 @@ def test_transcript_lines_are_records():
     result = contract.validate_bytes(data, "transcript", file="t.jsonl")
     assert result.records == 8
     assert _brief(result) == [
-        (2, "", "strict-json/duplicate-key", "violation"),
-        (3, "", "transcript/torn-line", "advisory"),
-        (4, "", "transcript/blank-line", "advisory"),
-        (5, "", "transcript/step-order", "advisory"),
-        (5, "/status", "transcript/status/family", "advisory"),
-        (6, "/step_index", "transcript/step_index", "violation"),
-        (7, "", "strict-json/not-object", "violation"),
-        (8, "", "strict-json/invalid-utf8", "violation"),
+        (2, "", "strict-json/duplicate-key", "error"),
+        (3, "", "transcript/torn-line", "warning"),
+        (4, "", "transcript/blank-line", "warning"),
+        (5, "", "transcript/step-order", "warning"),
+        (5, "/status", "transcript/status/family", "warning"),
+        (6, "/step_index", "transcript/step_index", "error"),
+        (7, "", "strict-json/not-object", "error"),
+        (8, "", "strict-json/invalid-utf8", "error"),
     ]
     assert result.findings[1].message.startswith("not a JSON value (a torn line; consumers skip it)")
 
@@ -120,14 +121,14 @@ def test_agentsview_fixture_only_its_synthetic_statuses_are_excused():
     trajectoryId "traj-id" is not excused: a consumer may rely on a UUID there."""
     path = DATA / "agentsview_TestAntigravityCLITrajectoryParse.trajectory.json"
     result = contract.validate_file(path)
-    assert [(f.pointer, f.rule) for f in result.violations] == [("/trajectoryId", "sidecar/trajectoryId")]
-    assert [(f.pointer, f.rule) for f in result.advisories] == [
+    assert [(f.pointer, f.rule) for f in result.errors] == [("/trajectoryId", "sidecar/trajectoryId")]
+    assert [(f.pointer, f.rule) for f in result.warnings] == [
         (f"/steps/{i}/status", "sidecar/step/status/family") for i in range(5)
     ]
     doc = json.loads(path.read_bytes())
     del doc["trajectoryId"]
     fixed = contract.validate_document(doc)
-    assert fixed.valid and len(fixed.advisories) == 5
+    assert fixed.valid and len(fixed.warnings) == 5
 
 
 @pytest.mark.parametrize(
@@ -137,7 +138,7 @@ def test_agentsview_fixture_only_its_synthetic_statuses_are_excused():
 def test_the_documents_example_lines_pass_the_contract(name, advisories, capsys):
     code, out, _ = _run(capsys, DATA / name, "--kind", "transcript")
     assert code == 0
-    assert out.endswith(f"1 valid, 0 with violations, 0 unreadable; 0 violation(s), {advisories} advisory(ies)\n")
+    assert out.endswith(f"1 valid, 0 with errors, 0 unreadable; 0 error(s), {advisories} warning(s)\n")
 
 
 def test_transcript_fixtures():
@@ -146,7 +147,7 @@ def test_transcript_fixtures():
     assert deja.valid
     # proto3 JSON drops zero values and deja-vu's lines have no step_index, type or status: each an advisory
     assert _brief(deja) == [
-        (line, "", f"transcript/{key}/absent", "advisory") for line in (1, 2) for key in ("status", "step_index", "type")
+        (line, "", f"transcript/{key}/absent", "warning") for line in (1, 2) for key in ("status", "step_index", "type")
     ]
 
 
@@ -154,7 +155,7 @@ def test_null_content_and_thinking_are_no_text_and_a_bare_record_is_valid():
     bare = b'{"source": "MODEL", "content": null, "thinking": null}\n'
     result = contract.validate_bytes(bare, "transcript", file="t.jsonl")
     assert result.valid
-    assert [f.rule for f in result.advisories] == [
+    assert [f.rule for f in result.warnings] == [
         "transcript/created_at/absent",
         "transcript/status/absent",
         "transcript/step_index/absent",
@@ -163,7 +164,7 @@ def test_null_content_and_thinking_are_no_text_and_a_bare_record_is_valid():
     *findings, record = transcript.iter_bytes(bare, "t.jsonl")
     assert [f.kind for f in findings] == ["missing-key", "no-status"]  # null is no text, not a bad value
     assert isinstance(record, transcript.Record) and (record.content, record.thinking) == (None, None)
-    assert [(f.rule, f.pointer) for f in contract.validate_bytes(b"{}\n", "transcript").violations] == [("transcript/record", "")]
+    assert [(f.rule, f.pointer) for f in contract.validate_bytes(b"{}\n", "transcript").errors] == [("transcript/record", "")]
 
 
 def test_sample_home_sidecars_and_transcripts(tmp_path):
@@ -174,7 +175,7 @@ def test_sample_home_sidecars_and_transcripts(tmp_path):
     assert len(sidecars.files) >= 8 and all(r.findings == () for r in sidecars.files)
     transcripts = contract.verify_paths([tmp_path], "transcript")
     assert len(transcripts.files) >= 8 and not transcripts.invalid
-    assert transcripts.counts("advisory") == {
+    assert transcripts.counts("warning") == {
         "transcript/args/truncated": 1,
         "transcript/created_at/backward": 4,
         "transcript/step-order": 4,
@@ -190,7 +191,7 @@ def test_builder_stores_of_every_surface_are_valid(tmp_path):
         root.family(children=2, db=False)
         root.conversation(turns=4, db=False, reader_block={"parentCascadeId": PARENT, "futureKey": {"n": 1}})
     report = contract.verify_paths([tmp_path])
-    assert len(report.files) == 12 and report.counts("violation") == report.counts("advisory") == {}
+    assert len(report.files) == 12 and report.counts("error") == report.counts("warning") == {}
     assert not contract.verify_paths([tmp_path], "transcript").invalid
 
 
@@ -267,7 +268,7 @@ def test_exit_codes(tmp_path, capsys):
 
 def test_schema_option(capsys):
     code, out, _ = _run(capsys, "--schema")
-    assert (code, out) == (0, "ci-report\nconformance-report\nconsumer-profile\nmanifest\nsidecar\ntranscript-record\n")
+    assert (code, out) == (0, "conformance-report\nconsumer-profile\nmanifest\noutput\nsidecar\ntranscript-record\n")
     for name in ("sidecar", "transcript-record.schema.json"):
         code, out, _ = _run(capsys, "--schema", name)
         assert code == 0 and out == (data_path("schemas") / (name.removesuffix(".schema.json") + ".schema.json")).read_text()
@@ -283,18 +284,20 @@ def test_text_output(tmp_path, capsys):
     code, out, _ = _run(capsys, tmp_path, tmp_path / "absent.trajectory.json")
     assert code == 2
     assert out.splitlines() == [
-        f"{tmp_path}/absent.trajectory.json: unreadable: no such file or directory",
-        f"{bad} /cascadeId [sidecar/cascadeId] 'x' is not a valid uuid",
-        f"{bad} /steps/0/status [sidecar/step/status/family] advisory: 'STATUS_COMPLETED' does not match ^CORTEX_STEP_STATUS_[A-Z0-9_]+$(?!\\n)",
+        f"{tmp_path}/absent.trajectory.json: error: [unreadable] no such file or directory",
+        f"{bad}: error: [sidecar/cascadeId] /cascadeId: 'x' is not a valid uuid",
+        f"{bad}: warning: [sidecar/step/status/family] /steps/0/status: 'STATUS_COMPLETED' does not match ^CORTEX_STEP_STATUS_[A-Z0-9_]+$(?!\\n)",
         "",
-        "RULE               VIOLATIONS",
-        "sidecar/cascadeId           1",
+        "RULE               ERRORS",
+        "sidecar/cascadeId       1",
+        "unreadable              1",
         "",
-        "RULE                        ADVISORIES",
-        "sidecar/step/status/family           1",
+        "RULE                        WARNINGS",
+        "sidecar/step/status/family         1",
         "",
-        "sidecar: 2 file(s) checked, 0 valid, 1 with violations, 1 unreadable; 1 violation(s), 1 advisory(ies)",
+        "sidecar: 2 file(s) checked, 0 valid, 1 with errors, 1 unreadable; 2 error(s), 1 warning(s)",
     ]
+    assert all(matched(line) for line in out.splitlines()[:3])
 
 
 def test_json_output(tmp_path, capsys):
@@ -302,24 +305,27 @@ def test_json_output(tmp_path, capsys):
     bad = _write(tmp_path / "b.trajectory.json", b'{"cascadeId": "' + UUID.encode() + b'", "x": 1, "x": 2}')
     code, out, _ = _run(capsys, tmp_path, "--format", "json")
     assert code == 1
-    assert json.loads(out) == {
+    doc = envelope(out, "verify-contract")
+    assert doc["findings"] == [
+        {
+            "rule": "strict-json/duplicate-key",
+            "level": "error",
+            "message": "duplicate key 'x'",
+            "file": str(bad),
+            "line": None,
+            "column": None,
+            "pointer": "",
+            "details": {},
+        }
+    ]
+    assert (doc["verdict"], doc["exitCode"]) == ("fail", 1)
+    assert doc["result"] == {
         "kind": "sidecar",
-        "valid": False,
-        "summary": {"files": 2, "invalid": 1, "unreadable": 0, "violations": {"strict-json/duplicate-key": 1}, "advisories": {}},
+        "summary": {"files": 2, "invalid": 1, "unreadable": 0, "errors": {"strict-json/duplicate-key": 1}, "warnings": {}},
         "files": [
-            {"file": str(good), "valid": True, "records": 1, "error": None, "violations": [], "advisories": []},
-            {
-                "file": str(bad),
-                "valid": False,
-                "records": 1,
-                "error": None,
-                "advisories": [],
-                "violations": [
-                    {"pointer": "", "line": None, "rule": "strict-json/duplicate-key", "message": "duplicate key 'x'"}
-                ],
-            },
+            {"file": str(good), "valid": True, "records": 1, "error": None},
+            {"file": str(bad), "valid": False, "records": 1, "error": None},
         ],
-        "skipped": [],
     }
 
 
@@ -336,11 +342,11 @@ def test_junit_output_parses(tmp_path, capsys):
     assert set(cases) == {"ok.jsonl", "bad.jsonl", "gone.jsonl"}
     assert list(cases["ok.jsonl"]) == []
     failure = cases["bad.jsonl"].find("failure")
-    assert failure.get("message") == "1 violation(s): strict-json/duplicate-key"
-    assert failure.text == f"{tmp_path}/bad.jsonl:2 / [strict-json/duplicate-key] duplicate key 'a\\x01'"
+    assert failure.get("message") == "1 error(s): strict-json/duplicate-key"
+    assert failure.text == f"{tmp_path}/bad.jsonl:2: error: [strict-json/duplicate-key] duplicate key 'a\\x01'"
     assert cases["bad.jsonl"].find("system-out").text.splitlines() == [
-        f"{tmp_path}/bad.jsonl:1 /status [transcript/status/family] advisory: 'done' does not match ^[A-Z][A-Z0-9_]*$(?!\\n)",
-        f"{tmp_path}/bad.jsonl:3 / [transcript/torn-line] advisory: not a JSON value (a torn line; consumers skip it): invalid JSON at line 1 column 1: Expecting value",
+        f"{tmp_path}/bad.jsonl:1: warning: [transcript/status/family] /status: 'done' does not match ^[A-Z][A-Z0-9_]*$(?!\\n)",
+        f"{tmp_path}/bad.jsonl:3: warning: [transcript/torn-line] not a JSON value (a torn line; consumers skip it): invalid JSON at line 1 column 1: Expecting value",
     ]
     assert cases["gone.jsonl"].find("error").get("message") == "unreadable: no such file or directory"
 
@@ -371,13 +377,13 @@ def test_junit_writer():
 def test_advisories_alone_pass(tmp_path, capsys):
     _write(tmp_path / "a.trajectory.json", SIDECAR.replace(b"CORTEX_STEP_STATUS_DONE", b"COMPLETED"))
     code, out, _ = _run(capsys, tmp_path)
-    assert code == 0 and out.endswith("1 valid, 0 with violations, 0 unreadable; 0 violation(s), 1 advisory(ies)\n")
+    assert code == 0 and out.endswith("1 valid, 0 with errors, 0 unreadable; 0 error(s), 1 warning(s)\n")
 
 
 def test_schemas_load_lazily_and_once():
     assert schemas.load("sidecar") is schemas.load("sidecar")
-    # those two describe `ci --format json` and `conformance --format json`
-    assert set(contract.KINDS.values()) == set(schemas.names()) - {"ci-report", "conformance-report"}
+    # those two describe what commands print with --format json
+    assert set(contract.KINDS.values()) == set(schemas.names()) - {"output", "conformance-report"}
 
 
 # ----------------------------------------------------------------------------- the principle (contract levels)
@@ -391,14 +397,14 @@ def _rules_table() -> str:
         groups: dict = {}
         for rule, level, evidence in rules:
             groups.setdefault((level, evidence), []).append(rule)
-        for (level, evidence), ids in sorted(groups.items(), key=lambda kv: (kv[0][0] != "violation", kv[0][1])):
+        for (level, evidence), ids in sorted(groups.items(), key=lambda kv: (kv[0][0] != "error", kv[0][1])):
             out.append(f"| `{name}` | {level} | {evidence} | " + ", ".join(f"`{r}`" for r in ids) + " |")
 
-    rows("strict JSON", [(r, "violation", "documented") for r in contract.STRICT_JSON_RULES])
+    rows("strict JSON", [(r, "error", "documented") for r in contract.STRICT_JSON_RULES])
     for name in schemas.names():
         rules = [(r.rule, r.level, r.evidence) for r in schemas.catalog(name)]
         if name == "transcript-record":
-            rules += [(r.rule, "advisory", r.evidence) for r in contract.STREAM_RULES]
+            rules += [(r.rule, "warning", r.evidence) for r in contract.STREAM_RULES]
         rows(name, rules)
     return "\n".join(out)
 
@@ -417,6 +423,6 @@ def test_reader_rules_are_advisories_and_cover_every_reported_kind():
     assert mapped <= tr.KINDS.keys()
     for kind in tr.KINDS:
         found = contract.stream_finding(tr.Finding("f", 1, kind, "m"))
-        if found is not None and found.level == "violation":
+        if found is not None and found.level == "error":
             assert found.rule in contract.STRICT_JSON_RULES and kind in ("bad-utf8", "not-object"), kind
     assert {r.evidence for r in contract.STREAM_RULES} <= set(schemas.EVIDENCE)

@@ -25,6 +25,7 @@ from audit.store.daemon import Secret
 from audit.store.discovery import LOG, NO_PROC, PINNED, PROCESS
 from audit.store.layout import Root
 from audit.testing import SimulatedDaemon, StoreBuilder
+from tests.output_schema import ci_result, envelope
 
 TOKEN = "disc-token-0123456789abcdef"
 T1, T2, T3, T4 = (f"pair-token-{i}-0123456789abcdef" for i in range(1, 5))
@@ -474,7 +475,7 @@ def test_ci_reports_an_unverified_daemon_as_a_warning_of_the_sweep(cli, recorder
     fake_proc.listen("127.0.0.1", recorder.port, recorder.inode)
     monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
     _, stdout, _ = _run(capsys, "ci", "--root", cli.path, "--out", tmp_path / "c", "--format", "json")
-    [sweep] = [c for s in json.loads(stdout)["stages"] if s["name"] == "sweep" for c in s["checks"]]
+    [sweep] = [c for s in ci_result(envelope(stdout, "ci"))["stages"] if s["name"] == "sweep" for c in s["checks"]]
     [finding] = [f for f in sweep["findings"] if f["rule"] == "sweep/daemon-not-used"]
     assert finding["level"] == "warning" and finding["file"] == str(cli.path)
     assert finding["message"].startswith(f"http://127.0.0.1:{recorder.port} (found in {cli.path / 'cli.log'}) {NOTE_HEAD}")

@@ -234,7 +234,7 @@ def test_export_writes_unknown_enum_values_as_numbers_and_notes_what_it_left_out
     assert doc["steps"][1]["metadata"]["generatorModel"] == 1500
     assert main(["verify-contract", str(out), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["summary"]["violations"] == {} and report["summary"]["advisories"] == {"sidecar/enum-number": 2}
+    assert report["result"]["summary"]["errors"] == {} and report["result"]["summary"]["warnings"] == {"sidecar/enum-number": 2}
 
 
 # ----------------------------------------------------------------------------- unknown schema (issue 20.2)
@@ -367,7 +367,7 @@ def test_an_export_of_a_lagging_db_lists_the_steps_only_its_transcripts_hold(tmp
         "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly\n"
     )
     assert main(["verify-contract", "--format", "json", str(_written(tmp_path, captured.out))]) == 0
-    assert json.loads(capsys.readouterr().out)["files"][0]["violations"] == []
+    assert json.loads(capsys.readouterr().out)["result"]["files"][0]["valid"] is True
     assert main(["export", convo.id, "--home", str(tmp_path), "--format", "md"]) == 0
     text = capsys.readouterr().out
     assert f"\n- **left out:** 2 step(s) only in the brain transcript (step {n - 2}-{n - 1})\n" in text

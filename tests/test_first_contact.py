@@ -15,6 +15,7 @@ from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from tests.cli_capture import cli
 from tests.fake_agy import agy_on_path
+from tests.output_schema import ci_result, envelope
 
 HISTORY = "steps.[].userInput.lastUserConfig.conversationHistoryConfig"
 FIRST_CONTACT = (
@@ -47,7 +48,7 @@ def compare_checks(doc: dict) -> dict[str, dict]:
 def ci_json(*argv: object) -> tuple[int, dict]:
     code, stdout, stderr = cli("ci", "--source", "native", "--format", "json", *argv)
     assert stderr == ""
-    return code, json.loads(stdout)
+    return code, ci_result(envelope(stdout, "ci"))
 
 
 def test_a_field_the_bundled_record_never_saw_set_is_an_advisory_and_drift_against_your_own(tmp_path):

@@ -20,9 +20,11 @@ import pytest
 from audit.checks.baselines import bundled_dir, load
 from audit.checks.consumers import BREAKS, OK, UNKNOWN, ConsumerResult, Decision, Entry, Profile
 from audit.checks.drift import DRIFT, UNCHANGED, Change, Comparison, Observed, SurfaceResult
-from audit.pipeline.ci import ERROR, FAIL, PASS, WARNING, Check, Finding, Report, Stage
+from audit.findings import Finding, Level
+from audit.pipeline.ci import ERROR, FAIL, PASS, Check, Report, Stage
 from audit.report import html_report
 from tests.cli_capture import cli
+from tests.output_schema import ci_result, envelope
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "home"
@@ -110,9 +112,9 @@ def entry(surface: str, path: str, mode: str = "requires") -> Entry:
 
 def hostile_report() -> Report:
     findings = [
-        Finding(ERROR, "incomplete", f"lacks {HOSTILE}", HOSTILE, 3),
-        Finding(WARNING, "window<b>", "starts at step 9", None),
-        *(Finding(WARNING, "late", f"step {n}", "t.jsonl", n) for n in range(5)),
+        Finding("incomplete", Level.ERROR, f"lacks {HOSTILE}", HOSTILE, 3),
+        Finding("window<b>", Level.WARNING, "starts at step 9", None),
+        *(Finding("late", Level.WARNING, f"step {n}", "t.jsonl", n) for n in range(5)),
     ]
     failing = Check(
         "completeness",
@@ -395,7 +397,7 @@ def test_chromium_renders_the_samples_page_with_every_stage_finding_and_consumer
         "ci", "--home", SAMPLE, "--source", "native", "--out", tmp_path / "c", "--report", page, "--report", doc_file, "-q"
     )
     assert (code, err) == (1, "")
-    doc = json.loads(doc_file.read_text())
+    doc = ci_result(envelope(doc_file.read_text(), "ci"))
     out, log = render(page, tmp_path)
     assert [line for line in log.splitlines() if ":CONSOLE" in line] == []  # no script error, no policy violation
     dom = parse(out)
@@ -423,7 +425,9 @@ def test_chromium_renders_the_samples_page_with_every_stage_finding_and_consumer
             + ", ".join(f"{n} {w}" for n, w in ((c["errors"], "error(s)"), (c["warnings"], "warning(s)")) if n),
             [
                 (f"{f['file']}{'' if f['line'] is None else ':' + str(f['line'])} " if f["file"] else "")
-                + f"{f['level']} [{f['rule']}] {' '.join(f['message'].split())}"
+                + f"{f['level']} [{f['rule']}] "
+                + (f"{f['pointer']}: " if f["pointer"] else "")
+                + " ".join(f["message"].split())
                 for f in c["findings"]
             ],
             [f"All: {c['command']}"],

@@ -52,9 +52,11 @@ def test_an_upper_case_id_is_the_same_id_in_every_command(tmp_path, capsys):
 
     assert main(["verify-contract", str(sidecar), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    [file] = doc["files"]
-    assert file["violations"] == []
-    assert [(a["pointer"], a["rule"]) for a in file["advisories"]] == [("/cascadeId", "sidecar/uuid/lowerCase")]
+    [file] = doc["result"]["files"]
+    assert file["valid"] is True
+    assert [(f["level"], f["pointer"], f["rule"]) for f in doc["findings"]] == [
+        ("warning", "/cascadeId", "sidecar/uuid/lowerCase")
+    ]
 
     assert main(["doctor", "--home", str(home), "--format", "json"]) == 0
     health = json.loads(capsys.readouterr().out)

@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "audit"
-FOUNDATION = ("audit", "audit.errors", "audit.safeio", "audit.csrf", "audit.resources", "audit.progress", "audit.clock")
+FOUNDATION = (
+    "audit",
+    "audit.errors",
+    "audit.findings",
+    "audit.safeio",
+    "audit.csrf",
+    "audit.resources",
+    "audit.progress",
+    "audit.clock",
+)
 BANDS = ("foundation", "store", "checks", "actions", "pipeline", "report", "commands", "testing")
 
 

@@ -21,6 +21,7 @@ from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.pbwriter import seal, trajectory_bytes
 from tests.cli_capture import cli
+from tests.output_schema import ci_result, envelope
 
 SECRET = bytes(range(7, 39))  # a test's own 32-byte key
 KEY = Key(SECRET, "test")
@@ -274,7 +275,7 @@ def test_a_pb_the_key_does_not_authenticate_fails_its_session_in_one_line(pb_sto
 def _ci_checks(*argv: object) -> tuple[int, str, dict[tuple[str, str], dict]]:
     code, out, err = cli("ci", *argv, "--format", "json")
     assert err == ""
-    doc = json.loads(out)
+    doc = ci_result(envelope(out, "ci"))
     return code, out, {(s["name"], c["target"]): c for s in doc["stages"] for c in s["checks"] if s["name"] != "compare"}
 
 

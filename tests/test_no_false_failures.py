@@ -21,6 +21,7 @@ from audit.cli import main
 from audit.store.layout import Root
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
+from tests.output_schema import ci_result, envelope
 
 PROVIDER = "steps.[].searchWeb.thirdPartyConfig.provider"
 ANOMALIES = {"truncated-arg", "step-gap", "inverted-step"}
@@ -47,7 +48,7 @@ def store(tmp_path_factory):
 
 def _ci(capsys, *args):
     code = main(["ci", "--source", "native", "--format", "json", *args])
-    report = json.loads(capsys.readouterr().out)
+    report = ci_result(envelope(capsys.readouterr().out, "ci"))
     return code, {c["name"]: c for stage in report["stages"] for c in stage["checks"] if stage["name"] == "compare"}, report
 
 
@@ -184,6 +185,9 @@ def test_a_real_type_change_still_fails(tmp_path, capsys):
         "message": f"{PROVIDER}: string -> object",
         "file": None,
         "line": None,
+        "column": None,
+        "pointer": "",
+        "details": {},
     } in live["findings"]
     assert compared["corpus sidecar"]["verdict"] == "pass"  # the .db still holds the provider, exported by name
 

@@ -331,7 +331,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "home"
 @pytest.mark.parametrize(
     ("command", "kept"),
     [
-        ("consistency --home {home}", "] advisory: "),  # advisories are findings
+        ("consistency --home {home}", ": warning: ["),  # advisories are findings
         ("stores --home {home}", "per-install: "),
         ("links check --home {home}", "\n      "),  # a child in the family tree
         ("sweep --home {home} --source native --newest 2 --out {out}", "\nexcluded: "),

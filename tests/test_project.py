@@ -17,6 +17,7 @@ from audit.resources import data_path
 from audit.testing import StoreBuilder
 from tests.cli_capture import cli
 from tests.fake_agy import agy_on_path
+from tests.output_schema import envelope
 from tests.test_reliability_faults import give_away, shared, unprivileged  # noqa: F401 (shared: a fixture)
 
 NATIVE = ("--source", "native", "--no-live")
@@ -174,14 +175,14 @@ def test_consumers_and_fail_on_from_the_configuration_and_the_command_line_wins(
     (here / "profiles" / "mine.json").write_text(json.dumps(own))
     (here / "agy-audit.toml").write_text('consumers = ["codeburn", "profiles/mine.json"]\nfail-on = ["never"]\n')
     code, stdout, _ = cli("ci", "--home", home, *NATIVE, "--format", "json")
-    doc = json.loads(stdout)
+    doc = envelope(stdout, "ci")["result"]
     assert (code, doc["failOn"]) == (0, "never")
     assert [(c["consumer"], c["profile"]) for c in doc["consumers"]] == [
         ("codeburn", "bundled"),
         ("my-reader", "profiles/mine.json"),  # relative to the configuration, here the current directory
     ]
     code, stdout, _ = cli("ci", "--home", home, *NATIVE, "--format", "json", "--fail-on", "breaking", "--consumer", "tokstat")
-    doc = json.loads(stdout)
+    doc = envelope(stdout, "ci")["result"]
     assert (doc["failOn"], [c["consumer"] for c in doc["consumers"]]) == ("breaking", ["tokstat"])
 
 

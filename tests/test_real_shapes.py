@@ -73,8 +73,8 @@ def test_each_session_exports_to_a_document_the_contract_accepts(store, tmp_path
         out = tmp_path / f"{db.stem}.json"
         assert main(["export", db.stem, "--home", str(home), "--out", str(out), "-q"]) == 0
         result = validate_file(out)
-        assert result.violations == [], (db.stem, result.violations[:3])
-        assert {f.rule for f in result.advisories} <= {"sidecar/enum-number"}
+        assert result.errors == [], (db.stem, result.errors[:3])
+        assert {f.rule for f in result.warnings} <= {"sidecar/enum-number"}
     capsys.readouterr()
 
 
@@ -160,7 +160,7 @@ def test_fields_real_stores_hold_that_no_source_names_change_nothing_the_project
     doc = json.loads(capsys.readouterr().out)
     out = tmp_path / "export.json"
     out.write_text(json.dumps(doc))
-    assert validate_file(out).violations == []
+    assert validate_file(out).errors == []
     (db.parent / f"{convo.id}.trajectory.json").write_text(json.dumps(doc))
     (r,) = C.check([db.parent / f"{convo.id}.trajectory.json"]).results
     assert r.verdict == C.COMPLETE, r.detail

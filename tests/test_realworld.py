@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from audit.findings import Level
 from audit.pipeline import ci
 from audit.store.layout import resolve_roots
 from audit.testing.builder import StoreBuilder
@@ -81,11 +82,11 @@ def test_ci_passes_with_no_contract_violation_and_every_oddity_an_advisory(run):
         ("transcript/window/late", "windows", "transcript.jsonl", 1),
         ("transcript/window/late", "windows", "transcript_full.jsonl", 1),  # a later window than the compact one
     ]
-    assert all(f.level == ci.WARNING and f.line for f in contract.findings)
-    assert all(f.level == contract_check.ADVISORY for f in every)
+    assert all(f.level == Level.WARNING and f.line for f in contract.findings)
+    assert all(f.level == Level.WARNING for f in every)
     # the RUNNING line of a step the .db finished is lag, reported by consistency, never a violation
     lag = [f for f in _check(report, "consistency", "corpus").findings if f.rule == "consistency/status-lag"]
-    assert {where(f)[0] for f in lag} == {"anomalous", "windows"} and all(f.level == ci.WARNING for f in lag)
+    assert {where(f)[0] for f in lag} == {"anomalous", "windows"} and all(f.level == Level.WARNING for f in lag)
 
 
 def test_identical_chunks_are_checked_once_and_chunk_only_sessions_like_flat_ones(run):

@@ -415,7 +415,7 @@ def test_ci_records_a_brain_only_home_and_a_later_full_home_compares_as_new(tmp_
     full_ci = ["ci", "--home", str(tmp_path / "full"), "--baseline", "agy-9.0.1", "--report", str(report), *home]
     assert main([*full_ci, "--fail-on", "breaking"]) == 0  # a root was added: drift, not breaking
     capsys.readouterr()
-    [stage] = [s for s in json.loads(report.read_text())["stages"] if s["name"] == "compare"]
+    [stage] = [s for s in json.loads(report.read_text())["result"]["stages"] if s["name"] == "compare"]
     checks = {c["name"]: c for c in stage["checks"]}
     assert {name: c["summary"] for name, c in checks.items()} == {
         "corpus sidecar": "NEW; agy-9.0.1 recorded it as absent (no readable *.trajectory.json sidecar)",

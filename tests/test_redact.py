@@ -35,6 +35,7 @@ from audit.testing import StoreBuilder
 from audit.testing.sample import build
 from tests.cli_capture import cli
 from tests.fake_agy import agy_on_path
+from tests.output_schema import ci_result, envelope
 
 PROVEN = kept_by_redact()
 IN_EVERY_STORE = ("sidecar", "sqlite", "wire", "transcript", "artifacts", "roots", "layout", "conventions", "values")
@@ -114,7 +115,7 @@ def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_d
 
     def verdicts(home):
         code = main(["ci", "--home", str(home), "--source", "native", "--no-live", "--format", "json", "-q"])
-        doc = json.loads(capsys.readouterr().out)
+        doc = ci_result(envelope(capsys.readouterr().out, "ci"))
         return code, [
             (s["name"], s["verdict"], [(c["name"], c["verdict"], c["errors"]) for c in s["checks"]]) for s in doc["stages"]
         ]
@@ -124,7 +125,7 @@ def test_ci_judges_the_copy_as_it_judges_the_source_and_the_copy_says_what_was_d
     # else disagrees: truncated transcript values still agree with the .db values they were cut from.
     assert main(["consistency", "--home", str(redacted.out)]) == 1
     out = capsys.readouterr().out
-    violations = [line for line in out.splitlines() if "[consistency/" in line and "] advisory: " not in line]
+    violations = [line for line in out.splitlines() if ": error: [consistency/" in line]
     assert len(violations) == 2 and all("[consistency/thinking]" in line for line in violations)
 
 

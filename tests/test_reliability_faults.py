@@ -279,7 +279,7 @@ def test_permission_denied_files_are_named_with_documented_exit_codes(store):
         }
     )
     code, out, _ = results["verify"]
-    assert code == 2 and f"{sidecar}: unreadable: permission denied" in out.splitlines()
+    assert code == 2 and f"{sidecar}: error: [unreadable] permission denied" in out.splitlines()
     code, out, err = results["fingerprint"]
     assert code == 2 and f"agy-audit: warning: {sidecar}: permission denied" in err.splitlines()
     code, out, _ = results["links"]
@@ -430,7 +430,7 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
     elif reader == "verify-contract":
         vanish_after(monkeypatch, contract, "find_files", victim)
         code, out, _ = cli("verify-contract", conversations)
-        assert code == 2 and f"{victim}: unreadable: no such file" in out.splitlines()
+        assert code == 2 and f"{victim}: error: [unreadable] no such file" in out.splitlines()
     else:
         vanish_after(monkeypatch, dispatch, "collect", victim)
         code, out, err = cli("fingerprint", "--surface", "sidecar", conversations)

@@ -813,10 +813,11 @@ def test_every_printed_path_is_escaped_for_its_medium(tmp_path):
 
 def test_annotations_and_markdown_escape_names():
     # item 12: GitHub annotations passed ESC through; a | or ` in a name broke the Markdown table
+    from audit.findings import Finding, Level
     from audit.report import ci_report
 
     hostile = "/s/\x1b[2Jx|`y`<b>\nz.db"
-    line = ci_report._annotation("error", f"{hostile}: unreadable", title="t", file=hostile, line=3)
+    line = ci_report._annotation("error", f"{hostile}: unreadable", title="t", finding=Finding("r", Level.ERROR, "m", hostile, 3))
     assert "\x1b" not in line and "\n" not in line and "\\x1b[2J" in line
     assert line.startswith("::error file=/s/\\x1b[2Jx|`y`<b>%0Az.db,line=3,title=t::")
     cell = ci_report._md(f"{hostile}: unreadable")

@@ -108,7 +108,7 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
     assert code == 1 and "repair refused" in err and not (tmp_path / "backup").exists()
 
     code, out, _ = cli("verify-contract", root.path)
-    assert code == 0 and f"{made['sidecar']}: skipped: symbolic link" in out.splitlines()
+    assert code == 0 and f"{made['sidecar']}: note: [skipped] symbolic link" in out.splitlines()
     surveyed = survey([root.path])
     assert {f"{made[n]}: symbolic link (not followed)" for n in ("sidecar", "db", "brain", "transcript")} <= set(surveyed.skipped)
     assert made["sidecar"] not in surveyed.files["sidecars"] and made["db"] not in surveyed.files["databases"]

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from audit.checks import schemas
-from audit.checks.schemas import ADVISORY, VIOLATION, compile_predicate
+from audit.checks.schemas import compile_predicate
+from audit.findings import Level
 from audit.resources import data_path
 
 NAMES = ("manifest", "sidecar", "transcript-record", "consumer-profile")
@@ -57,18 +58,18 @@ def _jsonschema(name: str):
     return cls(schemas.load(name).document, format_checker=cls.FORMAT_CHECKER)
 
 
-def _rules(node, found=None, level=VIOLATION, evidence="inferred"):
+def _rules(node, found=None, level=Level.ERROR, evidence="inferred"):
     """x-rule id -> level, walking the schema text: advisory under ``x-advisory`` or an ``inferred`` rule."""
     found = {} if found is None else found
     if isinstance(node, dict):
         evidence = node.get("x-evidence", evidence)
         if evidence == "inferred":
-            level = ADVISORY
+            level = Level.WARNING
         if "x-rule" in node:
             assert found.setdefault(node["x-rule"], level) == level
         for key, value in node.items():
             if key not in ("const", "enum", "required", "x-distinctPointers"):
-                _rules(value, found, ADVISORY if key == "x-advisory" else level, evidence)
+                _rules(value, found, Level.WARNING if key == "x-advisory" else level, evidence)
     elif isinstance(node, list):
         for value in node:
             _rules(value, found, level, evidence)
@@ -79,8 +80,8 @@ def _rules(node, found=None, level=VIOLATION, evidence="inferred"):
 
 
 def test_bundled_names():
-    # ci-report and conformance-report describe `ci` and `conformance --format json` (their tests validate against them)
-    bundled = sorted([*NAMES, "ci-report", "conformance-report"])
+    # output and conformance-report describe what commands print with --format json (their tests validate against them)
+    bundled = sorted([*NAMES, "output", "conformance-report"])
     assert schemas.names() == bundled
     assert {p.name for p in data_path("schemas").glob("*.json")} == {f"{n}.schema.json" for n in bundled}
 
@@ -134,7 +135,7 @@ def test_text_is_the_shipped_file_and_unknown_names_are_usage_errors():
         assert schemas.text(name + ".schema.json") == schemas.text(name)
     with pytest.raises(
         schemas.UsageError,
-        match="unknown schema 'nope'; bundled schemas: ci-report, conformance-report, consumer-profile, manifest, sidecar, "
+        match="unknown schema 'nope'; bundled schemas: conformance-report, consumer-profile, manifest, output, sidecar, "
         "transcript-record",
     ):
         schemas.text("nope")
@@ -732,34 +733,36 @@ def test_base_documents_are_valid(name):
 def test_every_rule_has_cases(name):
     _, rules, advisories = CASES[name]
     declared = _rules(schemas.load(name).document)
-    assert {r for r, *_ in rules} | (ROOT_RULES & set(declared)) == {r for r, level in declared.items() if level == VIOLATION}
-    assert {r for r, *_ in advisories} == {r for r, level in declared.items() if level == ADVISORY}
+    assert {r for r, *_ in rules} | (ROOT_RULES & set(declared)) == {r for r, level in declared.items() if level == Level.ERROR}
+    assert {r for r, *_ in advisories} == {r for r, level in declared.items() if level == Level.WARNING}
 
 
 def _cases(level):
     for name, (base, rules, advisories) in CASES.items():
-        for rule, pointer, good, bad, *extra in rules if level == VIOLATION else advisories:
+        for rule, pointer, good, bad, *extra in rules if level == Level.ERROR else advisories:
             bad_id = "delete" if bad is _DELETE else repr(bad)[:30]
             where = next((e for e in extra if isinstance(e, str)), None)
             own = next((dict(e) for e in extra if isinstance(e, On)), base)
             yield pytest.param(name, own, rule, pointer, good, bad, where, id=f"{rule}:{pointer}:{bad_id}")
 
 
-@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(VIOLATION)))
+@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(Level.ERROR)))
 def test_violation_rules_both_ways(name, base, rule, pointer, good, bad, where):
     schema = schemas.load(name)
     assert schema.check(_set(base, pointer, good)) == []
     findings = schema.check(_set(base, pointer, bad))
-    assert [(f.rule, f.level, f.pointer) for f in findings] == [(rule, VIOLATION, _expected(pointer, bad, where))], findings
+    assert [(f.rule, f.level, f.pointer) for f in findings] == [(rule, Level.ERROR, _expected(pointer, bad, where))], findings
     assert findings[0].message
 
 
-@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(ADVISORY)))
+@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(Level.WARNING)))
 def test_advisory_rules_both_ways(name, base, rule, pointer, good, bad, where):
     schema = schemas.load(name)
     assert schema.check(_set(base, pointer, good)) == []
     doc = _set(base, pointer, bad)
-    assert [(f.rule, f.level, f.pointer) for f in schema.check(doc)] == [(rule, ADVISORY, pointer if where is None else where)]
+    assert [(f.rule, f.level, f.pointer) for f in schema.check(doc)] == [
+        (rule, Level.WARNING, pointer if where is None else where)
+    ]
     assert Draft202012Validator(schema.document, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(doc)
 
 
@@ -777,8 +780,8 @@ def test_parent_not_self_compares_ignoring_case():
     doc["cascadeId"] = UUID.upper()
     findings = schemas.load("sidecar").check(doc)
     assert [(f.rule, f.pointer, f.level) for f in findings] == [
-        ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId", VIOLATION),
-        ("sidecar/uuid/lowerCase", "/cascadeId", ADVISORY),
+        ("sidecar/agyReader/parentNotSelf", "/agyReader/parentCascadeId", Level.ERROR),
+        ("sidecar/uuid/lowerCase", "/cascadeId", Level.WARNING),
     ]
     assert findings[0].message == f"'{UUID}' equals /cascadeId (the same id)"
 
@@ -858,7 +861,7 @@ def test_every_plainly_typed_property_rejects_another_type(name, minimum):
         assert not [f for f in schema.check(doc) if f.pointer == pointer], pointer
         _put(doc, path, _WRONG[kind])
         assert [(f.level, f.message) for f in schema.check(doc) if f.pointer == pointer] == [
-            (VIOLATION, f"is {_NAMES[kind]}, not {kind}")
+            (Level.ERROR, f"is {_NAMES[kind]}, not {kind}")
         ], pointer
         checked += 1
     assert checked >= minimum
@@ -963,7 +966,7 @@ def test_fast_predicate_agrees_with_jsonschema(name, data):
     distinct = all(
         schemas.distinct_pointers(doc, p) for p in ([["/cascadeId", "/agyReader/parentCascadeId"]] if name == "sidecar" else [])
     )
-    assert (not [f for f in findings if f.level == VIOLATION]) == (standard and distinct)
+    assert (not [f for f in findings if f.level == Level.ERROR]) == (standard and distinct)
 
 
 KEYWORDS_SCHEMA = {
@@ -1177,13 +1180,13 @@ def _inferred(node):
     return node
 
 
-@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(VIOLATION)))
+@pytest.mark.parametrize(("name", "base", "rule", "pointer", "good", "bad", "where"), list(_cases(Level.ERROR)))
 def test_an_inferred_rule_never_makes_a_violation(name, base, rule, pointer, good, bad, where):
     """Each violation case again, against the schema with every rule marked ``inferred``: the
     same failure is found, as an advisory."""
     schema = schemas.Schema(_inferred(schemas.load(name).document))
     findings = schema.check(_set(base, pointer, bad))
-    assert [(f.rule, f.level) for f in findings] == [(rule, ADVISORY)]
+    assert [(f.rule, f.level) for f in findings] == [(rule, Level.WARNING)]
 
 
 _JSON = st.recursive(
@@ -1212,7 +1215,7 @@ def test_only_observed_or_documented_rules_make_violations(data):
         node[key] = data.draw(_JSON)
         break
     for finding in schemas.load(name).check(doc):
-        if finding.level == VIOLATION:
+        if finding.level == Level.ERROR:
             assert evidence[finding.rule] in ("observed", "documented"), finding
 
 
@@ -1223,13 +1226,13 @@ def test_evidence_must_be_one_of_the_three():
 
 def test_a_rule_without_evidence_counts_as_inferred():
     schema = schemas.Schema({"x-rule": "r", "type": "object"})
-    assert [(f.rule, f.level) for f in schema.check([])] == [("r", ADVISORY)]
+    assert [(f.rule, f.level) for f in schema.check([])] == [("r", Level.WARNING)]
 
 
 def test_an_enum_number_is_one_advisory_saying_so():
     doc = _set(_set(SIDECAR, STEP + "/type", 250), STEP + "/status", 13)
     findings = schemas.load("sidecar").check(doc)
     assert [(f.pointer, f.rule, f.level, f.message) for f in findings] == [
-        (STEP + "/status", "sidecar/enum-number", ADVISORY, "is the number 13: an enum value unknown to agy-audit"),
-        (STEP + "/type", "sidecar/enum-number", ADVISORY, "is the number 250: an enum value unknown to agy-audit"),
+        (STEP + "/status", "sidecar/enum-number", Level.WARNING, "is the number 13: an enum value unknown to agy-audit"),
+        (STEP + "/type", "sidecar/enum-number", Level.WARNING, "is the number 250: an enum value unknown to agy-audit"),
     ]

@@ -20,6 +20,7 @@ from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from tests.cli_capture import cli
 from tests.fake_agy import agy_on_path
+from tests.output_schema import ci_result, envelope
 
 
 class Home:
@@ -167,7 +168,7 @@ def test_a_sample_is_no_evidence_of_removal_but_its_schema_is(home, tmp_path, mo
     assert cli("ci", *record, "--readable-only", "--record", "agy-9.9.9")[0] == 0
     out = tmp_path / "sample"
     code, stdout, _ = cli("ci", *record, "--since", "2026-11-01", "--out", out, "--format", "json")
-    doc = json.loads(stdout)
+    doc = ci_result(envelope(stdout, "ci"))
     compare = {c["name"]: c for s in doc["stages"] if s["name"] == "compare" for c in s["checks"]}
     assert code == 0, {k: v["summary"] for k, v in compare.items()}
     unseen = "NOT COMPARABLE; every observed line matches agy-9.9.9; {} of its lines were not observed, which is no evidence of removal"

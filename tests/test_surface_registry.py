@@ -26,8 +26,8 @@ def _schema(name: str) -> dict:
     return json.loads((data_path("schemas") / f"{name}.schema.json").read_text())
 
 
-def test_the_ci_report_schema_lists_every_surface_in_registry_order():
-    fingerprints = _schema("ci-report")["properties"]["fingerprints"]
+def test_the_ci_output_schema_lists_every_surface_in_registry_order():
+    fingerprints = _schema("output")["$defs"]["ci"]["properties"]["fingerprints"]
     assert fingerprints["additionalProperties"]["propertyNames"]["enum"] == list(SURFACES)
     listed = re.findall(r"`([a-z]+)`", fingerprints["description"].split("per surface computed (", 1)[1].split(")", 1)[0])
     assert listed == list(SURFACES)
@@ -95,7 +95,7 @@ def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_c
     fp, compat = tmp_path / "fp", tmp_path / "COMPAT.md"
     code, out, err = cli("ci", "--home", home, "--source", "native", "--out", tmp_path / "first", "--no-live", "--format", "json")
     assert code == 0, err
-    checks = {c["name"]: c for s in json.loads(out)["stages"] if s["name"] == "compare" for c in s["checks"]}
+    checks = {c["name"]: c for s in json.loads(out)["result"]["stages"] if s["name"] == "compare" for c in s["checks"]}
     assert checks["corpus toplevel"]["summary"] == "NEW; agy-1.2.11 does not record this surface"
 
     code, _, err = cli("record", tmp_path / "first", "--name", "agy-9.9.9", "--baseline-dir", fp, "--compat-file", compat)

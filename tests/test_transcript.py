@@ -995,7 +995,7 @@ def test_the_reader_and_the_contract_agree_on_created_at(stamp):
     from audit.store.transcript import _record
 
     record, found = rec(1, created_at=stamp), []
-    contract = [v.rule for v in validate_bytes(line(record), "transcript").violations]
+    contract = [v.rule for v in validate_bytes(line(record), "transcript").errors]
     _record(record, "t.jsonl", 1, found)
     reader = [f.message for f in found if f.kind == "bad-value"]
     assert ("transcript/created_at" in contract) == bool(reader), (stamp, contract, reader)

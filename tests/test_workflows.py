@@ -22,7 +22,7 @@ def _home(home: Path) -> Path:
 
 
 def _compare(stdout: str) -> dict[str, str]:
-    doc = json.loads(stdout)
+    doc = json.loads(stdout)["result"]
     return {c["name"]: c["summary"] for s in doc["stages"] if s["name"] in ("compare", "consumers") for c in s["checks"]}
 
 

@@ -61,9 +61,7 @@ def contract_violations(result: Survey, progress: Factory | None = None) -> list
         path = result_.file
         if result_.error is not None:
             out.append(f"{path}: {result_.error}")
-        out.extend(
-            f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in result_.violations
-        )
+        out.extend(f"{path}{f':{f.line}' if f.line else ''}: {f.pointer or '/'}: {f.rule}: {f.message}" for f in result_.errors)
     return out
 
 

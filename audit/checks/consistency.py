@@ -39,7 +39,10 @@ are missing); enum numbers ``cortex.proto`` does not name (not compared); ``.db`
 problems that leave the step readable. A value one side lacks where the other carries text is a
 disagreement; a field neither side carries is not compared.
 
-Verdicts per session: ``consistent``, ``inconsistent`` (a disagreement or an invariant breach),
+Findings are ``audit.findings.Finding``s: a disagreement or an invariant breach is an ``error``, an
+advisory a ``warning``; a finding about one step has its index in ``details["step"]``. A tier's
+late start has the reader's rule id (``transcript/window/late``), an unreadable file the common
+``unreadable``. Verdicts per session: ``consistent``, ``inconsistent`` (a disagreement or an invariant breach),
 ``unreadable`` (the ``.db`` or a transcript file cannot be read). Exit codes (``Report.exit_code``):
 2 any unreadable, 1 any inconsistent, 3 no ``.db`` found, else 0. Nothing here prints.
 """
@@ -57,6 +60,8 @@ from typing import Any
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
+from audit.findings import UNREADABLE as UNREADABLE_RULE
+from audit.findings import Finding, HasFindings, Level, rule_counts
 from audit.progress import Callback, tracked
 from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, loads_text, path_kind
 from audit.store import transcript as tr
@@ -66,12 +71,11 @@ from audit.store.ids import UUID_PATTERN
 from audit.store.layout import Root, is_store, list_dir, scan_root
 from audit.store.trajectory import NativeTrajectory, reconstruct
 
-VIOLATION, ADVISORY = "violation", "advisory"
 CONSISTENT, INCONSISTENT, UNREADABLE = "consistent", "inconsistent", "unreadable"
 VERDICTS = (CONSISTENT, INCONSISTENT, UNREADABLE)
 TIERS = tr.TIERS
 COMPACT, FULL, OVERVIEW = TIERS
-UNREADABLE_RULE = "consistency/unreadable"
+WINDOW_RULE = "transcript/window/late"
 
 RULES = {
     "consistency/type": "the step type differs",
@@ -89,7 +93,7 @@ RULES = {
     "consistency/exit-code": "a RUN_COMMAND's exit code differs",
     "consistency/error": "the error text differs",
     "consistency/error-code": "the error code differs",
-    "consistency/window": "a transcript tier starts after step 0 (advisory)",
+    WINDOW_RULE: "a transcript tier starts after step 0 (advisory)",
     "consistency/gap": ".db steps inside a tier's range without a transcript record (advisory)",
     "consistency/beyond": "transcript steps beyond the last .db step (advisory)",
     "consistency/unknown-enum": "a .db enum number cortex.proto does not name; not compared (advisory)",
@@ -111,18 +115,8 @@ _ERROR_TEXTS = ("modelErrorMessage", "shortError", "userErrorMessage", "fullErro
 _SHOWN = 24  # characters of each side shown around a difference
 
 
-@dataclass(frozen=True)
-class Finding:
-    level: str  # VIOLATION or ADVISORY
-    rule: str  # a key of RULES
-    message: str
-    step: int | None = None  # the step index it is about
-    file: str | None = None  # the transcript file (or the .db for invariants and .db problems)
-    line: int | None = None  # 1-based line in the transcript file
-
-
 @dataclass
-class SessionResult:
+class SessionResult(HasFindings):
     id: str
     db: Path
     brain: Path | None
@@ -130,15 +124,7 @@ class SessionResult:
     db_steps: int = 0
     records: dict[str, int] = field(default_factory=dict)  # tier -> records read
     joined: dict[str, int] = field(default_factory=dict)  # tier -> records joined to a .db step
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def violations(self) -> list[Finding]:
-        return [f for f in self.findings if f.level == VIOLATION]
-
-    @property
-    def advisories(self) -> list[Finding]:
-        return [f for f in self.findings if f.level == ADVISORY]
+    findings: list[Finding] = field(default_factory=list)  # each names its transcript file, or the .db
 
 
 @dataclass
@@ -148,13 +134,12 @@ class Report:
     def counts(self) -> dict[str, int]:
         return {v: sum(r.verdict == v for r in self.results) for v in VERDICTS}
 
-    def rule_counts(self, level: str = VIOLATION) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for r in self.results:
-            for f in r.findings:
-                if f.level == level:
-                    out[f.rule] = out.get(f.rule, 0) + 1
-        return dict(sorted(out.items()))
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.results for f in r.findings]
+
+    def rule_counts(self, level: Level = Level.ERROR) -> dict[str, int]:
+        return rule_counts(self.findings, level)
 
     @property
     def exit_code(self) -> int:
@@ -253,7 +238,7 @@ def check_session(target: Target, decoded: tuple[NativeConversation, NativeTraje
     fatal = [f for f in conv.findings if f.code in _FATAL_DB]
     if fatal or not conv.access:
         for f in fatal or conv.findings:
-            result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, file=str(target.db)))
+            result.findings.append(Finding(UNREADABLE_RULE, Level.ERROR, f.message, str(target.db)))
         result.verdict = UNREADABLE
         return result
     native = decoded[1] if decoded is not None else reconstruct(conv)
@@ -265,15 +250,14 @@ def check_session(target: Target, decoded: tuple[NativeConversation, NativeTraje
         codes.setdefault(f.code, []).append(f.message)
     for code, messages in sorted(codes.items()):
         more = f" (+{len(messages) - 1} more)" if len(messages) > 1 else ""
-        result.findings.append(Finding(ADVISORY, "consistency/db-decode", f"{code}: {messages[0]}{more}", file=str(target.db)))
-    for breach in invariants.check(conv, steps, idx):
-        result.findings.append(Finding(breach.level, breach.rule, breach.message, file=str(target.db)))
+        result.findings.append(Finding("consistency/db-decode", Level.WARNING, f"{code}: {messages[0]}{more}", str(target.db)))
+    result.findings += invariants.check(conv, steps, idx)
     if target.brain is not None:
         by_idx = {i: s for i, s in zip(idx, steps) if isinstance(i, int)}
         _Session(result, target, by_idx).compare()
     if any(f.rule == UNREADABLE_RULE for f in result.findings):
         result.verdict = UNREADABLE
-    elif result.violations:
+    elif result.errors:
         result.verdict = INCONSISTENT
     return result
 
@@ -346,9 +330,9 @@ class _Session:
             return True
         return second == self.second(text)
 
-    def add(self, level: str, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
+    def add(self, level: Level, rule: str, message: str, step: int | None = None, record: tr.Record | None = None) -> None:
         file, line = (record.file, record.line) if record is not None else (None, None)
-        self.result.findings.append(Finding(level, rule, message, step, file, line))
+        self.result.findings.append(Finding(rule, level, message, file, line, details={} if step is None else {"step": step}))
 
     def compare(self) -> None:
         if self.target.brain is None:
@@ -356,7 +340,7 @@ class _Session:
         records, findings = read_tiers(self.target.brain)
         for f in findings:
             if f.kind == "unreadable":
-                self.result.findings.append(Finding(VIOLATION, UNREADABLE_RULE, f.message, None, f.file, f.line or None))
+                self.result.findings.append(Finding(UNREADABLE_RULE, Level.ERROR, f.message, f.file, f.line or None))
         last_db = max(self.steps, default=-1)
         for tier, found in records.items():
             self.result.records[tier] = found.records
@@ -374,8 +358,8 @@ class _Session:
         first, last = min(latest), max(latest)
         if first > 0 and first <= last_db:
             self.add(
-                ADVISORY,
-                "consistency/window",
+                Level.WARNING,
+                WINDOW_RULE,
                 f"{tier} transcript starts at step {first}: .db steps 0-{first - 1} not compared",
                 record=first_record,
             )
@@ -383,7 +367,7 @@ class _Session:
         if missing:
             listed = ", ".join(map(str, missing[:8])) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
             self.result.findings.append(
-                Finding(ADVISORY, "consistency/gap", f"{tier} transcript has no record of .db step(s) {listed}", None, file, None)
+                Finding("consistency/gap", Level.WARNING, f"{tier} transcript has no record of .db step(s) {listed}", file)
             )
         beyond = sorted(i for i in latest if i > last_db)
         if beyond:
@@ -395,7 +379,7 @@ class _Session:
             )
             record = latest[beyond[0]]
             self.add(
-                ADVISORY,
+                Level.WARNING,
                 "consistency/beyond",
                 f"{tier} transcript has {len(beyond)} step(s) beyond the last .db step {last_db} (from {beyond[0]}); {why}",
                 beyond[0],
@@ -406,7 +390,10 @@ class _Session:
         if (what, value) not in self.unknown:
             self.unknown.add((what, value))
             self.add(
-                ADVISORY, "consistency/unknown-enum", f".db {what} {value} has no name in cortex.proto; {what} not compared", step
+                Level.WARNING,
+                "consistency/unknown-enum",
+                f".db {what} {value} has no name in cortex.proto; {what} not compared",
+                step,
             )
 
 
@@ -426,7 +413,7 @@ class _Step:
         self.record = record
         self.planners = planners  # step index -> record of this tier (the last one of a repeated index)
 
-    def add(self, rule: str, message: str, level: str = VIOLATION) -> None:
+    def add(self, rule: str, message: str, level: Level = Level.ERROR) -> None:
         kind = self._name("type", self.step.get("type")) or "?"
         self.session.add(level, rule, f"step {self.index} ({kind}) {message}", self.index, self.record)
 
@@ -462,7 +449,7 @@ class _Step:
                 self.add(
                     "consistency/status-lag",
                     f"status: .db {db_status}, {self.tier} transcript {tr_status}; content not compared",
-                    ADVISORY,
+                    Level.WARNING,
                 )
             else:
                 self.add("consistency/status", f"status: .db {db_status}, {self.tier} transcript {tr_status}")
@@ -519,7 +506,9 @@ class _Step:
         db_args = self.session.arguments(arguments_json)
         if db_args is None:
             self.add(
-                "consistency/tool-args", f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared", ADVISORY
+                "consistency/tool-args",
+                f"tool call {k} ({name}): .db argumentsJson is not a JSON object; not compared",
+                Level.WARNING,
             )
             return
         args, only_db, differ = call.args, [], []

@@ -83,6 +83,7 @@ from audit.checks.fingerprint import BLOB_MESSAGES, SURFACES, VALUES
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
 from audit.checks.values import MORE, OTHER, order
 from audit.errors import InputError, UsageError
+from audit.findings import Level
 from audit.resources import data_path
 from audit.safeio import FILE, is_dir, path_kind, read_json
 from audit.store import layout
@@ -199,7 +200,7 @@ def bundled_dir() -> Path:
 
 def from_document(doc: object, source: str) -> Profile:
     """A profile from its parsed JSON; ``InputError`` naming *source* and the first violation."""
-    findings = [f for f in schemas.load(SCHEMA).check(doc) if f.level == schemas.VIOLATION]
+    findings = [f for f in schemas.load(SCHEMA).check(doc) if f.level == Level.ERROR]
     if findings:
         first = findings[0]
         more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""

@@ -14,23 +14,23 @@ too, with the advisory ``transcript/chunks/differ``. What the reader finds about
 streams becomes the advisories of ``STREAM_RULES`` (a torn line, a truncated argument, the other
 tier's argument encoding, a repeated step, a late window ...): consumers must tolerate them.
 
-Findings are ``violation`` (the file breaks the contract) or ``advisory`` (reported, e.g. a
-free-form status string such as agentsview's synthetic ``STATUS_COMPLETED``). Only a rule whose
-evidence is ``observed`` or ``documented`` makes a violation (``audit.checks.schemas``). A file
-that cannot be read at all carries an ``error`` instead.
+Findings (``audit.findings``) are violations, of level ``error`` (the file breaks the contract),
+or advisories, of level ``warning`` (reported, e.g. a free-form status string such as agentsview's
+synthetic ``STATUS_COMPLETED``). Only a rule whose evidence is ``observed`` or ``documented`` makes
+a violation (``audit.checks.schemas``). A file that cannot be read at all carries an ``error``
+(the reason) instead. ``Report.exit_code``: 2 any unreadable file, 1 any violation, else 0.
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from audit.checks import schemas
-from audit.checks.schemas import ADVISORY, VIOLATION
-from audit.errors import AuditError, InputError, NothingToCheck
+from audit.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, AuditError, InputError, NothingToCheck
+from audit.findings import UNREADABLE, Finding, HasFindings, Level, rule_counts
 from audit.progress import Callback
 from audit.safeio import DIRECTORY, FILE, LINK, MAX_DOCUMENT_BYTES, JSONError, gc_paused, loads, path_kind, read_bytes
 from audit.store import transcript
@@ -43,6 +43,8 @@ MAX_BYTES = MAX_DOCUMENT_BYTES
 """Larger files are reported unreadable rather than parsed."""
 
 TORN_LINE = "transcript/torn-line"
+SKIPPED = "skipped"
+"""The rule of a file not checked (a note, with the reason)."""
 
 
 @dataclass(frozen=True)
@@ -141,20 +143,10 @@ STRICT_JSON_RULES = tuple(rule for _, rule in _STRICT_RULES) + ("strict-json/syn
 
 
 @dataclass(frozen=True)
-class Finding:
-    """One failed rule in one file: RFC 6901 pointer into the document (into the record for
-    transcripts, whose 1-based ``line`` is set), rule id, ``violation`` or ``advisory``, message."""
+class FileResult(HasFindings):
+    """One file's findings: each names the file, its RFC 6901 pointer into the document (into the
+    record for transcripts, whose 1-based ``line`` is set), its rule and level."""
 
-    file: str
-    pointer: str
-    rule: str
-    message: str
-    level: str = VIOLATION
-    line: int | None = None
-
-
-@dataclass(frozen=True)
-class FileResult:
     file: str
     kind: str
     records: int = 0  # documents checked: 1, or the transcript lines
@@ -162,16 +154,8 @@ class FileResult:
     error: str | None = None  # why the file could not be read
 
     @property
-    def violations(self) -> list[Finding]:
-        return [f for f in self.findings if f.level == VIOLATION]
-
-    @property
-    def advisories(self) -> list[Finding]:
-        return [f for f in self.findings if f.level == ADVISORY]
-
-    @property
     def valid(self) -> bool:
-        return self.error is None and not self.violations
+        return self.error is None and not self.errors
 
 
 @dataclass(frozen=True)
@@ -186,10 +170,20 @@ class Report:
     files: tuple[FileResult, ...]
     skipped: tuple[Skipped, ...] = ()
 
-    def counts(self, level: str = VIOLATION) -> dict[str, int]:
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding in file order: an unreadable file's ``unreadable`` error, each file's
+        findings, then what was skipped (rule ``skipped``, notes)."""
+        out = []
+        for r in self.files:
+            if r.error is not None:
+                out.append(Finding(UNREADABLE, Level.ERROR, r.error, r.file))
+            out += r.findings
+        return out + [Finding(SKIPPED, Level.NOTE, s.reason, s.path) for s in self.skipped]
+
+    def counts(self, level: Level = Level.ERROR) -> dict[str, int]:
         """Findings of *level* per rule, by rule id."""
-        counter = Counter(f.rule for r in self.files for f in r.findings if f.level == level)
-        return dict(sorted(counter.items()))
+        return rule_counts(self.findings, level)
 
     @property
     def unreadable(self) -> list[FileResult]:
@@ -197,7 +191,13 @@ class Report:
 
     @property
     def invalid(self) -> list[FileResult]:
-        return [r for r in self.files if r.error is None and r.violations]
+        return [r for r in self.files if r.error is None and r.errors]
+
+    @property
+    def exit_code(self) -> int:
+        if self.unreadable:
+            return EXIT_USAGE
+        return EXIT_FINDINGS if self.invalid else EXIT_OK
 
 
 def validate_document(document: object, kind: str = "sidecar", *, file: str = "<document>") -> FileResult:
@@ -359,12 +359,14 @@ def _os_reason(exc: OSError) -> str:
 
 
 def _schema_findings(document: object, kind: str, file: str, line: int | None = None) -> tuple[Finding, ...]:
-    return tuple(Finding(file, f.pointer, f.rule, f.message, f.level, line) for f in schemas.load(KINDS[kind]).check(document))
+    return tuple(
+        Finding(f.rule, f.level, f.message, file, line, pointer=f.pointer) for f in schemas.load(KINDS[kind]).check(document)
+    )
 
 
 def _strict_finding(exc: JSONError, file: str, line: int | None = None) -> Finding:
     rule = next((rule for prefixes, rule in _STRICT_RULES if exc.reason.startswith(prefixes)), "strict-json/syntax")
-    return Finding(file, exc.pointer or "", rule, exc.reason, VIOLATION, line)
+    return Finding(rule, Level.ERROR, exc.reason, file, line, pointer=exc.pointer or "")
 
 
 def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, Finding], list[Skipped]]:
@@ -405,7 +407,7 @@ def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, 
             notes.append(Skipped(str(flat), f"holds the start of the {what}, checked there"))
         else:
             message = f"the {what} {'differ from' if state == 'differ' else 'could not be compared with'} this file; both checked"
-            extra[flat] = Finding(str(flat), "", "transcript/chunks/differ", message, ADVISORY)
+            extra[flat] = Finding("transcript/chunks/differ", Level.WARNING, message, str(flat))
     streams = [[p for _, p in sorted(parts[item])] if item in parts else [item] for item in order if item not in drop]
     return streams, extra, notes
 
@@ -445,17 +447,16 @@ def stream_finding(item: transcript.Finding) -> Finding | None:
     steps to transcripts, and the compact-vs-full pairing is ``consistency``'s)."""
     line = item.line or None
     if item.kind in _READER_STRICT:
-        return Finding(item.file, "", _READER_STRICT[item.kind], item.message, VIOLATION, line)
+        return Finding(_READER_STRICT[item.kind], Level.ERROR, item.message, item.file, line)
     if item.kind == "bad-json":
         rule = next((rule for prefixes, rule in _STRICT_RULES if item.message.startswith(prefixes)), None)
         if rule is not None:
-            return Finding(
-                item.file, item.pointer, rule, item.message.removesuffix(f" at {item.pointer or '/'}"), VIOLATION, line
-            )
+            message = item.message.removesuffix(f" at {item.pointer or '/'}")
+            return Finding(rule, Level.ERROR, message, item.file, line, pointer=item.pointer)
         return Finding(
-            item.file, "", TORN_LINE, f"not a JSON value (a torn line; consumers skip it): {item.message}", ADVISORY, line
+            TORN_LINE, Level.WARNING, f"not a JSON value (a torn line; consumers skip it): {item.message}", item.file, line
         )
     rule = _STREAM_RULE.get(item.kind)
     if rule is None:
         return None
-    return Finding(item.file, item.pointer, rule, item.message, ADVISORY, line)
+    return Finding(rule, Level.WARNING, item.message, item.file, line, pointer=item.pointer)

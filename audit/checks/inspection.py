@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.checks import contract
-from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import InputError
+from audit.findings import Level
 from audit.safeio import is_dir, is_file
 from audit.store import transcript
 from audit.store.database import read_database
@@ -179,8 +179,8 @@ def _judge(f: transcript.Finding, info: TranscriptInfo) -> None:
     elif f.kind in contract.SCHEMA_JUDGED:
         return  # the schema's findings of the record stand for it (``_judge_record``)
     else:
-        level = VIOLATION if f.kind == "unreadable" or f.kind in DISAGREEMENTS else ADVISORY
-    (info.findings if level == VIOLATION else info.notes).append(f"{f.file}:{f.line}: {f.kind}: {f.message}")
+        level = Level.ERROR if f.kind == "unreadable" or f.kind in DISAGREEMENTS else Level.WARNING
+    (info.findings if level == Level.ERROR else info.notes).append(f"{f.file}:{f.line}: {f.kind}: {f.message}")
 
 
 def _judge_record(record: transcript.Record, info: TranscriptInfo) -> None:
@@ -188,4 +188,4 @@ def _judge_record(record: transcript.Record, info: TranscriptInfo) -> None:
     for f in contract.validate_document(record.raw, "transcript", file=record.file).findings:
         where = f" at {f.pointer}" if f.pointer else ""
         text = f"{record.file}:{record.line}: {f.rule}: {f.message}{where}"
-        (info.findings if f.level == VIOLATION else info.notes).append(text)
+        (info.findings if f.level == Level.ERROR else info.notes).append(text)

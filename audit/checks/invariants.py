@@ -39,16 +39,16 @@ fail every real multi-step turn.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from audit.findings import Finding, Level
 from audit.store.database import NativeConversation
 from audit.store.ids import is_uuid
 from audit.store.proto import cortex_pb2 as pb
 
-VIOLATION, ADVISORY = "violation", "advisory"
 RULES = {
     "invariant/token-accounting": "outputTokens == thinkingOutputTokens + responseOutputTokens where a generation's usage splits its output",
     "invariant/token-split": "a generation's usage has output tokens but records neither thinking nor response tokens (advisory)",
@@ -60,26 +60,18 @@ RULES = {
 _PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
 
 
-@dataclass(frozen=True)
-class Breach:
-    level: str  # VIOLATION or ADVISORY
-    rule: str  # a key of RULES
-    rows: tuple[str, ...]  # the rows it is about, e.g. ("gen_metadata[idx=3]",)
-    message: str  # names the rows
-
-
-def check(conv: NativeConversation, steps: list[dict[str, Any]], step_rows: list[object] | None = None) -> list[Breach]:
-    """The breaches in *conv*; *steps* are the trajectory's steps (one per ``steps`` row, in row
-    order) and *step_rows* their ``idx`` values (default: the rows' ``idx`` column)."""
+def check(conv: NativeConversation, steps: list[dict[str, Any]], step_rows: list[object] | None = None) -> list[Finding]:
+    """The breaches in *conv*, each naming the ``.db`` and, in its message, the rows it is about;
+    *steps* are the trajectory's steps (one per ``steps`` row, in row order) and *step_rows* their
+    ``idx`` values (default: the rows' ``idx`` column)."""
     idx = list(step_rows) if step_rows is not None else [row.get("idx") for row in conv.steps]
     by_idx = {i: s for i, s in zip(idx, steps) if isinstance(i, int)}
-    breaches = _generations(conv, by_idx)
-    breaches += _tool_results(steps, idx)
-    return breaches
+    breaches = _generations(conv, by_idx) + _tool_results(steps, idx)
+    return [replace(b, file=str(conv.path)) for b in breaches]
 
 
-def _generations(conv: NativeConversation, steps: dict[int, dict[str, Any]]) -> list[Breach]:
-    out: list[Breach] = []
+def _generations(conv: NativeConversation, steps: dict[int, dict[str, Any]]) -> list[Finding]:
+    out: list[Finding] = []
     response_ids: dict[str, list[str]] = defaultdict(list)
     for row in conv.tables.get("gen_metadata", []):
         name = f"gen_metadata[idx={row.get('idx')!r}]"
@@ -101,16 +93,14 @@ def _generations(conv: NativeConversation, steps: dict[int, dict[str, Any]]) -> 
                 response_ids[usage.response_id].append(name)
     for response_id, rows in response_ids.items():
         if len(rows) > 1:
-            out.append(
-                Breach(VIOLATION, "invariant/response-id", tuple(rows), f"{', '.join(rows)} share responseId {response_id!r}")
-            )
+            out.append(Finding("invariant/response-id", Level.ERROR, f"{', '.join(rows)} share responseId {response_id!r}"))
     return out
 
 
-def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[int, dict[str, Any]]) -> list[Breach]:
+def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[int, dict[str, Any]]) -> list[Finding]:
     if not is_uuid(gen.execution_id):
         what = "has no execution id (field 4)" if not gen.execution_id else f"execution id {gen.execution_id!r} is not a UUID"
-        return [Breach(VIOLATION, "invariant/generation-id", (name,), f"{name} {what}")]
+        return [Finding("invariant/generation-id", Level.ERROR, f"{name} {what}")]
     if not gen.step_indices or gen.step_indices[0] not in steps:
         return []  # nothing to compare with; a missing step is the trajectory decoder's finding
     first = gen.step_indices[0]
@@ -118,27 +108,26 @@ def _generation_id(name: str, gen: pb.CortexStepGeneratorMetadata, steps: dict[i
     if step_id is not None and step_id != gen.execution_id:
         row = f"steps[idx={first}]"
         return [
-            Breach(
-                VIOLATION,
+            Finding(
                 "invariant/generation-id",
-                (name, row),
+                Level.ERROR,
                 f"{name} execution id {gen.execution_id!r} differs from {row}.metadata.executionId {step_id!r}",
             )
         ]
     return []
 
 
-def _usage_model(name: str, chat: pb.ChatModelMetadata) -> list[Breach]:
+def _usage_model(name: str, chat: pb.ChatModelMetadata) -> list[Finding]:
     """The usage record's model and the ``model_enum`` attribute against the chat model."""
     out = []
     if chat.HasField("usage") and chat.usage.model and chat.usage.model != chat.model:
         message = f"{name} usage.model {_model(chat.usage.model)} differs from its chat model {_model(chat.model)}"
-        out.append(Breach(VIOLATION, "invariant/usage-model", (name,), message))
+        out.append(Finding("invariant/usage-model", Level.ERROR, message))
     expected = _model_name(chat.model)
     for attribute in chat.attributes:
         if attribute.key == "model_enum" and expected is not None and attribute.value != expected:
             message = f"{name} model_enum attribute {attribute.value!r} is not its chat model's name {expected!r}"
-            out.append(Breach(VIOLATION, "invariant/usage-model", (name,), message))
+            out.append(Finding("invariant/usage-model", Level.ERROR, message))
     return out
 
 
@@ -155,33 +144,31 @@ def _model(number: int) -> str:
     return f"{_model_name(number) or 'unnamed'} ({number})"
 
 
-def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Breach]:
+def _token_accounting(name: str, usage: pb.ModelUsageStats) -> list[Finding]:
     output, thinking, response = usage.output_tokens, usage.thinking_output_tokens, usage.response_output_tokens
     if not thinking and not response:
         if output:
             return [
-                Breach(
-                    ADVISORY,
+                Finding(
                     "invariant/token-split",
-                    (name,),
+                    Level.WARNING,
                     f"{name} usage has {output} output tokens and no thinking/response split",
                 )
             ]
         return []
     if output != thinking + response:
         return [
-            Breach(
-                VIOLATION,
+            Finding(
                 "invariant/token-accounting",
-                (name,),
+                Level.ERROR,
                 f"{name} usage: outputTokens {output} != thinkingOutputTokens {thinking} + responseOutputTokens {response}",
             )
         ]
     return []
 
 
-def _tool_results(steps: list[dict[str, Any]], idx: list[object]) -> list[Breach]:
-    out: list[Breach] = []
+def _tool_results(steps: list[dict[str, Any]], idx: list[object]) -> list[Finding]:
+    out: list[Finding] = []
     calls: dict[str, tuple[object, dict[str, Any]]] = {}  # call id -> (planner idx, the call), earlier planners only
     unnamed: set[object] = set()  # the types of earlier steps cortex.proto does not name: their calls cannot be read
     for i, step in zip(idx, steps):
@@ -200,11 +187,11 @@ def _tool_results(steps: list[dict[str, Any]], idx: list[object]) -> list[Breach
 
 def _copied_call(
     row: str, copied: dict[str, Any], calls: dict[str, tuple[object, dict[str, Any]]], unnamed: set[object]
-) -> list[Breach]:
+) -> list[Finding]:
     call_id = copied.get("id")
     if not call_id:
         message = f"{row}.metadata.toolCall ({copied.get('name') or 'no name'}) has no call id"
-        return [Breach(VIOLATION, "invariant/tool-result", (row,), message)]
+        return [Finding("invariant/tool-result", Level.ERROR, message)]
     if call_id not in calls:
         message = (
             f"{row}.metadata.toolCall id {call_id!r} ({copied.get('name') or 'no name'}) is no call of an earlier planner step"
@@ -212,18 +199,17 @@ def _copied_call(
         if unnamed:  # a new kind of planner step may hold it: unknown, not a breach
             types = ", ".join(map(str, sorted(unnamed, key=str)))
             return [
-                Breach(
-                    ADVISORY,
+                Finding(
                     "invariant/tool-result",
-                    (row,),
+                    Level.WARNING,
                     f"{message} agy-audit can read (earlier steps of type {types}, which cortex.proto does not name, may hold it)",
                 )
             ]
-        return [Breach(VIOLATION, "invariant/tool-result", (row,), message)]
+        return [Finding("invariant/tool-result", Level.ERROR, message)]
     planner, call = calls[call_id]
     differs = [key for key in ("name", "argumentsJson") if copied.get(key) != call.get(key)]
     if differs:
         source = f"steps[idx={planner!r}]"
         message = f"{row}.metadata.toolCall differs in {', '.join(differs)} from call {call_id!r} of {source}"
-        return [Breach(VIOLATION, "invariant/tool-result", (row, source), message)]
+        return [Finding("invariant/tool-result", Level.ERROR, message)]
     return []

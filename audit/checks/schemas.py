@@ -6,7 +6,8 @@ rule also carries ``x-evidence`` (inherited by the subschemas it encloses): ``ob
 on real stores), ``documented`` (stated by a public source) or ``inferred`` (our expectation only).
 Keywords of our own, ignored by other validators:
 
-* ``x-evidence``: an annotation; the failures of an ``inferred`` rule are always *advisories*;
+* ``x-evidence``: an annotation; the failures of an ``inferred`` rule are always *advisories*
+  (findings of level ``warning``; a violation is one of level ``error``);
 
 * ``x-advisory``: a subschema applied to the same instance whose failures are *advisories*
   (reported, never violations), e.g. a step status outside the ``CORTEX_STEP_STATUS_*`` family;
@@ -38,6 +39,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 from uuid import UUID
 
 from audit.errors import UsageError
+from audit.findings import Finding, Level
 from audit.resources import data_path
 from audit.safeio import json_type, loads, pointer_escape
 
@@ -53,20 +55,8 @@ except ImportError:  # pragma: no cover - depends on the environment
     _rfc3339 = None
 
 SUFFIX = ".schema.json"
-VIOLATION = "violation"
-ADVISORY = "advisory"
 EVIDENCE = ("observed", "documented", "inferred")
 """Values of ``x-evidence``; only an ``observed`` or ``documented`` rule can make a violation."""
-
-
-@dataclass(frozen=True)
-class SchemaFinding:
-    """One failed rule: where (RFC 6901 pointer into the instance), which rule, how serious."""
-
-    pointer: str
-    rule: str
-    level: str  # VIOLATION or ADVISORY
-    message: str
 
 
 def names() -> list[str]:
@@ -95,38 +85,39 @@ class Schema:
         self._rules = _rule_map(document)
         self._validator: Validator | None = None
 
-    def check(self, instance: object) -> list[SchemaFinding]:
+    def check(self, instance: object) -> list[Finding]:
         """Every finding for *instance*; nothing to do beyond the fast predicate when it is valid."""
         return [] if self.is_valid(instance) else self.findings(instance)
 
-    def findings(self, instance: Any) -> list[SchemaFinding]:  # parsed JSON
-        """Every finding, as ``jsonschema`` reports it; ``format``/``pattern`` pairs counted once."""
+    def findings(self, instance: Any) -> list[Finding]:  # parsed JSON
+        """Every finding, as ``jsonschema`` reports it (located by pointer only); ``format``/``pattern``
+        pairs counted once."""
         if self._validator is None:
             cls = _jsonschema_class()
             self._validator = cls(self.document, format_checker=cls.FORMAT_CHECKER)
-        out: dict[tuple[object, ...], tuple[Any, str, str, str]] = {}
+        out: dict[tuple[object, ...], tuple[Any, str, Level, str]] = {}
         for error in self._validator.iter_errors(instance):
-            rule, level = self._rules.get(id(error.schema), ("schema", VIOLATION))
+            rule, level = self._rules.get(id(error.schema), ("schema", Level.ERROR))
             path = tuple((isinstance(p, str), p) for p in error.absolute_path)  # indexes numerically, keys by name
             same = "shape" if error.validator in ("format", "pattern") else error.message
             out.setdefault((path, rule, same), (path, rule, level, _message(error)))
         return [
-            SchemaFinding("".join("/" + pointer_escape(str(p)) for _, p in path), rule, level, message)
+            Finding(rule, level, message, pointer="".join("/" + pointer_escape(str(p)) for _, p in path))
             for path, rule, level, message in sorted(out.values())
         ]
 
 
-def _rule_map(document: dict[str, Any]) -> dict[int, tuple[str, str]]:
+def _rule_map(document: dict[str, Any]) -> dict[int, tuple[str, Level]]:
     """id(subschema) -> (rule, level) for every subschema, by lexical nesting."""
     return {key: (rule, level) for key, (rule, _, level) in _rule_walk(document).items()}
 
 
 def _rule_walk(
-    document: dict[str, Any], on_rule: Callable[[dict[str, Any], str, str], None] | None = None
-) -> dict[int, tuple[str, str, str]]:
+    document: dict[str, Any], on_rule: Callable[[dict[str, Any], str, Level], None] | None = None
+) -> dict[int, tuple[str, str, Level]]:
     """id(subschema) -> (rule, evidence, level); *on_rule* sees each ``x-rule`` node with its
     evidence and level. A subschema is advisory under ``x-advisory`` or an ``inferred`` rule."""
-    out: dict[int, tuple[str, str, str]] = {}
+    out: dict[int, tuple[str, str, Level]] = {}
 
     def walk(node: object, rule: str, evidence: str, advisory: bool) -> None:
         if not isinstance(node, dict):
@@ -134,7 +125,7 @@ def _rule_walk(
         rule, evidence = node.get("x-rule", rule), node.get("x-evidence", evidence)
         if evidence not in EVIDENCE:
             raise ValueError(f"x-evidence of {rule} must be one of {', '.join(EVIDENCE)}, not {evidence!r}")
-        level = ADVISORY if advisory or evidence == "inferred" else VIOLATION
+        level = Level.WARNING if advisory or evidence == "inferred" else Level.ERROR
         out[id(node)] = (rule, evidence, level)
         if on_rule is not None and "x-rule" in node:
             on_rule(node, evidence, level)
@@ -169,7 +160,7 @@ class Rule:
 
     rule: str
     evidence: str
-    level: str
+    level: Level
     description: str
 
 
@@ -178,7 +169,7 @@ def catalog(name: str) -> list[Rule]:
     is listed once, at its first node)."""
     found: dict[str, Rule] = {}
 
-    def add(node: dict[str, Any], evidence: str, level: str) -> None:
+    def add(node: dict[str, Any], evidence: str, level: Level) -> None:
         found.setdefault(node["x-rule"], Rule(node["x-rule"], evidence, level, node.get("description", "")))
 
     _rule_walk(load(name).document, add)

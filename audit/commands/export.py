@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         more = f" (+{len(result.blocking) - 3} more; see agy-audit inspect {session.id})" if len(result.blocking) > 3 else ""
         raise FindingsError(f"{result.path}: not exported, the source has problems: {shown}{more}")
     check = contract.validate_document(result.trajectory, "sidecar", file=f"export of {session.id}")
-    if check.violations:
-        first = check.violations[0]
+    if check.errors:
+        first = check.errors[0]
         raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
     # content left out, and enum values written as numbers: findings about the export, never hidden
     if result.transcript_only:
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         )
     for line in [f for f in result.findings if f not in result.blocking]:
         print(f"export: note: {line}", file=sys.stderr)
-    numbers = [f for f in check.advisories if f.rule == "sidecar/enum-number"]
+    numbers = [f for f in check.warnings if f.rule == "sidecar/enum-number"]
     if numbers:
         print(
             f"export: note: {len(numbers)} enum value(s) unknown to agy-audit written as numbers (first {numbers[0].pointer})",

@@ -69,7 +69,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,15 +93,12 @@ from audit.checks.drift import (
     observe,
 )
 from audit.checks.fingerprint import SURFACES
-from audit.checks.schemas import ADVISORY, VIOLATION
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
+from audit.findings import UNREADABLE, Finding, Level, Verdict
 from audit.pipeline.sessions import (
     CORPUS,
-    ERROR,
     LIVE,
     SHOWN,
-    WARNING,
-    Finding,
     SessionChecks,
     Tally,
     completeness_part,
@@ -120,7 +117,7 @@ TOOL = "agy-audit"
 REMOVED_CORPUS = "NEW_DIR"
 """What the commands of a report name a removed temp corpus: the ``--out`` of the run to repeat."""
 STAGES = ("sweep", "verify-contract", "completeness", "consistency", "links", "fingerprint", "compare", "consumers", "record")
-PASS, FAIL, SKIPPED = "pass", "fail", "skipped"  # and ERROR: a check that could not run
+PASS, FAIL, SKIPPED, ERROR = Verdict.PASS, Verdict.FAIL, Verdict.SKIPPED, Verdict.ERROR  # ERROR: a check that could not run
 PARALLEL_FROM = 64
 """Sessions from which a worker process checks them, where a second CPU is free (``jobs=None``):
 it starts in about a second, the checks of 64 sessions take longer."""
@@ -134,7 +131,7 @@ class Check:
     stage: str
     name: str
     target: str  # CORPUS or LIVE
-    verdict: str
+    verdict: Verdict
     summary: str
     command: str | None = None  # the command that shows every finding
     findings: list[Finding] = field(default_factory=list)  # given: all of them; kept: the first SHOWN, errors first
@@ -144,10 +141,10 @@ class Check:
     warnings: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        ordered = sorted(self.findings, key=lambda f: f.level != ERROR)
-        self.errors = sum(f.level == ERROR for f in ordered)
+        ordered = sorted(self.findings, key=lambda f: f.level != Level.ERROR)
+        self.errors = sum(f.level == Level.ERROR for f in ordered)
         self.warnings = len(ordered) - self.errors
-        self.findings = ordered[:SHOWN]
+        self.findings = [replace(f, details={**f.details, "stage": self.stage, "check": self.name}) for f in ordered[:SHOWN]]
 
     @property
     def more(self) -> int:
@@ -161,7 +158,7 @@ class Stage:
     checks: list[Check]
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         verdicts = {c.verdict for c in self.checks}
         return next((v for v in (ERROR, FAIL, PASS) if v in verdicts), SKIPPED)
 
@@ -194,7 +191,7 @@ class Report:
     failing: FailOn = field(default_factory=FailOn)  # fail_on, parsed
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> Verdict:
         """``error`` when a check could not run, else ``fail`` when one failed, else ``pass``."""
         verdicts = {s.verdict for s in self.stages}
         return ERROR if ERROR in verdicts else FAIL if FAIL in verdicts else PASS
@@ -202,6 +199,11 @@ class Report:
     @property
     def exit_code(self) -> int:
         return {PASS: 0, FAIL: 1, ERROR: 2}[self.verdict]
+
+    @property
+    def findings(self) -> list[Finding]:
+        """The findings every check kept, stage by stage."""
+        return [f for s in self.stages for c in s.checks for f in c.findings]
 
     @property
     def not_passed(self) -> list[str]:
@@ -325,7 +327,9 @@ def run(
 # ----------------------------------------------------------------------------- helpers
 
 
-def _tallied(tally: Tally, stage: str, target: str, verdict: str, summary: str, command: str, counts: dict[str, Any]) -> Check:
+def _tallied(
+    tally: Tally, stage: str, target: str, verdict: Verdict, summary: str, command: str, counts: dict[str, Any]
+) -> Check:
     """The check of *target* whose findings *tally* took."""
     check = Check(stage, target, target, verdict, summary, command, tally.errors + tally.warnings, counts)
     check.errors, check.warnings = tally.n_errors, tally.n_warnings
@@ -360,11 +364,13 @@ def _timed(make: Callable[[], Check]) -> Check:
 
 def _sweep_check(result: SweepResult, seconds: float, lost: str | None = None) -> Check:
     """The sweep stage's check; *lost*: why the worker's checks of the swept sessions were lost."""
-    findings = [Finding(ERROR, f"sweep/{f.stage}", f"{f.id or '-'}: {f.message}") for f in result.failures]
-    findings += [Finding(WARNING, "ci/worker", lost)] if lost else []
-    findings += [Finding(WARNING, "sweep/skipped", s.reason, str(s.path)) for s in result.skipped]
-    findings += [Finding(WARNING, "sweep/daemon-not-used", note, str(r.root.path)) for r in result.roots for note in r.notes]
-    findings += [Finding(WARNING, "sweep/not-covered", f"{n.id}: {n.reason}", str(n.path)) for n in result.not_covered]
+    findings = [Finding(f"sweep/{f.stage}", Level.ERROR, f"{f.id or '-'}: {f.message}") for f in result.failures]
+    findings += [Finding("ci/worker", Level.WARNING, lost)] if lost else []
+    findings += [Finding("sweep/skipped", Level.WARNING, s.reason, str(s.path)) for s in result.skipped]
+    findings += [
+        Finding("sweep/daemon-not-used", Level.WARNING, note, str(r.root.path)) for r in result.roots for note in r.notes
+    ]
+    findings += [Finding("sweep/not-covered", Level.WARNING, f"{n.id}: {n.reason}", str(n.path)) for n in result.not_covered]
     summary = f"{len(result.sessions)} of {result.selected} session(s) swept; {len(result.failures)} failed, {len(result.skipped)} skipped"
     if result.not_covered:
         summary += (
@@ -441,7 +447,7 @@ def _record(
             return Check("record", "agy-<installed version>", CORPUS, FAIL, f"not recorded: {why}")
         name = found
 
-    def check(verdict: str, summary: str) -> Check:
+    def check(verdict: Verdict, summary: str) -> Check:
         return Check(
             "record",
             name,
@@ -529,26 +535,13 @@ class _Context:
             return Check("verify-contract", name, target, SKIPPED, exc.message, command)
         except AuditError as exc:
             return Check("verify-contract", name, target, ERROR, exc.message, command)
-        findings = []
-        for r in report.files:
-            if r.error is not None:
-                findings.append(Finding(ERROR, "unreadable", r.error, r.file))
-            findings += [
-                Finding(
-                    ERROR if f.level == VIOLATION else WARNING,
-                    f.rule,
-                    f"{f.pointer}: {f.message}" if f.pointer else f.message,
-                    f.file,
-                    f.line,
-                )
-                for f in r.findings
-            ]
+        findings = [f for f in report.findings if f.level != Level.NOTE]
         counts = {
             "files": len(report.files),
             "invalid": len(report.invalid),
             "unreadable": len(report.unreadable),
-            "violations": sum(report.counts().values()),
-            "advisories": sum(report.counts(ADVISORY).values()),
+            "violations": sum(len(r.errors) for r in report.files),
+            "advisories": sum(report.counts(Level.WARNING).values()),
         }
         valid = counts["files"] - counts["invalid"] - counts["unreadable"]
         summary = (
@@ -698,8 +691,8 @@ class _Context:
         paths = {link.id: str(link.path) for link in res.links}
         findings = [
             Finding(
-                ERROR if d.kind in links.FAILING_KINDS else WARNING,
                 d.kind,
+                Level.ERROR if d.kind in links.FAILING_KINDS else Level.WARNING,
                 d.message if d.id in paths else f"{d.id}: {d.message}",
                 paths.get(d.id),
             )
@@ -741,8 +734,8 @@ class _Context:
         assert (
             survey is not None
         )  # observe() computes for a corpus or conversations/ directory (it reads only a baseline dir or .tsv)
-        findings = [Finding(ERROR, "unreadable", p) for p in survey.problems]
-        findings += [Finding(WARNING, "skipped", s) for s in survey.skipped]
+        findings = [Finding(UNREADABLE, Level.ERROR, p) for p in survey.problems]
+        findings += [Finding("skipped", Level.WARNING, s) for s in survey.skipped]
         parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]
         parts += [f"{s} not computed ({why})" for s, why in survey.not_computed.items()]
         counts = {"surfaces": len(survey.fingerprints), "problems": len(survey.problems), "skipped": len(survey.skipped)}
@@ -766,14 +759,14 @@ class _Context:
 
     def _surface(self, target: str, comparison: Comparison, result: SurfaceResult, command: str) -> Check:
         fails = Comparison(comparison.baseline, comparison.complete, comparison.scope, [result]).fails(self.fail_on.drift)
-        level = ERROR if fails else WARNING
+        level = Level.ERROR if fails else Level.WARNING
         findings = [
-            Finding(WARNING if c.kind in ADVISORY_CLASSES else level, c.kind, c.text() + (f" ({c.note})" if c.note else ""))
+            Finding(c.kind, Level.WARNING if c.kind in ADVISORY_CLASSES else level, c.text() + (f" ({c.note})" if c.note else ""))
             for c in result.changes
             if c.kind != "not-observed"
         ]
         if not result.classified:
-            findings.append(Finding(level, "digest-changed", f"{result.baseline_digest} -> {result.current_digest}"))
+            findings.append(Finding("digest-changed", level, f"{result.baseline_digest} -> {result.current_digest}"))
         counts = {kind: result.counts()[kind] for kind in CLASSES}
         changed = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n and kind != "not-observed")
         summary = result.status + (f": {changed}" if changed else "") + (f"; {result.reason}" if result.reason else "")
@@ -817,14 +810,14 @@ class _Context:
 
     def _consumer(self, target: str, result: ConsumerResult, command: str) -> Check:
         fails = self.fail_on.consumer_fails(result)
-        level = ERROR if fails else WARNING
+        level = Level.ERROR if fails else Level.WARNING
         findings = []
         for d in result.deciding:
             c = d.change
             value = "" if c is None else f": {c.new if c.old is None else c.old if c.new is None else f'{c.old} -> {c.new}'}"
             rule = "consumer/" + d.effect.replace(" ", "-")
             findings.append(
-                Finding(level, rule, f"{d.entry.surface} {d.path}{value} ({d.entry.mode}: {d.reason}; {d.entry.cite})")
+                Finding(rule, level, f"{d.entry.surface} {d.path}{value} ({d.entry.mode}: {d.reason}; {d.entry.cite})")
             )
         effects = result.counts()
         counts = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from audit.actions.sweep import Decoded
@@ -25,24 +25,14 @@ from audit.checks.completeness import Target as SidecarTarget
 from audit.checks.consistency import Target as SessionTarget
 from audit.checks.contract import FileResult
 from audit.checks.fingerprint import Reads
+from audit.findings import Finding, Level
 from audit.safeio import gc_paused
 from audit.store import sidecar, transcript
 from audit.store.trajectory import NativeTrajectory, reconstruct
 
-ERROR, WARNING = "error", "warning"
-"""Levels of a finding: an ``ERROR`` fails its check, a ``WARNING`` does not."""
 CORPUS, LIVE = "corpus", "live"
 SHOWN = 5
 """Findings shown per check; the check's command lists all of them."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    level: str  # ERROR (fails its check) or WARNING
-    rule: str  # the check's own rule or class: a schema rule, a completeness verdict, a link diagnostic ...
-    message: str
-    file: str | None = None
-    line: int | None = None
 
 
 class Tally:
@@ -59,7 +49,7 @@ class Tally:
         self.counts: dict[str, int] = {}
 
     def add(self, finding: Finding) -> None:
-        if finding.level == ERROR:
+        if finding.level == Level.ERROR:
             self.n_errors += 1
             kept = self.errors
         else:
@@ -94,8 +84,8 @@ def completeness_part(r: completeness.Result, renames: Mapping[str, str] | None 
     part = Tally()
     part.count(r.verdict)
     if r.verdict != completeness.COMPLETE:
-        level = WARNING if r.verdict == completeness.UNKNOWN else ERROR
-        part.add(Finding(level, r.verdict, _renamed(r.detail, renames), str(r.sidecar)))
+        level = Level.WARNING if r.verdict == completeness.UNKNOWN else Level.ERROR
+        part.add(Finding(r.verdict, level, _renamed(r.detail, renames), str(r.sidecar)))
     return part
 
 
@@ -106,11 +96,11 @@ def consistency_part(r: consistency.SessionResult, renames: Mapping[str, str] | 
     part.count(r.verdict)
     part.count("joined", sum(r.joined.values()))
     for f in r.findings:
-        part.count("violations" if f.level == consistency.VIOLATION else "advisories")
+        part.count("violations" if f.level == Level.ERROR else "advisories")
         # An unreadable .db or transcript is the sweep's failure (it reads every file it copies): a warning here.
-        failing = f.level == consistency.VIOLATION and f.rule != consistency.UNREADABLE_RULE
+        failing = f.level == Level.ERROR and f.rule != consistency.UNREADABLE_RULE
         file = None if f.file is None else _renamed(f.file, renames)
-        part.add(Finding(ERROR if failing else WARNING, f.rule, _renamed(f.message, renames), file, f.line))
+        part.add(replace(f, level=Level.ERROR if failing else Level.WARNING, message=_renamed(f.message, renames), file=file))
     return part
 
 

@@ -2,53 +2,39 @@
 
 Nothing here computes: every function turns an ``audit.pipeline.ci.Report`` into text or a JSON-ready
 dict. Each format shows, per check, the first ``ci.SHOWN`` findings and the command that lists
-all of them. The JSON document is described by ``schemas/ci-report.schema.json``.
+all of them. The JSON ``result`` is described by ``schemas/output.schema.json`` (``$defs/ci``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from audit import __version__
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN
-from audit.pipeline.ci import (
-    ERROR,
-    FAIL,
-    PASS,
-    REMOVED_CORPUS,
-    SKIPPED,
-    WARNING,
-    Check,
-    Finding,
-    Report,
-)
+from audit.findings import Finding, Level, Verdict
+from audit.pipeline.ci import ERROR, FAIL, PASS, REMOVED_CORPUS, SKIPPED, Check, Report
 from audit.report import junit
-from audit.report.consumers_report import result_json
+from audit.report.consumers_report import result_json as consumer_json
 from audit.report.drift_report import comparison_markdown
+from audit.report.envelope import envelope
 from audit.report.markdown import table_cell as _md
-from audit.report.text import rfc3339, table
+from audit.report.text import finding_line, finding_message, rfc3339, table
 from audit.safeio import shown
 
-REPORT_VERSION = 2
-_COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33", WARNING: "33"}
+_COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33"}
 
 
-def _paint(text: str, key: str, color: bool) -> str:
+def _paint(text: str, key: Verdict, color: bool) -> str:
     return f"\x1b[{_COLORS[key]}m{text}\x1b[0m" if color and key in _COLORS else text
 
 
-def _where(f: Finding) -> str:
-    if f.file is None:
-        return ""
-    return f"{f.file}:{f.line}: " if f.line is not None else f"{f.file}: "
-
-
-def _finding_lines(check: Check, *, color: bool = False) -> list[str]:
-    lines = [f"{_paint(f.level, f.level, color)} [{f.rule}] {_where(f)}{f.message}" for f in check.findings]
+def _finding_lines(check: Check, *, color: bool = False, indent: str = "") -> list[str]:
+    """The check's findings in the one line format (never indented: problem matchers read them
+    from the start of the line), then how many more there are and the command listing them all."""
+    lines = [finding_line(f, color=color) for f in check.findings]
     if check.more:
-        lines.append(f"... and {check.more} more")
+        lines.append(f"{indent}... and {check.more} more")
     if check.command:
-        lines.append(f"all: {check.command}")
+        lines.append(f"{indent}all: {check.command}")
     return lines
 
 
@@ -91,7 +77,7 @@ def text(report: Report, *, color: bool = False) -> str:
         for check in stage.checks:
             if check.findings:
                 out += ["", f"{check.stage} {check.name}: {counted(check)}"]
-                out += ["  " + line for line in _finding_lines(check, color=color)]
+                out += _finding_lines(check, color=color, indent="  ")
     out += [
         "",
         table(
@@ -107,10 +93,6 @@ def text(report: Report, *, color: bool = False) -> str:
 # ----------------------------------------------------------------------------- JSON
 
 
-def _finding_json(f: Finding) -> dict[str, Any]:
-    return {"level": f.level, "rule": f.rule, "message": f.message, "file": f.file, "line": f.line}
-
-
 def _check_json(c: Check) -> dict[str, Any]:
     return {
         "name": c.name,
@@ -121,19 +103,19 @@ def _check_json(c: Check) -> dict[str, Any]:
         "counts": c.counts,
         "errors": c.errors,
         "warnings": c.warnings,
-        "findings": [_finding_json(f) for f in c.findings],
         "moreFindings": c.more,
         "seconds": round(c.seconds, 3),
     }
 
 
 def to_json(report: Report) -> dict[str, Any]:
+    """The JSON envelope of the run: its findings, and the report as its ``result``."""
+    return envelope("ci", report.exit_code, result_json(report), report.findings)
+
+
+def result_json(report: Report) -> dict[str, Any]:
     b = report.baseline
     return {
-        "reportVersion": REPORT_VERSION,
-        "toolVersion": __version__,
-        "verdict": report.verdict,
-        "exitCode": report.exit_code,
         "started": rfc3339(report.started_ns),
         "finished": rfc3339(report.finished_ns),
         "corpus": {"path": str(report.out), "kept": report.kept},
@@ -165,7 +147,9 @@ def to_json(report: Report) -> dict[str, Any]:
             for target, observed in report.observed.items()
         },
         "consumers": [
-            {"target": target} | result_json(r, report.failing) for target, results in report.consumers.items() for r in results
+            {"target": target} | consumer_json(r, report.failing, unknown=False)
+            for target, results in report.consumers.items()
+            for r in results
         ],
         "recorded": None if report.recorded is None else str(report.recorded),
         "compatible": report.compatible,
@@ -230,7 +214,7 @@ def markdown(report: Report) -> str:
         out += ["", "### Findings"]
     for c in with_findings:
         out += ["", f"**{c.stage} {c.name}**: {counted(c)}", ""]
-        out += [f"- {f.level} `{f.rule}` {_md(_where(f) + f.message)}" for f in c.findings]
+        out += [f"- {_md(finding_line(f))}" for f in c.findings]
         if c.more:
             out.append(f"- ... and {c.more} more")
         if c.command:
@@ -268,11 +252,22 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _annotation(level: str, message: str, *, title: str, file: str | None = None, line: int | None = None) -> str:
-    props = [f"file={_property(file)}"] if file is not None else []
-    props += [f"line={line}"] if file is not None and line is not None else []
+def _annotation(level: str, message: str, *, title: str, finding: Finding | None = None) -> str:
+    props = []
+    if finding is not None and finding.file is not None:
+        props.append(f"file={_property(finding.file)}")
+        props += [f"line={finding.line}"] if finding.line is not None else []
+        props += [f"col={finding.column}"] if finding.line is not None and finding.column is not None else []
     props.append(f"title={_property(title)}")
     return f"::{level} {','.join(props)}::{_data(message)}"
+
+
+def _finding_annotation(f: Finding, title: str) -> str:
+    return _annotation(_COMMANDS[f.level], f"[{f.rule}] {finding_message(f)}", title=title, finding=f)
+
+
+_COMMANDS = {Level.ERROR: "error", Level.WARNING: "warning", Level.NOTE: "notice"}
+"""The workflow command of each level."""
 
 
 def github_annotations(report: Report) -> str:
@@ -285,5 +280,5 @@ def github_annotations(report: Report) -> str:
             title = f"agy-audit ci: {c.stage} {c.name}"
             if c.verdict in (FAIL, ERROR) and not c.findings:
                 out.append(_annotation("error", c.summary, title=title))
-            out += [_annotation(f.level, f"[{f.rule}] {f.message}", title=title, file=f.file, line=f.line) for f in c.findings]
+            out += [_finding_annotation(f, title) for f in c.findings]
     return "\n".join(out) + "\n"

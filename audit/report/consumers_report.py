@@ -65,9 +65,11 @@ def decision_json(d: Decision) -> dict[str, Any]:
     }
 
 
-def result_json(r: ConsumerResult, fail_on: FailOn) -> dict[str, Any]:
+def result_json(r: ConsumerResult, fail_on: FailOn, *, unknown: bool = True) -> dict[str, Any]:
+    """One consumer's verdict; without *unknown*, the entries no fingerprint could judge are only
+    counted, not listed (``ci``: most entries of most consumers, and the same in every run)."""
     counts = r.counts()
-    return {
+    doc = {
         "consumer": r.profile.name,
         "repository": r.profile.repository,
         "version": r.profile.version,
@@ -76,8 +78,8 @@ def result_json(r: ConsumerResult, fail_on: FailOn) -> dict[str, Any]:
         "fails": fail_on.consumer_fails(r),
         "entries": {effect: counts[effect] for effect in _EFFECTS},
         "deciding": [decision_json(d) for d in r.deciding],
-        "unknown": [decision_json(d) for d in r.unknown],
     }
+    return doc | {"unknown": [decision_json(d) for d in r.unknown]} if unknown else doc
 
 
 def results_json(results: list[ConsumerResult], fail_on: FailOn) -> list[dict[str, Any]]:

@@ -29,11 +29,12 @@ from dataclasses import dataclass, field
 from audit import __version__
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN, ConsumerResult, FailOn, SurfaceVerdict
 from audit.checks.drift import ADVISORY_CLASSES, CLASSES, Change, Comparison, Observed, SurfaceResult
-from audit.pipeline.ci import Check, Finding, Report
+from audit.findings import Finding
+from audit.pipeline.ci import Check, Report
 from audit.report.ci_report import corpus_state, counted, verdict_line
 from audit.report.consumers_report import decision_line
 from audit.report.drift_report import FOLD_AFTER, MARKS, corpus_line
-from audit.report.text import rfc3339
+from audit.report.text import finding_message, rfc3339
 from audit.safeio import shown
 
 EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
@@ -311,16 +312,14 @@ def _checks(report: Report) -> str:
 
 
 def _location(f: Finding) -> str:
-    if f.file is None:
-        return ""
-    return f'<span class="loc">{_t(f.file)}{"" if f.line is None else f":{f.line}"}</span> '
+    return f'<span class="loc">{_t(f.where())}</span> ' if f.file is not None else ""
 
 
 def _finding(f: Finding) -> str:
     return (
         f'<li class="finding" data-level="{_t(f.level)}">{_location(f)}'
         f'{_badge("lvl-" + f.level, f.level)} <span class="rule">[{_t(f.rule)}]</span> '
-        f'<span class="msg">{_t(f.message)}</span></li>'
+        f'<span class="msg">{_t(finding_message(f))}</span></li>'
     )
 
 

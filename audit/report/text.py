@@ -1,4 +1,5 @@
-"""Formatters shared by every command: aligned text tables, JSON, timestamps. Never computes."""
+"""Formatters shared by every command: aligned text tables, the one line of a finding, JSON,
+timestamps. Never computes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from audit.findings import Finding
 from audit.safeio import dumps, shown
+
+PROGRAM = "agy-audit"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -22,6 +26,23 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         parts = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(r, widths, numeric)]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
+
+
+def finding_line(f: Finding, *, color: bool = False) -> str:
+    """*f* as one line of terminal-safe text, the format compilers use and editors and CI problem
+    matchers parse (``.github/agy-audit-matcher.json``): ``FILE:LINE:COL: level: [rule] message``,
+    with ``:LINE`` and ``:COL`` left out when unknown, ``agy-audit`` for FILE when the finding is
+    about no one file, and the JSON pointer (when there is one) starting the message."""
+    level = f"\x1b[{_LEVEL_COLORS[f.level]}m{f.level}\x1b[0m" if color else f.level
+    return f"{shown(f.where() or PROGRAM)}: {level}: [{shown(f.rule)}] {shown(finding_message(f))}"
+
+
+def finding_message(f: Finding) -> str:
+    """*f*'s message, after its JSON pointer when it has one (``/steps/0/type: is integer, ...``)."""
+    return f"{f.pointer}: {f.message}" if f.pointer else f.message
+
+
+_LEVEL_COLORS = {"error": "31", "warning": "33", "note": "36"}
 
 
 def to_json(value: object) -> str:
