@@ -1,5 +1,6 @@
-"""The JSON envelope every command prints (``schemas/output.schema.json``), for the tests that read
-command output: validation, and the problem-matcher pattern the one line format must satisfy."""
+"""The JSON envelope every command prints (``schemas/output.schema.json``) and the SARIF logs some
+print, for the tests that read command output: validation, and the problem-matcher pattern the one
+line format must satisfy."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.validators import validator_for
 
 from audit.resources import data_path
 
@@ -56,3 +58,17 @@ def ci_result(doc: dict) -> dict:
             ]
     assert sum(len(c["findings"]) for s in result["stages"] for c in s["checks"]) == len(doc["findings"])
     return result
+
+
+SARIF_SCHEMA = json.loads(
+    (Path(__file__).resolve().parent / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
+)
+SARIF_VALIDATOR = validator_for(SARIF_SCHEMA)(SARIF_SCHEMA, format_checker=FormatChecker())
+"""The official SARIF 2.1.0 schema (OASIS, vendored: tests/data/README.md)."""
+
+
+def sarif(text: str) -> dict:
+    """The SARIF log *text* holds, after checking it is valid SARIF 2.1.0."""
+    doc = json.loads(text)
+    assert sorted(f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in SARIF_VALIDATOR.iter_errors(doc)) == []
+    return doc

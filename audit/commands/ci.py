@@ -25,13 +25,13 @@ from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
 from audit.errors import UsageError
 from audit.pipeline import ci
-from audit.report import ci_report, html_report
+from audit.report import ci_report, html_report, sarif
 from audit.report.text import to_json, use_color
 from audit.safeio import append, atomic_write
 from audit.store import layout
 
-FORMATS = ("text", "json", "junit", "markdown", "github", "html")
-REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text", ".html": "html"}
+FORMATS = ("text", "json", "junit", "markdown", "github", "html", "sarif")
+REPORT_FORMATS = {".json": "json", ".xml": "junit", ".md": "markdown", ".txt": "text", ".html": "html", ".sarif": "sarif"}
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
@@ -121,7 +121,7 @@ def register(
         choices=FORMATS,
         default="text",
         help="text (default), json, junit, markdown, github (workflow annotations and the text report; "
-        f"the Markdown is appended to ${STEP_SUMMARY} when set), or html (one self-contained page)",
+        f"the Markdown is appended to ${STEP_SUMMARY} when set), html (one self-contained page), or sarif (SARIF 2.1.0, for code scanning)",
     )
     add_report_flags(p, REPORT_FORMATS)
     add_progress(p)
@@ -137,6 +137,8 @@ def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
         return ci_report.markdown(report)
     if fmt == "html":
         return html_report.ci_page(report)
+    if fmt == "sarif":
+        return to_json(sarif.log("ci", report.exit_code, report.findings))
     if fmt == "github":
         return ci_report.github_annotations(report) + ci_report.text(report)
     return ci_report.text(report, color=color)

@@ -8,7 +8,7 @@ from audit.checks import consistency
 from audit.commands.common import add_format, add_progress, progress_of, roots_from
 from audit.errors import UsageError
 from audit.progress import step
-from audit.report import consistency_report, junit
+from audit.report import consistency_report, junit, sarif
 from audit.report.envelope import envelope
 from audit.report.text import to_json
 from audit.store import layout
@@ -31,7 +31,7 @@ def register(
         "1 disagreements or invariant breaches, 2 unreadable input or usage, 3 no .db found.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="store root, sweep corpus, directory of .db files or .db file")
-    add_format(p, "text", "json", "junit")
+    add_format(p, "text", "json", "junit", "sarif")
     add_progress(p)
     p.set_defaults(run=run)
 
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         print(to_json(envelope("consistency", report.exit_code, consistency_report.result_json(report), report.findings)), end="")
     elif args.format == "junit":
         print(junit.render([consistency_report.suite(report)]), end="")
+    elif args.format == "sarif":
+        print(to_json(sarif.log("consistency", report.exit_code, report.findings)), end="")
     else:
         print(consistency_report.text(report))
     return report.exit_code

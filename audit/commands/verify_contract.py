@@ -8,7 +8,7 @@ from audit.checks import contract, schemas
 from audit.commands.common import add_format, add_progress, add_quiet, progress_of
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
-from audit.report import contract_report, junit
+from audit.report import contract_report, junit, sarif
 from audit.report.envelope import envelope
 from audit.report.text import to_json
 
@@ -34,7 +34,7 @@ def register(
         metavar="NAME",
         help="print the bundled schema NAME and exit (without NAME: list the names)",
     )
-    add_format(p, "text", "json", "junit")
+    add_format(p, "text", "json", "junit", "sarif")
     add_quiet(p)
     add_progress(p)
     p.set_defaults(run=run)
@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.format == "junit":
         print(junit.render([contract_report.suite(report)]), end="")
+    elif args.format == "sarif":
+        print(to_json(sarif.log("verify-contract", report.exit_code, report.findings)), end="")
     else:
         print(contract_report.text(report))
     return report.exit_code
