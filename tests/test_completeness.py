@@ -586,7 +586,7 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
     assert out[5].startswith("note: unknown sidecars")
 
     assert main(["completeness", "--root", str(cli.path), "--attest", "--format", "json"]) == 1
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     assert doc["summary"] == {
         "sidecars": 3,
         "complete": 1,
@@ -596,7 +596,7 @@ def test_cli_text_json_and_exit_codes(cli, capsys):
         "unreadable": 0,
         "attestations": {"written": 1, "kept": 0, "removed": 0, "refused": 0},
     }
-    assert (doc["profile"], doc["ok"]) == (C.PROFILE, False)
+    assert doc["profile"] == C.PROFILE
     first = next(r for r in doc["results"] if r["id"] == complete.id)
     assert sorted(first) == sorted(
         [

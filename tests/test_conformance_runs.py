@@ -175,7 +175,7 @@ def test_a_crash_by_signal_and_a_timeout_are_crashes(store):
     code, out, err = cli("conformance", "--home", store, *chosen, "--timeout", "1", "--format", "json", "--", *_python(script))
     assert time.monotonic() - started < 20
     assert (code, err) == (1, "")
-    assert [(m["outcome"], m["why"], m["signal"], m["timedOut"]) for m in json.loads(out)["mutations"]] == [
+    assert [(m["outcome"], m["why"], m["signal"], m["timedOut"]) for m in json.loads(out)["result"]["mutations"]] == [
         (conformance.CRASHED, "ended by SIGABRT", "SIGABRT", False),
         (conformance.CRASHED, "timed out after 1 s (ended)", "SIGKILL", True),  # it ignored SIGTERM
         (conformance.UNCHANGED, "the same output", None, False),

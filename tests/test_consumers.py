@@ -432,8 +432,9 @@ def test_codeburn_breaks_when_every_output_count_of_usage_is_removed(pair):
         f"  wire {F10}\tvarint  [optional: removed; it falls back to wire {F3}, which is lost too]\n"
     )
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--format", "json")
-    doc = json.loads(out)
-    assert code == 1 and doc["failOn"] == "drift" and doc["fails"] is True
+    envelope = json.loads(out)
+    doc = envelope["result"]
+    assert code == 1 and doc["failOn"] == "drift" and envelope["verdict"] == "fail"
     (result,) = doc["consumers"]
     assert result["consumer"] == "codeburn" and result["verdict"] == BREAKS and result["fails"] is True
     assert [(d["path"], d["class"], d["baseline"], d["current"], d["mode"]) for d in result["deciding"]] == [
@@ -453,7 +454,7 @@ def test_codeburn_is_ok_with_only_a_new_optional_field(pair):
     extra = "gen_metadata.data.chat_model.usage.cache_write_tokens\tvarint"
     current = _write_baseline(now, "agy-1.0.1", lines | {"wire": tuple(sorted(lines["wire"] + (extra,)))})
     code, out, _ = cli("compare", current, "--baseline", base, "--consumer", "codeburn", "--format", "json")
-    doc = json.loads(out)
+    doc = json.loads(out)["result"]
     assert code == 1 and doc["counts"]["added"] == 1  # the drift itself still fails under --fail-on drift
     assert [(r["consumer"], r["verdict"], r["deciding"]) for r in doc["consumers"]] == [("codeburn", OK, [])]
     assert cli("compare", current, "--baseline", base, "--fail-on", "consumer:codeburn")[0] == 0
@@ -509,7 +510,7 @@ def test_a_user_profile_file_works_like_a_bundled_one(pair, tmp_path):
 def test_compare_judges_every_bundled_consumer_by_default(pair):
     base, _, _ = pair
     code, out, _ = cli("compare", base, "--baseline", base, "--format", "json")
-    doc = json.loads(out)
+    doc = json.loads(out)["result"]
     assert code == 0 and [r["consumer"] for r in doc["consumers"]] == BUNDLED
     verdicts = {r["consumer"]: r["verdict"] for r in doc["consumers"]}
     # unchanged, but ferry-cli already drops the step types the sample holds outside its list;
@@ -532,7 +533,7 @@ def test_consumers_lists_the_bundled_profiles_with_their_versions():
     assert [line.split()[0] for line in out.splitlines()[1:]] == BUNDLED
     assert "codeburn" in out and "0.9.15 (npm release, 2026-08-23)" in out
     code, out, _ = cli("consumers", "--format", "json")
-    doc = json.loads(out)
+    doc = json.loads(out)["result"]
     assert [(c["name"], c["version"], c["profile"]) for c in doc["consumers"]][6] == (
         "codeburn",
         "0.9.15 (npm release, 2026-08-23)",
@@ -542,7 +543,7 @@ def test_consumers_lists_the_bundled_profiles_with_their_versions():
 
 def test_consumers_check_says_which_entries_the_corpus_exercises():
     code, out, _ = cli("consumers", "check", "codeburn", SAMPLE, "--format", "json")
-    doc = json.loads(out)
+    doc = json.loads(out)["result"]
     assert code == 0
     status = {(e["surface"], e["path"]): e["status"] for e in doc["entries"]}
     assert status[("wire", F10)] == "exercised"

@@ -422,7 +422,7 @@ def test_reader_rules_are_advisories_and_cover_every_reported_kind():
     mapped = {k for r in contract.STREAM_RULES for k in r.kinds}
     assert mapped <= tr.KINDS.keys()
     for kind in tr.KINDS:
-        found = contract.stream_finding(tr.Finding("f", 1, kind, "m"))
+        found = contract.stream_finding(tr.Anomaly("f", 1, kind, "m"))
         if found is not None and found.level == "error":
             assert found.rule in contract.STRICT_JSON_RULES and kind in ("bad-utf8", "not-object"), kind
     assert {r.evidence for r in contract.STREAM_RULES} <= set(schemas.EVIDENCE)

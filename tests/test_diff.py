@@ -78,7 +78,7 @@ def test_a_changed_sidecar_is_explained_in_text_json_and_markdown(convo, tmp_pat
     del doc["steps"][-1]
     other = write(tmp_path / "changed.json", doc)
     assert main(["diff", str(sidecar), str(other), "--format", "json"]) == 1
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out)["result"]
     pair = report["pairs"][0]
     last = len(convo.trajectory["steps"]) - 1
     assert [(c["kind"], c["path"]) for c in pair["changes"]] == [
@@ -86,7 +86,7 @@ def test_a_changed_sidecar_is_explained_in_text_json_and_markdown(convo, tmp_pat
         ("changed", "steps.[1].status"),
         ("removed", f"steps.[{last}]"),
     ]
-    assert report["same"] is False and pair["counts"] == {"changed": 1, "type-changed": 1, "added": 0, "removed": 1}
+    assert pair["counts"] == {"changed": 1, "type-changed": 1, "added": 0, "removed": 1}
     assert main(["diff", str(sidecar), str(other)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{sidecar} vs {other}: 1 changed, 1 type-changed, 1 removed"
@@ -130,7 +130,7 @@ def test_a_stale_sidecar_against_its_source_names_the_missing_steps(tmp_path, ca
     capsys.readouterr()
     kept, total = len(stale.sidecar_doc["steps"]), len(stale.trajectory["steps"])
     assert main(["diff", str(stale.paths["sidecar"]), str(out), "--format", "json"]) == 1
-    changes = json.loads(capsys.readouterr().out)["pairs"][0]["changes"]
+    changes = json.loads(capsys.readouterr().out)["result"]["pairs"][0]["changes"]
     assert [(c["kind"], c["path"]) for c in changes] == [("added", f"steps.[{i}]") for i in range(kept, total)]
     assert [c["new"]["type"] for c in changes] == [s["type"] for s in stale.trajectory["steps"][kept:]]
 

@@ -370,7 +370,7 @@ def test_open_nofollow_without_o_nofollow_still_refuses_a_link(tmp_path, monkeyp
 def _doctor(capsys, *argv: object) -> tuple[int, str, dict]:
     code, text, _ = _run(capsys, "doctor", *argv)
     _, doc, _ = _run(capsys, "doctor", *argv, "--format", "json")
-    return code, text, json.loads(doc)
+    return code, text, json.loads(doc)["result"]
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,9 @@ def run(capsys, *argv: object) -> tuple[int, str, str]:
 def doctor_json(capsys, home: Path) -> tuple[int, dict]:
     code, stdout, stderr = run(capsys, "--home", home, "--format", "json")
     assert stderr == ""
-    return code, json.loads(stdout)
+    doc = json.loads(stdout)
+    assert (doc["command"], doc["exitCode"]) == ("doctor", code)
+    return code, doc["result"]
 
 
 def closed_port() -> int:
@@ -108,7 +110,7 @@ def test_sidecars_are_judged_by_content_and_each_remedy_names_the_session(capsys
         "\ndoctor: action needed (4)\n"
     )
     code, doc = doctor_json(capsys, home)
-    assert code == 1 and doc["healthy"] is False
+    assert code == 1
     assert doc["roots"][0]["sidecars"] == {"verified": 3, "incomplete": 2, "unknown": 1, "missing": 1}
     # the remedies run: completeness explains the session (exit 1: incomplete), export gives its content
     assert main(["completeness", "--root", str(root), stale.id]) == 1
@@ -177,7 +179,7 @@ def test_daemon_token_accepted_or_rejected_and_never_shown(capsys, home, monkeyp
     assert f"daemon antigravity-cli: reachable at {url} (found by {found}): token accepted" in accepted
     assert "csrf antigravity-cli: found (ANTIGRAVITY_CSRF_TOKEN)\n" in accepted
     assert rejected_code == 1
-    daemon = json.loads(rejected)["roots"][0]["daemon"]
+    daemon = json.loads(rejected)["result"]["roots"][0]["daemon"]
     assert (daemon["state"], daemon["url"]) == ("rejected", url)
     assert daemon["detail"] == (
         "daemon authentication failed: HTTP 401 on GetAllCascadeTrajectories "

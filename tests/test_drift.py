@@ -191,8 +191,9 @@ def test_cli_compare_exit_codes_and_json(capsys, tmp_path):
     assert main([*args, "--fail-on", "breaking"]) == 0
     capsys.readouterr()
     assert main([*args, "--fail-on", "never", "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["fails"] is False and doc["counts"]["added"] == 107
+    envelope = json.loads(capsys.readouterr().out)
+    doc = envelope["result"]
+    assert envelope["verdict"] == "pass" and doc["counts"]["added"] == 107
     assert [(s["surface"], s["status"]) for s in doc["surfaces"]] == [("sidecar", "DRIFT"), ("sqlite", "UNCHANGED")]
     assert main(["compare", "--baseline", "agy-1.2.10", str(REPO / "fingerprints" / "agy-1.2.10")]) == 0
     assert main(["compare", "--baseline", "agy-0.0.0", str(tmp_path)]) == 2

@@ -2,8 +2,10 @@ import json
 import os
 import sqlite3
 import stat
+from pathlib import Path
 
 import pytest
+from output_schema import envelope, matched
 
 from audit.cli import main
 from audit.store.proto import cortex_pb2 as pb
@@ -82,12 +84,12 @@ def test_inspect_reports_wal_steps_and_unknown_fields(tmp_path, capsys):
     b = StoreBuilder(tmp_path, seed=5)
     convo = b.root("cli").conversation(turns=2, wal_steps=2, unknown_fields=True, brain=False)
     assert main(["inspect", convo.id, "--home", str(tmp_path), "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    db = doc["database"]
+    doc = envelope(capsys.readouterr().out, "inspect")
+    db = doc["result"]["database"]
     assert db["rowCounts"]["steps"] == len(convo.steps)
     assert sum(c["count"] for c in db["stepTypes"]) == len(convo.steps)
     assert db["unknownFields"], "the unknown protobuf field must be reported"
-    assert db["findings"] == [] and doc["findings"] == 0
+    assert (doc["findings"], doc["verdict"]) == ([], "pass")
 
 
 def test_inspect_reports_unknown_fields_inside_a_timestamp(tmp_path, capsys):
@@ -109,7 +111,7 @@ def test_inspect_reports_unknown_fields_inside_a_timestamp(tmp_path, capsys):
         "UNKNOWN PROTOBUF FIELD                                           ROWS  COUNT  PROJECTED\n"
         "steps.metadata/CORTEX_STEP_TYPE_USER_INPUT: 1.1999:varint           1      1  yes\n"
         "steps.step_payload/CORTEX_STEP_TYPE_USER_INPUT: 5.1.1999:varint     1      1  yes\n"
-        "0 finding(s); notes (do not fail): 2 unknown protobuf field(s)\n"
+        "0 error(s), 0 warning(s); notes (do not fail): 2 unknown protobuf field(s)\n"
     )
 
 
@@ -124,31 +126,36 @@ def test_inspect_locked_and_corrupt_databases_are_findings(tmp_path, capsys):
     holder.execute("BEGIN EXCLUSIVE")
     try:
         assert main(["inspect", locked.id, "--home", str(tmp_path)]) == 1
-        assert "finding:" in capsys.readouterr().out
+        assert f"{locked.paths['db']}: error: [unreadable] " in capsys.readouterr().out
     finally:
         holder.rollback()
         holder.close()
     assert main(["inspect", str(corrupt.paths["db"])]) == 1
-    assert "finding:" in capsys.readouterr().out
+    assert f"{corrupt.paths['db']}: error: [unreadable] not an SQLite database (bad header)\n" in capsys.readouterr().out
 
 
 def test_inspect_transcript_anomalies(tmp_path, capsys):
-    """A torn line and a repeated step are advisories in the contract: notes here (exit 0)."""
+    """A torn line and a repeated step are warnings in the contract and here (exit 0), by the same rule ids."""
     b = StoreBuilder(tmp_path, seed=8)
     convo = b.root("cli").conversation(turns=3, db=False, transcript_anomalies={"torn-line", "repeated-step"})
     assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    kinds = {a["name"] for a in doc["transcripts"]["anomalies"]}
-    assert {"bad-json", "repeated-step"} <= kinds
-    assert doc["findings"] == 0 and doc["transcripts"]["findings"] == []
-    noted = {n.split(": ")[1] for n in doc["transcripts"]["notes"]}
-    assert {"bad-json", "repeated-step"} <= noted
+    doc = envelope(capsys.readouterr().out, "inspect")
+    rules = {a["name"] for a in doc["result"]["transcripts"]["anomalies"]}
+    assert {"transcript/torn-line", "transcript/step-order"} <= rules
+    assert {f["level"] for f in doc["findings"]} == {"warning"}
+    assert {f["rule"] for f in doc["findings"]} == rules
+    assert main(["inspect", str(convo.paths["brain"])]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if ": warning: [" in line]
+    assert [matched(line) for line in lines] == [
+        {"file": f["file"], "line": str(f["line"]), "severity": "warning", "code": f["rule"], "message": f["message"]}
+        for f in doc["findings"]
+    ]
 
 
 def test_inspect_keeps_contract_violations_and_tier_disagreements_as_findings(tmp_path, capsys):
     """One rule table: what the contract makes a violation (a duplicate key, a created_at that is
     not RFC 3339) fails inspect too, and so does a compact record whose content disagrees with
-    its full one; the schema's advisories of a record (no status) are notes."""
+    its full one; the schema's warnings of a record (no status) are warnings here too."""
     b = StoreBuilder(tmp_path, seed=8)
     convo = b.root("cli").conversation(turns=2, db=False)
     logs = convo.paths["brain"] / ".system_generated" / "logs"
@@ -163,23 +170,24 @@ def test_inspect_keeps_contract_violations_and_tier_disagreements_as_findings(tm
     for name, lines in tiers.items():
         (logs / name).write_text("\n".join(lines) + "\n")
     assert main(["inspect", str(convo.paths["brain"]), "--format", "json"]) == 1
-    t = json.loads(capsys.readouterr().out)["transcripts"]
+    findings = envelope(capsys.readouterr().out, "inspect")["findings"]
 
-    def where(texts):
-        return [tuple(text.removeprefix(str(logs) + "/").split(": ")[:2]) for text in texts]
+    def where(level):
+        return [(f"{Path(f['file']).name}:{f['line']}", f["rule"]) for f in findings if f["level"] == level]
 
     last, dup = len(tiers["transcript.jsonl"]), len(tiers["transcript_full.jsonl"])
-    assert where(t["findings"]) == [
-        (f"transcript_full.jsonl:{dup}", "bad-json"),
-        (f"transcript.jsonl:{last}", "mismatch"),
+    assert where("error") == [
+        (f"transcript_full.jsonl:{dup}", "strict-json/duplicate-key"),
+        (f"transcript.jsonl:{last}", "transcript/mismatch"),
         ("transcript.jsonl:2", "transcript/created_at"),
         ("transcript_full.jsonl:2", "transcript/created_at"),
     ]
-    assert where(t["notes"]) == [
+    assert where("warning") == [
         ("transcript.jsonl:1", "transcript/status/absent"),
         ("transcript_full.jsonl:1", "transcript/status/absent"),
     ]
-    assert t["notes"][0].endswith("transcript/status/absent: 'status' is a required property")
+    absent = next(f for f in findings if f["rule"] == "transcript/status/absent")
+    assert (absent["pointer"], absent["message"]) == ("", "'status' is a required property")
 
 
 def test_inspect_names_a_path_that_is_no_regular_file(tmp_path, capsys):
@@ -198,15 +206,15 @@ def test_inspect_documents_findings_and_notes_as_it_exits(tmp_path, capsys):
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("### `agy-audit inspect`", 1)[1].split("\n### ", 1)[0]
     assert "Exit 1 when anything was found" not in section
-    assert "**Notes** (exit 0): unknown protobuf fields" in section
+    assert "**Warnings and notes** (exit 0): unknown protobuf fields" in section
     b = StoreBuilder(tmp_path, seed=5)
     convo = b.root("cli").conversation(turns=2, unknown_fields=True, brain=False)
     assert main(["inspect", convo.id, "--home", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert out.endswith("\n0 finding(s); notes (do not fail): 4 unknown protobuf field(s)\n"), out
+    assert out.endswith("\n0 error(s), 0 warning(s); notes (do not fail): 4 unknown protobuf field(s)\n"), out
     with pytest.raises(SystemExit):
         main(["inspect", "--help"])
-    assert "exit 0 with notes only" in " ".join(capsys.readouterr().out.split())
+    assert "exit 0 with warnings and notes only" in " ".join(capsys.readouterr().out.split())
 
 
 def test_export_writes_unknown_enum_values_as_numbers_and_notes_what_it_left_out(tmp_path, capsys):
@@ -263,10 +271,14 @@ def test_unknown_columns_tables_and_user_version_are_findings_declared_by_export
         "PRAGMA user_version = 2",
     )
     assert main(["inspect", str(db), "--format", "json"]) == 1
-    found = json.loads(capsys.readouterr().out)["database"]["findings"]
-    assert f"{db}: column trajectory_meta.workspace is not part of the known schema (1 of 1 rows hold data)" in found
-    assert f"{db}: user_version 2 is not a known schema version (known: 1)" in found
-    assert any("future_things" in f for f in found)
+    found = [(f["rule"], f["file"], f["message"]) for f in envelope(capsys.readouterr().out, "inspect")["findings"]]
+    assert (
+        "db/undecoded-column",
+        str(db),
+        "column trajectory_meta.workspace is not part of the known schema (1 of 1 rows hold data)",
+    ) in found
+    assert ("db/unknown-user-version", str(db), "user_version 2 is not a known schema version (known: 1)") in found
+    assert any("future_things" in message for _, _, message in found)
     # completeness: nothing of this sits where the projection reads
     report = C.check([b.root("cli").path])
     assert report.results[0].verdict == C.COMPLETE
@@ -332,7 +344,7 @@ def test_inspect_ranks_unknown_fields_by_the_rows_carrying_them(tmp_path, capsys
         conn.execute("UPDATE gen_metadata SET data = data || x'980601980601' WHERE idx = 0")
     conn.close()
     assert main(["inspect", convo.id, "--home", str(tmp_path), "--format", "json"]) == 0
-    unknown = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    unknown = envelope(capsys.readouterr().out, "inspect")["result"]["database"]["unknownFields"]
     kinds = {s["type"] for s in convo.steps}
     per_kind = {k: sum(s["type"] == k for s in convo.steps) for k in kinds}
     expected = [

@@ -245,7 +245,7 @@ def test_cli_fingerprint_text_json_paths_and_exit_codes(tmp_path, capsys, store)
     assert printed == "".join(line + "\n" for line in shape.lines())
 
     assert main(["fingerprint", "--format", "json", "--surface", "sqlite", str(make_db(tmp_path / "a.db"))]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     assert doc["fingerprints"] == {"sqlite": {"digest": KNOWN_SCHEMA, "lines": 36, "note": None}}
     assert doc["kind"] == "files" and doc["scope"] == "partial-unknown-scoped"
 

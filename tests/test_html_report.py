@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import os
 import shutil
 import signal
@@ -311,8 +310,9 @@ def test_compare_writes_its_page_and_its_other_reports(tmp_path):
     code, out, err = cli(*argv, *(w for r in reports for w in ("--report", r)))
     assert (code, err) == (1, "")
     assert out == reports[3].read_text(encoding="utf-8")  # text on stdout and in .txt
-    doc = json.loads(reports[1].read_text())
-    assert doc["fails"] is True
+    doc = envelope(reports[1].read_text(), "compare")
+    assert doc["verdict"] == "fail"
+    doc = doc["result"]
     assert reports[2].read_text().startswith("## agy-audit compare: baseline `agy-1.2.11` (bundled)")
     dom = parse(reports[0].read_text(encoding="utf-8"))
     assert texts([dom.one("header")]) == ["agy-audit compare FAIL compare: FAIL (fail on drift) drift consumers"]

@@ -48,7 +48,7 @@ def test_an_upper_case_id_is_the_same_id_in_every_command(tmp_path, capsys):
 
     for query in (cid, cid.upper(), cid[:8].upper()):
         assert main(["stores", "--home", str(home), "show", query, "--format", "json"]) == 0
-        assert json.loads(capsys.readouterr().out)["id"] == cid
+        assert json.loads(capsys.readouterr().out)["result"]["id"] == cid
 
     assert main(["verify-contract", str(sidecar), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -59,7 +59,7 @@ def test_an_upper_case_id_is_the_same_id_in_every_command(tmp_path, capsys):
     ]
 
     assert main(["doctor", "--home", str(home), "--format", "json"]) == 0
-    health = json.loads(capsys.readouterr().out)
+    health = json.loads(capsys.readouterr().out)["result"]
     assert [r["contractViolations"] for r in health["roots"]] == [0]
 
     assert main(["completeness", "--home", str(home)]) == 0

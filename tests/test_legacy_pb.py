@@ -162,7 +162,7 @@ def test_completeness_reads_the_pb_with_the_users_key(pb_store, monkeypatch):
     monkeypatch.setenv("ANTIGRAVITY_KEY", KEY_TEXT)
     code, out, err = cli("completeness", "--root", root.path, "--format", "json")
     assert (code, err) == (1, "")
-    results = {r["id"]: r for r in json.loads(out)["results"]}
+    results = {r["id"]: r for r in json.loads(out)["result"]["results"]}
     assert {cid: (r["verdict"], r["source"]) for cid, r in results.items()} == {
         complete.id: ("complete", str(complete.paths["legacy_pb"])),
         stale.id: ("incomplete", str(stale.paths["legacy_pb"])),
@@ -211,10 +211,10 @@ def test_doctor_verifies_pb_sidecars_with_the_key(pb_store, monkeypatch):
     root = pb_store[0]
     monkeypatch.setenv("PATH", "")
     code, out, _ = cli("doctor", "--root", root.path, "--format", "json")
-    assert json.loads(out)["roots"][0]["sidecars"] == {"verified": 0, "incomplete": 0, "unknown": 2, "missing": 1}
+    assert json.loads(out)["result"]["roots"][0]["sidecars"] == {"verified": 0, "incomplete": 0, "unknown": 2, "missing": 1}
     monkeypatch.setenv("ANTIGRAVITY_KEY", KEY_TEXT)
     code, out, _ = cli("doctor", "--root", root.path, "--format", "json")
-    assert json.loads(out)["roots"][0]["sidecars"] == {"verified": 1, "incomplete": 1, "unknown": 0, "missing": 1}
+    assert json.loads(out)["result"]["roots"][0]["sidecars"] == {"verified": 1, "incomplete": 1, "unknown": 0, "missing": 1}
 
 
 def test_check_target_without_a_key_leaves_a_pb_unknown(pb_store):
@@ -247,7 +247,7 @@ def test_a_native_sweep_covers_pb_sessions_with_the_key_and_completeness_verifie
         assert f"native/cli/{convo.id}.pb" in files and swept[convo.id]["steps"] == len(convo.steps)
         assert json.loads((out / "corpus" / "cli" / f"{convo.id}.trajectory.json").read_text()) == convo.trajectory
     code, text, _ = cli("completeness", out, "--key-file", key_file, "--format", "json")
-    assert code == 0 and {r["verdict"] for r in json.loads(text)["results"]} == {"complete"}
+    assert code == 0 and {r["verdict"] for r in json.loads(text)["result"]["results"]} == {"complete"}
     assert not _secret_shown(text, (out / "manifest.json").read_text())
 
 

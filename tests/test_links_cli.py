@@ -125,8 +125,8 @@ def test_check_json_shape(capsys, tmp_path):
     write_sidecar(conversations / f"{kid}.trajectory.json", {"cascadeId": kid, "metadata": {"parentConversationId": parent}})
     code, out, _ = run(capsys, "links", "check", "--root", tmp_path / "root", "--format", "json")
     assert code == 0
-    assert json.loads(out) == {
-        "ok": True,
+    doc = json.loads(out)
+    assert doc["verdict"] == "pass" and doc["result"] == {
         "roots": [
             {
                 "root": str(tmp_path / "root"),
@@ -252,7 +252,7 @@ def test_backfill_stamps_once(capsys, family):
     doc.pop("agyReader")
     write_sidecar(restamp_path, doc)
     code, out, _ = run(capsys, "links", "backfill", "--root", root, "--format", "json")
-    body = json.loads(out)["roots"][0]
+    body = json.loads(out)["result"]["roots"][0]
     assert (code, body["counts"]["stamped"], body["dryRun"]) == (0, 2, False)
     assert body["changes"] == [{"id": i, "action": "stamp", "parent": parent, "previous": None} for i in sorted((kid1, kid2))]
     code, out, _ = run(capsys, "links", "backfill", "--root", root)
@@ -287,7 +287,7 @@ def test_repair_usage_errors_and_refusals(capsys, family, tmp_path):
 def test_repair_json_shape(capsys, family, tmp_path):
     root, parent, kid1, kid2, _ = family
     code, out, _ = run(capsys, "links", "repair", "--root", root, "--backup", tmp_path / "bk", "--format", "json")
-    body = json.loads(out)["roots"][0]
+    body = json.loads(out)["result"]["roots"][0]
     assert code == 0
     assert body["backup"] == str(tmp_path / "bk")
     assert body["changes"] == sorted(
@@ -298,7 +298,7 @@ def test_repair_json_shape(capsys, family, tmp_path):
         key=lambda c: c["id"],
     )
     v = body["verification"]
-    assert (v["ok"], v["verified"], v["parentLinks"], v["cycles"], v["problems"]) == (True, 4, 2, 0, [])
+    assert (v["verified"], v["parentLinks"], v["cycles"], v["problems"]) == (4, 2, 0, [])
 
 
 def test_failed_verification_exits_1_and_restores(capsys, family, tmp_path, monkeypatch):
@@ -322,8 +322,8 @@ def test_verify_and_rollback_commands(capsys, family, tmp_path):
     code, out, _ = run(capsys, "links", "verify", "--backup", tmp_path / "bk")
     assert (code, out.splitlines()[-1]) == (0, "links verify: ok verified=4 changed=2 parentLinks=2 cycles=0 problems=0")
     code, out, _ = run(capsys, "links", "verify", "--backup", tmp_path / "bk", "--unchanged", "--format", "json")
-    body = json.loads(out)
-    assert code == 1 and body["ok"] is False and len(body["problems"]) == 2
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "fail" and len(doc["result"]["problems"]) == 2
     code, out, _ = run(capsys, "links", "rollback", "--backup", tmp_path / "bk")
     assert code == 0 and out.splitlines()[-1] == f"links rollback: root={conversations} restored=2 unchanged=2 extra=0"
     assert snapshot(conversations) == before

@@ -71,7 +71,7 @@ def test_a_first_ci_passes_with_advisories(store, tmp_path, capsys):
     assert {s["name"]: s["warnings"] > 0 for s in report["stages"]}["consistency"]  # the step agy never wrote
 
     assert main(["compare", "--baseline", "agy-1.2.11", "--format", "json", str(tmp_path / "corpus")]) == 0
-    surfaces = {s["surface"]: s for s in json.loads(capsys.readouterr().out)["surfaces"]}
+    surfaces = {s["surface"]: s for s in json.loads(capsys.readouterr().out)["result"]["surfaces"]}
     values = surfaces["values"]  # the unnamed number, beside the names, as an advisory value-added
     assert (values["status"], values["counts"]["value-added"]) == ("DRIFT", 19)
     reason = "sidecar:steps.[].plannerResponse.stopReason"
@@ -159,7 +159,7 @@ def test_a_step_type_is_judged_by_whose_corpus_the_baseline_came_from(store, tmp
     assert {c.kind for c in imported.changes if c.kind != "not-observed"} == {"not-in-baseline"} and imported.advisory
 
 
-def test_inspect_exits_0_with_the_transcript_properties_as_notes(store, capsys):
+def test_inspect_exits_0_with_the_transcript_properties_as_warnings(store, capsys):
     home, convo = store
     assert main(["inspect", convo.id, "--home", str(home)]) == 0
     out = capsys.readouterr().out.replace(str(home), "<home>")
@@ -247,19 +247,19 @@ SEARCH_WEB                  1
 SYSTEM_MESSAGE              1
 USER_INPUT                  2
 VIEW_FILE                   2
-ANOMALY        COUNT
-backward-time      2
-inverted-step      2
-step-gap           4
-truncated-arg      1
-note: {logs}transcript.jsonl:6: step-gap: step_index 6 after 4; 1 skipped
-note: {logs}transcript.jsonl:7: inverted-step: step_index 5 after 6
-note: {logs}transcript.jsonl:7: backward-time: created_at 2026-09-01T09:00:45Z is before 2026-09-01T09:00:59Z of the line before
-note: {logs}transcript.jsonl:26: truncated-arg: tool_calls/0/args/toolAction is cut by <truncated 14 bytes>; not JSON text (invalid JSON at line 1 column 7: Invalid control character at)
-note: {logs}transcript.jsonl:33: step-gap: step_index 33 after 31; 1 skipped
-note: {logs}transcript_full.jsonl:6: step-gap: step_index 6 after 4; 1 skipped
-note: {logs}transcript_full.jsonl:7: inverted-step: step_index 5 after 6
-note: {logs}transcript_full.jsonl:7: backward-time: created_at 2026-09-01T09:00:45Z is before 2026-09-01T09:00:59Z of the line before
-note: {logs}transcript_full.jsonl:33: step-gap: step_index 33 after 31; 1 skipped
-0 finding(s); notes (do not fail): 2 unknown protobuf field(s), 9 transcript note(s)
+RULE                            FINDINGS
+transcript/args/truncated              1
+transcript/created_at/backward         2
+transcript/step-gap                    4
+transcript/step-order                  2
+{logs}transcript.jsonl:6: warning: [transcript/step-gap] step_index 6 after 4; 1 skipped
+{logs}transcript.jsonl:7: warning: [transcript/step-order] step_index 5 after 6
+{logs}transcript.jsonl:7: warning: [transcript/created_at/backward] created_at 2026-09-01T09:00:45Z is before 2026-09-01T09:00:59Z of the line before
+{logs}transcript.jsonl:26: warning: [transcript/args/truncated] /tool_calls/0/args/toolAction: tool_calls/0/args/toolAction is cut by <truncated 14 bytes>; not JSON text (invalid JSON at line 1 column 7: Invalid control character at)
+{logs}transcript.jsonl:33: warning: [transcript/step-gap] step_index 33 after 31; 1 skipped
+{logs}transcript_full.jsonl:6: warning: [transcript/step-gap] step_index 6 after 4; 1 skipped
+{logs}transcript_full.jsonl:7: warning: [transcript/step-order] step_index 5 after 6
+{logs}transcript_full.jsonl:7: warning: [transcript/created_at/backward] created_at 2026-09-01T09:00:45Z is before 2026-09-01T09:00:59Z of the line before
+{logs}transcript_full.jsonl:33: warning: [transcript/step-gap] step_index 33 after 31; 1 skipped
+0 error(s), 9 warning(s); notes (do not fail): 2 unknown protobuf field(s)
 """

@@ -109,7 +109,7 @@ def test_ci_record_then_a_plain_ci_compares_with_the_recorded_baseline(home, her
     code, stdout, _ = cli("baselines")
     assert [line.split()[0] for line in stdout.splitlines()] == ["NAME", "agy-1.2.5", "agy-1.2.10", "agy-1.2.11", "agy-9.9.9"]
     code, stdout, _ = cli("doctor", "--home", home, "--format", "json")
-    agy = json.loads(stdout)["agy"]
+    agy = json.loads(stdout)["result"]["agy"]
     assert (agy["compatFile"], agy["recorded"]) == ("COMPATIBILITY.md", "9.9.9")
 
 

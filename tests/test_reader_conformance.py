@@ -246,7 +246,7 @@ def test_the_cli_runs_the_command_after_the_double_dash(store, tmp_path):
     argv = ("conformance", "--home", store, "--mutation", "chunks-only", "--mutation", "new-model", "--format", "json")
     code, out, err = cli(*argv, "--draft-profile", tmp_path / "draft.json", "--", sys.executable, READER)
     assert state(store) == before
-    doc = json.loads(out)
+    doc = json.loads(out)["result"]
     assert code == 1 and err == "" and list(Draft202012Validator(SCHEMA).iter_errors(doc)) == []
     assert [(m["name"], m["outcome"]) for m in doc["mutations"]] == [
         ("chunks-only", "changed-silently"),
@@ -263,7 +263,7 @@ def test_the_cli_runs_the_command_after_the_double_dash(store, tmp_path):
 def test_a_crash_and_a_loud_failure_are_told_apart(store):
     mutations = ("--mutation", "rename-transcript-key", "--mutation", "move-source", "--mutation", "new-source")
     code, out, _ = cli("conformance", "--home", store, *mutations, "--format", "json", "--", sys.executable, READER, "--strict")
-    found = {m["name"]: (m["outcome"], m["why"], m["exitCode"]) for m in json.loads(out)["mutations"]}
+    found = {m["name"]: (m["outcome"], m["why"], m["exitCode"]) for m in json.loads(out)["result"]["mutations"]}
     assert code == 1 and found == {
         "rename-transcript-key": ("crashed", "exit 1: KeyError: 'created_at'", 1),
         "move-source": ("crashed", "exit 1: KeyError: 'source'", 1),
@@ -283,7 +283,7 @@ def test_a_crash_and_a_loud_failure_are_told_apart(store):
         READER,
         "--strict",
     )
-    found = {m["name"]: m["outcome"] for m in json.loads(out)["mutations"]}
+    found = {m["name"]: m["outcome"] for m in json.loads(out)["result"]["mutations"]}
     assert code == 1 and found == {
         "rename-transcript-key": "failed-loudly",
         "move-source": "failed-loudly",
@@ -303,7 +303,7 @@ def test_a_crash_and_a_loud_failure_are_told_apart(store):
         READER,
         "--warn",
     )
-    found = {m["name"]: (m["outcome"], m["newStderr"]) for m in json.loads(out)["mutations"]}
+    found = {m["name"]: (m["outcome"], m["newStderr"]) for m in json.loads(out)["result"]["mutations"]}
     warned = found["move-source"][1]
     assert found["move-source"][0] == "failed-loudly" and warned
     assert all(re.fullmatch(r"flat_reader: transcript\.jsonl:\d+: a record without type or source", line) for line in warned)
@@ -332,7 +332,7 @@ def test_mutate_writes_one_copy_per_mutation_and_never_the_source(store, tmp_pat
     before = state(store)
     code, out, err = cli("mutate", "--home", store, "--out", tmp_path / "out", "--format", "json")
     assert code == 0 and err == "" and state(store) == before
-    index = json.loads(out)
+    index = json.loads(out)["result"]
     assert index == json.loads((tmp_path / "out" / "index.json").read_text())
     assert [m["name"] for m in index["mutations"]] == list(mutate.CATALOGUE)
     assert all(m["home"] == f"{m['name']}/home" and m["changed"] > 0 for m in index["mutations"])
@@ -353,7 +353,7 @@ def test_mutate_writes_one_copy_per_mutation_and_never_the_source(store, tmp_pat
 
 def test_mutate_lists_the_catalogue():
     code, out, _ = cli("mutate", "--list", "--format", "json")
-    assert code == 0 and json.loads(out) == [mutate.describe(m) for m in mutate.MUTATIONS]
+    assert code == 0 and json.loads(out)["result"] == {"mutations": [mutate.describe(m) for m in mutate.MUTATIONS]}
     code, out, _ = cli("mutate", "--list", "--mutation", "chunks-only")
     assert code == 0 and out == (
         "chunks-only: write transcripts as chunks only (no transcript.jsonl, transcript_full.jsonl)\n"

@@ -94,11 +94,11 @@ def test_a_sidecar_made_from_the_export_is_complete(store, tmp_path, capsys):
 def test_inspect_reports_no_unknown_field_the_proto_names(store, capsys):
     home, _, every, plain, lagging = store
     assert main(["inspect", every.id, "--home", str(home), "--format", "json"]) == 0
-    db = json.loads(capsys.readouterr().out)["database"]
+    db = json.loads(capsys.readouterr().out)["result"]["database"]
     assert {u["name"] for u in db["unknownFields"]} == UNNAMED
     for convo in (plain, lagging):
         assert main(["inspect", convo.id, "--home", str(home), "--format", "json"]) == 0
-        assert json.loads(capsys.readouterr().out)["database"]["unknownFields"] == []
+        assert json.loads(capsys.readouterr().out)["result"]["database"]["unknownFields"] == []
 
 
 def test_the_reconstruction_is_the_builders_trajectory(store):
@@ -175,7 +175,7 @@ def test_fields_real_stores_hold_that_no_source_names_change_nothing_the_project
         "trajectory_metadata_blob.data: 18:len",
     }
     assert main(["inspect", convo.id, "--home", str(home), "--format", "json"]) == 0
-    unknown = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    unknown = json.loads(capsys.readouterr().out)["result"]["database"]["unknownFields"]
     assert unknown and not any(u["inProjection"] for u in unknown)
 
 

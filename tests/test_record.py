@@ -127,7 +127,7 @@ def _compare_json(ws: Path, corpus: Path, capsys) -> tuple[int, dict]:
             str(corpus),
         ]
     )
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     return code, {r["surface"]: (r["status"], r["reason"]) for r in doc["surfaces"]}
 
 
@@ -276,7 +276,7 @@ def test_a_name_nothing_confirms_is_a_usage_error_or_recorded_unverified_and_com
     )
     compare = ["compare", str(workspace / "corpus"), "--baseline-dir", str(workspace / "fp"), "--format", "json"]
     assert main(compare) == 0
-    assert json.loads(capsys.readouterr().out)["baselineReason"] == (
+    assert json.loads(capsys.readouterr().out)["result"]["baselineReason"] == (
         f"recorded in {workspace / 'fp'}, newest there; name unverified: {UNCONFIRMED}"
     )
     assert main([*compare[:-2], "--baseline", "agy-9.9.9"]) == 0
@@ -291,7 +291,7 @@ def test_a_name_the_agy_that_swept_contradicts_is_a_usage_error(workspace, capsy
     assert capsys.readouterr() == ("", f"agy-audit: --name agy-9.9.9: {contradicted}{HINT}")
     assert _tree(workspace) == before
     assert _record(workspace, "--unverified-name", "--format", "json") == 0
-    assert json.loads(capsys.readouterr().out)["baseline"]["nameUnverified"] == contradicted
+    assert json.loads(capsys.readouterr().out)["result"]["baseline"]["nameUnverified"] == contradicted
 
 
 def test_a_name_the_installed_agy_contradicts_is_a_usage_error_and_a_name_without_a_version_is_not_checked(
@@ -317,7 +317,7 @@ def test_record_bad_name_is_a_usage_error(workspace):
 
 def test_baselines_list_and_import_shape(tmp_path, capsys):
     assert main(["baselines", "--format", "json"]) == 0
-    listed = json.loads(capsys.readouterr().out)["baselines"]
+    listed = json.loads(capsys.readouterr().out)["result"]["baselines"]
     assert [(b["name"], b["bundled"], b["lines"]) for b in listed] == [
         ("agy-1.2.5", True, {"sidecar": 1629, "sqlite": 36}),
         ("agy-1.2.10", True, {"sidecar": 1736, "sqlite": 36}),
@@ -486,7 +486,7 @@ def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_tr
     digests = []
     for where in (tmp_path / "native", cli.path):  # the corpus holds the store's transcript surface
         assert main(["fingerprint", "--surface", "transcript", "--format", "json", str(where)]) == 0
-        digests.append(json.loads(capsys.readouterr().out)["fingerprints"]["transcript"]["digest"])
+        digests.append(json.loads(capsys.readouterr().out)["result"]["fingerprints"]["transcript"]["digest"])
     assert digests[0] == digests[1]
 
 

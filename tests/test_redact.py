@@ -218,9 +218,9 @@ def test_unknown_fields_are_redacted_not_refused_and_survive_nowhere(tmp_path, c
     for secret in (SECRET, SECRET[::-1], NESTED, NESTED[::-1], BINARY[2:], MIME[1:]):
         assert secret not in copy
     assert main(["inspect", str(db), "--format", "json"]) == 0  # inspect sees the same unknown keys as in the source
-    copied = json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    copied = envelope(capsys.readouterr().out, "inspect")["result"]["database"]["unknownFields"]
     assert main(["inspect", str(convo.paths["db"]), "--format", "json"]) == 0
-    assert copied == json.loads(capsys.readouterr().out)["database"]["unknownFields"]
+    assert copied == envelope(capsys.readouterr().out, "inspect")["result"]["database"]["unknownFields"]
 
 
 def test_what_cannot_be_shown_content_free_is_still_refused_and_the_copy_removed(tmp_path):
@@ -422,7 +422,7 @@ def test_text_cells_that_are_not_utf8_are_redacted_byte_for_byte_and_stay_text(t
     conn.close()
     out = tmp_path / "copy"
     assert main(["redact", str(tmp_path / "home"), "--out", str(out), "--seed", "t", "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     assert doc["files"] == 9 and doc["replaced"]["text"] > 0
     (db,) = out.glob(".gemini/*/conversations/*.db")
     conn = sqlite3.connect(db)
@@ -663,7 +663,7 @@ def test_progress_goes_to_stderr_as_plain_lines_off_a_terminal(sample, tmp_path,
     monkeypatch.setattr(progress, "AFTER", 0.0)
     monkeypatch.setattr(progress, "PLAIN_EVERY", 0.0)
     code, stdout, stderr = cli("redact", sample, "--out", tmp_path / "copy", "--seed", "s", "--format", "json")
-    assert code == 0 and json.loads(stdout)["files"] > 0
+    assert code == 0 and json.loads(stdout)["result"]["files"] > 0
     lines = stderr.splitlines()
     shape = re.compile(
         r"redact: (copy|proof, (fingerprints of the (source|copy)|search of the copy for source strings)): \d+/\d+ files, \d+\.\d/s, now .+"
@@ -908,7 +908,7 @@ def test_fifos_and_symlinks_are_left_out_listed_never_opened_nor_followed(tmp_pa
     code, stdout, stderr = cli("redact", b.home, "--out", tmp_path / "copy", "-q", "--seed", "s", "--format", "json")
     assert (code, stderr) == (0, "")
     new_id = Redactor(hashlib.sha256(b"s").digest()).uuid(convo.id)
-    assert [item for item in json.loads(stdout)["leftOut"] if item.endswith(": not a regular file")] == [
+    assert [item for item in json.loads(stdout)["result"]["leftOut"] if item.endswith(": not a regular file")] == [
         f".gemini/antigravity-cli/{rel}: not a regular file"
         for rel in (
             f"brain/{new_id}/gone.md",

@@ -175,8 +175,17 @@ def test_a_4301_digit_integer_in_a_transcript_is_a_finding_not_a_traceback(big_i
         "diff": 0,
     }
     code, out, _ = cli("inspect", "--root", root.path, convo.id, "--format", "json")
-    anomalies = {a["name"]: a["count"] for a in json.loads(out)["transcripts"]["anomalies"]}
-    assert anomalies["bad-value"] == 6  # step_index, exit_code and error_code out of range, in both tiers
+    found = [(Path(f["file"]).name, f["line"], f["rule"]) for f in json.loads(out)["findings"]]
+    # in both tiers: the huge step_index is no index (the window starts at step 1), the huge
+    # exit_code and error_code are judged where they sit
+    assert found == [
+        ("transcript.jsonl", 2, "transcript/window/late"),
+        ("transcript_full.jsonl", 2, "transcript/window/late"),
+        ("transcript.jsonl", 2, "transcript/error_code/placement"),
+        ("transcript.jsonl", 2, "transcript/exit_code/placement"),
+        ("transcript_full.jsonl", 2, "transcript/error_code/placement"),
+        ("transcript_full.jsonl", 2, "transcript/exit_code/placement"),
+    ]
 
 
 def test_a_temp_file_whose_pid_overflows_is_left_alone(tmp_path):
@@ -199,7 +208,7 @@ def test_arrays_nested_300_deep_are_compared_by_diff(tmp_path):
     (tmp_path / "b.json").write_text(base + f', "deep": {_nested(2)}}}')
     code, out, err = cli("diff", tmp_path / "a.json", tmp_path / "b.json", "--format", "json")
     assert (code, err) == (1, "")
-    (change,) = json.loads(out)["pairs"][0]["changes"]
+    (change,) = json.loads(out)["result"]["pairs"][0]["changes"]
     assert change["kind"] == "changed" and change["path"] == "deep" + ".[0]" * 63
     assert json.dumps(change["old"], separators=(",", ":")) == _nested(1, 320 - 63)
     assert json.dumps(change["new"], separators=(",", ":")) == _nested(2, 320 - 63)

@@ -283,18 +283,20 @@ def test_permission_denied_files_are_named_with_documented_exit_codes(store):
     code, out, err = results["fingerprint"]
     assert code == 2 and f"agy-audit: warning: {sidecar}: permission denied" in err.splitlines()
     code, out, _ = results["links"]
-    diagnostics = json.loads(out)["roots"][0]["diagnostics"]
+    diagnostics = json.loads(out)["result"]["roots"][0]["diagnostics"]
     assert code == 0 and [(d["kind"], d["message"]) for d in diagnostics] == [
         ("unreadable-sidecar", f"{sidecar}: permission denied")
     ]
     code, out, _ = results["inspect"]
-    assert code == 1 and json.loads(out)["database"]["findings"] == [f"{db}: cannot read (Permission denied)"]
+    assert code == 1 and [(f["rule"], f["file"], f["message"]) for f in json.loads(out)["findings"]] == [
+        ("unreadable", str(db), "cannot read (Permission denied)")
+    ]
     code, out, _ = results["brain"]
-    assert (
-        code == 1 and f"{transcript}:0: unreadable: cannot read: Permission denied" in json.loads(out)["transcripts"]["findings"]
-    )
+    assert code == 1 and ("unreadable", str(transcript), None, "cannot read: Permission denied") in [
+        (f["rule"], f["file"], f["line"], f["message"]) for f in json.loads(out)["findings"]
+    ]
     code, out, err = results["sweep"]
-    failures = json.loads(out)["manifest"]["failures"]
+    failures = json.loads(out)["result"]["manifest"]["failures"]
     assert code == 1 and [(f["id"], f["stage"]) for f in failures] == [(plain.id, "copy")]
     assert failures[0]["message"] == f"{db}: cannot read (Permission denied)"
 
@@ -448,7 +450,7 @@ def test_a_session_file_vanishing_mid_sweep_fails_that_session_only(three, tmp_p
     code, out, err = cli(
         "sweep", "--source", "native", "--keep-going", "--root", root.path, "--out", tmp_path / "out", "--format", "json"
     )
-    manifest = json.loads(out)["manifest"]
+    manifest = json.loads(out)["result"]["manifest"]
     assert code == 1 and err.startswith("agy-audit: sweep incomplete (1 failure(s))")
     assert [(f["id"], f["stage"]) for f in manifest["failures"]] == [(convos[1].id, "copy" if kind == "db" else "brain")]
     assert str(victim) in manifest["failures"][0]["message"]
@@ -510,4 +512,6 @@ def test_a_db_vanishing_after_the_session_was_found_is_a_finding(three, monkeypa
     victim = convos[2].paths["db"]
     vanish_after(monkeypatch, layout, "locate_session", victim)
     code, out, _ = cli("inspect", "--root", root.path, convos[2].id, "--format", "json")
-    assert code == 1 and json.loads(out)["database"]["findings"] == [f"{victim}: cannot read (No such file or directory)"]
+    assert code == 1 and [(f["rule"], f["file"], f["message"]) for f in json.loads(out)["findings"]] == [
+        ("unreadable", str(victim), "cannot read (No such file or directory)")
+    ]

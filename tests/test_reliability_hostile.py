@@ -212,7 +212,7 @@ def test_a_trickling_daemon_cannot_stretch_a_sweep(tmp_path):
     finally:
         server.close()
     assert seconds < 6, seconds
-    failures = json.loads(out)["manifest"]["failures"]
+    failures = json.loads(out)["result"]["manifest"]["failures"]
     assert code == 1 and [f["stage"] for f in failures] == ["fetch"]
     assert failures[0]["message"] == "LoadTrajectory: no answer from the daemon within 1s"
 
@@ -231,11 +231,13 @@ def test_a_fifo_side_file_is_refused_by_every_reader(tmp_path, suffix):
     refusal = f"{side}: not a regular file; not read"
     code, out, err, _ = run_cli("completeness", root.path, "--format", "json", timeout=30)
     assert code == 2, (code, out, err)
-    assert [r["detail"] for r in json.loads(out)["results"]] == [refusal]
+    assert [r["detail"] for r in json.loads(out)["result"]["results"]] == [refusal]
     code, out, err, _ = run_cli("inspect", convo.paths["db"], "--format", "json", timeout=30)
-    assert code == 1 and json.loads(out)["database"]["findings"] == [refusal]
+    assert code == 1 and [(f["rule"], f["file"], f["message"]) for f in json.loads(out)["findings"]] == [
+        ("unreadable", str(convo.paths["db"]), refusal.removeprefix(f"{convo.paths['db']}: "))
+    ]
     code, out, err, _ = run_cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
-    failures = json.loads(out)["manifest"]["failures"]
+    failures = json.loads(out)["result"]["manifest"]["failures"]
     assert code == 1 and [(f["stage"], f["message"]) for f in failures] == [("copy", refusal)]
 
 
@@ -623,15 +625,15 @@ def test_an_unlistable_brain_directory_fails_its_session(shared, part):  # noqa:
         }
     )
     code, out, err = results["sweep"]
-    manifest = json.loads(out)["manifest"]
+    manifest = json.loads(out)["result"]["manifest"]
     assert code == 1 and manifest["complete"] is False, err
     assert [(f["id"], f["stage"], f["message"]) for f in manifest["failures"]] == [
         (convo.id, "brain", f"{hidden}: cannot list (Permission denied); the session's files there were not swept")
     ]
     code, out, err = results["inspect"]
-    findings = json.loads(out)["transcripts"]["findings"]
+    findings = [(f["file"], f["line"], f["rule"], f["message"]) for f in json.loads(out)["findings"]]
     assert code == 1, (out, err)
-    assert f"{hidden}:0: unreadable: cannot list: Permission denied; its transcripts were not read" in findings
+    assert (str(hidden), None, "unreadable", "cannot list: Permission denied; its transcripts were not read") in findings
 
 
 # ----------------------------------------------------------------------------- item 13: fingerprint exit codes
@@ -801,7 +803,7 @@ def test_every_printed_path_is_escaped_for_its_medium(tmp_path):
         code, out, err = cli(*argv)
         assert code == 0 and "\x1b" not in out + err and "\u202e" not in out + err
         if "json" in argv:
-            foreign = {f["path"] for r in json.loads(out)["roots"] for f in r.get("foreign", [])}
+            foreign = {f["path"] for r in json.loads(out)["result"]["roots"] for f in r.get("foreign", [])}
             assert str(root.path / "conversations" / "a\nb.db") in foreign or foreign == set()
         else:
             assert not any(line.startswith("b.db") for line in out.splitlines())

@@ -100,8 +100,8 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
         assert f"foreign: {made[name]}: symbolic link (not followed)" in out.splitlines()
 
     code, out, _ = cli("links", "backfill", "--root", root.path, "--format", "json")
-    diagnostics = json.loads(out)["roots"][0]["diagnostics"]
-    assert code == 0 and json.loads(out)["roots"][0]["changes"] == []
+    diagnostics = json.loads(out)["result"]["roots"][0]["diagnostics"]
+    assert code == 0 and json.loads(out)["result"]["roots"][0]["changes"] == []
     assert [(d["id"], d["kind"]) for d in diagnostics] == [(kid.id, "unreadable-sidecar")]
     assert "symbolic link" in diagnostics[0]["message"]
     code, _, err = cli("links", "repair", "--root", root.path, "--backup", tmp_path / "backup")
@@ -117,14 +117,13 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
     assert result.verdict == "unreadable" and "symbolic link" in result.detail
 
     code, out, _ = cli("inspect", other.paths["brain"], "--format", "json")
+    findings = [(f["file"], f["line"], f["rule"], f["message"]) for f in json.loads(out)["findings"]]
     assert (
-        code == 1
-        and f"{made['transcript']}:0: unreadable: cannot read: is a symbolic link; not followed"
-        in json.loads(out)["transcripts"]["findings"]
+        code == 1 and (str(made["transcript"]), None, "unreadable", "cannot read: is a symbolic link; not followed") in findings
     )
 
     code, out, _ = cli("sweep", "--source", "native", "--root", root.path, "--out", tmp_path / "out", "--format", "json")
-    swept = json.loads(out)["manifest"]
+    swept = json.loads(out)["result"]["manifest"]
     assert code == 0 and other.id not in {s["id"] for s in swept["sessions"]}  # its .db is a link: not a session source
     assert {"path": str(other.paths["sidecar"]), "reason": SKIP_REFUSED_SOURCE} in swept["skipped"]  # nor its other files alone
     assert not any(made["brain"].name in rel for s in swept["sessions"] for rel in s["files"] if "/brain/" in rel)

@@ -104,8 +104,8 @@ def test_attest_and_backfill_at_once_lose_nothing(pristine, tmp_path):
             os.waitpid(pid, 0)
         (a_code, a_out, a_err), (b_code, b_out, b_err) = (json.loads(results[n].read_text()) for n in ("attest", "backfill"))
         assert (a_code, b_code) == (0, 0), (run, a_err, b_err)
-        attested = {r["id"] for r in json.loads(a_out)["results"] if r["attestation"] == "written"}
-        stamped = {c["id"] for c in json.loads(b_out)["roots"][0]["changes"]}
+        attested = {r["id"] for r in json.loads(a_out)["result"]["results"] if r["attestation"] == "written"}
+        stamped = {c["id"] for c in json.loads(b_out)["result"]["roots"][0]["changes"]}
         on_disk = {p.name.split(".")[0]: json.loads(p.read_bytes()) for p in (root / "conversations").glob("*.trajectory.json")}
         assert len(attested) == 8 and len(stamped) == 5
         assert {cid for cid, doc in on_disk.items() if "completeness" in doc.get("agyReader", {}).get("agyAudit", {})} == attested
@@ -321,7 +321,7 @@ def test_a_repair_that_changes_nothing_makes_no_backup(repaired, tmp_path):
     assert len(made) == 1
     code, out, err = cli("links", "repair", "--root", root, "--format", "json")
     assert (code, err) == (0, "")
-    doc = json.loads(out)["roots"][0]
+    doc = json.loads(out)["result"]["roots"][0]
     assert (doc["changes"], doc["backup"], doc["verification"]) == ([], None, None)
     assert sorted(p.name for p in root.parent.iterdir() if p.name.startswith("agy-audit-links-backup-")) == made
 

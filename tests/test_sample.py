@@ -27,7 +27,7 @@ def test_committed_sample_matches_the_generator(tmp_path):
 def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
     build(tmp_path)
     assert main(["stores", "--home", str(tmp_path), "--sessions", "--format", "json"]) == 0
-    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
     by_surface: dict[str, list] = {}
     for s in sessions:
         by_surface.setdefault(s["surface"], []).append(s["sidecar"])
@@ -41,7 +41,7 @@ def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
 
 def test_committed_sample_lists_every_session(capsys):
     assert main(["stores", "--home", str(EXAMPLES), "--sessions", "--format", "json"]) == 0
-    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
     assert sorted(s["surface"] for s in sessions) == ["acp"] * 2 + ["cli"] * 11 + ["ide"] * 6
     # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
     assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}
@@ -73,7 +73,7 @@ def test_doctor_names_the_committed_samples_content_stale_session_incomplete(tmp
     """A checkout has no mtimes to go by: doctor finds the stale sidecar by its content."""
     monkeypatch.setenv("PATH", str(tmp_path))  # no agy to ask for its version
     assert main(["doctor", "--home", str(EXAMPLES), "--format", "json"]) == 1
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     assert {Path(r["path"]).name: r["sidecars"] for r in doc["roots"]} == {
         "antigravity": {"verified": 4, "incomplete": 0, "unknown": 0, "missing": 1},
         "antigravity-acp": {"verified": 0, "incomplete": 0, "unknown": 0, "missing": 0},

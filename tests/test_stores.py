@@ -247,13 +247,13 @@ def test_find_session_prefix_rules(tmp_path):
 def test_cli_stores_json_shape(tmp_path, capsys):
     home = make_home(tmp_path)
     assert main(["stores", "--home", str(home), "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     cli = next(r for r in doc["roots"] if r["surface"] == "cli")
     assert cli["sessions"] == 4
     assert cli["sidecars"] == {"fresh": 1, "stale": 2, "missing": 1}
     assert cli["explicit"] is False
     assert main(["stores", "--home", str(home), "--sessions", "--format", "json"]) == 0
-    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
     assert sessions[0]["id"] == C and sessions[0]["surface"] == "ide"  # newest first, across roots
     first = sessions[0]
     assert set(first) == {"id", "root", "surface", "artifacts", "newestMtime", "sidecar"}
@@ -264,7 +264,7 @@ def test_cli_stores_show_options_after_command(tmp_path, capsys):
     home = make_home(tmp_path)
     root = home / ".gemini" / "antigravity-cli"
     assert main(["stores", "show", A, "--root", str(root), "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     assert doc["id"] == A and doc["sidecar"] == "stale"
     kinds = [p["kind"] for p in doc["paths"]]
     assert kinds[:5] == ["db", "wal", "shm", "sidecar", "brain"]
@@ -274,7 +274,7 @@ def test_cli_stores_show_options_after_command(tmp_path, capsys):
     assert main(["stores", "--home", str(home), "show", C, "--format", "json"]) == 0
     out, err = capsys.readouterr()
     ide, cli = home / ".gemini" / "antigravity", home / ".gemini" / "antigravity-cli"
-    assert json.loads(out)["root"] == str(ide)
+    assert json.loads(out)["result"]["root"] == str(ide)
     assert err == f"note: {C}: also in {cli} (artifacts older); using {ide}\n"
 
 
@@ -345,10 +345,10 @@ def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
     }
     assert session.brain_files["step_content"]  # content.md where the CLI has output.txt
     assert main(["stores", "--home", str(home), "show", c2.id, "--format", "json"]) == 0
-    kinds = [p["kind"] for p in json.loads(capsys.readouterr().out)["paths"]]
+    kinds = [p["kind"] for p in json.loads(capsys.readouterr().out)["result"]["paths"]]
     assert kinds[-2:] == ["annotation", "backup"] and "brain/step_content" in kinds and "brain/artifact_revision" in kinds
     assert main(["stores", "--home", str(home), "--format", "json"]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)["result"]
     ide_json = doc["roots"][1]
     assert ide_json["backups"] == [{"id": c2.id, "path": str(home / ".gemini" / "antigravity-ide" / "brain_backup" / c2.id)}]
     assert {f["kind"] for f in doc["roots"][0]["installFiles"]} == {

@@ -117,7 +117,7 @@ def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_c
     document = json.loads(sidecar.read_text())
     sidecar.write_text(json.dumps({**document, "addedByAgy": True}))
     code, out, _ = cli("compare", "--baseline-dir", fp, "--surface", "toplevel", "--format", "json", tmp_path / "again")
-    (surface,) = json.loads(out)["surfaces"]
+    (surface,) = json.loads(out)["result"]["surfaces"]
     assert code == 1 and surface["status"] == "DRIFT"
     assert [(c["path"], c["class"]) for c in surface["changes"]] == [("addedByAgy", "added")]
 

@@ -281,7 +281,7 @@ def test_unreadable_per_install_files_are_named_and_fail_fingerprint_with_exit_2
         main(["sweep", "--root", str(root.path), "--source", "native", "--out", str(out), "--keep-going", "--format", "json"])
         == 1
     )
-    manifest = json.loads(capsys.readouterr().out)["manifest"]
+    manifest = json.loads(capsys.readouterr().out)["result"]["manifest"]
     assert [(f["id"], f["stage"], f["message"]) for f in manifest["failures"]] == [
         (None, "install", f"{root.path / 'conversation_summaries.db'}: not an SQLite database (bad header)")
     ]
@@ -350,7 +350,7 @@ def test_a_fifo_or_a_symbolic_link_is_never_opened_and_a_torn_line_is_skipped(tm
     assert not any("onboarding" in line or "history" in line for line in result.fingerprints["roots"].lines)
     out = tmp_path / "corpus"
     assert main(["sweep", "--root", str(root.path), "--source", "native", "--out", str(out), "--format", "json"]) == 0
-    manifest = json.loads(capsys.readouterr().out)["manifest"]
+    manifest = json.loads(capsys.readouterr().out)["result"]["manifest"]
     assert manifest["complete"] and {s["reason"] for s in manifest["skipped"]} >= {
         "symbolic link (not followed)",
         "not a regular file",
@@ -378,7 +378,7 @@ def test_two_roots_of_the_same_name_sweep_the_first_ones_files(tmp_path, capsys)
         main(["sweep", "--root", str(first), "--root", str(second), "--source", "native", "--out", str(out), "--format", "json"])
         == 0
     )
-    manifest = json.loads(capsys.readouterr().out)["manifest"]
+    manifest = json.loads(capsys.readouterr().out)["result"]["manifest"]
     assert [(r["name"], len(r["files"])) for r in manifest["roots"]] == [("antigravity-cli", 7), ("antigravity-cli", 0)]
     reason = f"per-install files of a root named antigravity-cli already swept from {first}"
     assert sorted(s["path"] for s in manifest["skipped"] if s["reason"] == reason) == sorted(

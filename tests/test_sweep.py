@@ -505,7 +505,7 @@ def test_json_summary_and_installed_agy_version(store, tmp_path, capsys, monkeyp
     out = tmp_path / "corpus"
     code, stdout, stderr = run(capsys, "--root", store.ide.root, "--out", out, "--format", "json")
     assert code == 0 and stderr == ""
-    printed = json.loads(stdout)
+    printed = json.loads(stdout)["result"]
     assert printed == {"out": str(out), "manifest": manifest(out)}
     assert printed["manifest"]["installedAgyVersion"] == "agy 1.2.11 (linux/amd64)"
 
@@ -532,7 +532,7 @@ def test_one_id_in_two_roots_is_swept_once_from_the_newest(tmp_path, capsys, new
         {"path": str(other.paths["db"]), "reason": f"id also in {kept.root} (artifacts here older); swept from there"}
     ]
     assert main(["stores", "--home", str(tmp_path / "home"), "show", first.id, "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["root"] == str(kept.root)  # the same choice
+    assert json.loads(capsys.readouterr().out)["result"]["root"] == str(kept.root)  # the same choice
 
 
 def test_progress_line_is_throttled_and_ended():

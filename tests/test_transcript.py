@@ -11,9 +11,9 @@ from audit.safeio import dumps
 from audit.store.transcript import (
     DROPPED,
     KINDS,
+    Anomaly,
     Arg,
     FileChange,
-    Finding,
     Record,
     SettingChange,
     iter_bytes,
@@ -54,7 +54,7 @@ def line(record: dict) -> bytes:
 
 def split(items):
     records = [i for i in items if isinstance(i, Record)]
-    findings = [i for i in items if isinstance(i, Finding)]
+    findings = [i for i in items if isinstance(i, Anomaly)]
     return records, findings
 
 

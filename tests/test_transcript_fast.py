@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from audit.checks import consistency
 from audit.safeio import JSONError, dumps, loads, loads_text
 from audit.store import transcript as tr
-from audit.store.transcript import Arg, Finding
+from audit.store.transcript import Anomaly, Arg
 
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
 
@@ -41,7 +41,7 @@ def old_arg(value: object, where: str, tier: str | None, out: list, encodings: d
             return Arg(value, value, True)
         if (marker := _MARKER.search(value)) is not None:
             message = f"{where} is cut by {marker.group(0)}; not JSON text ({exc.reason})"
-            out.append(Finding("t.jsonl", 7, "truncated-arg", message, "/" + where))
+            out.append(Anomaly("t.jsonl", 7, "truncated-arg", message, "/" + where))
             note("text")
         else:
             note("native")
@@ -399,19 +399,19 @@ def test_a_timestamp_past_the_years_datetime_holds_has_no_second(text):
     assert consistency._second(text) is None  # it raised OverflowError, a traceback out of ``consistency``
 
 
-def old_parsed_findings(path: str, line: int, data: bytes) -> list[Finding] | None:
+def old_parsed_findings(path: str, line: int, data: bytes) -> list[Anomaly] | None:
     """The findings the old order (blank, then UTF-8, then JSON) gives a line it drops; None if kept."""
     if not data.strip():
-        return [Finding(path, line, "blank-line", "empty line")]
+        return [Anomaly(path, line, "blank-line", "empty line")]
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")]
+        return [Anomaly(path, line, "bad-utf8", f"invalid UTF-8 at byte {exc.start}")]
     try:
         loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
         at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
-        return [Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
+        return [Anomaly(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
     return None
 
 
@@ -430,7 +430,7 @@ def test_a_dropped_line_gets_the_finding_the_old_order_gave(data, damage):
     want = old_parsed_findings("t.jsonl", 4, data)
     got = tr._parsed("t.jsonl", 4, data, 1 << 20, tr._Stream("compact"))
     if want is None:
-        assert got and all(type(i) is Finding for i in got[:-1]) and (type(got[-1]) is tr.Record or got[-1].kind == "not-object")
+        assert got and all(type(i) is Anomaly for i in got[:-1]) and (type(got[-1]) is tr.Record or got[-1].kind == "not-object")
     else:
         assert got == want
 

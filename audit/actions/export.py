@@ -130,7 +130,7 @@ def _from_transcript(cid: str, paths: tuple[Path, ...]) -> Export:
     undecoded: list[dict[str, Any]] = []
     by_index: dict[int, int] = {}
     for item in transcript.iter_transcript(paths):
-        if isinstance(item, transcript.Finding):
+        if isinstance(item, transcript.Anomaly):
             findings.append(f"{item.file}:{item.line}: {item.kind}: {item.message}")
             undecoded.append({"location": f"{Path(item.file).name}:{item.line}", "kind": item.kind, "rows": 1})
             continue

@@ -270,16 +270,16 @@ class TierRecords:
     latest: dict[int, tr.Record] = field(default_factory=dict)
 
 
-def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Finding]]:
+def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Anomaly]]:
     """The tiers of *brain* that have files, and the reading findings. Records are streamed; only
     the last record of each step index is kept (a repeated index supersedes earlier ones)."""
     files = tr.locate(brain)
     tiers: dict[str, TierRecords] = {}
-    findings: list[tr.Finding] = [tr.Finding(str(d), 0, "unreadable", f"cannot list: {why}") for d, why in files.unlisted]
+    findings: list[tr.Anomaly] = [tr.Anomaly(str(d), 0, "unreadable", f"cannot list: {why}") for d, why in files.unlisted]
     for tier in files.tiers:  # each tier's stream: its flat file, or its chunks read as one byte stream
         found = tiers[tier.name] = TierRecords()
         for item in tr.iter_transcript(tier.stream, tier=tier.name):
-            if isinstance(item, tr.Finding):
+            if isinstance(item, tr.Anomaly):
                 findings.append(item)
                 continue
             found.records += 1

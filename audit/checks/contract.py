@@ -412,7 +412,7 @@ def transcript_streams(files: list[Path]) -> tuple[list[list[Path]], dict[Path, 
     return streams, extra, notes
 
 
-def _transcript_results(items: Iterable[transcript.Record | transcript.Finding], files: list[str]) -> list[FileResult]:
+def _transcript_results(items: Iterable[transcript.Record | transcript.Anomaly], files: list[str]) -> list[FileResult]:
     """One result per file of a stream from the reader's records (schema-checked) and findings;
     ``records`` counts the lines that start in the file."""
     records = dict.fromkeys(files, 0)
@@ -441,7 +441,7 @@ SCHEMA_JUDGED = frozenset(
 rules decide the level), so ``stream_finding`` gives none for them."""
 
 
-def stream_finding(item: transcript.Finding) -> Finding | None:
+def stream_finding(item: transcript.Anomaly) -> Finding | None:
     """The contract finding for a reader finding; None where the schema judges the record
     itself (``SCHEMA_JUDGED``) or the kind is no finding here (a step gap: agy never writes some
     steps to transcripts, and the compact-vs-full pairing is ``consistency``'s)."""

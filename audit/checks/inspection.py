@@ -2,28 +2,30 @@
 protobuf fields, transcript anomalies. Read-only; every problem is a finding or a note, never an
 exception.
 
-Transcript anomalies take the contract's levels (``audit.checks.contract``: one rule table for
-``verify-contract`` and ``inspect``): a reader finding the contract makes a violation is a finding,
-one it makes an advisory is a note; a record's own keys and values are judged by the
-transcript-record schema, whose rules give each its level. What the contract does not judge at
-all is a note (a step gap: agy never writes some steps to transcripts; a window; a record one tier
-has and the other lacks), except a file that cannot be read and a compact record whose content
-disagrees with its full one (``DISAGREEMENTS``), which are findings."""
+Transcript anomalies take the contract's rule ids and levels (``audit.checks.contract``: one rule
+table for ``verify-contract``, ``consistency`` and ``inspect``): a reader anomaly the contract
+makes an error is an error here, one it makes a warning a warning; a record's own keys and values
+are judged by the transcript-record schema, whose rules give each its level. What the contract
+does not judge at all is a warning of rule ``transcript/<kind>`` (a step gap: agy never writes
+some steps to transcripts; a compact window; a record one tier has and the other lacks), except a
+file that cannot be read (``unreadable``) and a compact record whose content disagrees with its
+full one (``DISAGREEMENTS``), which are errors. Every problem of a ``.db`` is an error, of rule
+``unreadable`` when the file could not be read at all, ``db/<code>`` otherwise."""
 
 from __future__ import annotations
 
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audit.checks import contract
 from audit.errors import InputError
-from audit.findings import Level
+from audit.findings import UNREADABLE, Finding, HasFindings, Level
 from audit.safeio import is_dir, is_file
 from audit.store import transcript
-from audit.store.database import read_database
+from audit.store.database import READ_FAILURES, Problem, read_database
 from audit.store.ids import canonical_id
 from audit.store.layout import Session
 from audit.store.trajectory import reconstruct
@@ -39,7 +41,7 @@ class DatabaseInfo:
     step_types: Counter[str]
     statuses: Counter[str]
     unknown_fields: Counter[str]
-    findings: list[str]
+    findings: list[Finding]
     unknown_rows: Counter[str] = field(default_factory=Counter)
     """Per unknown field: how many rows (steps, blobs) carry it at least once."""
 
@@ -59,21 +61,28 @@ class TranscriptInfo:
     records: int
     types: Counter[str]
     statuses: Counter[str]
-    anomalies: Counter[str]
-    findings: list[str]  # "file:line: kind: message" (violations: exit 1)
-    notes: list[str] = field(default_factory=list)  # the same form (advisories: exit 0)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def anomalies(self) -> Counter[str]:
+        """Findings per rule id (the reader's anomalies as the contract names them)."""
+        return Counter(f.rule for f in self.findings)
 
 
 @dataclass
-class Inspection:
+class Inspection(HasFindings):
     id: str | None
     database: DatabaseInfo | None = None
     transcripts: TranscriptInfo | None = None
-    notes: list[str] = field(default_factory=list)  # artifacts that are listed but not decoded
+    undecoded: list[Finding] = field(default_factory=list)
+    """Notes of the encrypted ``.pb`` files listed but never decoded (rule ``pb/not-decoded``)."""
 
     @property
-    def finding_count(self) -> int:
-        return len(self.database.findings if self.database else []) + len(self.transcripts.findings if self.transcripts else [])
+    def findings(self) -> list[Finding]:  # type: ignore[override]
+        """The database's findings, the transcripts', then the notes of the ``.pb`` files not
+        decoded; an error makes ``inspect`` exit 1."""
+        database = self.database.findings if self.database else []
+        return [*database, *(self.transcripts.findings if self.transcripts else ()), *self.undecoded]
 
 
 def inspect_session(session: Session) -> Inspection:
@@ -82,10 +91,11 @@ def inspect_session(session: Session) -> Inspection:
         result.database = inspect_database(session.db)
     if session.brain is not None:
         result.transcripts = inspect_brain(session.brain)
-    if session.legacy_pb is not None:
-        result.notes.append(f"{session.legacy_pb}: legacy encrypted .pb, listed but never decoded")
-    if session.implicit_pb is not None:
-        result.notes.append(f"{session.implicit_pb}: implicit encrypted .pb, listed but never decoded")
+    for pb, what in ((session.legacy_pb, "legacy"), (session.implicit_pb, "implicit")):
+        if pb is not None:
+            result.undecoded.append(
+                Finding("pb/not-decoded", Level.NOTE, f"{what} encrypted .pb, listed but never decoded", str(pb))
+            )
     return result
 
 
@@ -115,8 +125,13 @@ def inspect_database(path: Path) -> DatabaseInfo:
         statuses=Counter(str(s.get("status", "?")) for s in steps),
         unknown_fields=native.unknown_fields,
         unknown_rows=native.unknown_rows,
-        findings=[f.message for f in conv.findings] + [f.message for f in native.findings if f not in conv.findings],
+        findings=[_db_finding(p, path) for p in [*conv.findings, *(p for p in native.findings if p not in conv.findings)]],
     )
+
+
+def _db_finding(problem: Problem, path: Path) -> Finding:
+    rule = UNREADABLE if problem.code in READ_FAILURES else f"db/{problem.code}"
+    return Finding(rule, Level.ERROR, problem.message.removeprefix(f"{path}: "), str(path))
 
 
 def inspect_brain(brain: Path) -> TranscriptInfo:
@@ -129,8 +144,7 @@ def _inspect_transcript_file(path: Path) -> TranscriptInfo:
     """One transcript file, streamed: records are counted and judged, never kept."""
     info = _info(path.parent, (), (path,), (), ())
     for item in transcript.iter_transcript(path):
-        if isinstance(item, transcript.Finding):
-            info.anomalies[item.kind] += 1
+        if isinstance(item, transcript.Anomaly):
             _judge(item, info)
         else:
             info.records += 1
@@ -145,7 +159,7 @@ def _info(
     compact: Iterable[Path],
     full: Iterable[Path],
     records: Sequence[transcript.Record],
-    findings: Sequence[transcript.Finding],
+    anomalies: Sequence[transcript.Anomaly],
     judged: Iterable[transcript.Record] = (),
 ) -> TranscriptInfo:
     info = TranscriptInfo(
@@ -155,11 +169,9 @@ def _info(
         records=len(records),
         types=Counter(r.type or "?" for r in records),
         statuses=Counter(r.status or "?" for r in records),
-        anomalies=Counter(f.kind for f in findings),
-        findings=[],
     )
-    for f in findings:
-        _judge(f, info)
+    for anomaly in anomalies:
+        _judge(anomaly, info)
     for record in judged:
         _judge_record(record, info)
     return info
@@ -171,21 +183,19 @@ disagrees with its full one (beyond the documented truncation), as ``consistency
 that disagrees with the ``.db``."""
 
 
-def _judge(f: transcript.Finding, info: TranscriptInfo) -> None:
-    """File a reader finding under ``findings`` or ``notes`` by the contract's level."""
-    judged = contract.stream_finding(f)
-    if judged is not None:
-        level = judged.level
-    elif f.kind in contract.SCHEMA_JUDGED:
+def _judge(a: transcript.Anomaly, info: TranscriptInfo) -> None:
+    """The finding the contract makes of a reader anomaly, else ``unreadable`` or ``transcript/<kind>``."""
+    judged = contract.stream_finding(a)
+    if judged is None and a.kind in contract.SCHEMA_JUDGED:
         return  # the schema's findings of the record stand for it (``_judge_record``)
-    else:
-        level = Level.ERROR if f.kind == "unreadable" or f.kind in DISAGREEMENTS else Level.WARNING
-    (info.findings if level == Level.ERROR else info.notes).append(f"{f.file}:{f.line}: {f.kind}: {f.message}")
+    if judged is None:
+        rule = UNREADABLE if a.kind == "unreadable" else f"transcript/{a.kind}"
+        level = Level.ERROR if a.kind == "unreadable" or a.kind in DISAGREEMENTS else Level.WARNING
+        judged = Finding(rule, level, a.message, a.file, a.line or None, pointer=a.pointer)
+    info.findings.append(judged)
 
 
 def _judge_record(record: transcript.Record, info: TranscriptInfo) -> None:
-    """File the transcript-record schema's findings of one record by their rules' levels."""
+    """The transcript-record schema's findings of one record, at its line."""
     for f in contract.validate_document(record.raw, "transcript", file=record.file).findings:
-        where = f" at {f.pointer}" if f.pointer else ""
-        text = f"{record.file}:{record.line}: {f.rule}: {f.message}{where}"
-        (info.findings if f.level == Level.ERROR else info.notes).append(text)
+        info.findings.append(replace(f, line=record.line))

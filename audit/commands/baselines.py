@@ -7,8 +7,9 @@ import argparse
 from audit.actions import baseline_writer, compat
 from audit.checks import baselines
 from audit.commands import project
+from audit.commands.common import print_json
+from audit.errors import EXIT_OK
 from audit.report.drift_report import baselines_json, baselines_text
-from audit.report.text import to_json
 
 
 def register(
@@ -46,7 +47,7 @@ def register(
 def run(args: argparse.Namespace) -> int:
     found = baselines.available(args.baseline_dir or project.load().baseline_dir)
     if args.format == "json":
-        print(to_json(baselines_json(found)), end="")
+        print_json("baselines", EXIT_OK, baselines_json(found))
     else:
         print(baselines_text(found))
     return 0
@@ -62,7 +63,7 @@ def run_import(args: argparse.Namespace) -> int:
     if text is not None:
         compat.write(args.compat_file, text)
     if args.format == "json":
-        print(to_json(baselines_json([baseline])), end="")
+        print_json("baselines import-shape", EXIT_OK, baselines_json([baseline]))
     else:
         print(f"imported {baseline.path} ({baseline.digests['sidecar']})")
     return 0

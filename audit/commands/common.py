@@ -6,12 +6,15 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from audit import progress
 from audit.actions import writelock
 from audit.errors import UsageError
+from audit.findings import Finding
+from audit.report.envelope import envelope
+from audit.report.text import to_json
 from audit.store import layout, legacy_pb, selection
 
 
@@ -130,6 +133,12 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of sessions above 0")
     return value
+
+
+def print_json(command: str, exit_code: int, result: object, findings: Iterable[Finding] = ()) -> int:
+    """Print the JSON envelope of one run of *command* (its words: ``stores show``) and return *exit_code*."""
+    sys.stdout.write(to_json(envelope(command, exit_code, result, findings)))
+    return exit_code
 
 
 def add_format(parser: argparse.ArgumentParser, *choices: str, nested: bool = False) -> None:

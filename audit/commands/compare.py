@@ -11,6 +11,7 @@ from audit.checks.fingerprint import SURFACES
 from audit.commands import project
 from audit.commands.common import add_progress, add_quiet, add_report_flags, progress_of, report_formats
 from audit.commands.fingerprint import INPUTS, add_surfaces, warn
+from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.progress import step
 from audit.report.consumers_report import results_json, results_markdown, results_text
 from audit.report.drift_report import (
@@ -18,6 +19,7 @@ from audit.report.drift_report import (
     comparison_markdown,
     comparison_text,
 )
+from audit.report.envelope import envelope
 from audit.report.html_report import compare_page
 from audit.report.text import to_json
 from audit.safeio import atomic_write
@@ -108,12 +110,13 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)
     results = consumers.judge_all(profiles, comparison, baseline, observed)
     fails = consumers.run_fails(comparison, results, fail_on)
+    code = EXIT_FINDINGS if fails else EXIT_OK
 
     def render(fmt: str) -> str:
         if fmt == "json":
             doc = comparison_json(comparison, observed, fail_on=fail_on.drift)
-            doc |= {"baselineReason": why, "failOn": fail_on.text, "fails": fails, "consumers": results_json(results, fail_on)}
-            return to_json(doc)
+            doc |= {"baselineReason": why, "failOn": fail_on.text, "consumers": results_json(results, fail_on)}
+            return to_json(envelope("compare", code, doc))
         if fmt == "markdown":
             return comparison_markdown(comparison, observed, reason=why) + results_markdown(results)
         if fmt == "html":
@@ -128,4 +131,4 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     for path, fmt in reports.items():
         atomic_write(path, render(fmt).encode("utf-8"))
-    return 1 if fails else 0
+    return code

@@ -14,11 +14,12 @@ from audit.commands.common import (
     add_progress,
     legacy_key,
     lock_waiting,
+    print_json,
     progress_of,
     roots_from,
 )
 from audit.progress import step
-from audit.report.text import table, to_json
+from audit.report.text import table
 from audit.store import layout
 
 
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             report = completeness.check_all(targets, key, progress=bar)
     if args.format == "json":
-        print(to_json(_json(report, args.attest)), end="")
+        print_json("completeness", report.exit_code, _json(report, args.attest))
     else:
         print(_text(report, args.attest))
     return report.exit_code
@@ -104,7 +105,6 @@ def _text(report: completeness.Report, attested: bool) -> str:
 def _json(report: completeness.Report, attested: bool) -> dict[str, Any]:
     return {
         "profile": completeness.PROFILE,
-        "ok": report.exit_code == 0,
         "summary": {
             "sidecars": len(report.results),
             **report.counts(),

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit.commands.common import add_progress, add_quiet, home_of, progress_of, seconds, user_path
+from audit.commands.common import add_progress, add_quiet, home_of, print_json, progress_of, seconds, user_path
 from audit.commands.mutate import add_selection, selected
 from audit.errors import UsageError
 from audit.pipeline import command, conformance
 from audit.progress import step
 from audit.report import conformance_report
-from audit.report.text import to_json
 from audit.safeio import atomic_write, dumps
 
 
@@ -104,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.draft_profile:
         atomic_write(args.draft_profile, dumps(conformance.draft_profile(result)).encode() + b"\n")
     if args.format == "json":
-        sys.stdout.write(to_json(conformance_report.to_json(result)))
+        print_json("conformance", result.exit_code, conformance_report.to_json(result))
     elif args.format == "junit":
         sys.stdout.write(conformance_report.junit_xml(result))
     elif args.format == "markdown":

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from audit.checks import consistency
-from audit.commands.common import add_format, add_progress, progress_of, roots_from
+from audit.commands.common import add_format, add_progress, print_json, progress_of, roots_from
 from audit.errors import UsageError
 from audit.progress import step
 from audit.report import consistency_report, junit, sarif
-from audit.report.envelope import envelope
 from audit.report.text import to_json
 from audit.store import layout
 
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             report = consistency.check_roots(roots, progress=bar)
     if args.format == "json":
-        print(to_json(envelope("consistency", report.exit_code, consistency_report.result_json(report), report.findings)), end="")
+        print_json("consistency", report.exit_code, consistency_report.result_json(report), report.findings)
     elif args.format == "junit":
         print(junit.render([consistency_report.suite(report)]), end="")
     elif args.format == "sarif":

@@ -7,11 +7,11 @@ import sys
 
 from audit.checks import consumers
 from audit.checks.drift import observe
-from audit.commands.common import add_progress, add_quiet, progress_of
+from audit.commands.common import add_progress, add_quiet, print_json, progress_of
 from audit.commands.fingerprint import INPUTS, warn
+from audit.errors import EXIT_OK
 from audit.progress import step
 from audit.report.consumers_report import coverage_json, coverage_text, profile_json, profiles_text
-from audit.report.text import to_json
 
 
 def register(
@@ -53,7 +53,7 @@ def register(
 def run(args: argparse.Namespace) -> int:
     profiles = consumers.resolve(args.consumer)
     if args.format == "json":
-        print(to_json({"consumers": [profile_json(p) for p in profiles]}), end="")
+        print_json("consumers", EXIT_OK, {"consumers": [profile_json(p) for p in profiles]})
     else:
         sys.stdout.write(profiles_text(profiles))
     return 0
@@ -68,7 +68,7 @@ def run_check(args: argparse.Namespace) -> int:
         warn(observed.survey.problems)
     found = consumers.coverage(profile, observed, consumers.store_roots(args.paths))
     if getattr(args, "format", "text") == "json":
-        print(to_json(coverage_json(profile, observed, found)), end="")
+        print_json("consumers check", EXIT_OK, coverage_json(profile, observed, found))
     else:
         sys.stdout.write(coverage_text(profile, observed, found))
     return 0

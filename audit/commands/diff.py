@@ -6,11 +6,10 @@ import argparse
 import sys
 
 from audit.checks import diff
-from audit.commands.common import add_progress, add_quiet, progress_of
+from audit.commands.common import add_progress, add_quiet, print_json, progress_of
 from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.progress import step
 from audit.report import diff_report
-from audit.report.text import to_json
 
 
 def register(
@@ -49,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     with step(progress_of(args), "diff", "trajectories") as bar:
         report = diff.compare_paths(args.a, args.b, only=args.id, ignore=ignore, progress=bar)
     if args.format == "json":
-        sys.stdout.write(to_json(diff_report.to_json(report)))
+        print_json("diff", EXIT_OK if report.same else EXIT_FINDINGS, diff_report.to_json(report))
     elif args.format == "markdown":
         sys.stdout.write(diff_report.markdown(report))
     else:

@@ -6,9 +6,10 @@ import argparse
 from typing import Any
 
 from audit.commands import project
-from audit.commands.common import add_format, add_key_file, add_progress, legacy_key, progress_of, roots_from, seconds
+from audit.commands.common import add_format, add_key_file, add_progress, legacy_key, print_json, progress_of, roots_from, seconds
+from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.pipeline import doctor
-from audit.report.text import table, to_json
+from audit.report.text import table
 from audit.safeio import is_file
 from audit.store import layout
 
@@ -56,10 +57,10 @@ def run(args: argparse.Namespace) -> int:
         progress=progress_of(args),
     )
     if args.format == "json":
-        print(to_json(_json(health)), end="")
+        print_json("doctor", EXIT_OK if health.healthy else EXIT_FINDINGS, _json(health))
     else:
         print(_text(health))
-    return 0 if health.healthy else 1
+    return EXIT_OK if health.healthy else EXIT_FINDINGS
 
 
 def _daemon_text(d: doctor.Daemon) -> str:
@@ -131,7 +132,6 @@ def _text(health: doctor.Health) -> str:
 
 def _json(health: doctor.Health) -> dict[str, Any]:
     return {
-        "healthy": health.healthy,
         "roots": [
             {
                 "path": str(h.root.path),

@@ -7,11 +7,10 @@ import sys
 
 from audit.checks.fingerprint import SURFACES, survey
 from audit.checks.shape import snapshot_text
-from audit.commands.common import add_progress, add_quiet, inform, progress_of
-from audit.errors import EXIT_USAGE, NothingToCheck, UsageError
+from audit.commands.common import add_progress, add_quiet, inform, print_json, progress_of
+from audit.errors import EXIT_OK, EXIT_USAGE, NothingToCheck, UsageError
 from audit.progress import step
 from audit.report.drift_report import survey_json, survey_text
-from audit.report.text import to_json
 
 INPUTS = (
     "PATH is a sweep corpus (manifest.json, corpus/, native/), a store root, a home directory "
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.fingerprints:
         raise NothingToCheck(f"nothing to fingerprint in {', '.join(args.paths)}")
     if args.format == "json":
-        print(to_json(survey_json(result, paths=args.show_paths)), end="")
+        print_json("fingerprint", EXIT_USAGE if result.problems else EXIT_OK, survey_json(result, paths=args.show_paths))
     elif args.show_paths:
         if len(result.fingerprints) != 1:
             raise UsageError(f"--paths prints one surface; computed: {', '.join(result.fingerprints)} (choose with --surface)")

@@ -9,8 +9,9 @@ from typing import Any
 
 from audit.checks.completeness import in_projection
 from audit.checks.inspection import Inspection, inspect_path, inspect_session
-from audit.commands.common import add_format, roots_from, tell_located
-from audit.report.text import table, to_json
+from audit.commands.common import add_format, print_json, roots_from, tell_located
+from audit.errors import EXIT_FINDINGS, EXIT_OK
+from audit.report.text import finding_line, table
 from audit.safeio import exists
 from audit.store import layout
 
@@ -26,10 +27,10 @@ def register(
             "Row counts per table, step types and statuses, unknown protobuf fields (ranked by the rows "
             "carrying them, each marked where the completeness projection reads) and "
             "transcript anomalies of one session (by id) or of one .db, brain directory or .jsonl (by path). "
-            "Exit 1 on findings (an unreadable, corrupt or undecodable database, a schema we do not know, "
-            "transcript anomalies the contract calls violations, compact and full records that disagree); "
-            "exit 0 with notes only (unknown protobuf fields, listed encrypted .pb files, transcript anomalies "
-            "the contract calls advisories or does not judge: truncated arguments, step gaps, windows, "
+            "Exit 1 on errors (an unreadable, corrupt or undecodable database, a schema we do not know, "
+            "transcript anomalies the contract calls errors, compact and full records that disagree); "
+            "exit 0 with warnings and notes only (unknown protobuf fields, listed encrypted .pb files, transcript "
+            "anomalies the contract calls warnings or does not judge: truncated arguments, step gaps, windows, "
             "time going backwards, repeated or inverted steps, torn lines)."
         ),
     )
@@ -47,11 +48,12 @@ def run(args: argparse.Namespace) -> int:
         located = layout.locate_session(scans, args.target)
         tell_located(args, located)
         result = inspect_session(located.session)
+    code = EXIT_FINDINGS if result.errors else EXIT_OK
     if args.format == "json":
-        print(to_json(_json(result)), end="")
+        print_json("inspect", code, _json(result), result.findings)
     else:
         print(_text(result))
-    return 1 if result.finding_count else 0
+    return code
 
 
 def _counts(counter: Counter[str]) -> list[dict[str, Any]]:
@@ -59,7 +61,7 @@ def _counts(counter: Counter[str]) -> list[dict[str, Any]]:
 
 
 def _json(r: Inspection) -> dict[str, Any]:
-    doc: dict[str, Any] = {"id": r.id, "findings": r.finding_count, "notes": r.notes}
+    doc: dict[str, Any] = {"id": r.id}
     if r.database:
         d = r.database
         doc["database"] = {
@@ -73,7 +75,6 @@ def _json(r: Inspection) -> dict[str, Any]:
             "unknownFields": [
                 {"name": k, "rows": rows, "count": n, "inProjection": in_projection(k)} for k, rows, n in d.ranked_unknown()
             ],
-            "findings": d.findings,
         }
     if r.transcripts:
         t = r.transcripts
@@ -85,8 +86,6 @@ def _json(r: Inspection) -> dict[str, Any]:
             "types": _counts(t.types),
             "statuses": _counts(t.statuses),
             "anomalies": _counts(t.anomalies),
-            "findings": t.findings,
-            "notes": t.notes,
         }
     return doc
 
@@ -108,7 +107,6 @@ def _text(r: Inspection) -> str:
                     [(k, rows, n, "yes" if in_projection(k) else "no") for k, rows, n in d.ranked_unknown()],
                 )
             )
-        out += [f"finding: {f}" for f in d.findings]
     if r.transcripts:
         t = r.transcripts
         out += [
@@ -116,12 +114,10 @@ def _text(r: Inspection) -> str:
             table(("TYPE", "RECORDS"), sorted(t.types.items())),
         ]
         if t.anomalies:
-            out.append(table(("ANOMALY", "COUNT"), sorted(t.anomalies.items())))
-        out += [f"finding: {f}" for f in t.findings]
-        out += [f"note: {n}" for n in t.notes]
-    out += [f"note: {n}" for n in r.notes]
+            out.append(table(("RULE", "FINDINGS"), sorted(t.anomalies.items())))
+    out += [finding_line(f) for f in r.findings]
     notes = [f"{len(r.database.unknown_fields)} unknown protobuf field(s)"] if r.database and r.database.unknown_fields else []
-    notes += [f"{len(r.transcripts.notes)} transcript note(s)"] if r.transcripts and r.transcripts.notes else []
     notes += [f"{len(r.notes)} encrypted .pb file(s) not decoded"] if r.notes else []
-    out.append(f"{r.finding_count} finding(s)" + (f"; notes (do not fail): {', '.join(notes)}" if notes else ""))
+    counts = f"{len(r.errors)} error(s), {len(r.warnings)} warning(s)"
+    out.append(counts + (f"; notes (do not fail): {', '.join(notes)}" if notes else ""))
     return "\n".join(out)

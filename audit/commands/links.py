@@ -16,13 +16,13 @@ from audit.commands.common import (
     add_progress,
     add_quiet,
     lock_waiting,
+    print_json,
     progress_of,
     roots_from,
     user_path,
 )
-from audit.errors import EXIT_FINDINGS, InputError, NothingToCheck, UsageError
+from audit.errors import EXIT_FINDINGS, EXIT_OK, InputError, NothingToCheck, UsageError
 from audit.progress import step
-from audit.report.text import to_json
 from audit.store import layout
 
 _SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "diagnostics")
@@ -167,17 +167,15 @@ def run_check(args: argparse.Namespace) -> int:
     for root, d in _directories(args, plain=True):
         with step(make, "links check", "sidecars") as bar:
             results.append((root, links.resolve(d, progress=bar)))
+    code = EXIT_FINDINGS if any(res.failing for _, res in results) else EXIT_OK
     if args.format == "dot":
         print(_dot(results), end="")
     elif args.format == "json":
-        print(
-            to_json({"ok": not any(res.failing for _, res in results), "roots": [_check_json(r, res) for r, res in results]}),
-            end="",
-        )
+        print_json("links check", code, {"roots": [_check_json(r, res) for r, res in results]})
     else:
         for root, res in results:
             _print_check(root, res)
-    return EXIT_FINDINGS if any(res.failing for _, res in results) else 0
+    return code
 
 
 def _check_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
@@ -275,8 +273,8 @@ def run_backfill(args: argparse.Namespace) -> int:
         _print_plan(res, dry_run=args.dry_run)
         print(_summary("backfill" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
     if args.format == "json":
-        print(to_json({"roots": docs}), end="")
-    return 0
+        print_json("links backfill", EXIT_OK, {"roots": docs})
+    return EXIT_OK
 
 
 def _write_json(root: layout.Root, res: links.Resolution, dry_run: bool) -> dict[str, Any]:
@@ -331,8 +329,8 @@ def run_repair(args: argparse.Namespace) -> int:
         if args.dry_run:
             repair.refuse(res)
     if args.format == "json":
-        print(to_json({"roots": docs}), end="")
-    return 0
+        print_json("links repair", EXIT_OK, {"roots": docs})
+    return EXIT_OK
 
 
 def _partial(res: links.Resolution) -> str:
@@ -350,7 +348,6 @@ def _verification_json(v: backup.Verification) -> dict[str, Any]:
     return {
         "backup": str(v.backup),
         "root": str(v.root),
-        "ok": v.ok,
         "verified": v.verified,
         "changed": list(v.changed),
         "parentLinks": v.parent_links,
@@ -363,7 +360,7 @@ def run_verify(args: argparse.Namespace) -> int:
     with step(progress_of(args), "links verify", "sidecars") as bar:
         v = backup.verify(args.backup, unchanged=args.unchanged, progress=bar)
     if args.format == "json":
-        print(to_json(_verification_json(v)), end="")
+        print_json("links verify", EXIT_OK if v.ok else EXIT_FINDINGS, _verification_json(v))
     else:
         print(f"backup {v.backup}: {v.root}")
         for problem in v.problems:
@@ -372,7 +369,7 @@ def run_verify(args: argparse.Namespace) -> int:
             f"links verify: {'ok' if v.ok else 'FAILED'} verified={v.verified} changed={len(v.changed)} "
             f"parentLinks={v.parent_links} cycles={v.cycles} problems={len(v.problems)}"
         )
-    return 0 if v.ok else EXIT_FINDINGS
+    return EXIT_OK if v.ok else EXIT_FINDINGS
 
 
 def run_rollback(args: argparse.Namespace) -> int:
@@ -380,19 +377,8 @@ def run_rollback(args: argparse.Namespace) -> int:
         waiting = lock_waiting(args)
         r = backup.rollback(args.backup, force=args.force, lock_timeout=args.lock_timeout, waiting=waiting, progress=bar)
     if args.format == "json":
-        print(
-            to_json(
-                {
-                    "backup": str(r.backup),
-                    "root": str(r.root),
-                    "restored": list(r.restored),
-                    "unchanged": r.unchanged,
-                    "extra": list(r.extra),
-                }
-            ),
-            end="",
-        )
-        return 0
+        result = {"backup": str(r.backup), "root": str(r.root), "restored": list(r.restored), "unchanged": r.unchanged}
+        return print_json("links rollback", EXIT_OK, result | {"extra": list(r.extra)})
     for name in r.restored:
         print(f"  restored {name}")
     for name in r.extra:

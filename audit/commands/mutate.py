@@ -6,11 +6,10 @@ import argparse
 import sys
 
 from audit.actions import mutate
-from audit.commands.common import add_format, add_progress, add_quiet, home_of, progress_of, user_path
+from audit.commands.common import add_format, add_progress, add_quiet, home_of, print_json, progress_of, user_path
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
 from audit.report import conformance_report
-from audit.report.text import to_json
 from audit.safeio import shown
 
 
@@ -59,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     mutations = selected(args)
     if args.list:
         if args.format == "json":
-            sys.stdout.write(to_json([mutate.describe(m) for m in mutations]))
+            print_json("mutate", EXIT_OK, {"mutations": [mutate.describe(m) for m in mutations]})
         else:
             sys.stdout.write(conformance_report.catalogue(mutations))
         return EXIT_OK
@@ -68,8 +67,7 @@ def run(args: argparse.Namespace) -> int:
     with step(progress_of(args), "mutate", "mutations") as bar:
         index = mutate.write_copies(home_of(args), args.out, mutations, progress=bar)
     if args.format == "json":
-        sys.stdout.write(to_json(index))
-        return EXIT_OK
+        return print_json("mutate", EXIT_OK, index)
     for entry in index["mutations"]:
         where = f"{shown(args.out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
         print(f"{entry['name']}: {entry['changed']} changed; {where}")

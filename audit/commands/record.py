@@ -6,9 +6,9 @@ import argparse
 
 from audit.actions.record import record
 from audit.commands import project
-from audit.commands.common import add_progress, add_quiet, progress_of
+from audit.commands.common import add_progress, add_quiet, print_json, progress_of
+from audit.errors import EXIT_OK
 from audit.report.drift_report import baselines_text
-from audit.report.text import to_json
 
 
 def register(
@@ -62,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
         unverified_name=args.unverified_name,
     )
     if args.format == "json":
-        print(to_json({"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}), end="")
+        print_json(
+            "record", EXIT_OK, {"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}
+        )
     else:
         print(baselines_text([baseline]))
         print(f"recorded {baseline.path}; regenerated {compat_file}")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
-import sys
 
 from audit.actions.redact import MAX_FILE_SIZE, REPORT, redact
-from audit.commands.common import add_progress, add_quiet, progress_of, user_path
-from audit.report.text import table, to_json
+from audit.commands.common import add_progress, add_quiet, print_json, progress_of, user_path
+from audit.errors import EXIT_OK
+from audit.report.text import table
 
 _SIZE = re.compile(r"([0-9]{1,15})([KMG]?)", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
             "leftOut": result.left_out,
             "digests": {s: a for s, (a, _b) in result.digests.items()},
         }
-        sys.stdout.write(to_json(doc))
-        return 0
+        return print_json("redact", EXIT_OK, doc)
     rows = [(s, a or "absent") for s, (a, _b) in result.digests.items()]
     print(table(("SURFACE", "DIGEST (SOURCE = COPY)"), rows))
     for item in result.left_out:

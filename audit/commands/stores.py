@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from audit.commands.common import add_format, roots_from, tell_located
-from audit.report.text import rfc3339, table, to_json
+from audit.commands.common import add_format, print_json, roots_from, tell_located
+from audit.errors import EXIT_OK
+from audit.report.text import rfc3339, table
 from audit.safeio import shown
 from audit.store import layout
 
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sessions:
         sessions = sorted((s for sc in scans for s in sc.sessions), key=lambda s: (-s.newest_mtime_ns, s.id))
         if args.format == "json":
-            print(to_json({"sessions": [_session_json(s) for s in sessions]}), end="")
+            return print_json("stores", EXIT_OK, {"sessions": [_session_json(s) for s in sessions]})
         else:
             rows = [
                 (s.id, str(s.root), s.surface, ",".join(s.artifacts), rfc3339(s.newest_mtime_ns), s.sidecar_state)
@@ -50,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{len(sessions)} session(s) in {len(scans)} root(s)")
         return 0
     if args.format == "json":
-        print(to_json({"roots": [_root_json(sc) for sc in scans]}), end="")
-        return 0
+        return print_json("stores", EXIT_OK, {"roots": [_root_json(sc) for sc in scans]})
     root_rows = []
     for sc in scans:
         c, st = sc.counts(), sc.sidecar_states()
@@ -96,8 +96,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = _session_json(session)
         doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]
-        print(to_json(doc), end="")
-        return 0
+        return print_json("stores show", EXIT_OK, doc)
     print(f"id:       {session.id}")
     print(f"root:     {shown(session.root)}")
     print(f"surface:  {session.surface}")

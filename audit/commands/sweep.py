@@ -12,15 +12,16 @@ from audit.commands.common import (
     add_progress,
     add_selection,
     legacy_key,
+    print_json,
     progress_of,
     roots_from,
     seconds,
     selection_from,
     user_path,
 )
-from audit.errors import AuditError, FindingsError
+from audit.errors import EXIT_FINDINGS, EXIT_OK, AuditError, FindingsError
 from audit.progress import step
-from audit.report.text import table, to_json
+from audit.report.text import table
 from audit.store import layout
 from audit.store.selection import READABLE_ONLY
 
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         for note in r.notes:
             print(f"sweep: {r.root.path}: {note}", file=sys.stderr)
     if args.format == "json":
-        print(to_json({"out": str(result.out), "manifest": result.manifest()}), end="")
+        code = result.interrupted or (EXIT_OK if result.complete else EXIT_FINDINGS)
+        print_json("sweep", code, {"out": str(result.out), "manifest": result.manifest()})
     else:
         _print_text(result)
     retained = f"incomplete corpus retained at {result.out}: do not record from it"

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from audit.checks import contract, schemas
-from audit.commands.common import add_format, add_progress, add_quiet, progress_of
+from audit.commands.common import add_format, add_progress, add_quiet, print_json, progress_of
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
 from audit.report import contract_report, junit, sarif
-from audit.report.envelope import envelope
 from audit.report.text import to_json
 
 
@@ -49,9 +48,7 @@ def run(args: argparse.Namespace) -> int:
     with step(progress_of(args), "verify-contract", "files") as bar:
         report = contract.verify_paths(args.paths, args.kind, progress=bar)
     if args.format == "json":
-        print(
-            to_json(envelope("verify-contract", report.exit_code, contract_report.result_json(report), report.findings)), end=""
-        )
+        print_json("verify-contract", report.exit_code, contract_report.result_json(report), report.findings)
     elif args.format == "junit":
         print(junit.render([contract_report.suite(report)]), end="")
     elif args.format == "sarif":

@@ -47,7 +47,6 @@ def text(report: Report) -> str:
 
 def to_json(report: Report) -> dict[str, Any]:
     return {
-        "same": report.same,
         "pairs": [
             {
                 "a": p.a,

@@ -79,7 +79,6 @@ def comparison_json(comparison: Comparison, observed: Observed, *, fail_on: str)
         "complete": comparison.complete,
         "scope": comparison.scope,
         "failOn": fail_on,
-        "fails": comparison.fails(fail_on),
         "counts": {kind: comparison.counts()[kind] for kind in CLASSES},
         "surfaces": [
             {

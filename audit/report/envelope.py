@@ -1,7 +1,7 @@
 """The one JSON document every command's ``--format json`` prints: who wrote it, which layout,
 the command, its verdict and exit code, its findings, and the command's own data under
-``result`` (``schemas/output/envelope.schema.json``, each command's ``result`` in
-``schemas/output/<command>.schema.json``).
+``result`` (``schemas/output.schema.json``: the envelope, and one ``$defs`` entry per command
+describing its ``result``).
 
 ``SCHEMA_VERSION`` counts incompatible layouts: a key removed or renamed, a meaning or type
 changed, in the envelope or in any command's ``result``. Adding a key keeps it.

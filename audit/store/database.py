@@ -24,7 +24,7 @@ How a file is opened (``NativeConversation.access``):
   directory, re-copied until the source stats agree before and after, read there, and deleted.
 
 Every problem -- missing, empty, truncated or non-SQLite file, corruption, a lock held by
-another process, missing tables -- becomes a ``Finding`` on the result; nothing is raised.
+another process, missing tables -- becomes a ``Problem`` on the result; nothing is raised.
 """
 
 from __future__ import annotations
@@ -92,8 +92,9 @@ _COPY_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A problem found in one store file; ``code`` is stable, ``message`` names the file.
+class Problem:
+    """A problem the reader met in one store file; ``code`` is stable, ``message`` names the file
+    (the checks judge problems into findings, ``audit.findings.Finding``).
     ``projected``: the problem touches what a projection of the steps reads (their type, status,
     metadata or payload), so nothing built from those steps can be trusted; every other finding
     concerns content outside it (see ``affects_projection``)."""
@@ -104,10 +105,10 @@ class Finding:
 
 
 READ_FAILURES = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
-"""Finding codes meaning the file could not be read (as a whole) at all."""
+"""Problem codes meaning the file could not be read (as a whole) at all."""
 
 
-def affects_projection(finding: Finding) -> bool:
+def affects_projection(finding: Problem) -> bool:
     """True when *finding* means the steps could not be decoded as they are stored."""
     return finding.projected or finding.code in READ_FAILURES
 
@@ -133,7 +134,7 @@ class NativeConversation:
     user_version: int | None = None
     schema: list[SchemaObject] = field(default_factory=list)
     tables: dict[str, list[dict[str, object]]] = field(default_factory=dict)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Problem] = field(default_factory=list)
     wal_index_changed: bool = False
     """The ``-shm`` WAL-index header differed before and after the read transaction: a writer
     committed (or checkpointed) meanwhile, so the snapshot may already be older than the files."""
@@ -190,11 +191,11 @@ def read_database(path: str | os.PathLike[str]) -> NativeConversation:
     except sqlite3.Error as exc:
         conv.findings.append(_error_finding(conv.path, exc))
     except UnicodeDecodeError:  # sqlite3 decodes schema text and column names strictly
-        conv.findings.append(Finding("corrupt", f"{conv.path}: schema text is not valid UTF-8"))
+        conv.findings.append(Problem("corrupt", f"{conv.path}: schema text is not valid UTF-8"))
     except InputError as exc:
-        conv.findings.append(Finding("unreadable", str(exc)))
+        conv.findings.append(Problem("unreadable", str(exc)))
     conv.findings.extend(
-        Finding("missing-table", f"{conv.path}: table {name} is missing", projected=name == "steps")
+        Problem("missing-table", f"{conv.path}: table {name} is missing", projected=name == "steps")
         for name in TABLES
         if conv.access and name not in conv.tables
     )
@@ -358,31 +359,31 @@ def uri_path(name: str) -> str:
     return quote(name)
 
 
-def _inspect(path: Path) -> tuple[bool, Finding | None]:
+def _inspect(path: Path) -> tuple[bool, Problem | None]:
     """(WAL mode?, problem) from the 100-byte header and the file size."""
     try:
         with open_regular(path) as fh:
             header = fh.read(100)
             size = os.fstat(fh.fileno()).st_size
     except InputError as exc:
-        return False, Finding("unreadable", exc.message)
+        return False, Problem("unreadable", exc.message)
     except OSError as exc:
-        return False, Finding("unreadable", f"{path}: cannot read ({exc.strerror or exc})")
+        return False, Problem("unreadable", f"{path}: cannot read ({exc.strerror or exc})")
     if size == 0:
-        return False, Finding("empty", f"{path}: empty file (0 bytes)")
+        return False, Problem("empty", f"{path}: empty file (0 bytes)")
     if not (header.startswith(_MAGIC) or _MAGIC.startswith(header)):
-        return False, Finding("not-sqlite", f"{path}: not an SQLite database (bad header)")
+        return False, Problem("not-sqlite", f"{path}: not an SQLite database (bad header)")
     if len(header) < 100:
-        return False, Finding("truncated", f"{path}: truncated inside the database header ({size} bytes)")
+        return False, Problem("truncated", f"{path}: truncated inside the database header ({size} bytes)")
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     wal_mode = 2 in (header[18], header[19])
     if page_size < 512 or page_size & (page_size - 1):
-        return wal_mode, Finding("corrupt", f"{path}: invalid page size {page_size} in the header")
+        return wal_mode, Problem("corrupt", f"{path}: invalid page size {page_size} in the header")
     pages = int.from_bytes(header[28:32], "big")
     count_valid = pages and header[24:28] == header[92:96]
     if size % page_size or (count_valid and size < pages * page_size and not _has_content(_side(path, "-wal"))):
-        return wal_mode, Finding("truncated", f"{path}: truncated ({size} bytes; header says {pages} pages of {page_size})")
+        return wal_mode, Problem("truncated", f"{path}: truncated ({size} bytes; header says {pages} pages of {page_size})")
     return wal_mode, None
 
 
@@ -439,7 +440,7 @@ def _read(conv: NativeConversation, conn: sqlite3.Connection, access: str, heade
     conv.wal_index_changed = watch and _wal_index_header(conv.path) != header
     conv.access, conv.schema, conv.user_version, conv.tables = access, schema, user_version, tables
     if check != ["ok"]:
-        conv.findings.append(Finding("corrupt", f"{conv.path}: quick_check: {'; '.join(map(str, check[:3]))}"))
+        conv.findings.append(Problem("corrupt", f"{conv.path}: quick_check: {'; '.join(map(str, check[:3]))}"))
 
 
 def _select_rows(conn: sqlite3.Connection, table: SchemaObject) -> list[dict[str, object]]:
@@ -484,7 +485,7 @@ def _private_copy(path: Path, wal: Path | None) -> Iterator[Path]:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _error_finding(path: Path, exc: sqlite3.Error) -> Finding:
+def _error_finding(path: Path, exc: sqlite3.Error) -> Problem:
     name = getattr(exc, "sqlite_errorname", "") or type(exc).__name__
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         code = "locked"
@@ -494,4 +495,4 @@ def _error_finding(path: Path, exc: sqlite3.Error) -> Finding:
         code = "corrupt"
     else:
         code = "unreadable"
-    return Finding(code, f"{path}: {exc} ({name})")
+    return Problem(code, f"{path}: {exc} ({name})")

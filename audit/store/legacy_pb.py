@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from audit.errors import InputError, UsageError
 from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
 from audit.store import wire
-from audit.store.database import Finding, NativeConversation
+from audit.store.database import NativeConversation, Problem
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -129,12 +129,12 @@ def read_legacy(path: str | os.PathLike[str], key: Key) -> NativeConversation:
         plaintext = decrypt(read_bytes(conv.path, limit=MAX_BYTES), key)
     except InputError as exc:
         message = exc.message if exc.message.startswith(str(conv.path)) else f"{conv.path}: {exc.message}"
-        conv.findings.append(Finding("unreadable", message))
+        conv.findings.append(Problem("unreadable", message))
         return conv
     try:
         fields = wire.parse(plaintext, max_depth=0)
     except wire.WireError as exc:
-        conv.findings.append(Finding("corrupt", f"{conv.path}: the decrypted content is not a protobuf message ({exc})"))
+        conv.findings.append(Problem("corrupt", f"{conv.path}: the decrypted content is not a protobuf message ({exc})"))
         return conv
     conv.access, conv.tables = ACCESS, _split(fields)
     return conv

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from google.protobuf.message import DecodeError, Message
 
 from audit.store import proto_json, wire
-from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, Finding, NativeConversation, affects_projection, read_database
+from audit.store.database import COLUMNS, TABLES, USER_VERSIONS, NativeConversation, Problem, affects_projection, read_database
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import unknown_fields
 
@@ -80,7 +80,7 @@ class NativeTrajectory:
     internal_cascade_id: str | None
     trajectory: dict[str, Any]
     unknown_fields: Counter[str] = field(default_factory=Counter)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Problem] = field(default_factory=list)
     unknown_rows: Counter[str] = field(default_factory=Counter)
     """Per ``unknown_fields`` key: how many rows (steps, blobs) carry it at least once."""
     left_out: list[LeftOut] = field(default_factory=list)
@@ -92,7 +92,7 @@ class NativeTrajectory:
         return [*self.left_out, *fields]
 
     @property
-    def projection_findings(self) -> list[Finding]:
+    def projection_findings(self) -> list[Problem]:
         """The findings that mean the steps could not be decoded as stored (``affects_projection``)."""
         return [f for f in self.findings if affects_projection(f)]
 
@@ -190,12 +190,12 @@ class _Decoder:
         self.left_out: list[LeftOut] = []
         self.unknown: Counter[str] = Counter()
         self.unknown_rows: Counter[str] = Counter()
-        self.findings: list[Finding] = list(conv.findings)
+        self.findings: list[Problem] = list(conv.findings)
         self._found: Counter[str] = Counter()
         """What the walk rendering one row counts (emptied after each row; a Counter per row costs)."""
 
     def _finding(self, code: str, message: str, *, projected: bool = False) -> None:
-        self.findings.append(Finding(code, f"{self.conv.path}: {message}", projected))
+        self.findings.append(Problem(code, f"{self.conv.path}: {message}", projected))
 
     def _decode(
         self, message_class: type[_M], value: object, where: str, part: str = "", *, projected: bool = False

@@ -3,9 +3,11 @@
 Reading streams: a file is read line by line in binary, a line longer than ``max_line_bytes`` is
 skipped without being held, so memory does not grow with the file (beyond the set of step indexes
 seen, kept to report repeated ones). Damage never stops reading:
-every problem becomes a ``Finding`` (file, 1-based line, kind, message) and the next line is read.
-A line either becomes a ``Record`` or gets exactly one finding whose kind is in ``DROPPED``;
-records may carry further findings (missing keys, unknown enum names, step order ...).
+every problem becomes an ``Anomaly`` (file, 1-based line, kind, message) and the next line is read.
+A line either becomes a ``Record`` or gets exactly one anomaly whose kind is in ``DROPPED``;
+records may carry further anomalies (missing keys, unknown enum names, step order ...). The reader
+only says what it met: the checks judge anomalies into findings (``audit.findings.Finding``; the
+rule ids and levels are ``audit.checks.contract``'s, one table for every command).
 
 ``pair_records`` pairs the compact and full transcripts of one brain directory and reports where
 they disagree beyond the documented truncation; ``read_brain`` does everything for a brain dir
@@ -183,7 +185,9 @@ def tier_of(path: str | os.PathLike[str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Anomaly:
+    """What the reader met at one line of one file; ``kind`` is a key of ``KINDS``."""
+
     file: str
     line: int  # 1-based; 0 = the whole file
     kind: str  # a key of KINDS
@@ -240,7 +244,7 @@ def iter_transcript(
     *,
     max_line_bytes: int = MAX_LINE_BYTES,
     tier: str | None = None,
-) -> Iterator[Record | Finding]:
+) -> Iterator[Record | Anomaly]:
     """Stream the records and findings of one logical transcript.
 
     *paths* is one file or the parts of one stream (chunk files in order): their bytes are read
@@ -262,10 +266,10 @@ def iter_transcript(
     return iter(known[1])
 
 
-def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Iterator[Record | Finding]:
+def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Iterator[Record | Anomaly]:
     state = _Stream(tier)
     for item in _stream_lines(files, max_line_bytes):
-        if isinstance(item, Finding):
+        if isinstance(item, Anomaly):
             yield item
         else:
             yield from _line(*item, max_line_bytes, state)
@@ -273,7 +277,7 @@ def _read_stream(files: list[str], max_line_bytes: int, tier: str | None) -> Ite
 
 
 _SHARED: list[
-    dict[tuple[tuple[str, ...], str | None, int], tuple[tuple[tuple[int, int, int] | None, ...], list[Record | Finding]]]
+    dict[tuple[tuple[str, ...], str | None, int], tuple[tuple[tuple[int, int, int] | None, ...], list[Record | Anomaly]]]
 ] = []
 
 
@@ -300,7 +304,7 @@ def _identity(file: str) -> tuple[int, int, int] | None:
 
 def iter_bytes(
     data: bytes, file: str, *, tier: str | None = None, max_line_bytes: int = MAX_LINE_BYTES
-) -> Iterator[Record | Finding]:
+) -> Iterator[Record | Anomaly]:
     """``iter_transcript`` over bytes already read (*file* names them in findings)."""
     state = _Stream(tier if tier is not None else tier_of(file))
     for item in _split(io.BytesIO(data), file, max_line_bytes):
@@ -342,7 +346,7 @@ class _Stream:
         if kind not in self.encodings:
             self.encodings[kind] = (len(self.encodings), file, line, _where(call, name))
 
-    def finish(self) -> Iterator[Finding]:
+    def finish(self) -> Iterator[Anomaly]:
         """The stream-level findings about argument encodings."""
         text, native = self.encodings.get("text"), self.encodings.get("native")
         name = f"{self.tier} tier" if self.tier else "transcript"
@@ -350,7 +354,7 @@ class _Stream:
             (_, file, line, where), other, what = (
                 (native, text, "a native value") if native > text else (text, native, "JSON text")
             )
-            yield Finding(
+            yield Anomaly(
                 file,
                 line,
                 "mixed-encoding",
@@ -360,11 +364,11 @@ class _Stream:
         elif self.tier in TEXT_TIERS and native:
             _, file, line, where = native
             message = f"{name} holds native argument values (the full tier's encoding), e.g. {where}"
-            yield Finding(file, line, "tier-encoding", message, "/" + where)
+            yield Anomaly(file, line, "tier-encoding", message, "/" + where)
         elif self.tier == "full" and text:
             _, file, line, where = text
             message = f"{name} holds JSON-text argument values (the compact tier's encoding), e.g. {where}"
-            yield Finding(file, line, "tier-encoding", message, "/" + where)
+            yield Anomaly(file, line, "tier-encoding", message, "/" + where)
 
 
 _READ_BUFFER = 256 * 1024
@@ -380,9 +384,9 @@ def _open(path: str) -> BinaryIO:
         raise
 
 
-def _unreadable(path: str, line: int, exc: OSError) -> Finding:
+def _unreadable(path: str, line: int, exc: OSError) -> Anomaly:
     reason = "is a symbolic link; not followed" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-    return Finding(path, line, "unreadable", f"cannot read: {reason}")
+    return Anomaly(path, line, "unreadable", f"cannot read: {reason}")
 
 
 _Line = tuple[str, int, "bytes | None", bool]
@@ -390,7 +394,7 @@ _Line = tuple[str, int, "bytes | None", bool]
 the cap, whether it ends with a newline)."""
 
 
-def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Finding]:
+def _stream_lines(paths: list[str], cap: int) -> Iterator[_Line | Anomaly]:
     """The lines of the concatenated *paths*. A line left open at the end of one part goes on in
     the next; an unreadable part ends it (it is then unterminated)."""
     pending: list[Any] | None = None  # [file, line, pieces or None once over the cap, size]
@@ -446,7 +450,7 @@ def _split(fh: BinaryIO, file: str, cap: int) -> Iterator[_Line]:
             yield file, line, None, bool(rest)
 
 
-def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, state: _Stream) -> list[Record | Finding]:
+def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, state: _Stream) -> list[Record | Anomaly]:
     """The findings and record of one line, in the order they are yielded."""
     items = _parsed(path, line, data, cap, state)
     if not terminated:
@@ -454,19 +458,19 @@ def _line(path: str, line: int, data: bytes | None, terminated: bool, cap: int, 
     return items
 
 
-def _unterminated(path: str, line: int) -> Finding:
-    return Finding(path, line, "unterminated-line", "last line does not end with a newline")
+def _unterminated(path: str, line: int) -> Anomaly:
+    return Anomaly(path, line, "unterminated-line", "last line does not end with a newline")
 
 
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 """The bytes ``bytes.strip()`` removes: a line starting with another byte is not blank."""
 
 
-def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> list[Record | Finding]:
+def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) -> list[Record | Anomaly]:
     if data is None:
-        return [Finding(path, line, "line-too-long", f"longer than {cap} bytes; skipped")]
+        return [Anomaly(path, line, "line-too-long", f"longer than {cap} bytes; skipped")]
     if (not data or data[0] in _ASCII_SPACE) and not data.strip():
-        return [Finding(path, line, "blank-line", "empty line")]
+        return [Anomaly(path, line, "blank-line", "empty line")]
     try:
         obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
@@ -475,31 +479,31 @@ def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) 
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as bad:
-            return [Finding(path, line, "bad-utf8", f"invalid UTF-8 at byte {bad.start}")]
+            return [Anomaly(path, line, "bad-utf8", f"invalid UTF-8 at byte {bad.start}")]
         at = f" at {exc.pointer or '/'}" if exc.pointer is not None else ""
-        return [Finding(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
+        return [Anomaly(path, line, "bad-json", exc.reason + at, exc.pointer or "")]
     if not isinstance(obj, dict):
-        return [Finding(path, line, "not-object", f"line holds a JSON {json_type(obj)}, not an object")]
-    findings: list[Finding] = []
+        return [Anomaly(path, line, "not-object", f"line holds a JSON {json_type(obj)}, not an object")]
+    findings: list[Anomaly] = []
     record = _record(obj, path, line, findings, state)
     if record.step_index is not None:
         if state.first_step and record.step_index > 0:
             name = f"{state.tier} tier" if state.tier else "transcript"
-            findings.append(Finding(path, line, "late-window", f"{name} starts at step {record.step_index}"))
+            findings.append(Anomaly(path, line, "late-window", f"{name} starts at step {record.step_index}"))
         state.first_step = False
         if step := state.order.check(record.step_index):
-            findings.append(Finding(path, line, *step))
+            findings.append(Anomaly(path, line, *step))
     if record.created_at is not None and (moment := _moment(record.created_at)) is not None:
         before = state.previous_time
         if before is not None and moment < before[0]:
             findings.append(
-                Finding(path, line, "backward-time", f"created_at {record.created_at} is before {before[1]} of the line before")
+                Anomaly(path, line, "backward-time", f"created_at {record.created_at} is before {before[1]} of the line before")
             )
         state.previous_time = (moment, record.created_at, line)
     return [*findings, record]
 
 
-def _record(obj: dict[str, Any], path: str, line: int, out: list[Finding], state: _Stream | None = None) -> Record:
+def _record(obj: dict[str, Any], path: str, line: int, out: list[Anomaly], state: _Stream | None = None) -> Record:
     """The record of one line's object; its findings are appended to *out*.
 
     A record every key and value of which is as documented (the common case) is built straight
@@ -573,11 +577,11 @@ def _plain_call(call: object) -> bool:
     return type(call) is dict and call.keys() == _TOOL_CALL_KEYS and type(call["name"]) is str and type(call["args"]) is dict
 
 
-def _judged_record(obj: dict[str, Any], path: str, line: int, out: list[Finding], state: _Stream) -> Record:
+def _judged_record(obj: dict[str, Any], path: str, line: int, out: list[Anomaly], state: _Stream) -> Record:
     """``_record`` for any object: every deviation from the documented record becomes a finding."""
 
     def emit(kind: str, message: str) -> None:
-        out.append(Finding(path, line, kind, message))
+        out.append(Anomaly(path, line, kind, message))
 
     def get(key: str, want: type[_T], where: dict[str, Any] = obj, prefix: str = "", nullable: bool = False) -> _T | None:
         if key not in where or (nullable and where[key] is None):
@@ -672,7 +676,7 @@ character of a string, object, array, number, true, false or null): a string tha
 cannot be JSON text and is not given to the parser."""
 
 
-def _arg(value: object, call: int, name: str, state: _Stream, path: str, line: int, out: list[Finding]) -> Arg:
+def _arg(value: object, call: int, name: str, state: _Stream, path: str, line: int, out: list[Anomaly]) -> Arg:
     """Decode one argument (*name* of tool call number *call*) as its tier stores it and note
     which encoding it shows.
 
@@ -699,7 +703,7 @@ def _arg(value: object, call: int, name: str, state: _Stream, path: str, line: i
             if reason is None:  # not parsed (it cannot be JSON text): the parser says why
                 reason = _refusal(value)
             message = f"{where} is cut by {marker.group(0)}; not JSON text ({reason})"
-            out.append(Finding(path, line, "truncated-arg", message, "/" + where))
+            out.append(Anomaly(path, line, "truncated-arg", message, "/" + where))
             state.encoding("text", path, line, call, name)
         else:
             state.encoding("native", path, line, call, name)
@@ -881,7 +885,7 @@ def _unlistable(directory: Path) -> str | None:
 class Pairing:
     mode: str  # "position" (compact = a contiguous run of full) or "step_index"
     pairs: tuple[tuple[Record, Record], ...]  # (compact, full)
-    findings: tuple[Finding, ...]
+    findings: tuple[Anomaly, ...]
 
 
 def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
@@ -891,14 +895,14 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
     else by step_index, where the last record of a repeated index supersedes earlier ones. Each
     transcript can be a window: records outside the other one's window are not unpaired.
     """
-    findings: list[Finding] = []
+    findings: list[Anomaly] = []
     c_steps = [r.step_index for r in compact]
     f_steps = [r.step_index for r in full]
     c_first = next((r for r in compact if r.step_index is not None), None)
     f_first = next((s for s in f_steps if s is not None), None)
     if c_first is not None and c_first.step_index is not None and f_first is not None and c_first.step_index > f_first:
         findings.append(
-            Finding(
+            Anomaly(
                 c_first.file, c_first.line, "late-start", f"compact starts at step {c_first.step_index}, full at step {f_first}"
             )
         )
@@ -916,12 +920,12 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
             if r.step_index is not None and full_window and r.step_index < min(full_window):
                 continue  # before a full window that starts later (real-stores.md §A.3): nothing to pair with
             if r.step_index is None or r.step_index not in last_f:
-                findings.append(Finding(r.file, r.line, "unpaired", "no full-transcript record for this step"))
+                findings.append(Anomaly(r.file, r.line, "unpaired", "no full-transcript record for this step"))
             elif last_c[r.step_index] is r:
                 pairs.append((r, last_f[r.step_index]))
         window = [s for s in c_steps if s is not None]
         findings.extend(
-            Finding(r.file, r.line, "unpaired", "no compact-transcript record for this step")
+            Anomaly(r.file, r.line, "unpaired", "no compact-transcript record for this step")
             for r in full
             if window
             and r.step_index is not None  # last_f has no None key, so such a record never passed the next test
@@ -944,26 +948,26 @@ def _alignment(c_steps: list[int | None], f_steps: list[int | None]) -> int | No
     return None
 
 
-def _compare(c: Record, f: Record) -> list[Finding]:
-    out: list[Finding] = []
+def _compare(c: Record, f: Record) -> list[Anomaly]:
+    out: list[Anomaly] = []
     where = f"{f.file}:{f.line}"
     for key in sorted((c.raw.keys() | f.raw.keys()) - {"truncated_fields"}):
         if key not in c.raw or key not in f.raw:
             side = "compact" if key in c.raw else "full"
-            out.append(Finding(c.file, c.line, "mismatch", f"{key} present only in {side} ({where})"))
+            out.append(Anomaly(c.file, c.line, "mismatch", f"{key} present only in {side} ({where})"))
         elif key == "tool_calls" and _calls_comparable(c) and _calls_comparable(f):
             if not _calls_fit(c, f):
                 kind = "truncation-mismatch" if key in c.truncated_fields else "mismatch"
                 out.append(
-                    Finding(
+                    Anomaly(
                         c.file, c.line, kind, f"{key} {'does not match' if key in c.truncated_fields else 'differs from'} {where}"
                     )
                 )
         elif key in c.truncated_fields:
             if not _fits(c.raw[key], f.raw[key]):
-                out.append(Finding(c.file, c.line, "truncation-mismatch", f"{key} does not match {where}"))
+                out.append(Anomaly(c.file, c.line, "truncation-mismatch", f"{key} does not match {where}"))
         elif _canon(c.raw[key]) != _canon(f.raw[key]):
-            out.append(Finding(c.file, c.line, "mismatch", f"{key} differs from {where}"))
+            out.append(Anomaly(c.file, c.line, "mismatch", f"{key} differs from {where}"))
     return out
 
 
@@ -1029,7 +1033,7 @@ class BrainTranscripts:
     compact: tuple[Record, ...]
     full: tuple[Record, ...]
     pairing: Pairing | None  # None unless both transcripts have records
-    findings: tuple[Finding, ...]  # reading findings of every stream, then the pairing's
+    findings: tuple[Anomaly, ...]  # reading findings of every stream, then the pairing's
     overview: tuple[Record, ...] = ()
     agreement: dict[str, str] = field(default_factory=dict)  # tier -> Tier.agreement() where flat and chunks both exist
 
@@ -1037,16 +1041,16 @@ class BrainTranscripts:
 def read_brain(brain_dir: str | os.PathLike[str], *, max_line_bytes: int = MAX_LINE_BYTES) -> BrainTranscripts:
     """Read, check and pair the transcripts of one brain directory; never raises for damage."""
     files = locate(brain_dir)
-    findings = [Finding(str(p), 0, "foreign-file", "not a <number>.jsonl chunk; not read") for p in files.foreign]
+    findings = [Anomaly(str(p), 0, "foreign-file", "not a <number>.jsonl chunk; not read") for p in files.foreign]
     findings += [
-        Finding(str(d), 0, "unreadable", f"cannot list: {reason}; its transcripts were not read") for d, reason in files.unlisted
+        Anomaly(str(d), 0, "unreadable", f"cannot list: {reason}; its transcripts were not read") for d, reason in files.unlisted
     ]
     agreement = {}
     for tier in files.tiers:
         if (state := tier.agreement()) is not None:
             agreement[tier.name] = state
             if state != "identical":
-                findings.append(Finding(str(tier.flat), 0, "chunks-differ", _agreement_text(tier, state)))
+                findings.append(Anomaly(str(tier.flat), 0, "chunks-differ", _agreement_text(tier, state)))
     streams: dict[str, list[Record]] = {"compact": [], "full": [], "overview": []}
     for name, paths in (("compact", files.compact), ("full", files.full), ("overview", files.overview)):
         for item in iter_transcript(paths, max_line_bytes=max_line_bytes, tier=name):
@@ -1215,8 +1219,8 @@ class Summary:
     first_step: int | None = None
     last_step: int | None = None  # highest step_index
 
-    def add(self, item: Record | Finding) -> None:
-        if isinstance(item, Finding):
+    def add(self, item: Record | Anomaly) -> None:
+        if isinstance(item, Anomaly):
             self.findings[item.kind] += 1
             return
         self.records += 1
@@ -1231,7 +1235,7 @@ class Summary:
             self.last_step = max(item.step_index, self.last_step if self.last_step is not None else -1)
 
 
-def summarize(items: Iterable[Record | Finding]) -> Summary:
+def summarize(items: Iterable[Record | Anomaly]) -> Summary:
     summary = Summary()
     for item in items:
         summary.add(item)

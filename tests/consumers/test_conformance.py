@@ -700,7 +700,7 @@ def test_a_new_step_type_carrying_payloads_a_filter_does_not_read_takes_nothing_
     profile = {"profile": 2, "name": "prompts", "repository": "pypi:example", "version": "1.0", "describes": "user inputs"}
     (tmp_path / "prompts.json").write_text(json.dumps(profile | {"entries": [entry]}))
     code, out, _ = cli("compare", "--baseline", baseline, "--consumer", tmp_path / "prompts.json", "--format", "json", corpus)
-    (result,) = json.loads(out)["consumers"]
+    (result,) = json.loads(out)["result"]["consumers"]
     assert code == 1 and result["verdict"] == "ok" and result["deciding"] == [] and result["entries"]["ok"] == 1
     observed = observe([corpus])
     recorded_baseline = baselines.load(baseline)

@@ -22,8 +22,7 @@ from audit.checks.fingerprint.model import INPUT_KINDS, KEPT, Fingerprint, Surfa
 from audit.checks.fingerprint.reading import Reading
 from audit.checks.shape import OTHER_TIER, TIER_NAMES, TranscriptShape
 from audit.checks.values import Values
-from audit.store.transcript import DROPPED, iter_transcript
-from audit.store.transcript import Finding as TranscriptFinding
+from audit.store.transcript import DROPPED, Anomaly, iter_transcript
 
 
 @dataclass
@@ -69,7 +68,7 @@ def stream_shape(
     name = tier if tier in TIER_NAMES else OTHER_TIER
     batch: list[object] = []  # records walked together (bounded: a stream may be larger than memory)
     for item in iter_transcript(paths, tier=tier):
-        if isinstance(item, TranscriptFinding):
+        if isinstance(item, Anomaly):
             if item.kind == "unreadable":
                 problems.append(f"{item.file}: {item.message}")
             elif item.kind in DROPPED:
