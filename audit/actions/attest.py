@@ -23,6 +23,7 @@ from audit.checks.completeness import (
     REFUSED,
     REMOVED,
     WRITTEN,
+    Attestation,
     Evidence,
     Report,
     Result,
@@ -104,7 +105,7 @@ def _same(recorded: object, evidence: Evidence | None) -> bool:
     )
 
 
-def _write(result: Result, edits: list[tuple[str, str | None]], action: str) -> None:
+def _write(result: Result, edits: list[tuple[str, str | None]], action: Attestation) -> None:
     """Apply *edits* (``agyReader.<key>`` = JSON text, or removed when None) in one atomic write.
 
     A sidecar in a corpus, changed since it was checked or whose ``agyReader`` cannot be edited

@@ -66,7 +66,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final, Literal
 
 from audit.checks import diff
 from audit.errors import (
@@ -102,12 +102,21 @@ written. agy-audit 0.1 wrote its attestation there; one in exactly that layout (
 still read as ours for one release, and moved (or removed) by ``attest``."""
 _LEGACY_FIELDS = frozenset({"profile", "sourceSha256", "projectionSha256", "steps", "checkedAt"})
 
-COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE = "complete", "incomplete", "unsupported", "unknown", "unreadable"
-VERDICTS = (COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE)
+SidecarVerdict = Literal["complete", "incomplete", "unsupported", "unknown", "unreadable"]
+COMPLETE: Final = "complete"
+INCOMPLETE: Final = "incomplete"
+UNSUPPORTED: Final = "unsupported"
+UNKNOWN: Final = "unknown"
+UNREADABLE: Final = "unreadable"
+VERDICTS: tuple[SidecarVerdict, ...] = (COMPLETE, INCOMPLETE, UNSUPPORTED, UNKNOWN, UNREADABLE)
 FAILING = frozenset({INCOMPLETE, UNSUPPORTED})
 
-WRITTEN, KEPT, REMOVED, REFUSED = "written", "kept", "removed", "refused"
-ATTESTATIONS = (WRITTEN, KEPT, REMOVED, REFUSED)
+Attestation = Literal["written", "kept", "removed", "refused"]
+WRITTEN: Final = "written"
+KEPT: Final = "kept"
+REMOVED: Final = "removed"
+REFUSED: Final = "refused"
+ATTESTATIONS: tuple[Attestation, ...] = (WRITTEN, KEPT, REMOVED, REFUSED)
 
 STEP_FIELDS = (
     "type",
@@ -222,7 +231,7 @@ class Result:
     sidecar: Path
     id: str | None  # lower-case id from the file name; None when the name is not <uuid>.trajectory.json
     source: Path | None
-    verdict: str
+    verdict: SidecarVerdict
     detail: str = ""
     sidecar_steps: int | None = None
     source_steps: int | None = None
@@ -231,7 +240,7 @@ class Result:
     outside: list[str] = field(default_factory=list)
     """Unknown fields (``key xN``) and findings of the source outside the projection: listed, never
     deciding the verdict."""
-    attestation: str | None = None  # one of ATTESTATIONS, None when attest left the file alone
+    attestation: Attestation | None = None  # one of ATTESTATIONS, None when attest left the file alone
     attestation_error: str | None = None
     _state: FileState | None = field(default=None, repr=False)
     stable: bool = True  # the source's WAL index did not move during the read (else: not attested)

@@ -56,7 +56,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from audit.checks import invariants
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
@@ -71,8 +71,11 @@ from audit.store.ids import UUID_PATTERN
 from audit.store.layout import Root, is_store, list_dir, scan_root
 from audit.store.trajectory import NativeTrajectory, reconstruct
 
-CONSISTENT, INCONSISTENT, UNREADABLE = "consistent", "inconsistent", "unreadable"
-VERDICTS = (CONSISTENT, INCONSISTENT, UNREADABLE)
+SessionVerdict = Literal["consistent", "inconsistent", "unreadable"]
+CONSISTENT: Final = "consistent"
+INCONSISTENT: Final = "inconsistent"
+UNREADABLE: Final = "unreadable"
+VERDICTS: tuple[SessionVerdict, ...] = (CONSISTENT, INCONSISTENT, UNREADABLE)
 TIERS = tr.TIERS
 COMPACT, FULL, OVERVIEW = TIERS
 WINDOW_RULE = "transcript/window/late"
@@ -120,7 +123,7 @@ class SessionResult(HasFindings):
     id: str
     db: Path
     brain: Path | None
-    verdict: str = CONSISTENT
+    verdict: SessionVerdict = CONSISTENT
     db_steps: int = 0
     records: dict[str, int] = field(default_factory=dict)  # tier -> records read
     joined: dict[str, int] = field(default_factory=dict)  # tier -> records joined to a .db step

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from audit.errors import InputError, NothingToCheck
 from audit.progress import Callback, tracked
@@ -39,13 +39,17 @@ from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.sidecar import MAX_SIDECAR_BYTES
 
-CHANGED, TYPE_CHANGED, ADDED, REMOVED = "changed", "type-changed", "added", "removed"
-KINDS = (CHANGED, TYPE_CHANGED, ADDED, REMOVED)
+ChangeKind = Literal["changed", "type-changed", "added", "removed"]
+CHANGED: Final = "changed"
+TYPE_CHANGED: Final = "type-changed"
+ADDED: Final = "added"
+REMOVED: Final = "removed"
+KINDS: tuple[ChangeKind, ...] = (CHANGED, TYPE_CHANGED, ADDED, REMOVED)
 VOLATILE = ("agyReader",)
 """Paths left out unless asked for: what the shape fingerprint skips (reader-owned metadata)."""
 ENVELOPE_KEY = "trajectory"
 
-_DEEPDIFF_KIND = {
+_DEEPDIFF_KIND: dict[str, ChangeKind] = {
     "values_changed": CHANGED,
     "type_changes": TYPE_CHANGED,
     "dictionary_item_added": ADDED,
@@ -58,7 +62,7 @@ _INDEX = re.compile(r"\[\d+\]")
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # one of KINDS
+    kind: ChangeKind
     path: str  # our notation; "" is the document itself
     old: Any = None  # the value on side A (None for ``added``)
     new: Any = None  # the value on side B (None for ``removed``)
@@ -139,12 +143,11 @@ def changes(a: object, b: object, *, ignore: Iterable[str] = VOLATILE, deepest: 
                 continue
             old = None if kind == ADDED else _restored(level.t1, whole)
             new = None if kind == REMOVED else _restored(level.t2, whole)
+            kind_here: ChangeKind = kind
             if kind == CHANGED and _json_type(old) != _json_type(new):
                 kind_here = TYPE_CHANGED  # deepdiff reports int -> float of equal value as a value change
             elif kind == TYPE_CHANGED and _json_type(old) == _json_type(new):
                 kind_here = CHANGED
-            else:
-                kind_here = kind
             if kind_here == CHANGED and _same_float(old, new):
                 continue
             found.append(Change(kind_here, path, old, new))

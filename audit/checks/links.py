@@ -24,7 +24,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from audit.errors import InputError
 from audit.progress import Callback, tracked
@@ -41,14 +41,24 @@ INVOKE_TOOLS = frozenset({"invoke_subagent", "spawnagents", "spawn_agents"})
 NATIVE_SOURCES = ("parentConversationId", "invokeSubagent.results")
 LEGACY_SOURCES = ("agentPath", "invoke_subagent")
 
-CONFLICTING_EVIDENCE = "conflicting-evidence"
-STALE_STAMP = "stale-stamp"
-MISSING_PARENT = "missing-parent"
-UNREADABLE_SIDECAR = "unreadable-sidecar"
-INVALID_CASCADE_ID = "invalid-cascade-id"
-INVALID_PARENT_STAMP = "invalid-parent-stamp"
-DUPLICATE_CASCADE_ID = "duplicate-cascade-id"
-PARENT_CYCLE = "parent-cycle"
+DiagnosticKind = Literal[
+    "conflicting-evidence",
+    "stale-stamp",
+    "missing-parent",
+    "unreadable-sidecar",
+    "invalid-cascade-id",
+    "invalid-parent-stamp",
+    "duplicate-cascade-id",
+    "parent-cycle",
+]
+CONFLICTING_EVIDENCE: Final = "conflicting-evidence"
+STALE_STAMP: Final = "stale-stamp"
+MISSING_PARENT: Final = "missing-parent"
+UNREADABLE_SIDECAR: Final = "unreadable-sidecar"
+INVALID_CASCADE_ID: Final = "invalid-cascade-id"
+INVALID_PARENT_STAMP: Final = "invalid-parent-stamp"
+DUPLICATE_CASCADE_ID: Final = "duplicate-cascade-id"
+PARENT_CYCLE: Final = "parent-cycle"
 FAILING_KINDS = frozenset({PARENT_CYCLE, CONFLICTING_EVIDENCE, INVALID_PARENT_STAMP})
 """Diagnostics that make ``links check`` exit 1."""
 UNUSABLE_KINDS = frozenset({UNREADABLE_SIDECAR, INVALID_CASCADE_ID, DUPLICATE_CASCADE_ID})
@@ -63,7 +73,7 @@ _AGENT_PATH = re.compile(rf"/brain/({_UUID})/\.agents/agents/")
 @dataclass(frozen=True)
 class Diagnostic:
     id: str
-    kind: str
+    kind: DiagnosticKind
     message: str
 
 

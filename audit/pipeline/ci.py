@@ -576,7 +576,7 @@ class _Context:
         tally = Tally()
         for t in found:
             tally.merge(done.get(key(t)) or completeness_part(completeness.check_target(t, details=False, key=self.key)))
-        counts = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
+        counts: dict[str, int] = {v: tally.counts.get(v, 0) for v in completeness.VERDICTS}
         summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         verdict = {0: PASS, 3: SKIPPED}.get(completeness.exit_code({v for v, n in counts.items() if n}), FAIL)
         if verdict == SKIPPED:
