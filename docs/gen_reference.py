@@ -94,8 +94,8 @@ def _synopsis(parser: argparse.ArgumentParser) -> str:
     ).replace("\u00a0", " ")
 
 
-_POSITIONAL = {"?": "[{0}]", "*": "[{0}\u00a0...]", "+": "{0}\u00a0[{0}\u00a0...]"}
-"""How a positional argument shows in the synopsis by its ``nargs``."""
+_VALUES = {"?": "[{0}]", "*": "[{0}\u00a0...]", "+": "{0}\u00a0[{0}\u00a0...]"}
+"""How an argument's value shows by its ``nargs`` (non-breaking spaces: the synopsis wraps around it)."""
 
 
 def _usage_word(action: argparse.Action) -> str:
@@ -103,14 +103,19 @@ def _usage_word(action: argparse.Action) -> str:
     if isinstance(action, argparse._SubParsersAction):
         return f"{_metavar(action)}\u00a0..."
     if not action.option_strings:
-        return _POSITIONAL.get(str(action.nargs), "{0}").format(_metavar(action))
+        return _value(action)
     word = _option(action).replace(" ", "\u00a0")
     return word if action.required else f"[{word}]"
 
 
 def _option(action: argparse.Action) -> str:
     name = max(action.option_strings, key=len)
-    return name if action.nargs == 0 else f"{name} {_metavar(action)}"
+    return name if action.nargs == 0 else f"{name} {_value(action)}"
+
+
+def _value(action: argparse.Action) -> str:
+    """The value(s) an argument takes, by its ``nargs``: ``X``, ``[X]``, ``[X ...]``, ``X [X ...]``."""
+    return _VALUES.get(str(action.nargs), "{0}").format(_metavar(action))
 
 
 def _metavar(action: argparse.Action) -> str:
@@ -128,10 +133,10 @@ def _rows(action: argparse.Action) -> Iterator[str]:
         return
     if action.option_strings:
         names = ", ".join(f"`{o}`" for o in sorted(action.option_strings, key=len, reverse=True))
-        shown = names if action.nargs == 0 else f"{names} `{_metavar(action)}`"
+        shown = names if action.nargs == 0 else f"{names} `{_value(action)}`"
     else:
-        shown = f"`{_metavar(action)}`"
-    yield f"| {shown} | {_escape(action.help or '')} |"
+        shown = f"`{_value(action)}`"
+    yield f"| {shown.replace(chr(0xA0), ' ')} | {_escape(action.help or '')} |"
 
 
 _ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("*", "\\*"), ("_", "\\_"), ("[", "\\["), ("|", "\\|"))
