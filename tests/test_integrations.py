@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -58,26 +59,22 @@ def action_script() -> str:
     return next(s["run"] for s in steps if s.get("id") == "audit")
 
 
-def test_the_action_passes_only_flags_ci_accepts():
+NOT_FOR_THE_ACTION = {
+    "--help": "not a run",
+    "--quiet": "the progress input says how much goes to the log",
+    "--keep": "the action's corpus (--out in $RUNNER_TEMP) is kept already, and removed with the runner's temp",
+}
+"""The options of ``ci`` the action does not offer as inputs, and why."""
+
+
+def test_the_action_passes_every_ci_option_that_fits_ci_and_only_those():
     script = action_script()
-    flags = sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", script)))
-    assert flags == [
-        "--baseline",
-        "--baseline-dir",
-        "--consumer",
-        "--fail-on",
-        "--format",
-        "--home",
-        "--out",
-        "--report",
-        "--report-format",
-        "--root",
-        "--source",
-    ]
+    flags = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", script))
     parser = build_parser("ci")
     sub = next(a for a in parser._actions if a.dest == "command").choices["ci"]
-    known = {s for a in sub._actions for s in a.option_strings}
-    assert set(flags) <= known
+    options = {max(a.option_strings, key=len) for a in sub._actions if a.option_strings}
+    assert flags == options - set(NOT_FOR_THE_ACTION)
+    assert set(NOT_FOR_THE_ACTION) <= options
 
 
 def test_the_action_inputs_default_to_values_ci_accepts_and_all_reach_the_command():
@@ -86,6 +83,7 @@ def test_the_action_inputs_default_to_values_ci_accepts_and_all_reach_the_comman
     assert inputs["source"]["default"] in subcommand_choices("ci", "--source")
     assert inputs["fail-on"]["default"] in subcommand_choices("ci", "--fail-on")
     assert inputs["report-format"]["default"] in subcommand_choices("ci", "--report-format")
+    assert inputs["progress"]["default"] == "" and "auto" in subcommand_choices("ci", "--progress")
     env = next(s["env"] for s in action["runs"]["steps"] if s.get("id") == "audit")
     script = action_script()
     for name in inputs:
@@ -96,7 +94,27 @@ def test_the_action_inputs_default_to_values_ci_accepts_and_all_reach_the_comman
     # Every input set: the command line the script builds parses.
     parses(["ci", "--format", "github", "--source", "native", "--fail-on", "breaking", "--out", "/tmp/c",
             "--report", "r.xml", "--report-format", "junit", "--home", "/h", "--root", "/r", "--baseline", "agy-1.2.10",
-            "--baseline-dir", "b", "--fail-on", "consumer:codeburn", "--consumer", "codeburn"])  # fmt: skip
+            "--baseline-dir", "b", "--fail-on", "consumer:codeburn", "--consumer", "codeburn", "--include-implicit",
+            "--timeout", "60", "--allow-remote-daemon", "--session", "0b8e", "--since", "2026-11-01", "--newest", "5",
+            "--readable-only", "--record", "agy-1.2.11", "--compat-file", "C.md", "--no-live", "--jobs", "1"])  # fmt: skip
+    parses(["ci", "--record", "--compat-file", "C.md", "--key-file", "k", "--progress", "on"])  # record: installed
+
+
+def test_the_action_installs_every_dependency_at_a_pinned_version():
+    """action-constraints.txt pins each runtime dependency (and what they need) within
+    pyproject.toml's bounds, and the install step hands it to pip for the build too."""
+    install = next(s for s in load("action.yml")["runs"]["steps"] if s["name"] == "Install agy-audit")
+    assert install["env"]["PIP_CONSTRAINT"] == "${{ github.action_path }}/action-constraints.txt"
+    pins = {}
+    for line in (REPO / "action-constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name] = tuple(int(p) for p in version.split("."))
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    legacy = project["project"]["optional-dependencies"]["legacy"]  # installed with the key-file input
+    for requirement in [*project["project"]["dependencies"], *legacy, *project["build-system"]["requires"]]:
+        name, lower = re.fullmatch(r"([\w-]+)>=([\d.]+)", requirement).groups()
+        assert pins[name] >= tuple(int(p) for p in lower.split(".")), requirement
 
 
 def test_inputs_never_reach_the_shell_parser():
