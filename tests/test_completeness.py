@@ -675,7 +675,7 @@ def test_an_unknown_field_beside_a_projected_value_is_unsupported(cli):
 
 
 def _knowledge_steps(root) -> list[dict]:
-    """A turn with the KNOWLEDGE_ARTIFACTS steps real IDE stores hold (1-2 per .db, real-stores.md C)."""
+    """A turn with the KNOWLEDGE_ARTIFACTS steps real IDE stores hold (1-2 per .db, docs/store-format.md#payloads)."""
     steps = T.conversation_steps(root.rng, root.clock, 2)
     steps.insert(1, T.knowledge_artifacts(root.clock))
     steps.append(T.knowledge_artifacts(root.clock))

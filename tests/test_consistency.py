@@ -568,7 +568,7 @@ def test_cancelled_is_the_transcripts_spelling_of_canceled(builder):
 def test_status_7_is_error_as_the_transcripts_of_real_stores_say(builder):
     """Status 7 is CORTEX_STEP_STATUS_ERROR (AGP 1.19.6 and MLV name it so; CANCELED is 6): every
     status-7 row of the 26 real stores joined to its transcript says ERROR (13 of 13,
-    real-stores.md B.2.2). A .db ERROR beside a transcript ERROR agrees; beside a transcript
+    docs/store-format.md#enums). A .db ERROR beside a transcript ERROR agrees; beside a transcript
     CANCELLED (what a "user-cancelled" 7 would be) it is two different final states. codeburn, said
     to read 7 as user-cancelled, reads no step status at all (consumers/codeburn.json)."""
     assert (pb.CortexStepStatus.Name(7), pb.CortexStepStatus.Name(6)) == (

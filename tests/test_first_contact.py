@@ -2,7 +2,7 @@
 imported from agy-reader's published record), a path that corpus did not hold is a
 ``not-in-baseline`` advisory that says how to judge it; against a baseline recorded from your own
 stores it is ``added``, drift. Real stores set fields the published agy 1.2.11 record never shows
-(real-stores.md Part C, "Fields set only sometimes")."""
+(docs/store-format.md#sometimes)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from audit.store import wire
 from audit.store.transcript import CHUNK_BYTES
 
 # field 1 (usage model 342), field 3 (output tokens 7) and field 11 written explicitly as 0 (a
-# proto3 default a parse and re-serialisation would drop: real-stores.md Part C)
+# proto3 default a parse and re-serialisation would drop: docs/store-format.md#explicit-defaults)
 _USAGE = bytes([0x08, 0xD6, 0x02, 0x18, 0x07, 0x58, 0x00])
 _GENERATION = bytes([0x0A, len(_USAGE) + 2, 0x22, len(_USAGE)]) + _USAGE + bytes([0x22, 0x01, 0x61])
 

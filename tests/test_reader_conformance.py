@@ -358,7 +358,7 @@ def test_mutate_lists_the_catalogue():
     assert code == 0 and out == (
         "chunks-only: write transcripts as chunks only (no transcript.jsonl, transcript_full.jsonl)\n"
         "  imitates: a release that writes only the rolling chunks of each tier, as one real session already has\n"
-        "  rests on: real-stores.md A.4 (chunks byte-identical to the flat file; one session has chunks and no flat transcript)\n"
+        "  rests on: docs/store-format.md#chunks (chunks byte-identical to the flat file; one session has chunks and no flat transcript)\n"
     )
     code, _, err = cli("mutate")
     assert code == 2 and err == "agy-audit: mutate: --out DIR is required (or --list)\n"

@@ -1,4 +1,4 @@
-"""The store builder writes the real wire shapes of real-stores.md Part B, and the native path
+"""The store builder writes the real wire shapes of docs/store-format.md#payloads, and the native path
 handles them end to end (issue 15, done-when): every session exports to a document our own
 contract accepts, a sidecar made from that export is ``complete``, and ``inspect`` reports no
 unknown field among those ``cortex.proto`` names."""

@@ -1,5 +1,5 @@
 """Done-when of issue 14 (transcripts): a home built by the store builder with every real-world
-transcript case of real-stores.md Part A passes ``ci --source native`` with no verify-contract
+transcript case of docs/store-format.md#transcript-anomalies passes ``ci --source native`` with no verify-contract
 violation, and every oddity is an advisory with its file and line (the exact list)."""
 
 from __future__ import annotations

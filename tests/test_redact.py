@@ -511,7 +511,7 @@ SPACES = b" " * 16  # real .db text, transcripts, messages and artifacts hold ru
 
 def test_blobs_keep_their_explicit_defaults_and_text_without_letters_stays(tmp_path):
     """Real planner configs carry fields encoded at their default value, which re-serialising
-    drops (real-stores.md C), and real stores hold text that is only spaces: the copy keeps the
+    drops (docs/store-format.md#explicit-defaults), and real stores hold text that is only spaces: the copy keeps the
     bytes of both, its fingerprints are the source's and the proof holds."""
     from audit.testing import trajectories as T
     from audit.testing.dbwriter import EXPLICIT_DEFAULTS

@@ -436,7 +436,7 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
     else:
         vanish_after(monkeypatch, dispatch, "collect", victim)
         code, out, err = cli("fingerprint", "--surface", "sidecar", conversations)
-        assert code == 2 and err == (  # item 13 of issue 16: an unreadable input is exit 2, as documented
+        assert code == 2 and err == (  # an unreadable input is exit 2, as documented
             f"agy-audit: warning: {victim}: no such file\n"
             "agy-audit: 1 input(s) unreadable; the fingerprints above leave them out\n"
         )

@@ -1,4 +1,4 @@
-"""Reliability against a hostile but realistic user (issue 16): hangs, leaks, lost updates and
+"""Reliability against a hostile but realistic user: hangs, leaks, lost updates and
 tracebacks a probe found. Each test reproduces one finding; the comment names its item.
 
 Commands that could hang run in a child process with a hard timeout, so a regression fails the

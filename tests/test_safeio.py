@@ -107,7 +107,7 @@ def test_property_dumps_writes_what_json_dumps_writes_for_plain_values(value, in
     expected = json.dumps(
         value, indent=indent, sort_keys=sort_keys, ensure_ascii=False, separators=(",", ":") if indent is None else None
     )
-    # except that what a terminal would act on, and lone surrogates, are \uXXXX escapes (issue 16)
+    # except that what a terminal would act on, and lone surrogates, are \uXXXX escapes
     expected = _terminal_escaped(expected)
     assert safeio.dumps(value, indent=indent, sort_keys=sort_keys) == expected
     assert json.loads(safeio.dumps(value, indent=indent, sort_keys=sort_keys)) == value
@@ -132,7 +132,7 @@ _json_docs = st.recursive(
 
 
 def _terminal_escaped(text: str) -> str:
-    """json.dumps text with what dumps writes as \\uXXXX escapes instead (issue 16): DEL, C1
+    """json.dumps text with what dumps writes as \\uXXXX escapes instead: DEL, C1
     controls, line separators, bidirectional overrides and lone surrogates."""
     return re.sub("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 

@@ -40,7 +40,7 @@ def test_what_cannot_be_copied_is_listed_and_a_link_inside_its_root_is_kept(tmp_
     base = tmp_path / "home" / ".gemini" / "antigravity-cli"
     (base / "log").mkdir()
     (base / "log" / "cli-20260901_090000.log").write_text("I0901 listening\n")
-    os.symlink("log/cli-20260901_090000.log", base / "cli.log")  # as agy links the current log (real-stores.md A.1)
+    os.symlink("log/cli-20260901_090000.log", base / "cli.log")  # as agy links the current log (docs/store-format.md#roots)
     (tmp_path / "outside.txt").write_text("not the store's")
     os.symlink(tmp_path / "outside.txt", base / "absolute-link")
     os.symlink("../../outside.txt", base / "escaping-link")

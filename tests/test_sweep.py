@@ -635,7 +635,7 @@ def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_pa
 
 
 def test_brain_only_steps_include_rolling_transcript_chunks(tmp_path, capsys):
-    """Chunks are the flat file cut every 102,400 bytes, mid-line (real-stores.md §A.4): a
+    """Chunks are the flat file cut every 102,400 bytes, mid-line (docs/store-format.md#chunks): a
     session with both is counted once, a chunk-only session like a flat one."""
     root = StoreBuilder(tmp_path / "home", seed=10).root("acp")
     both = root.conversation(turns=2, db=False, sidecar="missing", transcript_chunks="both")

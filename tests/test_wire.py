@@ -11,7 +11,7 @@ from audit.store import wire
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import WireError, WireField
 
-# codeburn tests/fixtures/antigravity-cli-current/gen-metadata.json, row idx 0 (formats.md §3.4)
+# codeburn tests/fixtures/antigravity-cli-current/gen-metadata.json, row idx 0 (docs/store-format.md#generator-metadata)
 CODEBURN_GEN_METADATA = bytes.fromhex(
     "120202032213666978747572652d63757272656e742d636c690ace01222508f80710b9ec0118da05301848930550"
     "475a12666978747572652d726573706f6e73652d319a011267656d696e692d70726f2d64656661756c74a201230a"
@@ -43,7 +43,7 @@ CODEBURN_GEN_METADATA_JSON = {
         "displayName": "Gemini 3.1 Pro (High)",
     },
 }
-"""Its proto3 JSON (formats.md §3.4), as MessageToDict and the offline decoder write it."""
+"""Its proto3 JSON (docs/store-format.md#generator-metadata), as MessageToDict and the offline decoder write it."""
 
 
 def _varint(value: int) -> bytes:
@@ -106,7 +106,7 @@ def test_codeburn_gen_metadata_walks_to_the_documented_fields():
 def test_codeburn_gen_metadata_decodes_with_the_schema():
     message = pb.CortexStepGeneratorMetadata.FromString(CODEBURN_GEN_METADATA)
     assert json_format.MessageToDict(message) == CODEBURN_GEN_METADATA_JSON
-    # ChatModelMetadata field 20 (key/value attributes, real-stores §B.1.7) is decoded.
+    # ChatModelMetadata field 20 (key/value attributes, docs/store-format.md#generator-metadata) is decoded.
     assert wire.unknown_fields(message) == Counter()
 
 

@@ -13,7 +13,7 @@ written back whole, and every directory keeps its time. Changed lines, rows and 
 only bytes that differ: an unchanged transcript line keeps its bytes, and a protobuf blob is
 edited on the wire, field by field, so that fields a mutation does not touch keep their bytes
 (real stores hold explicit default values a parse and re-serialisation would drop:
-real-stores.md Part C).
+docs/store-format.md#explicit-defaults).
 
 ``CATALOGUE`` lists the mutations in the order reports show them; README's "Conformance for any
 reader" section shows the same table (a test holds them equal).
@@ -107,7 +107,7 @@ def _logs(home: Path) -> list[Path]:
 
 
 def _chunks(directory: Path) -> list[Path]:
-    """The chunk files of a tier, in stream order (named by their number, real-stores.md A.4)."""
+    """The chunk files of a tier, in stream order (named by their number, docs/store-format.md#chunks)."""
     found = [p for p in directory.glob("*.jsonl") if p.stem.isdigit()]
     return sorted(found, key=lambda p: int(p.stem))
 
@@ -294,7 +294,7 @@ def _model_v2(record: dict[str, Any]) -> bool:
 
 def _new_step_type(home: Path) -> int:
     """Every other planner step (odd index) becomes type 999, in the ``steps`` column and the
-    payload's own type field (Step.1, equal to the column in every real row: real-stores.md B.0),
+    payload's own type field (Step.1, equal to the column in every real row: docs/store-format.md#column-copies),
     and ``PLANNER_RESPONSE_V2`` in the transcripts."""
 
     def steps(con: sqlite3.Connection) -> int:
@@ -358,7 +358,7 @@ def _cache_key(home: Path) -> int:
 def _chunks_only(home: Path) -> int:
     """Every flat compact and full transcript becomes its chunks alone: the flat file is removed,
     and where the tier had no chunks its bytes are written as chunks (byte-identical to the flat
-    file, as agy's are: real-stores.md A.4). The files changed."""
+    file, as agy's are: docs/store-format.md#chunks). The files changed."""
     changed = 0
     for logs in _logs(home):
         for tier, directory in CHUNK_DIRS.items():
@@ -404,7 +404,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rename-transcript-key",
         "rename a transcript key (created_at -> createdAt)",
         "transcripts written with the lowerCamelCase JSON names of proto3, as the trajectory JSON already is",
-        "formats.md §2.1 (snake_case record keys) and §4.3 (the trajectory's metadata.createdAt)",
+        "docs/store-format.md#transcript-records (snake_case record keys) and docs/store-format.md#sidecar (the trajectory's metadata.createdAt)",
         (("transcript", "*.*.created_at"),),
         lambda home: each_record(home, _rename_key("created_at", "createdAt")),
     ),
@@ -412,7 +412,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "step-index-as-string",
         "change a type (step_index as a string)",
         "a 64-bit step index written as proto3 JSON writes int64 values: as a string",
-        "formats.md §2.1 (step_index an int) and the proto3 JSON mapping of int64",
+        "docs/store-format.md#transcript-records (step_index an int) and the proto3 JSON mapping of int64",
         (("transcript", "*.*.step_index"),),
         lambda home: each_record(home, _step_index_text),
     ),
@@ -428,7 +428,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "new-model",
         "add an enum value (model 6001)",
         "a new model, whose number no reader's enum names",
-        "real-stores.md B.1.10 (model 1187, which no enum of the references names, in 24 real rows)",
+        "docs/store-format.md#enums (model 1187, which no public enum names, in 24 real rows)",
         (("wire", "gen_metadata.data.chat_model.usage.model"),),
         lambda home: each_blob(home, "gen_metadata", "data", _USAGE, _set(1, NEW_MODEL)),
     ),
@@ -436,7 +436,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "new-step-type",
         "add a step type (999, PLANNER_RESPONSE_V2 in transcripts, for half the planner steps)",
         "a new kind of planner step, as GENERIC (132) and ASK_QUESTION (138) came after the enum readers copied",
-        "formats.md §3.7 (step types seen in newer data but absent from 1.19.6)",
+        "docs/store-format.md#enums (GENERIC and ASK_QUESTION, absent from the 1.19.6 descriptor)",
         (("sqlite", "table:steps.step_type"), ("transcript", "*.type")),
         _new_step_type,
     ),
@@ -444,7 +444,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "new-source",
         "add a source value (MODEL_V2 in transcripts)",
         "a new CortexStepSource, as SYSTEM_SDK (6) came after Windsurf's",
-        "formats.md §3.7 (CortexStepSource) and §2.1 (source names written without their prefix)",
+        "docs/store-format.md#enums (step sources) and docs/store-format.md#transcript-records (names written without their prefix)",
         (("transcript", "*.source"),),
         lambda home: each_record(home, _model_v2),
     ),
@@ -452,7 +452,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "drop-steps-metadata",
         "drop a column (steps.metadata)",
         "a schema that drops the metadata column, a byte copy of the payload's field 5",
-        "real-stores.md B.0 (steps.metadata == step_payload.5 in 2415/2415 rows)",
+        "docs/store-format.md#column-copies (steps.metadata == step_payload.5 in 2415/2415 rows)",
         (("sqlite", "table:steps.metadata"),),
         _drop_column("*/conversations/*.db", "steps", "metadata"),
     ),
@@ -460,7 +460,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rename-cli-root",
         "move a root (antigravity-cli -> antigravity-agent)",
         "the CLI's store moving to a directory of another name, as the IDE's did (antigravity, antigravity-ide)",
-        "real-stores.md A.1 (root names seen) and formats.md §1.1",
+        "docs/store-format.md#roots (root names seen)",
         (("roots", "antigravity-cli"),),
         _move_root("antigravity-cli", "antigravity-agent"),
     ),
@@ -468,7 +468,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rename-cache-key",
         "rename a cache key (conversation_metadata.json WorkspaceURIs -> workspaceUris)",
         "the IDE cache written with lowerCamelCase JSON names instead of Go field names",
-        "formats.md §1.2 (cache/conversation_metadata.json summary.WorkspaceURIs)",
+        "docs/store-format.md#roots (cache/conversation_metadata.json summary.WorkspaceURIs)",
         (("cache", "conversation_metadata.json.conversations.*.summary.WorkspaceURIs"),),
         _cache_key,
     ),
@@ -476,7 +476,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rename-history-key",
         "rename a history key (conversationId -> conversation_id)",
         "history.jsonl written with the snake_case keys the transcripts use",
-        "real-stores.md A.1 (history.jsonl keys conversationId, display, timestamp, workspace, type)",
+        "docs/store-format.md#roots (history.jsonl keys conversationId, display, timestamp, workspace, type)",
         (("history", "conversationId"),),
         lambda home: _each_history(home, _rename_key("conversationId", "conversation_id")),
     ),
@@ -484,7 +484,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "rename-summaries-column",
         "rename a summaries column (workspace_uris -> workspace_folders)",
         "a conversation index that names a session's workspaces as the IDE names them (folders)",
-        "formats.md §1.2 and the bundled profiles' conversation_summaries columns",
+        "docs/store-format.md#roots and the bundled profiles' conversation_summaries columns",
         (("summaries", "table:conversation_summaries.workspace_uris"),),
         _rename_column("*/conversation_summaries.db", "conversation_summaries", "workspace_uris", "workspace_folders"),
     ),
@@ -492,7 +492,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "chunks-only",
         "write transcripts as chunks only (no transcript.jsonl, transcript_full.jsonl)",
         "a release that writes only the rolling chunks of each tier, as one real session already has",
-        "real-stores.md A.4 (chunks byte-identical to the flat file; one session has chunks and no flat transcript)",
+        "docs/store-format.md#chunks (chunks byte-identical to the flat file; one session has chunks and no flat transcript)",
         (
             ("layout", "brain/*/.system_generated/logs/transcript.jsonl"),
             ("layout", "brain/*/.system_generated/logs/transcript_full.jsonl"),
@@ -503,7 +503,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "new-status",
         "add a status value (SKIPPED in transcripts, for the RUN_COMMAND steps that were DONE)",
         "a new CortexStepStatus for a command the agent did not run, as Windsurf has SKIPPING",
-        "formats.md §3.7 (CortexStepStatus; Windsurf's 11 SKIPPING) and real-stores.md B.2.2 (DONE, RUNNING, ERROR seen)",
+        "docs/store-format.md#enums (step statuses: DONE, RUNNING, ERROR seen; Windsurf's 11 SKIPPING)",
         (("transcript", "*.*.status"),),
         lambda home: each_record(home, _skipped_status),
     ),
@@ -511,7 +511,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "move-source",
         "move a transcript field (source -> metadata.source)",
         "transcripts nesting a step's provenance as the trajectory JSON does, under metadata",
-        "formats.md §2.1 (source a top-level key) and §4.3 (the trajectory's step metadata.source)",
+        "docs/store-format.md#transcript-records (source a top-level key) and docs/store-format.md#sidecar (the trajectory's step metadata.source)",
         (("transcript", "*.*.source"),),
         lambda home: each_record(home, _source_in_metadata),
     ),
@@ -519,7 +519,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "add-transcript-key",
         "add a transcript key (execution_id on every record)",
         "a release that adds a key to every record, as exit_code and error_code were added",
-        "formats.md §2.1 (exit_code: newer builds), real-stores.md A.3 (error_code) and B.1.1 (the .db's execution_id, meta.12)",
+        "docs/store-format.md#transcript-records (exit_code and error_code: newer builds) and docs/store-format.md#step-metadata (the .db's execution_id, meta.12)",
         (),
         lambda home: each_record(home, _execution_id),
     ),

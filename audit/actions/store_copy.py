@@ -9,7 +9,7 @@
   bytes);
 * any other regular file is read (never for writing) and written as a new file;
 * a symbolic link is recreated when it is relative and stays inside its root (``cli.log``, which
-  names the current log: real-stores.md A.1); any other link, FIFO, socket or device, and a file
+  names the current log: docs/store-format.md#roots); any other link, FIFO, socket or device, and a file
   that cannot be read, is skipped and listed with the reason.
 
 Every copied file and directory gets the modification time of its source (a reader that sorts

@@ -165,7 +165,7 @@ class Baseline:
 BEYOND_RECORD = {
     "sidecar": {
         "steps.[].userInput.media": "media attached to a prompt (CortexStepUserInput field 9, MLV media) are on 22 "
-        "USER_INPUT rows of the 26 real .db files measured in real-stores.md (B.1.2, B.3.3); agy-reader's published "
+        "USER_INPUT rows of the 26 real .db files of the survey in docs/store-format.md#payloads; agy-reader's published "
         "records never show them"
     }
 }

@@ -24,7 +24,7 @@ transcript record is joined to the ``.db`` step of the same index (``steps.idx``
 * ``error`` vs one of the ``.db`` error texts (model error message, short error, user error
   message, full error) and ``error_code`` vs ``errorCode``.
 
-The overview tier carries no ``thinking`` (real-stores.md A.2): it is not compared there, nor are
+The overview tier carries no ``thinking`` (docs/store-format.md#transcript-records): it is not compared there, nor are
 tool calls where an overview record has none.
 
 Tool-call arguments are compared as values after undoing each tier's encoding: in the compact

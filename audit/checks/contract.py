@@ -290,7 +290,7 @@ _PATTERN_TEXT = {
 def _matches(name: str, kind: str) -> bool:
     if kind == "sidecar":
         return name.endswith(".trajectory.json")
-    if kind == "transcript":  # a root's history.jsonl is per-install data, not a transcript (real-stores.md A.1)
+    if kind == "transcript":  # a root's history.jsonl is per-install data, not a transcript (docs/store-format.md#roots)
         return (name.endswith(".jsonl") and name not in INSTALL_FILES) or name == transcript.FLAT_NAMES["overview"]
     if kind == "profile":
         return name.endswith(".json")

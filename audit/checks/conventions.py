@@ -1,7 +1,7 @@
 """Content conventions of brain transcripts: which documented headers, markers and sentences the
 records of each tier and step type carry -- presence and how many per record, never their text.
 
-Readers parse these out of a record's ``content`` (formats.md §2.2; deja-vu
+Readers parse these out of a record's ``content`` (docs/store-format.md#content-conventions; deja-vu
 ``internal/sources/antigravity.go`` @b264ec72: the command of a RUN_COMMAND or GENERIC step from
 its ``Task Description:`` line, the file of a VIEW_FILE, CODE_ACTION or LIST_DIRECTORY step from a
 ``File Path:`` or ``Created file`` line, ``Created At:`` headers skipped, the ``<USER_REQUEST>``
@@ -30,7 +30,7 @@ _PROSE = frozenset({"USER_INPUT", "PLANNER_RESPONSE"})
 @dataclass(frozen=True)
 class Convention:
     name: str  # the line's last segment
-    what: str  # what it is, as formats.md documents it
+    what: str  # what it is, as docs/store-format.md#content-conventions says
     marker: str  # a regular expression of the marker's own text (format, never content)
     types: frozenset[str] | None  # the step types it is documented on; None: every tool result (not _PROSE)
     line_start: bool = False  # only at the start of a line, leading blanks allowed (as deja-vu trims each line)

@@ -1,4 +1,4 @@
-"""Invariants of one conversation ``.db`` that consumers rely on (real-stores.md Part B).
+"""Invariants of one conversation ``.db`` that consumers rely on (docs/store-format.md#databases).
 
 Judged on the rows of ``audit.store.database`` and the trajectory ``audit.store.trajectory``
 rebuilds from them; nothing here reads a file or prints. Each breach names the rows it is about
@@ -18,7 +18,7 @@ Checked, each a fact measured on real stores:
   generations of a conversation where present: cost trackers deduplicate on
   ``<cascadeId>:<responseId>``.
 * ``invariant/usage-model`` -- a generation's usage record names the model its request was made
-  with: ``usage.model`` (1.4.1) equals the chat model (1.3; 1053/1053, RS §B.1.7) and the
+  with: ``usage.model`` (1.4.1) equals the chat model (1.3; 1053/1053, docs/store-format.md#generator-metadata) and the
   ``model_enum`` request attribute (1.20) is that model's enum name (``MODEL_PLACEHOLDER_M<n>``
   for 1000 + n; 1074/1074). codeburn prices a call by ``usage.model`` when it reads the daemon's
   generator metadata and by the attribute or display name when it reads the ``.db``: where they

@@ -59,7 +59,7 @@ TABLES = (
     "trajectory_metadata_blob",
     "battle_mode_infos",
 )
-"""Tables of the agy conversation schema (formats.md §3.1)."""
+"""Tables of the agy conversation schema (docs/store-format.md#database-schema)."""
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "trajectory_meta": ("trajectory_id", "cascade_id", "trajectory_type", "source"),

@@ -1,7 +1,7 @@
 """The per-install files of a store root that readers of the format use, and reading them.
 
 A root (``~/.gemini/antigravity*``) holds, besides its sessions, files written once per install
-(real-stores.md A.1). Consumers read three of them, which agy-audit fingerprints and sweeps
+(docs/store-format.md#roots). Consumers read three of them, which agy-audit fingerprints and sweeps
 (``SWEPT``): ``history.jsonl`` (the CLI's prompt log: one JSON record per line),
 ``conversation_summaries.db`` (an SQLite index of the conversations: titles, workspace URIs,
 status) and the files of ``cache/`` (``last_conversations.json``, ``conversation_metadata.json``,

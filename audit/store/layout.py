@@ -2,7 +2,7 @@
 
 Discovery only lists and stats files; it never opens a store file for writing and never follows a
 symbolic link inside a store (links are reported as foreign entries). The layout is the one real
-installs have (real-stores.md A.1/A.2): besides the store directories a root holds per-install
+installs have (docs/store-format.md#roots, #session-files): besides the store directories a root holds per-install
 files (``antigravity_state.pbtxt``, ``agyhub_summaries_proto.pb``, ``history.jsonl``,
 ``conversation_summaries.db``, ``annotations/<uuid>.pbtxt``, the CLI's ``cache/``, ``log/cli-*.log`` and ``cli.log``, a symbolic
 link to the current log on Linux and macOS), listed as ``InstallFile``s and never part of a
@@ -177,8 +177,8 @@ LAYOUT_FAMILIES = {
     _LOGS + "chunks/transcript_full/*.jsonl": "full",
     _LOGS + "overview.txt": "overview",
 }
-"""The file families of a session whose presence is format (real-stores.md A.2, A.4; formats.md
-1.2), as patterns relative to a store root (the notation of a consumer profile's ``layout``
+"""The file families of a session whose presence is format
+(docs/store-format.md#session-files, #chunks), as patterns relative to a store root (the notation of a consumer profile's ``layout``
 entries), each with its group: the sessions a family is counted among are those holding any
 family of its group (a conversation file; a transcript tier, flat or in chunks)."""
 TRANSIENT_FAMILIES = {
@@ -503,7 +503,7 @@ _REVISION = re.compile(r".+\.md\.resolved(\.[0-9]+)?")
 
 
 def _brain_kind(rel: tuple[str, ...]) -> str:  # noqa: C901 - one branch per kind of file
-    """The kind of a brain file from its path below ``brain/<uuid>/`` (real-stores.md A.2)."""
+    """The kind of a brain file from its path below ``brain/<uuid>/`` (docs/store-format.md#session-files)."""
     if len(rel) >= 3 and _TASK_DIR.fullmatch(rel[0]) and rel[1] == ".system_generated":
         return "task"  # a subagent task's own files (nested messages/, ...), never the session's transcript
     if rel[:2] == (".system_generated", "logs"):

@@ -52,7 +52,7 @@ _KEY_ORDER = (
     "metadata",
 )
 STEP_COLUMNS: dict[str, tuple[str, type[Message]]] = {
-    # steps column -> (Step field, message); byte-identical copies in real stores (RS §B.0)
+    # steps column -> (Step field, message); byte-identical copies in real stores (docs/store-format.md#column-copies)
     "metadata": ("metadata", pb.CortexStepMetadata),
     "error_details": ("error", pb.CortexErrorDetails),
     "permissions": ("permissions", pb.TrajectoryPermissions),

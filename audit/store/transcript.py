@@ -38,13 +38,13 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
 
 CHUNK_BYTES = 102_400
-"""agy rolls a tier's chunk files at exactly this many bytes, mid-line (real-stores.md §A.4)."""
+"""agy rolls a tier's chunk files at exactly this many bytes, mid-line (docs/store-format.md#chunks)."""
 
 _SKIP_BYTES = 1 << 20
 
 TIERS = ("compact", "full", "overview")
 """The three transcript tiers: ``transcript.jsonl`` and ``chunks/transcript/``, ``transcript_full.jsonl``
-and ``chunks/transcript_full/``, and ``overview.txt`` (the compact format, real-stores.md §A.2)."""
+and ``chunks/transcript_full/``, and ``overview.txt`` (the compact format, docs/store-format.md#transcript-records)."""
 TEXT_TIERS = frozenset({"compact", "overview"})
 """Tiers whose tool-call argument values are strings holding JSON text; the full tier holds native values."""
 FLAT_NAMES = {"compact": "transcript.jsonl", "full": "transcript_full.jsonl", "overview": "overview.txt"}
@@ -113,7 +113,7 @@ KNOWN_STATUSES = frozenset(
         "INTERRUPTED",
     }
 )
-# CortexStepType names known by name (formats.md §3.7) plus transcript-only GENERIC / ASK_QUESTION.
+# CortexStepType names known by name (docs/store-format.md#enums) plus transcript-only GENERIC / ASK_QUESTION.
 KNOWN_TYPES = frozenset(
     {
         "PLAN_INPUT",
@@ -169,7 +169,7 @@ _TOOL_CALL_KEYS = frozenset({"name", "args"})
 _FRACTION = re.compile(r"(\.\d{1,6})\d*")
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
 _CUT = re.compile(r"\n?<truncated \d+ (?:bytes|lines)>\n?")
-"""A marker with the line breaks agy puts around it (real-stores.md §A.3)."""
+"""A marker with the line breaks agy puts around it (docs/store-format.md#argument-encoding)."""
 _CHUNK_NAME = re.compile(r"\d{1,18}\.jsonl")
 
 
@@ -918,7 +918,7 @@ def pair_records(compact: Sequence[Record], full: Sequence[Record]) -> Pairing:
         full_window = [s for s in f_steps if s is not None]
         for r in compact:
             if r.step_index is not None and full_window and r.step_index < min(full_window):
-                continue  # before a full window that starts later (real-stores.md §A.3): nothing to pair with
+                continue  # before a full window that starts later (docs/store-format.md#transcript-anomalies): nothing to pair with
             if r.step_index is None or r.step_index not in last_f:
                 findings.append(Anomaly(r.file, r.line, "unpaired", "no full-transcript record for this step"))
             elif last_c[r.step_index] is r:
@@ -978,7 +978,7 @@ def _calls_comparable(r: Record) -> bool:
 
 def _calls_fit(c: Record, f: Record) -> bool:
     """Compact tool calls against full ones, across the tier encodings: each argument the same
-    as stored, or the compact JSON text decoding to the full value (real-stores.md §A.3), or the
+    as stored, or the compact JSON text decoding to the full value (docs/store-format.md#argument-encoding), or the
     compact text fitting the full value's JSON text up to truncation markers."""
     if len(c.tool_calls) != len(f.tool_calls):
         return False

@@ -258,7 +258,7 @@ class RootBuilder:
         path.write_text("\n".join(lines) + "\n")
         return path
 
-    # -- the layout of real installs (real-stores.md A.1, A.2) ----------------------------------
+    # -- the layout of real installs (docs/store-format.md#roots) -------------------------
 
     def ide_brain(self, convo: Conversation) -> list[Path]:
         """Give *convo*'s brain directory the IDE's files: ``steps/N/content.md`` where the CLI has

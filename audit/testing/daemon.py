@@ -15,7 +15,7 @@ name), and ``GetCascadeTrajectory {cascadeId}`` answers only for loaded ids, wit
 bytes verbatim inside ``{"status": ..., "trajectory": ..., "numTotalSteps": ...}``.
 ``GetAllCascadeTrajectories {}`` (a read-only call) answers ``{"trajectorySummaries": {}}``.
 ``GetCascadeTrajectoryGeneratorMetadata {cascadeId}`` answers for a loaded id with the loaded
-trajectory's ``generatorMetadata`` array as ``{"generatorMetadata": [...]}`` (formats.md §5; an
+trajectory's ``generatorMetadata`` array as ``{"generatorMetadata": [...]}`` (docs/store-format.md#daemon-rpc; an
 empty array when it has none).
 
 Failure modes per requested id (``fail``): ``unauthorized`` (401), ``internal`` (500 with a Connect

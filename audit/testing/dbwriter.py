@@ -3,7 +3,7 @@
 The schema is the exact DDL of agy 1.0.7 .. 1.2.11 (``BASELINE_SCHEMA``, ``user_version`` 1).
 Rows are encoded with ``audit/store/proto/cortex.proto``: the dict is read with ``ParseDict``
 (unknown keys ignored -- see ``audit.store.proto`` for the keys a ``.db`` can carry) and split per
-table as real stores hold it (real-stores.md §B.0): ``trajectory_meta`` (ids, type, source),
+table as real stores hold it (docs/store-format.md#column-copies): ``trajectory_meta`` (ids, type, source),
 ``steps`` (``idx``, ``step_type``, ``status``, ``has_subtrajectory``, ``step_payload`` = the whole
 serialized ``Step``, and the column copies of its parts: ``metadata``, ``error_details``,
 ``permissions``, ``task_details`` and, for a GENERIC step, ``render_info`` =
@@ -45,7 +45,7 @@ CREATE INDEX `idx_steps_status` ON `steps`(`status`);
 CREATE INDEX `idx_steps_step_type` ON `steps`(`step_type`);
 PRAGMA user_version = 1;
 """
-"""The conversation schema of agy 1.0.7 .. 1.2.11 (formats.md §3.1), byte for byte; its schema
+"""The conversation schema of agy 1.0.7 .. 1.2.11 (docs/store-format.md#database-schema), byte for byte; its schema
 fingerprint is sha256:1ca98426f561fe73223c8620a238405030fdb3014444d970e1300a6009f72f43."""
 
 UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
@@ -53,7 +53,7 @@ UNKNOWN_FIELD = bytes([0xB8, 0x3E, 0x01])
 EXPLICIT_DEFAULTS = bytes([0x88, 0x02, 0x00, 0xA8, 0x02, 0x00])
 """``no_tool_summary`` (33) and ``no_wait_for_previous_tools`` (37) encoded as varint 0, which proto3
 serialisation never writes: what real planner configs of ``gen_metadata`` and ``executor_metadata``
-rows carry (real-stores.md C), appended to theirs by ``explicit_defaults=True``."""
+rows carry (docs/store-format.md#explicit-defaults), appended to theirs by ``explicit_defaults=True``."""
 _PLANNER_CONFIG = {"gen_metadata": (3,), "executor_metadata": (10, 1)}
 """Where a row's planner config is: field numbers from the row's message down."""
 

@@ -1,4 +1,4 @@
-"""Sessions with every real-world transcript case of real-stores.md Part A, for the sample home
+"""Sessions with every real-world transcript case of docs/store-format.md#transcript-anomalies, for the sample home
 and the tests: ``add_real_world(builder)``.
 
 * ``chunked`` (CLI): flat transcripts and their rolling chunks (byte-identical; the full tier

@@ -75,7 +75,7 @@ def build(home: Path) -> StoreBuilder:
     live = b.root("ide", name="antigravity-ide")
     ide_live = live.conversation(turns=1)
     live.ide_brain(ide_live)
-    # Every step shape real stores hold (real-stores.md Part B) that the published sidecar record
+    # Every step shape real stores hold (docs/store-format.md#payloads) that the published sidecar record
     # shows (no browser sub-agent, no enum values without names, no images on prompts), without a
     # brain (like 3 of the 26 real stores: the transcript surface of the bundled baseline was
     # recorded from this sample); and a .db copied without its -wal.

@@ -72,7 +72,7 @@ def user_input(clock: Clock, text: str, media: Sequence[dict[str, Any]] = ()) ->
 
 
 def image_media(uri: str, description: str = "image.png") -> dict[str, Any]:
-    """An image attached to a prompt as real rows hold it (real-stores.md Appendix B, 19.9): a
+    """An image attached to a prompt as real rows hold it (docs/store-format.md#payloads, USER_INPUT 19.9): a
     mime type, an empty inline data (the image is not stored inline), a description on 13 of
     22, the image's URI and a thumbnail (bytes, here a fixed PNG header)."""
     media = {"mimeType": "image/png", "inlineData": "", "uri": uri, "thumbnail": _THUMBNAIL}
@@ -92,7 +92,7 @@ def planner_response(
         payload["thinking"] = thinking
     if calls:
         payload["toolCalls"] = list(calls)
-    # Real stores end both tool-use and final turns with STOP_PATTERN (real-stores.md §B.2.3).
+    # Real stores end both tool-use and final turns with STOP_PATTERN (docs/store-format.md#enums).
     payload["stopReason"] = "STOP_REASON_STOP_PATTERN"
     s = step("PLANNER_RESPONSE", clock.tick(), plannerResponse=payload)
     s["metadata"]["executionId"] = new_id(rng)
@@ -157,7 +157,7 @@ def system_message(clock: Clock, message: str) -> dict[str, Any]:
 
 
 def knowledge_artifacts(clock: Clock) -> dict[str, Any]:
-    """A KNOWLEDGE_ARTIFACTS step (type 99) as real IDE stores hold them (real-stores.md Part C: 1-2
+    """A KNOWLEDGE_ARTIFACTS step (type 99) as real IDE stores hold them (docs/store-format.md#payloads: 1-2
     in 13 of 14 further ``.db``): its payload, Step field 112, is always an empty message, which
     the sidecar shows as ``knowledgeArtifacts: {}``. The source is not in the reference: SYSTEM, as
     the other context the agent injects (CONVERSATION_HISTORY)."""
@@ -268,7 +268,7 @@ def _args_of(call: dict[str, Any]) -> dict[str, Any]:
 
 
 def realize(doc: dict[str, Any], *, workspace: str = "/home/agy/project") -> None:
-    """Complete *doc* in place with the shapes real ``.db`` files carry (real-stores.md Part B),
+    """Complete *doc* in place with the shapes real ``.db`` files carry (docs/store-format.md#payloads),
     deterministically from its cascade id; the payloads the factories wrote are kept."""
     rng = random.Random(doc["cascadeId"])
     cascade, trajectory_id, steps = doc["cascadeId"], doc["trajectoryId"], doc["steps"]
@@ -389,7 +389,7 @@ def _realize_step(rng: random.Random, s: dict[str, Any], calls: dict[str, int]) 
         if view.get("content"):
             view.setdefault("numBytes", len(view["content"].encode()))
         if view.get("numLines", 0) > 1:
-            view.setdefault("endLine", view["numLines"] - 1)  # 0-based (real-stores.md §B.1.4)
+            view.setdefault("endLine", view["numLines"] - 1)  # 0-based (docs/store-format.md#payloads)
     call["originalName"] = call["name"]
     args = _args_of(call)
     meta["argumentsOrder"] = list(args)
@@ -452,7 +452,7 @@ def every_shape_steps(
     unnamed_enums: bool = True,
     media: bool = True,
 ) -> list[dict[str, Any]]:
-    """One conversation holding every step shape real-stores.md Part B lists: tool results of every
+    """One conversation holding every step shape the survey of real stores found (docs/store-format.md#payloads): tool results of every
     kind, a permission asked and granted, a background task and the system message it sends back,
     GENERIC and ASK_QUESTION steps, a browser sub-agent with its sub-trajectory, a checkpoint, a
     failed generation and its ERROR_MESSAGE, ephemeral and conversation-history messages.
@@ -463,7 +463,7 @@ def every_shape_steps(
     record). ``unnamed_enums=True`` writes an enum value real rows carry that no source names: a
     prompt section of the last generation row (``chatModel.promptSections``, on the last row of
     every real store) whose ``metadata.sourceType`` is 4 (24 of the 354 real sections;
-    MLV's ``PromptSectionSourceType`` does not name it, real-stores.md B.2.4), which our export writes as a number and ``inspect``
+    MLV's ``PromptSectionSourceType`` does not name it, docs/store-format.md#enums), which our export writes as a number and ``inspect``
     reports as ``1.16.4.1:enum=4``. It also writes the two values that were unnamed when the sample
     store (``unnamed_enums=False``) and the synthetic values lines of agy-1.2.11 were recorded from
     it, and that MLV's codeium_common names since: ``artifactMetadata.artifactType`` 2

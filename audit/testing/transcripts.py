@@ -4,8 +4,8 @@
 native JSON values) from sidecar-shaped steps (proto3-JSON dicts), so a session's transcript
 agrees with its sidecar: one record per step, same order, enum names minus their prefixes,
 ``created_at`` = ``metadata.createdAt`` cut to seconds, ``error_code`` from
-``errorMessage.error.errorCode``. ``write_brain`` writes them the way agy does (real-stores.md
-Part A, formats.md §1.3, §2): ``transcript_full.jsonl`` with native argument values,
+``errorMessage.error.errorCode``. ``write_brain`` writes them the way agy does
+(docs/store-format.md#session-files, #transcript-records, #chunks): ``transcript_full.jsonl`` with native argument values,
 ``transcript.jsonl`` with every argument as JSON text and long fields truncated, optionally
 ``overview.txt`` and the rolling chunks of both tiers (split every ``CHUNK_BYTES``, mid-line), and
 on request the real-world anomalies of ``ANOMALIES``. ``typed_tool_steps`` makes tool calls with
@@ -209,7 +209,7 @@ def _error_message(step: dict[str, Any], header: str, status: str) -> dict[str, 
         "error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"
     }
     if isinstance(error.get("errorCode"), int):
-        out["error_code"] = error["errorCode"]  # newer builds (real-stores.md §A.3)
+        out["error_code"] = error["errorCode"]  # newer builds (docs/store-format.md#transcript-records)
     return out
 
 
@@ -573,7 +573,7 @@ TYPED_ARGUMENTS = (
     "questions",
     "MediaPaths",
 )
-"""The argument names with non-string values in real transcripts (real-stores.md §A.3)."""
+"""The argument names with non-string values in real transcripts (docs/store-format.md#argument-encoding)."""
 
 
 def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home/agy/project") -> list[dict[str, Any]]:

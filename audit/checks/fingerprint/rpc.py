@@ -1,6 +1,6 @@
 """The ``rpc`` surface: the JSON shape of the daemon's answers a daemon sweep keeps per conversation
 (``native/<product>/rpc/<id>.<Method>.json``; ``GetCascadeTrajectoryGeneratorMetadata``, which
-codeburn reads for usage, formats.md §5). One line per method and path, ``<Method>.<path>``, with
+codeburn reads for usage, docs/store-format.md#daemon-rpc). One line per method and path, ``<Method>.<path>``, with
 the JSON types found there (``shape.KeyShape``: ``[]`` for array elements, a key that is data --
 an id, a number, a path -- is ``*``), as
 ``GetCascadeTrajectoryGeneratorMetadata.generatorMetadata.[].chatModel.usage.inputTokens`` ->
