@@ -226,6 +226,43 @@ def test_committed_compatibility_record_is_generated_from_the_bundled_baselines(
     assert "imported from agy-reader's published record" in text
 
 
+def test_the_compatibility_record_says_which_surfaces_are_real_agy_output_and_which_synthetic():
+    text = (REPO / "COMPATIBILITY.md").read_text()
+    summary = text.split("## What each surface of agy 1.2.11 rests on\n\n")[1].split("\n\n")[0]
+    assert summary.splitlines() == [
+        "Verified against real agy 1.2.11 output, as agy-reader published it from its own sweep: sidecar, sqlite.",
+        "Synthetic, never compared with what agy writes: transcript, summaries, history, cache, artifacts, roots, layout, "
+        "conventions, values (made by agy-audit's store builder from the documented format; drift against them is an "
+        "advisory, never a failure).",
+        "Not verified for this version: wire, rpc.",
+    ]
+    assert "- transcript, the shape of the brain transcript records: **synthetic**: `sha256:" in text
+    assert (
+        "- sqlite, the conversation database schema: DDL and user_version: **real agy output, as agy-reader published it**: `sha256:"
+        in text
+    )
+
+
+def test_evidence_of_a_baseline_computed_here_or_imported_from_a_snapshot():
+    here = "computed from a swept corpus (native 3) by agy-audit 0.1.0"
+    digests = {"wire": "sha256:" + "0" * 64, "history": D1210}
+    computed = Baseline("agy-9.9.9", "9.9.9", None, "0.1.0", None, digests, dict.fromkeys(digests, here), None)
+    computed.synthetic = {"history": "the store builder's sample store"}
+    snapshot_of = {"sidecar": "imported from the shape snapshot s.tsv; digest matched --digest"}
+    snapshot = Baseline("agy-9.9.8", "9.9.8", None, "0.1.0", None, {"sidecar": D1210}, snapshot_of, None)
+    assert [compat.evidence(computed, s) for s in ("wire", "history", "sidecar")] == [
+        compat.Evidence.SWEPT,
+        compat.Evidence.SYNTHETIC,
+        compat.Evidence.NONE,
+    ]
+    assert compat.evidence(snapshot, "sidecar") == compat.Evidence.OTHER
+    assert "Imported from a shape snapshot whose origin the record does not state: sidecar." in compat.render([snapshot])
+    assert (
+        "Swept by agy-audit from the stores this baseline was recorded from (real agy output when they are agy's own): wire."
+        in (compat.render([computed]))
+    )
+
+
 def test_agy_reader_record_parses():
     record = compat.read(DATA / "agy-reader-COMPATIBILITY-1.2.11.md")
     assert record == compat.CompatRecord("1.2.11", "2026-09-25", "explicit-version-scoped", {"sqlite": SCHEMA, "sidecar": D1210})

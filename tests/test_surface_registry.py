@@ -105,7 +105,7 @@ def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_c
         recorded.lines["toplevel"] == fingerprinted
         and recorded.digests["toplevel"] == Fingerprint.of("toplevel", fingerprinted).digest
     )
-    assert "- toplevel, the keys at the top of the trajectory sidecars: `sha256:" in compat.read_text()
+    assert "- toplevel, the keys at the top of the trajectory sidecars: **swept by agy-audit**: `sha256:" in compat.read_text()
 
     code, out, err = cli(
         "ci", "--home", home, "--source", "native", "--out", tmp_path / "again", "--no-live", "--baseline-dir", fp

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,48 @@ def location(baseline_dir: str | os.PathLike[str], project_dir: str | os.PathLik
         return f"{directory}/"
 
 
+class Evidence(StrEnum):
+    """What a surface's digest in a baseline rests on."""
+
+    PUBLISHED = "real agy output, as agy-reader published it"  # agy-reader's record of its own sweep of agy
+    SWEPT = "swept by agy-audit"  # ``record`` of a complete sweep: real agy output when the stores were agy's
+    SYNTHETIC = "synthetic"  # made by agy-audit's store builder (``Baseline.synthetic``), never agy's files
+    OTHER = "a snapshot of unstated origin"  # ``baselines import-shape`` with a digest given by hand
+    NONE = "not verified"
+
+
+def evidence(baseline: Baseline, surface: str) -> Evidence:
+    """What *surface*'s digest in *baseline* rests on."""
+    how = str(baseline.provenance.get(surface, ""))
+    if surface not in baseline.digests:
+        return Evidence.NONE
+    if surface in baseline.synthetic:
+        return Evidence.SYNTHETIC
+    if how.startswith("imported from agy-reader's published record"):
+        return Evidence.PUBLISHED
+    if how.startswith("computed from a swept corpus"):
+        return Evidence.SWEPT
+    return Evidence.OTHER
+
+
+def _evidence_summary(baseline: Baseline) -> list[str]:
+    """Plain sentences: which surfaces were checked against real agy output, which are synthetic."""
+    by_kind: dict[Evidence, list[str]] = {}
+    for surface in SURFACES:
+        by_kind.setdefault(evidence(baseline, surface), []).append(surface)
+    version = baseline.agy_version or baseline.name
+    sentences = {
+        Evidence.PUBLISHED: f"Verified against real agy {version} output, as agy-reader published it from its own sweep: {{}}.",
+        Evidence.SWEPT: "Swept by agy-audit from the stores this baseline was recorded from (real agy output when they "
+        "are agy's own): {}.",
+        Evidence.SYNTHETIC: "Synthetic, never compared with what agy writes: {} (made by agy-audit's store builder from "
+        "the documented format; drift against them is an advisory, never a failure).",
+        Evidence.OTHER: "Imported from a shape snapshot whose origin the record does not state: {}.",
+        Evidence.NONE: "Not verified for this version: {}.",
+    }
+    return [sentences[kind].format(", ".join(by_kind[kind])) for kind in Evidence if kind in by_kind]
+
+
 def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
     """The whole record for *baselines* (the newest by agy version is described in full), which
     live in *where* (``location``)."""
@@ -127,7 +170,9 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
         f"- **Corpus:** {_corpus(newest.counts)}",
         *([f"- **Selection:** recorded from {newest.selection_text}"] if newest.selection_text else []),
         "",
-        f"## What was verified for agy {newest.agy_version or newest.name}",
+        f"## What each surface of agy {newest.agy_version or newest.name} rests on",
+        "",
+        *_evidence_summary(newest),
         "",
     ]
     for surface in SURFACES:
@@ -139,7 +184,7 @@ def render(baselines: list[Baseline], where: str = "fingerprints/") -> str:
         how = newest.provenance.get(surface, "provenance not recorded")
         kept = newest.lines.get(surface)
         lines = f"{len(kept):,} canonical lines kept" if kept is not None else "digest only, no lines kept"
-        out.append(f"- {surface}, {SURFACES[surface].describes}: `{digest}`, {how}; {lines}.")
+        out.append(f"- {surface}, {SURFACES[surface].describes}: **{evidence(newest, surface)}**: `{digest}`, {how}; {lines}.")
     imported = any(str(how).startswith("imported") for how in newest.provenance.values())
     if newest.scope == "explicit-version-scoped" and imported:
         out.append(
