@@ -1,7 +1,9 @@
-"""Write the generated part of each command's reference page (docs/reference/<command>.md) from
-the argument parser, so the synopsis and the options listed cannot drift from what the command
-accepts. Run from the repository root: ``python docs/gen_reference.py`` (``--check`` only reports
-the pages that differ, exit 1). tests/test_docs_reference.py fails when a checked-in page differs.
+"""Write the generated parts of the manual from the argument parser: each command's reference page
+(docs/reference/<command>.md: synopsis and options), the reference's index, and the table of each
+command's output formats (docs/output-and-exit-codes.md), so none can drift from what the commands
+accept. Run from the repository root with the package importable: ``python docs/gen_reference.py``
+(``--check`` only reports the pages that differ, exit 1). tests/test_docs_reference.py fails when a
+checked-in page differs.
 
 Each page holds the generated part between two marks; what is written around the marks (examples,
 explanations) is kept as it is. A page that does not exist yet is created with the marks alone.
@@ -17,7 +19,9 @@ from pathlib import Path
 
 from audit.cli import COMMANDS, build_parser
 
-REFERENCE = Path(__file__).resolve().parent / "reference"
+DOCS = Path(__file__).resolve().parent
+FORMATS = "output-and-exit-codes.md"
+"""The page (beside reference/) whose generated part lists each command's output formats."""
 BEGIN = "<!-- BEGIN GENERATED from the argument parser by docs/gen_reference.py; do not edit by hand -->"
 END = "<!-- END GENERATED -->"
 WIDTH = 96
@@ -32,16 +36,10 @@ def page_name(command: str) -> str:
 
 def generated(command: str) -> str:
     """The generated part of *command*'s page, marks included."""
-    parser = build_parser(command)
-    top = _subparsers(parser)
+    top = _subparsers(build_parser(command))
     assert top is not None, "agy-audit has commands"
     sub = top.choices[command.replace("_", "-")]
-    blocks = [_section(sub, level=None)]
-    inner = _subparsers(sub)
-    if inner is not None:
-        for name, nested in inner.choices.items():
-            if nested.prog.endswith(" " + name):  # aliases point at the same parser: listed once
-                blocks.append(_section(nested, level="##"))
+    blocks = [_section(sub, level=None), *(_section(nested, level="##") for _, nested in _nested(sub))]
     return "\n".join([BEGIN, "", *blocks, END])
 
 
@@ -53,13 +51,36 @@ def generated_index() -> str:
     return "\n".join([BEGIN, "", "| command | what it does |", "| --- | --- |", *rows, "", END])
 
 
-def updated(name: str, part: str, current: str | None) -> str:
-    """The page *name* with its generated part replaced (or a new page holding only that part)."""
+def generated_formats() -> str:
+    """The generated part of the output formats page: each command's ``--format`` values."""
+    top = _subparsers(build_parser())
+    assert top is not None, "agy-audit has commands"
+    rows = []
+    for name, parser in top.choices.items():
+        for prog, sub in [(name, parser), *_nested(parser)]:
+            formats = next((a.choices for a in sub._actions if "--format" in a.option_strings), None)
+            if formats is not None:
+                link = f"reference/{page_name(name)}"
+                rows.append(f"| [`{prog}`]({link}) | " + ", ".join(f"`{f}`" for f in formats) + " |")
+    return "\n".join([BEGIN, "", "| command | `--format` |", "| --- | --- |", *rows, "", END])
+
+
+def _nested(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """The sub-commands of a command (``links check`` ...) with their names, aliases left out."""
+    inner = _subparsers(parser)
+    if inner is None:
+        return []
+    return [(sub.prog.removeprefix("agy-audit "), sub) for name, sub in inner.choices.items() if sub.prog.endswith(" " + name)]
+
+
+def updated(page: str, part: str, current: str | None) -> str:
+    """The page *page* (its path below docs/) with its generated part replaced, or a new page
+    holding only that part."""
     if current is None:
-        return f"# agy-audit {name.removesuffix('.md')}\n\n{part}\n"
+        return f"# agy-audit {Path(page).stem}\n\n{part}\n"
     start, end = current.find(BEGIN), current.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"docs/reference/{name}: the generated part's marks are missing")
+        raise ValueError(f"docs/{page}: the generated part's marks are missing")
     return current[:start] + part + current[end + len(END) :]
 
 
@@ -155,13 +176,14 @@ def _escape(text: str) -> str:
 
 
 def pages() -> dict[Path, str]:
-    """Every reference page as it should be, keyed by its path."""
-    parts = {page_name(command): generated(command) for command in COMMANDS}
-    parts["index.md"] = generated_index()
+    """Every page with a generated part as it should be, keyed by its path."""
+    parts = {f"reference/{page_name(command)}": generated(command) for command in COMMANDS}
+    parts["reference/index.md"] = generated_index()
+    parts[FORMATS] = generated_formats()
     out = {}
-    for name, part in parts.items():
-        path = REFERENCE / name
-        out[path] = updated(name, part, path.read_text(encoding="utf-8") if path.exists() else None)
+    for page, part in parts.items():
+        path = DOCS / page
+        out[path] = updated(page, part, path.read_text(encoding="utf-8") if path.exists() else None)
     return out
 
 
@@ -174,7 +196,7 @@ def main(argv: list[str]) -> int:
                 path.parent.mkdir(exist_ok=True)
                 path.write_text(text, encoding="utf-8")
     for path in stale:
-        print(f"{'differs' if '--check' in argv else 'written'}: {path.relative_to(REFERENCE.parent.parent)}")
+        print(f"{'differs' if '--check' in argv else 'written'}: {path.relative_to(DOCS.parent)}")
     return 1 if stale and "--check" in argv else 0
 
 

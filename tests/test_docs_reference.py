@@ -32,14 +32,15 @@ def pages():
     return gen.pages()
 
 
-@pytest.mark.parametrize("command", [*COMMANDS, "index"])
-def test_reference_page_matches_the_parser(command, pages):
+@pytest.mark.parametrize(
+    "page", [*(f"reference/{gen.page_name(c)}" for c in COMMANDS), "reference/index.md", "output-and-exit-codes.md"]
+)
+def test_generated_page_matches_the_parser(page, pages):
     """Regenerate with ``python docs/gen_reference.py`` when this fails: an option was added,
     removed or reworded, and the page still shows the old one."""
-    name = "index.md" if command == "index" else gen.page_name(command)
-    path = REPO / "docs" / "reference" / name
+    path = REPO / "docs" / page
     assert path.exists() and path.read_text(encoding="utf-8") == pages[path], (
-        f"docs/reference/{name} differs from the parser: run `python docs/gen_reference.py` and commit the page"
+        f"docs/{page} differs from the parser: run `python docs/gen_reference.py` and commit the page"
     )
 
 
@@ -55,24 +56,31 @@ def test_every_reference_page_is_in_the_navigation_and_nothing_else_is_there():
 def test_regenerating_a_stale_page_gives_back_the_parsers_options():
     page = (REPO / "docs" / "reference" / "diff.md").read_text(encoding="utf-8")
     assert "`--format`" in page
-    assert gen.updated("diff.md", gen.generated("diff"), page.replace("`--format`", "`--formats`")) == page
+    assert gen.updated("reference/diff.md", gen.generated("diff"), page.replace("`--format`", "`--formats`")) == page
 
 
 def test_what_is_written_around_the_generated_part_is_kept():
     part = gen.generated("diff")
     page = f"# agy-audit diff\n\nBefore.\n\n{gen.BEGIN}\nstale\n{gen.END}\n\nAfter: an example.\n"
-    assert gen.updated("diff.md", part, page) == f"# agy-audit diff\n\nBefore.\n\n{part}\n\nAfter: an example.\n"
+    assert gen.updated("reference/diff.md", part, page) == f"# agy-audit diff\n\nBefore.\n\n{part}\n\nAfter: an example.\n"
 
 
 def test_a_page_without_the_marks_is_refused():
     with pytest.raises(ValueError, match=r"docs/reference/diff\.md: the generated part's marks are missing"):
-        gen.updated("diff.md", gen.generated("diff"), "# agy-audit diff\n\nhand-written only\n")
+        gen.updated("reference/diff.md", gen.generated("diff"), "# agy-audit diff\n\nhand-written only\n")
 
 
 def test_the_generated_part_of_a_nested_command():
     part = gen.generated("stores")
     assert "## `agy-audit stores show`" in part
     assert "```text\nagy-audit stores show" in part
+
+
+def test_the_formats_table_lists_each_command_and_sub_command_with_a_format_option():
+    part = gen.generated_formats()
+    assert "| [`links check`](reference/links.md) | `text`, `json`, `dot` |" in part
+    assert "| [`export`](reference/export.md) | `json`, `md` |" in part
+    assert "`links`]" not in part  # links takes no --format itself
 
 
 @pytest.mark.parametrize(
