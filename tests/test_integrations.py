@@ -117,6 +117,14 @@ def test_the_action_installs_every_dependency_at_a_pinned_version():
         assert pins[name] >= tuple(int(p) for p in lower.split(".")), requirement
 
 
+def test_the_manual_lists_every_input_of_the_action():
+    """docs/ci-integration.md's table of inputs names each input of action.yml, and no other."""
+    page = (REPO / "docs" / "ci-integration.md").read_text(encoding="utf-8")
+    table = page.split("| input | `ci` option | default |")[1].split("\n\n")[0]
+    listed = [name for row in table.splitlines()[2:] for name in re.findall(r"`([a-z-]+)`", row.split(" | ")[0])]
+    assert sorted(listed) == sorted(load("action.yml")["inputs"])
+
+
 def test_inputs_never_reach_the_shell_parser():
     """An input is only ever used as a quoted variable, so a value like `$(rm -rf ~)` stays text."""
     script = action_script()
