@@ -96,7 +96,8 @@ def test_the_action_inputs_default_to_values_ci_accepts_and_all_reach_the_comman
             "--report", "r.xml", "--report-format", "junit", "--home", "/h", "--root", "/r", "--baseline", "agy-1.2.10",
             "--baseline-dir", "b", "--fail-on", "consumer:codeburn", "--consumer", "codeburn", "--include-implicit",
             "--timeout", "60", "--allow-remote-daemon", "--session", "0b8e", "--since", "2026-11-01", "--newest", "5",
-            "--readable-only", "--record", "agy-1.2.11", "--compat-file", "C.md", "--no-live", "--jobs", "1"])  # fmt: skip
+            "--readable-only", "--record", "agy-1.2.11", "--unverified-name", "--compat-file", "C.md", "--no-live",
+            "--jobs", "1"])  # fmt: skip
     parses(["ci", "--record", "--compat-file", "C.md", "--key-file", "k", "--progress", "on"])  # record: installed
 
 
