@@ -66,10 +66,10 @@ def build(home: Path) -> Path:
     of every tier, the per-install files, each naming the conversations' own workspace. As in a
     real home, one CLI conversation is not yet synced by the readers that lag agy: it has no
     agy-reader sidecar (agy-reader writes one after a session changes; real stores hold none of
-    their own, real-stores.md A.1), and the CLI's ``conversation_summaries.db`` does not list it (a
+    their own, docs/store-format.md#session-files), and the CLI's ``conversation_summaries.db`` does not list it (a
     catalog agy fills asynchronously, which lags a new session: session-compass says so,
-    session_compass/agents/antigravity.py:143-146; no real store of real-stores.md A.1 holds one at
-    all)."""
+    session_compass/agents/antigravity.py:143-146; no store of the survey in docs/store-format.md#roots
+    holds one at all)."""
     b = StoreBuilder(home, seed=26)
     cli = b.root("cli")
     synced = cli.conversation(turns=3, transcript_overview=True)
