@@ -110,7 +110,7 @@ def test_recorded_then_compared_codeburn_s_rpc_entries_are_judged(tmp_path, swep
     assert code == 0, err
     recorded = baselines.load(fp / "agy-9.9.9")
     assert recorded.lines["rpc"] == survey([swept], ["rpc"]).fingerprints["rpc"].lines
-    assert f"- rpc, {SURFACES['rpc'].describes}: `{recorded.digests['rpc']}`" in compat.read_text()
+    assert f"- rpc, {SURFACES['rpc'].describes}: **swept by agy-audit**: `{recorded.digests['rpc']}`" in compat.read_text()
 
     surface, decisions = _judged(recorded, swept)
     assert (surface.surface, surface.status) == ("rpc", UNCHANGED)
