@@ -199,12 +199,11 @@ def test_inspect_names_a_path_that_is_no_regular_file(tmp_path, capsys):
 
 
 def test_inspect_documents_findings_and_notes_as_it_exits(tmp_path, capsys):
-    """Issue 20.3: the README said inspect exits 1 "when anything was found" while unknown protobuf
-    fields (reported, counted) exit 0; code, --help and README now say the same."""
+    """Issue 20.3: the manual said inspect exits 1 "when anything was found" while unknown protobuf
+    fields (reported, counted) exit 0; code, --help and the manual now say the same."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### `agy-audit inspect`", 1)[1].split("\n### ", 1)[0]
+    section = (Path(__file__).resolve().parents[1] / "docs" / "reference" / "inspect.md").read_text()
     assert "Exit 1 when anything was found" not in section
     assert "**Warnings and notes** (exit 0): unknown protobuf fields" in section
     b = StoreBuilder(tmp_path, seed=5)

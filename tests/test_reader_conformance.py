@@ -364,11 +364,11 @@ def test_mutate_lists_the_catalogue():
     assert code == 2 and err == "agy-audit: mutate: --out DIR is required (or --list)\n"
 
 
-def _readme_catalogue() -> str:
+def _manual_catalogue() -> str:
     rows = ["| mutation | what changes | imitates | rests on |", "| --- | --- | --- | --- |"]
     rows += [f"| `{m.name}` | {m.title} | {m.imitates} | {m.rests_on} |" for m in mutate.MUTATIONS]
     return "\n".join(rows) + "\n"
 
 
-def test_the_readme_shows_the_catalogue():
-    assert _readme_catalogue() in (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_manual_shows_the_catalogue():
+    assert _manual_catalogue() in (REPO / "docs" / "consumers.md").read_text(encoding="utf-8")

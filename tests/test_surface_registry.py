@@ -40,9 +40,9 @@ def test_the_consumer_profile_schema_lists_every_surface_a_profile_may_name_in_r
     assert set(re.findall(r"`([a-z]+)`", surface["description"])) == {"surface", *profiled}
 
 
-def test_the_readme_table_lists_every_surface_with_the_inputs_that_hold_it():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    table = readme.split("| surface | read from | what it describes |\n| --- | --- | --- |\n", 1)[1].split("\n\n", 1)[0]
+def test_the_manual_lists_every_surface_with_the_inputs_that_hold_it():
+    page = (REPO / "docs" / "reference" / "fingerprint.md").read_text(encoding="utf-8")
+    table = page.split("| surface | read from | what it describes |\n| --- | --- | --- |\n", 1)[1].split("\n\n", 1)[0]
     rows = [re.match(r"\| `([a-z]+)` \| ([a-z, ]+) \| ", row) for row in table.splitlines()]
     assert [(m[1], tuple(m[2].split(", "))) for m in rows if m] == [(s.name, s.found_in) for s in SURFACES.values()]
     assert len(rows) == len(SURFACES)

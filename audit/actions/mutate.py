@@ -15,8 +15,8 @@ edited on the wire, field by field, so that fields a mutation does not touch kee
 (real stores hold explicit default values a parse and re-serialisation would drop:
 docs/store-format.md#explicit-defaults).
 
-``CATALOGUE`` lists the mutations in the order reports show them; README's "Conformance for any
-reader" section shows the same table (a test holds them equal).
+``CATALOGUE`` lists the mutations in the order reports show them; docs/consumers.md ("Conformance for any
+reader") shows the same table (a test holds them equal).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ dot-separated segment.
 * ``not-observed`` -> unknown (an unexercised path is no evidence of removal).
 
 An entry with ``values`` or ``range`` is also judged on the ``values`` fingerprint
-(``_judge_values``; the rules are in the README). A new step type of the ``.db`` that a ``skips``
+(``_judge_values``; the rules are in docs/consumers.md). A new step type of the ``.db`` that a ``skips``
 filter does not take is judged by the payloads its steps carry (``_payloads_read``, ``_carried``), a fact of the
 ``wire`` fingerprint, where the filter's kinds each have one; a new value of a field whose records
 per value the baseline and the corpus both counted is traced to the values whose share it took

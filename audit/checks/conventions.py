@@ -75,7 +75,7 @@ CONVENTIONS = (
     ),
     Convention("diff-block-end", "the `[diff_block_end]` marker", re.escape("[diff_block_end]"), frozenset({"CODE_ACTION"})),
 )
-"""Every convention the surface looks for, in line order of the README's table."""
+"""Every convention the surface looks for, in line order of the manual's table (docs/reference/fingerprint.md)."""
 
 MARKERS = "|".join(c.marker for c in CONVENTIONS)
 """Any convention's marker text: what ``agy-audit redact`` keeps in content so a redacted copy keeps

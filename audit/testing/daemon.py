@@ -1,4 +1,4 @@
-"""A loopback stand-in for the agy language-server daemon, for tests and the README demo.
+"""A loopback stand-in for the agy language-server daemon, for tests and the manual's demos.
 
     with SimulatedDaemon(root_path, token=TOKEN) as sim:   # writes <root>/cli.log with its port
         sim.fail(cid, "internal")                          # GetCascadeTrajectory(cid) -> HTTP 500

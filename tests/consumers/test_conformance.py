@@ -4,8 +4,8 @@ consumer profile gives on each.
 A store is built with the store builder, swept natively and recorded as a baseline; each mutation
 of the product's catalogue (``audit.actions.mutate``) is applied to a copy of the store, which is swept again and compared with that
 baseline; every bundled profile judges the comparison. The whole table is asserted: a change of a
-profile, of the judging or of a fingerprint that moves a verdict shows here, and the README's
-consumer section shows the same table (``test_the_readme_shows_the_table``).
+profile, of the judging or of a fingerprint that moves a verdict shows here, and the manual's
+consumer page shows the same table (``test_the_manual_shows_the_table``).
 
 ``test_real_reader_agrees`` (opt-in: ``AGY_AUDIT_REAL_CONSUMERS=1`` and the consumer's release
 installed) runs a consumer's own released reader on the store before and after a mutation and checks
@@ -96,7 +96,7 @@ def _corpus(home: Path, out: Path) -> Path:
 
 # ----------------------------------------------------------------------------- mutations
 
-# The product's catalogue (audit.actions.mutate), by the titles the README's table shows, after
+# The product's catalogue (audit.actions.mutate), by the titles the manual's table shows, after
 # "none" (the store as built).
 MUTATIONS: dict[str, Callable[[Path], object]] = {"none": lambda home: None}
 MUTATIONS |= {m.title: functools.partial(mutate.apply_mutation, m) for m in mutate.MUTATIONS}
@@ -190,7 +190,7 @@ def test_a_home_gives_the_verdicts_its_sweep_gives(tables):
 
 
 def render(table: dict[str, dict[str, str]]) -> str:
-    """The table as the README shows it: a row per consumer, a column per mutation."""
+    """The table as the manual (docs/consumers.md) shows it: a row per consumer, a column per mutation."""
     names = list(table)
     consumers_ = list(next(iter(table.values())))
     head = "| consumer | " + " | ".join(f"{i}" for i in range(len(names))) + " |"
@@ -200,8 +200,8 @@ def render(table: dict[str, dict[str, str]]) -> str:
     return "\n".join(legend + [""] + rows) + "\n"
 
 
-def test_the_readme_shows_the_table():
-    assert render(EXPECTED) in (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_manual_shows_the_table():
+    assert render(EXPECTED) in (REPO / "docs" / "consumers.md").read_text(encoding="utf-8")
 
 
 # ----------------------------------------------------------------------------- real readers (opt-in)

@@ -31,7 +31,7 @@ KEPT = "kept"
 class Surface:
     """One format surface, as its module declares it and every consumer of surfaces reads it
     (``audit.checks.fingerprint.surfaces.SURFACES``): the survey calls ``fingerprint``; baselines,
-    drift, the compatibility record, redact, ci, the README's table and the JSON Schemas' surface
+    drift, the compatibility record, redact, ci, the manual's table (docs/reference/fingerprint.md) and the JSON Schemas' surface
     lists follow the other fields."""
 
     name: str

@@ -1,7 +1,7 @@
 """The registry of format surfaces: one ``Surface`` record each, in the order every report,
 baseline and schema lists them. Everything that handles surfaces reads it: the survey's dispatch
 (``survey``), baselines and drift, the compatibility record, redact's proof, ci, the CLI's
-``--surface`` choices, the README's table and the JSON Schemas' surface lists (tests hold those
+``--surface`` choices, the manual's table (docs/reference/fingerprint.md) and the JSON Schemas' surface lists (tests hold those
 two equal to it).
 
 Adding a surface: one module of this package declaring its ``Surface`` (its fingerprint function
