@@ -61,3 +61,21 @@ def test_the_quick_loop_leaves_out_a_registered_marker_that_marks_tests():
         if "@pytest.mark.slow\n" in path.read_text(encoding="utf-8")
     ]
     assert marked
+
+
+def test_the_quick_start_says_what_its_commands_print(monkeypatch, capsys):
+    """The sample fails on purpose with the line the README quotes, and the command it gives to see
+    a passing run passes: a new user reads both against what they see."""
+    from audit.cli import main
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    failing, passing = readme_commands("Quick start")[:2]
+    assert failing == "agy-audit ci --home examples/home --source native"
+    assert passing.startswith("agy-audit ci --root examples/home/")
+    monkeypatch.chdir(REPO)  # "from a checkout of this repository"
+    ends = re.search(r"it ends with `(ci: [^`]+)`", readme)
+    assert ends is not None
+    for command, code, last in ((failing, 1, ends.group(1)), (passing, 0, "ci: PASS; exit 0")):
+        assert main(command.split()[1:]) == code, command
+        assert capsys.readouterr().out.splitlines()[-1] == last, command
+    assert "(`ci: PASS; exit 0`)" in readme
