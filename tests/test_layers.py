@@ -4,6 +4,7 @@ the bands before it. Every ``import`` in every module counts, including those in
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,24 @@ def test_an_upward_import_is_caught(module, line, expected):
     sources[module] += f"\n\ndef late():\n    {line}\n"
     found = violations(sources)
     assert len(found) == 1 and found[0].startswith(f"{module}:") and found[0].endswith(f"({expected})")
+
+
+def _named_in(doc: str) -> set[str]:
+    return set(re.findall(r"``(?:audit\.)?(?:[a-z_]+\.)?([a-z_][a-z0-9_]*)(?:/)?``", doc))
+
+
+@pytest.mark.parametrize("name", [*BANDS[1:7], "foundation"])
+def test_every_band_docstring_names_each_of_its_modules(name):
+    """The map of the package is its band docstrings: a module none names is one a reader cannot find."""
+    if name == "foundation":
+        doc = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text())) or ""
+        modules = {m.split(".")[1] for m in FOUNDATION[1:]} | {"cli", "__main__"}
+        named = set(re.findall(r"[a-z_]+", doc.split("::", 1)[1].split("store/", 1)[0])) | {"cli", "__main__"}
+        named |= _named_in(doc)
+    else:
+        directory = PACKAGE / name
+        doc = ast.get_docstring(ast.parse((directory / "__init__.py").read_text())) or ""
+        modules = {p.stem for p in directory.glob("*.py") if p.stem != "__init__" and not p.stem.startswith("_")}
+        modules |= {p.parent.name for p in directory.glob("*/__init__.py")}
+        named = _named_in(doc)
+    assert sorted(modules - named) == [], f"audit/{name}: modules its docstring does not name"

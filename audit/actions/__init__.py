@@ -1,6 +1,8 @@
-"""What writes: the sweep into a new corpus, baselines and compatibility records, the guarded
-link repair (backup, stamps, rollback), completeness attestations, exports, private copies of
-a home's stores (``store_copy``) and the format mutations of a copy (``mutate``).
+"""What writes: the sweep into a new corpus (``sweep``), baselines (``baseline_writer``, ``record``)
+and compatibility records (``compat``), the guarded link repair (``repair``: a verified ``backup``,
+``stamp``, rollback), completeness attestations (``attest``), offline exports (``export``),
+content-free copies (``redact``), private copies of a home's stores (``store_copy``) and the
+format mutations of a copy (``mutate``).
 
 Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
 target's mode); a write into a live store holds the store's writer lock (``writelock``), and a

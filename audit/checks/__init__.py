@@ -1,12 +1,15 @@
 """Judging: everything that compares what was read with what it should be and returns findings.
 
 The contract and its schema compiler (``contract``, ``schemas``), native completeness
-(``completeness``), shapes and fingerprints of every surface (``shape``; ``fingerprint``, a
-package of one module per surface or input kind with the registry of surfaces,
-``fingerprint.surfaces``; the content conventions of transcripts, ``conventions``), drift
-against recorded baselines (``drift``, ``baselines``), parent links (``links``) and what a session's
-files hold (``inspection``). Results are plain dataclasses; nothing here prints, parses arguments
-or writes a store.
+(``completeness``), ``.db`` against brain transcripts (``consistency``) and a ``.db``'s own
+invariants (``invariants``), shapes and fingerprints of every surface (``shape``; ``fingerprint``,
+a package of one module per surface or input kind with the registry of surfaces,
+``fingerprint.surfaces``; the values of enum-like fields, ``values``; the content conventions of
+transcripts, ``conventions``), drift against recorded baselines (``drift``, ``baselines``), which
+downstream readers a drift breaks (``consumers``), value-level differences between two
+trajectories (``diff``), parent links (``links``) and what a session's files hold
+(``inspection``). Results are plain dataclasses; nothing here prints, parses arguments or writes
+a store.
 
 May import: the foundation, ``audit.store`` and ``audit.checks``.
 """

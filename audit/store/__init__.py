@@ -1,11 +1,13 @@
 """Where sessions are, and reading them.
 
-Store roots and their sessions (``layout``), session ids (``ids``), brain transcripts
-(``transcript``), read-only SQLite snapshots of conversation ``.db`` files (``database``), the
-schema-less protobuf wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the
-user's own key (``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto`` (``proto/``), the daemon client and its endpoint discovery
-(``daemon``, ``discovery``), the sidecar's reader block (``stamps``) and the names of a sweep corpus
-(``corpus``).
+Store roots and their sessions (``layout``), the per-install files of a root (``install``), session
+ids (``ids``), which sessions a sweep takes (``selection``), brain transcripts (``transcript``),
+read-only SQLite snapshots of conversation ``.db`` files (``database``), the schema-less protobuf
+wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the user's own key
+(``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto``
+(``proto/``) written as proto3 JSON (``proto_json``), one sidecar as the checks read it
+(``sidecar``), the daemon client and its endpoint discovery (``daemon``, ``discovery``), the
+sidecar's reader block (``stamps``) and the names of a sweep corpus (``corpus``).
 
 May import: the foundation (``audit.errors``, ``audit.safeio``, ``audit.resources``,
 ``audit.progress``, ``audit.clock``) and ``audit.store``. Never writes a store.
