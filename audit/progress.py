@@ -3,7 +3,7 @@ once the work has run for a while, redrawn at most a few times a second, ended w
 Elsewhere -- a log, a CI job (``PLAIN``) -- a whole line after the first second, then one every
 ``PLAIN_EVERY`` seconds, so that a log is never silent for long. A line says what is being done,
 how far it is and how fast (``sweep: 120/400 sessions, 9.8/s, now <id>``), never content; the
-item is escaped (``safeio.shown``).
+item is escaped (``safeio.escape_for_terminal``).
 
 Commands decide whether and how to show it (``style``: ``--progress``, ``--quiet`` and
 ``$AGY_AUDIT_PROGRESS``); checks only call the callback they were given.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO, TypeVar
 
 from audit.errors import UsageError
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 Callback = Callable[[int, int, str], None]
 """What long work calls before each item: (items done, items in all, the item about to be done)."""
@@ -81,7 +81,7 @@ def same_file(a: TextIO, b: TextIO) -> bool:
 
 def progress_line(label: str, unit: str, done: int, total: int, current: str, elapsed: float) -> str:
     rate = done / elapsed if elapsed > 0 else 0.0
-    return f"{shown(label)}: {done}/{total} {unit}, {rate:.1f}/s, now {shown(current)}"
+    return f"{escape_for_terminal(label)}: {done}/{total} {unit}, {rate:.1f}/s, now {escape_for_terminal(current)}"
 
 
 class Progress:

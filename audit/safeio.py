@@ -17,11 +17,11 @@ returns exactly as ``json.loads`` would; whatever it refuses (every error, lone 
 nesting beyond 200, integers beyond 4300 digits) takes the ``json`` path, which decides and
 names the problem.
 
-Atomic writes (``atomic_write`` / ``create_new_file`` / ``make_private_dir``):
+Atomic writes (``atomic_write`` / ``create_durable_file`` / ``make_private_dir``):
   temp file in the target directory, mode 0600, fsync, optional mtime set before the rename,
   rename, fsync of the directory; on any failure the target keeps its old bytes and mtime and no
   temp file is left. Directories are created 0700. Writing to or through a symlink is refused.
-  ``create_fresh_file`` is for new names in a private directory this run made (a sweep's
+  ``create_in_private_dir`` is for new names in a private directory this run made (a sweep's
   corpus): one exclusive open, no temp file, the partial file removed on failure; such files,
   written without an fsync each, are made durable together by ``sync_files`` (one ``syncfs(2)``
   on Linux 5.8+ and a ``SYNCFS_FILESYSTEMS`` filesystem, else an fsync of each file and directory).
@@ -357,7 +357,7 @@ def _escape_char(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def shown(text: object) -> str:
+def escape_for_terminal(text: object) -> str:
     """*text* (a path, a message) safe for one line of terminal text: control characters (newline,
     tab and ESC included), DEL, C1 controls, line separators and bidirectional overrides become
     visible escapes (``\\n``, ``\\x1b``, ``\\u202e``), and the bytes of a non-UTF-8 file name
@@ -868,7 +868,7 @@ def _kept_mode(path: Path, default: int | None) -> int | None:
     return bits
 
 
-def create_new_file(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
+def create_durable_file(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
     """Create *path* with *data* (0600), refusing any existing path or symlink; all or nothing.
 
     With ``sync=False`` neither the file nor its directory is fsynced: a writer of many files
@@ -893,7 +893,7 @@ def create_new_file(path: str | os.PathLike[str], data: bytes, *, sync: bool = T
                 os.unlink(tmp)
 
 
-def create_fresh_file(path: str, data: bytes | Iterable[bytes]) -> None:
+def create_in_private_dir(path: str, data: bytes | Iterable[bytes]) -> None:
     """Create *path* with *data* (0600; bytes, or pieces of them made while they are written) in
     one ``O_CREAT|O_EXCL|O_NOFOLLOW`` open: no temp file, no rename, no fsync (make it durable
     with ``sync_files`` before what commits to it).
@@ -992,7 +992,7 @@ def syncfs(fd: int) -> bool:
 
 
 def sync_files(paths: Iterable[str | os.PathLike[str]], top: str | os.PathLike[str], *, filesystem: int | None = None) -> None:
-    """Make files written with ``sync=False`` (or by ``create_fresh_file``) durable, with their
+    """Make files written with ``sync=False`` (or by ``create_in_private_dir``) durable, with their
     directories from their parents up to *top* (inclusive).
 
     With *filesystem* (a ``filesystem_handle`` on *top*, opened before the files were written,

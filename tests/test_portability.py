@@ -152,8 +152,8 @@ def test_the_writers_without_the_facilities(tmp_path, without_facilities):
     safeio.make_private_dir(target.parent)
     safeio.atomic_write(target, b"{}\r\n", mtime_ns=10**18)
     assert (target.read_bytes(), target.stat().st_mtime_ns, stat.S_IMODE(target.stat().st_mode)) == (b"{}\r\n", 10**18, 0o600)
-    safeio.create_new_file(tmp_path / "out" / "new.md", b"x\n")
-    safeio.create_fresh_file(str(tmp_path / "out" / "fresh.db"), b"\x1a\x00")
+    safeio.create_durable_file(tmp_path / "out" / "new.md", b"x\n")
+    safeio.create_in_private_dir(str(tmp_path / "out" / "fresh.db"), b"\x1a\x00")
     safeio.sync_files([tmp_path / "out" / "fresh.db"], tmp_path / "out")  # the file fsynced, directories left alone
     with pytest.raises(OSError, match="directories cannot be opened"):
         safeio.filesystem_handle(tmp_path / "out")

@@ -249,7 +249,7 @@ def test_symlinks_are_refused(tmp_path):
     with pytest.raises(InputError, match="symbolic link"):
         safeio.atomic_write(link, b"x")
     with pytest.raises(InputError, match="already exists"):
-        safeio.create_new_file(link, b"x")
+        safeio.create_durable_file(link, b"x")
     realdir = tmp_path / "d"
     realdir.mkdir()
     linkdir = tmp_path / "ld"
@@ -260,31 +260,31 @@ def test_symlinks_are_refused(tmp_path):
     assert os.listdir(realdir) == []
 
 
-def test_create_new_file_refuses_existing_and_is_private(tmp_path):
+def test_create_durable_file_refuses_existing_and_is_private(tmp_path):
     target = tmp_path / "new.json"
-    safeio.create_new_file(target, b"1")
+    safeio.create_durable_file(target, b"1")
     assert _mode(target) == 0o600 and target.read_bytes() == b"1"
     with pytest.raises(InputError, match="already exists"):
-        safeio.create_new_file(target, b"2")
+        safeio.create_durable_file(target, b"2")
     assert target.read_bytes() == b"1"
     assert sorted(os.listdir(tmp_path)) == ["new.json"]
 
 
-def test_create_fresh_file_writes_whole_private_files_in_one_open(tmp_path, monkeypatch):
+def test_create_in_private_dir_writes_whole_private_files_in_one_open(tmp_path, monkeypatch):
     target = f"{tmp_path}/new.json"
     old = os.umask(0o277)  # a umask that would take the owner's write bit: the file is 0600 anyway
     try:
-        safeio.create_fresh_file(target, b"1")
+        safeio.create_in_private_dir(target, b"1")
     finally:
         os.umask(old)
     assert _mode(target) == 0o600 and open(target, "rb").read() == b"1"
     with pytest.raises(InputError) as info:
-        safeio.create_fresh_file(target, b"2")
+        safeio.create_in_private_dir(target, b"2")
     assert info.value.message == f"{target}: already exists; refusing to overwrite"
     assert open(target, "rb").read() == b"1" and sorted(os.listdir(tmp_path)) == ["new.json"]  # no temp file, ever
 
 
-def test_create_fresh_file_refuses_links_and_leaves_them(tmp_path):
+def test_create_in_private_dir_refuses_links_and_leaves_them(tmp_path):
     real = tmp_path / "real"
     real.write_bytes(b"keep")
     (tmp_path / "link").symlink_to(real)
@@ -293,11 +293,11 @@ def test_create_fresh_file_refuses_links_and_leaves_them(tmp_path):
     (tmp_path / "linkdir").symlink_to(tmp_path / "dir")
     for name in ("link", "dangling"):
         with pytest.raises(InputError) as info:
-            safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
+            safeio.create_in_private_dir(f"{tmp_path}/{name}", b"x")
         assert info.value.message == f"{tmp_path}/{name}: already exists; refusing to overwrite"
         assert os.path.islink(tmp_path / name)
     with pytest.raises(InputError) as info:
-        safeio.create_fresh_file(f"{tmp_path}/linkdir/f", b"x")
+        safeio.create_in_private_dir(f"{tmp_path}/linkdir/f", b"x")
     assert info.value.message == f"{tmp_path}/linkdir: is a symbolic link; refusing to write through it"
     assert real.read_bytes() == b"keep" and not (tmp_path / "nowhere").exists() and os.listdir(tmp_path / "dir") == []
 
@@ -323,21 +323,21 @@ class _FailingFile:
 
 
 @pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt()], ids=["ENOSPC", "Ctrl-C"])
-def test_create_fresh_file_leaves_nothing_when_the_write_fails(tmp_path, monkeypatch, error):
+def test_create_in_private_dir_leaves_nothing_when_the_write_fails(tmp_path, monkeypatch, error):
     real = os.fdopen
     monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _FailingFile(real(fd, *a, **k), error))
     target = f"{tmp_path}/new.db"
     if isinstance(error, OSError):
         with pytest.raises(InputError) as info:
-            safeio.create_fresh_file(target, b"x" * 4096)
+            safeio.create_in_private_dir(target, b"x" * 4096)
         assert info.value.message == f"{target}: cannot create (No space left on device)"
     else:
         with pytest.raises(KeyboardInterrupt):
-            safeio.create_fresh_file(target, b"x" * 4096)
+            safeio.create_in_private_dir(target, b"x" * 4096)
     assert os.listdir(tmp_path) == []
 
 
-def test_create_fresh_file_removes_what_an_interrupted_open_created(tmp_path, monkeypatch):
+def test_create_in_private_dir_removes_what_an_interrupted_open_created(tmp_path, monkeypatch):
     """Ctrl-C arriving as the open returns (the file exists, its descriptor is lost): removed."""
     real = os.open
 
@@ -347,11 +347,11 @@ def test_create_fresh_file_removes_what_an_interrupted_open_created(tmp_path, mo
 
     monkeypatch.setattr(os, "open", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        safeio.create_fresh_file(f"{tmp_path}/new", b"x")
+        safeio.create_in_private_dir(f"{tmp_path}/new", b"x")
     assert os.listdir(tmp_path) == []
 
 
-def test_create_fresh_file_keeps_what_a_failed_open_did_not_create(tmp_path, monkeypatch):
+def test_create_in_private_dir_keeps_what_a_failed_open_did_not_create(tmp_path, monkeypatch):
     """An open that fails with an OSError created nothing, so nothing is removed (here: the file
     at the path stays, whoever made it)."""
     target = tmp_path / "there"
@@ -362,7 +362,7 @@ def test_create_fresh_file_keeps_what_a_failed_open_did_not_create(tmp_path, mon
 
     monkeypatch.setattr(os, "open", failing)
     with pytest.raises(InputError) as info:
-        safeio.create_fresh_file(str(target), b"x")
+        safeio.create_in_private_dir(str(target), b"x")
     monkeypatch.undo()
     assert info.value.message == f"{target}: cannot create (Too many open files)"
     assert target.read_bytes() == b"keep"
@@ -443,7 +443,7 @@ def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, 
         fd = safeio.filesystem_handle(tmp_path) if how != "unavailable" else None
         safeio.make_private_dir(top / "a")
         for name in ("top/a/1", "top/a/2", "top/3"):
-            safeio.create_fresh_file(f"{tmp_path}/{name}", b"x")
+            safeio.create_in_private_dir(f"{tmp_path}/{name}", b"x")
         calls, fsynced = [], []
         monkeypatch.setattr(safeio, "_syncfs_function", lambda: lambda fd: calls.append(fd) or (0 if how == "works" else -1))
         monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)
@@ -475,12 +475,12 @@ def test_make_private_dir(tmp_path):
     [
         lambda p: safeio.read_bytes(p),
         lambda p: safeio.atomic_write(p, b"x"),
-        lambda p: safeio.create_new_file(p, b"x"),
-        lambda p: safeio.create_fresh_file(p, b"x"),
+        lambda p: safeio.create_durable_file(p, b"x"),
+        lambda p: safeio.create_in_private_dir(p, b"x"),
         lambda p: safeio.append(p, b"x"),
         lambda p: safeio.make_private_dir(p),
     ],
-    ids=["read_bytes", "atomic_write", "create_new_file", "create_fresh_file", "append", "make_private_dir"],
+    ids=["read_bytes", "atomic_write", "create_durable_file", "create_in_private_dir", "append", "make_private_dir"],
 )
 def test_a_nul_in_a_path_is_an_input_error_naming_it(tmp_path, call):
     with pytest.raises(InputError) as info:

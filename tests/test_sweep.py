@@ -750,7 +750,7 @@ def test_a_failed_session_leaves_none_of_its_files_and_the_next_recreates_the_di
     made for it), and the next session creates them again."""
     root = StoreBuilder(tmp_path / "home", seed=12).root("cli")
     first, second = sorted((root.conversation(turns=2), root.conversation(turns=2)), key=lambda c: c.id)
-    real, written = sweep_module.create_fresh_file, []
+    real, written = sweep_module.create_in_private_dir, []
 
     def full_disk(path, data):
         written.append(path)
@@ -758,7 +758,7 @@ def test_a_failed_session_leaves_none_of_its_files_and_the_next_recreates_the_di
             raise safeio.InputError(f"{path}: cannot create (No space left on device)")
         real(path, data)
 
-    monkeypatch.setattr(sweep_module, "create_fresh_file", full_disk)
+    monkeypatch.setattr(sweep_module, "create_in_private_dir", full_disk)
     out = tmp_path / "corpus"
     code, _, stderr = run(capsys, "--root", root.path, "--out", out, "--source", "native", "--keep-going")
     assert code == 1, stderr

@@ -34,7 +34,7 @@ from audit.progress import Callback, tracked
 from audit.safeio import (
     FILE,
     atomic_write,
-    create_new_file,
+    create_durable_file,
     dumps,
     exists,
     is_dir,
@@ -184,7 +184,7 @@ def _copy(
             for n, s in files.items()
         },
     }
-    create_new_file(backup / MANIFEST, (dumps(manifest) + "\n").encode("utf-8"))
+    create_durable_file(backup / MANIFEST, (dumps(manifest) + "\n").encode("utf-8"))
     return Backup(backup, root, files, modes, repaired)
 
 

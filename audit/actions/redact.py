@@ -89,7 +89,7 @@ from audit.safeio import (
     MAX_DOCUMENT_BYTES,
     JSONError,
     atomic_write,
-    create_fresh_file,
+    create_in_private_dir,
     dumps,
     filesystem_handle,
     is_dir,
@@ -876,7 +876,7 @@ class _Run:
         the new private directory, made durable with the others (``sync_files``)."""
         target = self.out / Path(*(self.r.uuids_in(part) for part in path.relative_to(self.source).parts))
         make_private_dir(target.parent, exist_ok=True)
-        create_fresh_file(str(target), data)
+        create_in_private_dir(str(target), data)
         self.written.append(target)
 
     def document(self, old: Any, new: Any, source: str) -> None:

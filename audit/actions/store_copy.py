@@ -29,7 +29,7 @@ from pathlib import Path
 
 from audit.actions.sweep import backup_database
 from audit.errors import AuditError, InputError, NothingToCheck
-from audit.safeio import create_fresh_file, make_private_dir, read_bytes
+from audit.safeio import create_in_private_dir, make_private_dir, read_bytes
 from audit.store import layout
 
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -123,7 +123,7 @@ def _copy_file(src: Path, dst: Path, st: os.stat_result, home: Path, copied: Sto
     except InputError as exc:
         copied.skipped.append((_rel(src, home), _reason(exc.message, src)))
         return
-    create_fresh_file(str(dst), data)
+    create_in_private_dir(str(dst), data)
     os.utime(dst, ns=(st.st_mtime_ns, st.st_mtime_ns))
     copied.files += 1
 

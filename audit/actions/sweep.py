@@ -34,7 +34,7 @@ each other one is listed as skipped naming it. A ``selection`` (``audit.store.se
 first step time, the newest N, only what this sweep can read) then chooses among those sessions;
 the manifest states it and lists each session it left out (``excluded``), and ``selected`` and
 ``complete`` are for the sessions it chose. Corpus files are created under their names in one
-exclusive open each (``safeio.create_fresh_file``: the corpus is new and private), without an
+exclusive open each (``safeio.create_in_private_dir``: the corpus is new and private), without an
 fsync; a session's files are all written or, on a failure, all removed, and ``_make_durable``
 syncs them before the final manifest (one ``syncfs(2)``, or an fsync of each file and directory).
 Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon for every root;
@@ -80,7 +80,7 @@ from audit.safeio import (
     MAX_DOCUMENT_BYTES,
     JSONError,
     atomic_write,
-    create_fresh_file,
+    create_in_private_dir,
     dumps,
     dumps_bytes,
     filesystem_handle,
@@ -556,7 +556,7 @@ class _Corpus:
                 self.made.add(parent)
                 parent = parent.rpartition("/")[0]
         # a new name in the private corpus: one exclusive open, no temp file; durable before the final manifest
-        _stage("write", create_fresh_file, path, data)
+        _stage("write", create_in_private_dir, path, data)
         files[rel] = hashlib.sha256(data).hexdigest()
         return path
 

@@ -11,7 +11,7 @@ from audit.commands.common import add_format, add_key_file, inform, legacy_key, 
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
 from audit.report.text import step_ranges
-from audit.safeio import create_new_file, dumps
+from audit.safeio import create_durable_file, dumps
 from audit.store import layout
 
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = dumps(result.trajectory, indent=2) + "\n"
     if args.out:
-        create_new_file(args.out, text.encode("utf-8"))
+        create_durable_file(args.out, text.encode("utf-8"))
         count = len(result.trajectory.get("steps", []))
         inform(args, f"exported {session.id} from its {result.source} ({count} steps) to {args.out}")
     else:

@@ -10,7 +10,7 @@ from audit.commands.common import add_format, add_progress, add_quiet, home_of, 
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
 from audit.report import conformance_report
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 
 def register(
@@ -69,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         return print_json("mutate", EXIT_OK, index)
     for entry in index["mutations"]:
-        where = f"{shown(args.out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
+        where = (
+            f"{escape_for_terminal(args.out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
+        )
         print(f"{entry['name']}: {entry['changed']} changed; {where}")
-    print(f"original: {shown(args.out)}/{index['original']} ({index['files']} files); index: {shown(args.out)}/{mutate.INDEX}")
+    print(
+        f"original: {escape_for_terminal(args.out)}/{index['original']} ({index['files']} files); index: {escape_for_terminal(args.out)}/{mutate.INDEX}"
+    )
     return EXIT_OK

@@ -8,7 +8,7 @@ from typing import Any
 from audit.commands.common import add_format, print_json, roots_from, tell_located
 from audit.errors import EXIT_OK
 from audit.report.text import rfc3339, table
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 from audit.store import layout
 
 
@@ -80,11 +80,11 @@ def run(args: argparse.Namespace) -> int:
     for sc in scans:
         if sc.install_files:
             kinds = ", ".join(f"{kind} {n}" for kind, n in sc.install_counts().items())
-            print(f"per-install: {shown(sc.root.path)}: {kinds}")
+            print(f"per-install: {escape_for_terminal(sc.root.path)}: {kinds}")
         if sc.backups:
             print(f"backups: {sc.root.path}: {len(sc.backups)} copy(ies) in {layout.BACKUP_DIR}/ (listed, never swept)")
         for f in sc.foreign:
-            print(f"foreign: {shown(f.path)}: {f.reason}")
+            print(f"foreign: {escape_for_terminal(f.path)}: {f.reason}")
     return 0
 
 
@@ -98,7 +98,7 @@ def run_show(args: argparse.Namespace) -> int:
         doc["paths"] = [{"kind": kind, "path": str(path)} for kind, path in session.paths()]
         return print_json("stores show", EXIT_OK, doc)
     print(f"id:       {session.id}")
-    print(f"root:     {shown(session.root)}")
+    print(f"root:     {escape_for_terminal(session.root)}")
     print(f"surface:  {session.surface}")
     print(f"sidecar:  {session.sidecar_state or '-'}")
     print(table(("KIND", "PATH"), [(kind, str(path)) for kind, path in session.paths()]))

@@ -18,7 +18,7 @@ from audit.report.drift_report import comparison_markdown
 from audit.report.envelope import envelope
 from audit.report.markdown import table_cell as _md
 from audit.report.text import finding_line, finding_message, rfc3339, table
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 _COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33"}
 
@@ -243,7 +243,7 @@ def markdown(report: Report) -> str:
 def _data(text: str) -> str:
     """Escape a workflow command's message (GitHub: ``%``, CR and LF; control characters such
     as ESC, which the log would interpret, shown escaped first)."""
-    text = shown(text.replace("\r", "\ue000").replace("\n", "\ue001"))
+    text = escape_for_terminal(text.replace("\r", "\ue000").replace("\n", "\ue001"))
     return text.replace("%", "%25").replace("\ue000", "%0D").replace("\ue001", "%0A")
 
 

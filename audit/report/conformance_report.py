@@ -12,7 +12,7 @@ from audit.actions.mutate import Mutation
 from audit.pipeline import conformance as c
 from audit.report import junit
 from audit.report.markdown import table_cell
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 SHOWN = {
     c.CRASHED: "crashed",
@@ -25,7 +25,7 @@ VERSION = 1
 
 
 def _command(argv: Sequence[str]) -> str:
-    return " ".join(shown(a) for a in argv)
+    return " ".join(escape_for_terminal(a) for a in argv)
 
 
 def _run_facts(o: c.Outcome) -> dict[str, Any]:
@@ -90,18 +90,18 @@ def text(result: c.Conformance, *, verbose: bool = False) -> str:
     *verbose*) what changed in the output."""
     out = [
         f"conformance of: {_command(result.argv)}",
-        f"store: {shown(result.home)} ({', '.join(result.copied.roots)}; {result.copied.files} files copied)",
+        f"store: {escape_for_terminal(result.home)} ({', '.join(result.copied.roots)}; {result.copied.files} files copied)",
         f"baseline: {result.output} output, exit 0"
         + (f"; volatile, left out: {', '.join(result.volatile)}" if result.volatile else ""),
     ]
-    out += [f"skipped: {shown(p)}: {shown(r)}" for p, r in result.copied.skipped]
+    out += [f"skipped: {escape_for_terminal(p)}: {escape_for_terminal(r)}" for p, r in result.copied.skipped]
     width = max((len(o.mutation.name) for o in result.outcomes), default=0)
     out.append("")
     for o in result.outcomes:
         mark = "FAIL " if o in result.failing else "     "
-        out.append(f"{mark}{o.mutation.name:<{width}}  {SHOWN[o.result]}: {shown(o.why)}")
+        out.append(f"{mark}{o.mutation.name:<{width}}  {SHOWN[o.result]}: {escape_for_terminal(o.why)}")
         if verbose or o in result.failing:
-            out += [f"{'':7}{shown(_difference(d))}" for d in o.differences]
+            out += [f"{'':7}{escape_for_terminal(_difference(d))}" for d in o.differences]
             if o.more:
                 out.append(f"{'':7}... and {o.more} more")
     out += ["", _totals(result), f"fails on: {result.fail_on} ({len(result.failing)} failing)"]

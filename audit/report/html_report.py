@@ -5,7 +5,7 @@ Nothing here computes: ``ci_page`` turns an ``audit.pipeline.ci.Report`` into a 
 and its one small script are inline, and its Content-Security-Policy allows those two by hash
 and nothing else (no network, no other script, no style attribute). Every text a store, a
 profile or a command line gave (paths, messages, rule names, summaries) is shown escaped for a
-terminal first (``safeio.shown``: control characters, bidirectional overrides, the bytes of a
+terminal first (``safeio.escape_for_terminal``: control characters, bidirectional overrides, the bytes of a
 non-UTF-8 name), then escaped for HTML, so none of it can become markup.
 
 The ci page, top to bottom: a sticky header with the verdict; the facts (baseline and why, roots,
@@ -35,7 +35,7 @@ from audit.report.ci_report import corpus_state, counted, verdict_line
 from audit.report.consumers_report import decision_line
 from audit.report.drift_report import FOLD_AFTER, MARKS, corpus_line
 from audit.report.text import finding_message, rfc3339
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
 NOT_OBSERVED = "not-observed"
@@ -156,9 +156,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _t(value: object) -> str:
-    """*value* as HTML text or a quoted attribute value: terminal-safe first (``shown``; a lone
+    """*value* as HTML text or a quoted attribute value: terminal-safe first (``escape_for_terminal``; a lone
     surrogate it leaves, from JSON text, as ``\\udXXX``), then ``&``, ``<``, ``>`` and quotes."""
-    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", shown(value))
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", escape_for_terminal(value))
     return html.escape(text, quote=True)
 
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from audit.report.text import step_ranges
-from audit.safeio import shown
+from audit.safeio import escape_for_terminal
 
 _FENCE = "````"
 
@@ -15,7 +15,7 @@ _FENCE = "````"
 def table_cell(text: str) -> str:
     """One Markdown table cell or list item: one line, controls shown escaped, ``|``, backquotes
     and ``<`` (which would start HTML in a GitHub job summary) escaped."""
-    cell = shown(" ".join(text.split()))
+    cell = escape_for_terminal(" ".join(text.split()))
     return cell.replace("|", "\\|").replace("`", "\\`").replace("<", "&lt;")
 
 

@@ -10,15 +10,15 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from audit.findings import Finding
-from audit.safeio import dumps, shown
+from audit.safeio import dumps, escape_for_terminal
 
 PROGRAM = "agy-audit"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """An aligned plain-text table; numbers are right-aligned. Every cell is one line of
-    terminal-safe text (``safeio.shown``: a newline or ESC in a file name is shown escaped)."""
-    cells = [[str(h) for h in headers]] + [["-" if v is None else shown(v) for v in row] for row in rows]
+    terminal-safe text (``safeio.escape_for_terminal``: a newline or ESC in a file name is shown escaped)."""
+    cells = [[str(h) for h in headers]] + [["-" if v is None else escape_for_terminal(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     numeric = [all(isinstance(row[i], int) for row in rows) and bool(rows) for i in range(len(headers))]
     lines = []
@@ -34,7 +34,7 @@ def finding_line(f: Finding, *, color: bool = False) -> str:
     with ``:LINE`` and ``:COL`` left out when unknown, ``agy-audit`` for FILE when the finding is
     about no one file, and the JSON pointer (when there is one) starting the message."""
     level = f"\x1b[{_LEVEL_COLORS[f.level]}m{f.level}\x1b[0m" if color else f.level
-    return f"{shown(f.where() or PROGRAM)}: {level}: [{shown(f.rule)}] {shown(finding_message(f))}"
+    return f"{escape_for_terminal(f.where() or PROGRAM)}: {level}: [{escape_for_terminal(f.rule)}] {escape_for_terminal(finding_message(f))}"
 
 
 def finding_message(f: Finding) -> str:

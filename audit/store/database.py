@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import quote
 
 from audit.errors import InputError
-from audit.safeio import create_new_file, make_private_dir, open_regular, read_bytes
+from audit.safeio import create_durable_file, make_private_dir, open_regular, read_bytes
 
 BUSY_TIMEOUT = 0.25
 """Seconds to wait for a lock before reporting the database as locked."""
@@ -477,9 +477,9 @@ def _private_copy(path: Path, wal: Path | None) -> Iterator[Path]:
     scratch = make_private_dir(Path(tempfile.gettempdir()) / f"agy-audit-{uuid.uuid4().hex}")
     try:
         copy = scratch / "conversation.db"
-        create_new_file(copy, database)
+        create_durable_file(copy, database)
         if journal is not None:
-            create_new_file(_side(copy, "-wal"), journal)
+            create_durable_file(_side(copy, "-wal"), journal)
         yield copy
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

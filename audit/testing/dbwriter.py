@@ -28,7 +28,7 @@ from urllib.parse import quote
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from audit.safeio import create_new_file
+from audit.safeio import create_durable_file
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import I64, LEN, VARINT, encode_varint
 from audit.store.wire import parse as parse_wire
@@ -125,7 +125,7 @@ def write_conversation_db(
         if message.HasField("metadata"):
             memory.execute("INSERT INTO trajectory_metadata_blob VALUES ('main', ?)", _blobs([message.metadata]))
         memory.commit()
-        create_new_file(path, memory.serialize())
+        create_durable_file(path, memory.serialize())
     finally:
         memory.close()
     if wal:

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from audit.safeio import create_new_file
+from audit.safeio import create_durable_file
 from audit.store.legacy_pb import NONCE_BYTES, Key
 from audit.store.proto import cortex_pb2 as pb
 
@@ -35,4 +35,4 @@ def trajectory_bytes(trajectory: dict[str, Any]) -> bytes:
 
 def write_legacy_pb(path: str | os.PathLike[str], trajectory: dict[str, Any], key: Key, nonce: bytes) -> None:
     """Create the ``.pb`` at *path* (which must not exist) holding *trajectory* sealed with *key*."""
-    create_new_file(path, seal(trajectory_bytes(trajectory), key, nonce))
+    create_durable_file(path, seal(trajectory_bytes(trajectory), key, nonce))
