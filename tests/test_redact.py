@@ -1068,3 +1068,25 @@ def test_a_transcript_line_keeps_its_separators_and_the_headers_of_its_content(t
     content = json.loads(new)["content"]
     assert content.startswith("Created At: ") and "\nFile Path: `" in content
     assert len(new) == len(line) and new != line
+
+
+def test_only_a_root_s_own_per_install_files_are_redacted_other_caches_stay_left_out(tmp_path):
+    """``cache/<name>`` is format at the top of a store root; a ``cache`` directory elsewhere (a
+    browser profile's, a brain's) is left out and listed, never read."""
+    b = StoreBuilder(tmp_path / "home", seed=43)
+    convo = b.root("cli").conversation(turns=1)
+    b.root("cli").install_files([convo], cli=True)
+    profile = b.home / ".gemini" / "antigravity-browser-profile" / "Default" / "cache"
+    profile.mkdir(parents=True)
+    (profile / "data_0").write_bytes(b"\x00private cache bytes" * 10)
+    elsewhere = convo.paths["brain"] / "cache"
+    elsewhere.mkdir()
+    (elsewhere / "notes.json").write_text('{"private": "cache"}')
+    result = redact(b.home, tmp_path / "copy", key=KEY)
+    left = [item for item in result.left_out if "/cache/" in item]
+    assert [item.split(": ", 1)[1] for item in left] == [
+        "logs, caches and browser recordings are content the format checks never read"
+    ] * 2
+    assert sorted(item.split(": ", 1)[0].rsplit("/", 1)[1] for item in left) == ["data_0", "notes.json"]
+    assert (tmp_path / "copy" / ".gemini" / "antigravity-cli" / "cache").is_dir()
+    assert not (tmp_path / "copy" / ".gemini" / "antigravity-browser-profile").exists()

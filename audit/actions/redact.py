@@ -101,7 +101,7 @@ from audit.safeio import (
     read_bytes,
     sync_files,
 )
-from audit.store import install, trajectory
+from audit.store import install, layout, trajectory
 from audit.store.corpus import MANIFEST, is_corpus
 from audit.store.ids import UUID_PATTERN
 from audit.store.layout import list_dir
@@ -887,10 +887,12 @@ class _Run:
 
 def _per_install(rel: Path) -> bool:
     """Whether *rel* is a per-install file a fingerprint reads (``history.jsonl``,
-    ``conversation_summaries.db``, ``cache/<name>``), relative to its root."""
-    return install.kind_of(rel.name) is not None or (
-        len(rel.parts) > 1 and install.kind_of(f"{rel.parent.name}/{rel.name}") is not None
-    )
+    ``conversation_summaries.db``, ``cache/<name>``) at the top of a store root: the source itself,
+    a root of a home, or a root's copy in a corpus -- never a ``cache`` directory elsewhere (a
+    browser profile's, say), which stays left out."""
+    root = rel.parent.parent if rel.parent.name == install.CACHE else rel.parent
+    at_root = root == Path(".") or (root.name.startswith("antigravity") and root.name not in layout.NON_STORES)
+    return at_root and install.kind_of(rel.relative_to(root).as_posix()) is not None
 
 
 def _legacy_pb(rel: Path) -> bool:
