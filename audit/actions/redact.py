@@ -78,11 +78,9 @@ from google.protobuf.message import DecodeError, Message
 from audit.actions.sweep import backup_database
 from audit.checks.conventions import MARKERS
 from audit.checks.diff import CHANGED, changes
-from audit.checks.fingerprint import Fingerprint, survey
-from audit.checks.fingerprint.surfaces import kept_by_redact, left_out_by_redact
-from audit.checks.shape import digest_lines
+from audit.checks.fingerprint import survey
+from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.checks.values import OTHER, Values, add_trajectory
-from audit.checks.values import SURFACE as VALUES
 from audit.errors import FindingsError, InputError, UsageError
 from audit.progress import Callback, Factory, step
 from audit.safeio import (
@@ -1363,7 +1361,7 @@ def redact(
             after = survey([out], proven, progress=bar)
         for surface in proven:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
-            result.digests[surface] = (_proved(a), _proved(b))
+            result.digests[surface] = (a.digest if a else None, b.digest if b else None)
             if result.digests[surface][0] != result.digests[surface][1]:
                 problems.append(
                     f"{surface} fingerprint differs: source {result.digests[surface][0]}, copy {result.digests[surface][1]}"
@@ -1382,15 +1380,6 @@ def redact(
         if filesystem is not None:
             os.close(filesystem)
     return result
-
-
-def _proved(found: Fingerprint | None) -> str | None:
-    """The digest the copy must keep: a surface's, or for ``values`` that of its lines but those
-    of the left-out files (``history:type``)."""
-    if found is None or found.surface != VALUES:
-        return found.digest if found else None
-    left_out = left_out_by_redact()
-    return digest_lines(line for line in found.lines if line.partition(":")[0] not in left_out)
 
 
 def report_text(result: Result) -> str:

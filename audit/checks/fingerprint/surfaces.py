@@ -36,8 +36,3 @@ SURFACES: dict[str, Surface] = {
 def kept_by_redact() -> tuple[str, ...]:
     """The surfaces whose digests a redacted copy must keep (``Surface.redact``)."""
     return tuple(name for name, surface in SURFACES.items() if surface.redact == KEPT)
-
-
-def left_out_by_redact() -> dict[str, str]:
-    """The surfaces a redacted copy leaves out, with why."""
-    return {name: surface.redact for name, surface in SURFACES.items() if surface.redact != KEPT}
