@@ -42,7 +42,7 @@ from urllib.parse import quote
 import corpus
 
 from audit.checks import contract, links
-from audit.checks.fingerprint import survey
+from audit.checks.fingerprint import fingerprint_paths
 from audit.report.text import table
 from audit.resources import data_path
 from audit.safeio import atomic_write
@@ -172,7 +172,7 @@ def decode_pass(files: list[Path]) -> int:
 
 
 def fingerprint(dirs: list[Path]) -> None:
-    digest = survey(dirs, ("sidecar",)).fingerprints["sidecar"].digest
+    digest = fingerprint_paths(dirs, ("sidecar",)).fingerprints["sidecar"].digest
     if digest != BASELINE:
         raise SystemExit(f"corpus fingerprint {digest} is not the 1.2.10 baseline {BASELINE}")
 

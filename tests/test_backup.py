@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.actions import backup, repair, stamp
+from audit.actions import backup, link_writer, repair
 from audit.checks import links
 from audit.errors import FindingsError, InputError, NothingToCheck
 
@@ -124,7 +124,7 @@ def test_default_backup_dir_is_new_next_to_the_root_and_never_a_store(tmp_path):
 def test_verify_accepts_a_repaired_store_and_reports_changed_files(store, tmp_path):
     backup.create(store, tmp_path / "bk")
     res = links.resolve(store, repair=True)
-    stamp.apply(res)
+    link_writer.apply(res)
     v = backup.verify(tmp_path / "bk")
     assert v.ok, v.problems
     assert (v.verified, v.parent_links, v.cycles) == (4, 2, 0)
@@ -217,7 +217,7 @@ def test_a_manifest_cannot_name_a_foreign_path(store, tmp_path):
 def test_rollback_restores_bytes_and_mtimes_and_leaves_new_files(store, tmp_path):
     before = snapshot(store)
     backup.create(store, tmp_path / "bk")
-    stamp.apply(links.resolve(store, repair=True))
+    link_writer.apply(links.resolve(store, repair=True))
     edit(store / name(P), "345678901234567890", "0", keep_mtime=False)
     (store / name(C2)).unlink()
     extra = str(uuid.UUID(int=0xFB))
@@ -237,7 +237,7 @@ def test_rollback_restores_bytes_and_mtimes_and_leaves_new_files(store, tmp_path
 def test_rollback_refuses_a_symlinked_target_before_writing(store, tmp_path):
     before = snapshot(store)
     backup.create(store, tmp_path / "bk")
-    stamp.apply(links.resolve(store, repair=True))
+    link_writer.apply(links.resolve(store, repair=True))
     changed = snapshot(store)
     (store / name(P)).rename(tmp_path / "p.json")
     (store / name(P)).symlink_to(tmp_path / "p.json")
@@ -271,14 +271,14 @@ def test_repair_end_to_end_then_a_second_repair_changes_nothing(store, tmp_path)
 
 def test_failed_verification_restores_the_backup(store, tmp_path, monkeypatch):
     before = snapshot(store)
-    real_apply = stamp.apply
+    real_apply = link_writer.apply
 
     def buggy_apply(resolution):  # writes the stamps, then damages a payload
         written = real_apply(resolution)
         edit(store / name(P), "345678901234567890", "345678901234567891")
         return written
 
-    monkeypatch.setattr(stamp, "apply", buggy_apply)
+    monkeypatch.setattr(link_writer, "apply", buggy_apply)
     with pytest.raises(FindingsError, match=rf"verification failed \({name(P)}: payload changed.*restored from"):
         repair.repair(store, tmp_path / "bk")
     assert snapshot(store) == before

@@ -488,7 +488,7 @@ def test_the_token_never_appears_anywhere(capsys, store, tmp_path, monkeypatch):
     assert code == 1
     report = ci_result(envelope((tmp_path / "r.json").read_text(), "ci"))
     assert verdicts(report)["sweep"] == FAIL
-    cli_root = next(r for r in report["roots"] if r["surface"] == "cli")
+    cli_root = next(r for r in report["roots"] if r["product"] == "cli")
     assert (cli_root["source"], cli_root["endpoint"]) == ("daemon", url)
     rules = sorted(f["rule"] for f in checks(report)[("sweep", "corpus")]["findings"])
     assert rules == ["sweep/fetch", "sweep/fetch"]
@@ -840,7 +840,7 @@ def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_and_readable_only
         "excluded": [
             {
                 "id": legacy.id,
-                "surface": "cli",
+                "product": "cli",
                 "path": str(store.cli / "conversations" / f"{legacy.id}.pb"),
                 "reason": "legacy encrypted .pb: only the daemon can read it (--readable-only leaves it out)",
             }
@@ -959,7 +959,7 @@ def test_an_error_in_the_worker_is_reported_not_printed(store, tmp_path, capfd):
     w = worker.Worker(tmp_path, True)
     try:
         w.submit(Decoded(session, None, conv, None))  # type: ignore[arg-type]  # no swept record: the checks fail
-        assert w.finish() == (None, f"{session.id}: AttributeError: 'NoneType' object has no attribute 'surface'")
+        assert w.finish() == (None, f"{session.id}: AttributeError: 'NoneType' object has no attribute 'product'")
     finally:
         w.close()
     assert capfd.readouterr() == ("", "")

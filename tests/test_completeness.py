@@ -24,7 +24,7 @@ from audit.safeio import RawFloat, loads
 from audit.store.database import read_database
 from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
-from audit.store.stamps import set_reader_key
+from audit.store.reader_block import set_reader_key
 from audit.store.trajectory import read_trajectory
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T

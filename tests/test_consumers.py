@@ -23,7 +23,7 @@ from audit.checks.consumers import (
     judge,
     parse_fail_on,
 )
-from audit.checks.drift import Observed, compare, observe
+from audit.checks.drift import Observed, compare, fingerprints_to_compare
 from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES, Fingerprint
 from audit.checks.schemas import load as load_schema
 from audit.errors import InputError, UsageError
@@ -81,7 +81,7 @@ def _verdict(entry: Entry, before: tuple[str, ...], after: tuple[str, ...], *, c
 
 @pytest.fixture(scope="module")
 def sample_lines() -> dict[str, tuple[str, ...]]:
-    observed = observe([SAMPLE])
+    observed = fingerprints_to_compare([SAMPLE])
     return {s: fp.lines for s, fp in observed.fingerprints.items()}
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from audit.actions import baseline_writer
 from audit.checks import baselines, consumers
 from audit.checks.conventions import CONVENTIONS, Conventions
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import fingerprint_paths
 
 CID = "0b0c5a3e-7d4f-4a5b-9c6d-1e2f3a4b5c6d"
 HEADER = "Created At: 2026-05-24T19:09:26+09:00\nCompleted At: 2026-05-24T19:09:27+09:00\n"
@@ -66,12 +66,12 @@ def _store(home: Path, records=RECORDS) -> Path:
 
 
 def test_each_convention_is_counted_per_tier_and_step_type_where_it_is_documented(tmp_path):
-    fp = survey([_store(tmp_path / "home")], ("conventions",)).fingerprints["conventions"]
+    fp = fingerprint_paths([_store(tmp_path / "home")], ("conventions",)).fingerprints["conventions"]
     assert fp.lines == LINES  # USER_INPUT and PLANNER_RESPONSE prose quoting a header adds nothing
 
 
 def test_no_text_reaches_the_lines(tmp_path):
-    lines = "\n".join(survey([_store(tmp_path / "home")], ("conventions",)).fingerprints["conventions"].lines)
+    lines = "\n".join(fingerprint_paths([_store(tmp_path / "home")], ("conventions",)).fingerprints["conventions"].lines)
     for text in ("npm test", "a.py", "replace_file_content", "2026", "@@"):
         assert text not in lines
 
@@ -93,11 +93,11 @@ def test_the_table_names_each_convention_once_and_the_counter_merges():
 def test_a_lost_header_is_drift_and_puts_deja_vu_at_risk(tmp_path):
     fp = tmp_path / "fp"
     every_command_async = [r for r in RECORDS if r[0] != "RUN_COMMAND" or "Task Description:" in r[2]]
-    before = survey([_store(tmp_path / "home", every_command_async)])
+    before = fingerprint_paths([_store(tmp_path / "home", every_command_async)])
     baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", before, "2026-12-01"), fp)
     baseline = baselines.load(fp / "agy-9.9.9")
     renamed = [(k, s, c.replace("Task Description:", "Task:") if c else c) for k, s, c in every_command_async]
-    observed = observe([_store(tmp_path / "home-2", renamed)])
+    observed = fingerprints_to_compare([_store(tmp_path / "home-2", renamed)])
     comparison = compare(baseline, observed)
     (surface,) = [r for r in comparison.surfaces if r.surface == "conventions"]
     assert surface.status == "DRIFT"

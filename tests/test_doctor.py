@@ -69,7 +69,7 @@ def test_healthy(capsys, home):
     assert stdout.splitlines() == [
         "ROOT"
         + " " * (len(str(root)) - 4)
-        + "  SURFACE  SESSIONS  VERIFIED  INCOMPLETE  UNKNOWN  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
+        + "  PRODUCT  SESSIONS  VERIFIED  INCOMPLETE  UNKNOWN  MISSING  LINK DIAGNOSTICS  FAILING  VIOLATIONS  DAEMON",
         f"{root}  cli             3         3           0        0        0                 0        0           0  waiting",
         "",
         "daemon antigravity-cli: waiting: no daemon answers (start agy to sweep from it; --source native needs none)",

@@ -12,8 +12,17 @@ from audit.actions import baseline_writer, compat
 from audit.actions.sweep import sweep
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.drift import DIGEST_ONLY, Change, Observed, compare, diff_lines, enum_at, native_observable, observe
-from audit.checks.fingerprint import Fingerprint, schema_lines, survey
+from audit.checks.drift import (
+    DIGEST_ONLY,
+    Change,
+    Observed,
+    compare,
+    diff_lines,
+    enum_at,
+    fingerprints_to_compare,
+    native_observable,
+)
+from audit.checks.fingerprint import Fingerprint, fingerprint_paths, schema_lines
 from audit.cli import main
 from audit.errors import NothingToCheck, UsageError
 from audit.report.drift_report import comparison_markdown
@@ -166,7 +175,7 @@ def test_bundled_baselines_are_the_published_snapshots():
     b = found["agy-1.2.11"]
     synthetic = ("transcript", "summaries", "history", "cache", "artifacts", "roots", "layout", "conventions", "values")
     assert set(b.digests) == {"sidecar", "sqlite", *synthetic} and b.date == "2026-09-25"
-    sample = observe([REPO / "examples" / "home"], synthetic).fingerprints
+    sample = fingerprints_to_compare([REPO / "examples" / "home"], synthetic).fingerprints
     for surface in synthetic:
         assert b.provenance[surface].startswith("imported from agy-audit's store builder fixture (the sample store examples/home")
         assert b.lines[surface] == sample[surface].lines, (
@@ -177,7 +186,7 @@ def test_bundled_baselines_are_the_published_snapshots():
 
 @pytest.mark.parametrize("observed", ["fingerprints/agy-1.2.10", str(DATA / "agy-1.2.10-sidecar-shape.tsv")])
 def test_agy_1_2_5_to_1_2_10_is_exactly_107_added(observed):
-    result = compare(baselines.resolve("agy-1.2.5"), observe([REPO / observed]))
+    result = compare(baselines.resolve("agy-1.2.5"), fingerprints_to_compare([REPO / observed]))
     sidecar = result.surfaces[0]
     assert sidecar.surface == "sidecar" and sidecar.status == "DRIFT"
     assert len(sidecar.changes) == 107 and {c.kind for c in sidecar.changes} == {"added"}
@@ -199,9 +208,9 @@ def test_cli_compare_exit_codes_and_json(capsys, tmp_path):
     assert main(["compare", "--baseline", "agy-0.0.0", str(tmp_path)]) == 2
     assert main(["compare", "--baseline", "agy-1.2.10", str(tmp_path)]) == 3
     with pytest.raises(NothingToCheck):
-        observe([tmp_path])
+        fingerprints_to_compare([tmp_path])
     with pytest.raises(UsageError):
-        observe([tmp_path, REPO / "fingerprints" / "agy-1.2.10"])
+        fingerprints_to_compare([tmp_path, REPO / "fingerprints" / "agy-1.2.10"])
 
 
 def test_committed_compatibility_record_is_generated_from_the_bundled_baselines():
@@ -317,7 +326,7 @@ def test_bundled_sqlite_lines_are_those_of_the_published_ddl(tmp_path):
 
 def test_an_added_column_is_drift_classified_added_with_its_name(tmp_path, capsys):
     _ddl_db(tmp_path / "11111111-2222-4333-8444-555555555555.db", "ALTER TABLE steps ADD COLUMN extra_col text")
-    result = compare(baselines.resolve("agy-1.2.10"), observe([tmp_path], ("sqlite",)))
+    result = compare(baselines.resolve("agy-1.2.10"), fingerprints_to_compare([tmp_path], ("sqlite",)))
     assert [(r.surface, r.status) for r in result.surfaces] == [("sqlite", "DRIFT")]
     assert result.surfaces[0].changes == (Change("table:steps.extra_col", "added", None, "TEXT"),)
     assert main(["compare", "--baseline", "agy-1.2.10", "--surface", "sqlite", str(tmp_path)]) == 1
@@ -330,7 +339,7 @@ def test_a_dropped_column_in_a_complete_sweep_is_removed_even_against_imported_l
     native.mkdir(parents=True)
     (corpus / "manifest.json").write_text(json.dumps({"complete": True, "sessions": []}))
     _ddl_db(native / "11111111-2222-4333-8444-555555555555.db", "ALTER TABLE steps DROP COLUMN render_info")
-    result = compare(baselines.resolve("agy-1.2.10"), observe([corpus], ("sqlite",)))
+    result = compare(baselines.resolve("agy-1.2.10"), fingerprints_to_compare([corpus], ("sqlite",)))
     assert result.partial == {} and result.surfaces[0].complete
     assert result.surfaces[0].changes == (Change("table:steps.render_info", "removed", "BLOB", None),)
     assert result.fails("breaking")
@@ -345,7 +354,7 @@ def test_a_removal_of_a_key_our_proto_decodes_is_drift_in_a_complete_native_swee
     cli.family(children=1)
     corpus = tmp_path / "corpus"
     assert sweep([Root(cli.path, "cli", True)], corpus, source="native", env={}).complete
-    recorded = baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01")
+    recorded = baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([corpus]), "2026-12-01")
     daemon_only = "steps.[].invokeSubagent.subagents\tarray"  # no public source gives its field number
     recorded.lines["sidecar"] = tuple(sorted((*recorded.lines["sidecar"], daemon_only)))
     recorded.digests["sidecar"] = Fingerprint.of("sidecar", recorded.lines["sidecar"]).digest
@@ -356,7 +365,7 @@ def test_a_removal_of_a_key_our_proto_decodes_is_drift_in_a_complete_native_swee
             del step["metadata"]["createdAt"]
         path.write_text(json.dumps(doc))
 
-    result = compare(baselines.load(tmp_path / "fp" / "agy-9.9.9"), observe([corpus]))
+    result = compare(baselines.load(tmp_path / "fp" / "agy-9.9.9"), fingerprints_to_compare([corpus]))
     sidecar = result.surfaces[0]
     assert (sidecar.surface, sidecar.status) == ("sidecar", "DRIFT")
     assert sidecar.changes == (

@@ -22,7 +22,7 @@ from audit.checks.fingerprint import (
     Fingerprint,
     blobs,
     databases,
-    survey,
+    fingerprint_paths,
     transcript,
     wire_fingerprint,
 )
@@ -75,7 +75,7 @@ def corpus(tmp_path_factory, store) -> Path:
 
 
 def test_known_ddl_gives_the_published_schema_digest_and_named_lines(tmp_path):
-    fp = survey([make_db(tmp_path / "a.db")], ["sqlite"]).fingerprints["sqlite"]
+    fp = fingerprint_paths([make_db(tmp_path / "a.db")], ["sqlite"]).fingerprints["sqlite"]
     assert fp.digest == KNOWN_SCHEMA
     assert fp.note is None
     assert len(fp.lines) == 36
@@ -92,7 +92,7 @@ def test_known_ddl_gives_the_published_schema_digest_and_named_lines(tmp_path):
 
 def test_a_schema_change_changes_digest_and_names_the_line(tmp_path):
     changed = make_db(tmp_path / "b.db", DDL + "ALTER TABLE `steps` ADD COLUMN `extra` text;\n")
-    fp = survey([changed], ["sqlite"]).fingerprints["sqlite"]
+    fp = fingerprint_paths([changed], ["sqlite"]).fingerprints["sqlite"]
     assert fp.digest != KNOWN_SCHEMA
     assert "table:steps.extra\tTEXT" in fp.lines
 
@@ -100,7 +100,7 @@ def test_a_schema_change_changes_digest_and_names_the_line(tmp_path):
 def test_databases_that_disagree_make_a_union_with_a_note(tmp_path):
     make_db(tmp_path / "a.db")
     make_db(tmp_path / "b.db", DDL.replace("PRAGMA user_version = 1;", "PRAGMA user_version = 2;"))
-    fp = survey([tmp_path], ["sqlite"]).fingerprints["sqlite"]
+    fp = fingerprint_paths([tmp_path], ["sqlite"]).fingerprints["sqlite"]
     assert "user_version\t1|2" in fp.lines
     assert fp.note == "2 different schemas; digest of the union of lines"
     assert fp == Fingerprint.of("sqlite", fp.lines, fp.note)
@@ -126,7 +126,7 @@ def test_wire_fingerprint_of_observations():
 
 
 def test_wire_lines_are_named_where_the_proto_knows_the_field(store):
-    lines = survey([store], ["wire"]).fingerprints["wire"].lines
+    lines = fingerprint_paths([store], ["wire"]).fingerprints["wire"].lines
     assert "steps.step_payload[CORTEX_STEP_TYPE_PLANNER_RESPONSE].planner_response.tool_calls.name\tlen" in lines
     assert "steps.metadata.created_at.seconds\tvarint" in lines
     assert not any(".999" in line for line in lines)
@@ -134,7 +134,7 @@ def test_wire_lines_are_named_where_the_proto_knows_the_field(store):
 
 def test_an_unknown_protobuf_field_shows_as_wire_drift_and_nothing_else(tmp_path, store):
     other = build_store(tmp_path / "home", unknown_fields=True)
-    a, b = survey([store]), survey([other])
+    a, b = fingerprint_paths([store]), fingerprint_paths([other])
     assert set(a.fingerprints) == set(b.fingerprints) == set(IN_STORES)
     assert [s for s in IN_STORES if a.fingerprints[s].digest != b.fingerprints[s].digest] == ["wire"]
     added = set(b.fingerprints["wire"].lines) - set(a.fingerprints["wire"].lines)
@@ -163,29 +163,29 @@ def test_schema_directed_wire_parse_observes_what_the_schema_less_walk_does(tmp_
 
 
 def test_store_root_gives_all_four_surfaces_and_counts(store):
-    result = survey([store])
+    result = fingerprint_paths([store])
     assert result.kind == "store" and not result.complete and result.scope == "partial-unknown-scoped"
     assert set(result.fingerprints) == set(IN_STORES) and result.not_computed == {"rpc": SURFACES["rpc"].missing}
     counts = result.counts.to_json()
     assert counts["sessions"] == 4 and counts["databases"] == 4 and counts["transcripts"] == 8
     assert counts["steps"] == sum(counts["stepTypes"].values()) == sum(counts["statuses"].values())
-    assert survey([store.parent.parent]).fingerprints == result.fingerprints  # the home directory
+    assert fingerprint_paths([store.parent.parent]).fingerprints == result.fingerprints  # the home directory
 
 
 def test_sweep_corpus_is_complete_and_marks_native_sidecars(corpus, store):
-    result = survey([corpus])
+    result = fingerprint_paths([corpus])
     assert result.kind == "sweep" and result.complete and result.scope == "explicit-version-scoped"
     assert result.sources == {"native": 4}
     assert set(result.partial()) == {"sidecar"}
     assert result.fingerprints["sqlite"].digest == KNOWN_SCHEMA
-    assert result.fingerprints["wire"] == survey([store]).fingerprints["wire"]
+    assert result.fingerprints["wire"] == fingerprint_paths([store]).fingerprints["wire"]
     assert result.manifests == [corpus / "manifest.json"]
 
 
 def test_incomplete_manifest_gives_a_partial_scope_with_the_version(tmp_path, corpus):
     manifest = json.loads((corpus / "manifest.json").read_text())
     (tmp_path / "manifest.json").write_text(json.dumps(manifest | {"complete": False, "installedAgyVersion": "1.2.11"}))
-    result = survey([tmp_path])
+    result = fingerprint_paths([tmp_path])
     assert not result.complete and result.scope == "partial-1.2.11-scoped"
     assert result.not_computed == {
         "sidecar": "no readable *.trajectory.json sidecar",
@@ -210,7 +210,7 @@ def test_plain_directory_files_dedup_symlinks_and_foreign_entries(tmp_path):
     (tmp_path / "nested.trajectory.json").mkdir()
     (tmp_path / "nested.trajectory.json" / "y.trajectory.json").write_text("{}")
     (tmp_path / "link.trajectory.json").symlink_to(tmp_path / "x.trajectory.json")
-    result = survey([tmp_path, tmp_path / "x.trajectory.json"], ["sidecar"])
+    result = fingerprint_paths([tmp_path, tmp_path / "x.trajectory.json"], ["sidecar"])
     assert result.counts.sessions == 1
     assert result.fingerprints["sidecar"].digest == "sha256:4363eb5216155a994dfd9e08e6431be910df1b336d095367dcdedc1663ba7f2c"
     assert result.skipped == [f"{tmp_path / 'link.trajectory.json'}: symbolic link (not followed)"]
@@ -219,14 +219,14 @@ def test_plain_directory_files_dedup_symlinks_and_foreign_entries(tmp_path):
 def test_a_corrupt_file_is_reported_and_the_rest_fingerprinted(tmp_path):
     (tmp_path / "a.trajectory.json").write_text('{"steps": []}')
     (tmp_path / "b.trajectory.json").write_text('{"steps": [')
-    result = survey([tmp_path], ["sidecar"])
+    result = fingerprint_paths([tmp_path], ["sidecar"])
     assert result.fingerprints["sidecar"].lines == ("\tobject", "steps\tarray")
     assert result.problems == [f"{tmp_path / 'b.trajectory.json'}: invalid JSON at line 1 column 12: Expecting value"]
 
 
 def test_missing_path_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="No such file"):
-        survey([tmp_path / "nope"])
+        fingerprint_paths([tmp_path / "nope"])
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -273,7 +273,7 @@ def test_cli_warns_about_unreadable_files_on_stderr(tmp_path, capsys):
 def test_transcript_torn_lines_are_skipped_not_problems(tmp_path):
     good = (DATA / "codeburn_fixture-current-cli_transcript.jsonl").read_bytes()
     (tmp_path / "transcript.jsonl").write_bytes(good + b'ing mid-word", "type": "X"}\n[1]\n')
-    result = survey([tmp_path], ["transcript"])
+    result = fingerprint_paths([tmp_path], ["transcript"])
     lines = result.fingerprints["transcript"].lines
     assert "compact.PLANNER_RESPONSE.thinking\tstring" in lines and "compact.USER_INPUT\tobject" in lines
     assert not any(line.startswith(("compact.X", "compact.(none)")) for line in lines)
@@ -438,7 +438,7 @@ def test_transcript_fingerprint_is_per_tier_and_chunks_read_like_flat_files(tmp_
     for chunks in ("none", "both", "only"):
         brain = tmp_path / chunks / "brain" / uuid
         write_brain(brain, records, rng=random.Random(1), chunks=chunks, chunk_bytes=700, overview=True)
-        result = survey([brain.parent.parent], ["transcript"])  # a store root
+        result = fingerprint_paths([brain.parent.parent], ["transcript"])  # a store root
         got[chunks] = result.fingerprints["transcript"]
         assert result.skipped == [] and result.problems == []
     assert got["none"] == got["both"] == got["only"]
@@ -485,16 +485,16 @@ def test_databases_and_brains_read_elsewhere_are_not_read_again_and_give_the_sam
     home = build_store(tmp_path / "home", unknown_fields=True)
     broken = home / "conversations" / "00000000-0000-4000-8000-000000000000.db"
     broken.write_bytes(b"not a database")  # unreadable: its problem comes from the reads too
-    alone = survey([home])
+    alone = fingerprint_paths([home])
     reads = fingerprint.Reads()
-    product = layout.surface_of(home)  # as a sweep knows each session's
+    product = layout.product_of(home)  # as a sweep knows each session's
     for db in sorted(home.glob("conversations/*.db")):
         reads.add(read_database(db), product=product)
     for brain in sorted(home.glob("brain/*")):
         reads.add_brain(brain, product)
     monkeypatch.setattr(databases, "read_database", lambda path: pytest.fail(f"{path} read again"))
     monkeypatch.setattr(transcript, "iter_transcript", lambda paths, tier: pytest.fail(f"{paths} read again"))
-    shared = survey([home], read=reads)
+    shared = fingerprint_paths([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert shared.counts == alone.counts and alone.counts.databases == 5 and len(alone.problems) == 1
 
@@ -505,7 +505,7 @@ def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp
     home = build_store(tmp_path / "home", unknown_fields=True)
     sidecars = sorted(home.glob("conversations/*.trajectory.json"))
     (home / "conversations" / "00000000-0000-4000-8000-000000000000.trajectory.json").write_bytes(b'{"a": 1, "a": 2}')
-    alone = survey([home])  # the duplicate key: fine for the fingerprint's Go semantics, refused by sidecar.read
+    alone = fingerprint_paths([home])  # the duplicate key: fine for the fingerprint's Go semantics, refused by sidecar.read
     reads = fingerprint.Reads()
     for path in sidecars:
         got = sidecar.read(path)
@@ -516,7 +516,7 @@ def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp
     monkeypatch.setattr(
         fingerprint_sidecar, "read_bytes", lambda path, **kw: read_again.append(Path(path).name) or real(path, **kw)
     )
-    shared = survey([home], read=reads)
+    shared = fingerprint_paths([home], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.counts == alone.counts and alone.counts.sessions == 5
     assert read_again == ["00000000-0000-4000-8000-000000000000.trajectory.json"]
     # a sidecar added that the survey does not list: every sidecar is read again, none counted twice
@@ -525,7 +525,7 @@ def test_sidecars_read_elsewhere_are_not_read_again_and_give_the_same_survey(tmp
     reads = fingerprint.Reads()
     reads.add_sidecar(stray, {"steps": [], "extra": True})
     read_again.clear()
-    assert survey([home], read=reads).fingerprints == alone.fingerprints and len(read_again) == 5
+    assert fingerprint_paths([home], read=reads).fingerprints == alone.fingerprints and len(read_again) == 5
 
 
 def test_the_shape_walk_does_not_keep_the_document():
@@ -552,7 +552,7 @@ def test_records_per_value_are_counted_per_product_alike_from_a_home_and_its_swe
     b.root("ide").conversation(turns=1)
     home = tmp_path / "home"
     assert sweep(layout.resolve_roots(home=home, env={}), tmp_path / "corpus", source="native", env={}).complete
-    alone, swept = survey([home]), survey([tmp_path / "corpus"])
+    alone, swept = fingerprint_paths([home]), fingerprint_paths([tmp_path / "corpus"])
     assert swept.counts.products == alone.counts.products and set(alone.counts.products) == {"cli", "ide"}
     assert alone.counts.products["ide"]["transcript:full.type"] == {"USER_INPUT": 1, "PLANNER_RESPONSE": 2, "RUN_COMMAND": 1}
     baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", swept, "2026-12-01"), tmp_path / "fp")

@@ -84,7 +84,7 @@ def test_every_band_says_what_lives_there_and_what_it_may_import():
     ("module", "line", "expected"),
     [
         ("audit.store.ids", "from audit.checks import links", "band store may not import band checks"),
-        ("audit.checks.links", "from audit.actions.stamp import apply", "band checks may not import band actions"),
+        ("audit.checks.links", "from audit.actions.link_writer import apply", "band checks may not import band actions"),
         ("audit.report.text", "import audit.commands.common", "band report may not import band commands"),
         ("audit.safeio", "from audit.store import layout", "band foundation may not import band store"),
         ("audit.pipeline.ci", "from audit.testing import StoreBuilder", "band pipeline may not import band testing"),

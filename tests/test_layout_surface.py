@@ -11,8 +11,8 @@ from pathlib import Path
 from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
 from audit.checks import baselines, consumers
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import fingerprint_paths
 from audit.store.layout import resolve_roots
 from audit.testing.builder import StoreBuilder
 
@@ -50,7 +50,7 @@ LINES = (
 
 
 def _lines(path: Path) -> tuple[str, ...]:
-    return survey([path], ("layout",)).fingerprints["layout"].lines
+    return fingerprint_paths([path], ("layout",)).fingerprints["layout"].lines
 
 
 def test_a_store_a_home_and_a_sweep_show_the_same_layout(tmp_path):
@@ -82,7 +82,7 @@ def test_a_manifest_without_a_layout_computes_none(tmp_path):
     for root in doc["roots"]:
         del root["layout"]  # a manifest written before roots recorded their layout
     manifest.write_text(json.dumps(doc))
-    result = survey([tmp_path / "corpus"], ("layout",))
+    result = fingerprint_paths([tmp_path / "corpus"], ("layout",))
     assert result.fingerprints == {} and result.not_computed == {
         "layout": "no session in a store root (a sweep corpus records it per root since manifests name their roots' layout)"
     }
@@ -116,11 +116,11 @@ def test_chunks_only_transcripts_break_a_reader_of_flat_files(tmp_path):
     b.root("cli").conversation(turns=2)
     b.root("cli").conversation(turns=2, transcript_chunks="both")
     fp = tmp_path / "fp"
-    swept = survey([_swept(tmp_path / "home", tmp_path / "corpus")])
+    swept = fingerprint_paths([_swept(tmp_path / "home", tmp_path / "corpus")])
     baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", swept, "2026-12-01"), fp)
     baseline = baselines.load(fp / "agy-9.9.9")
     _only_chunks(tmp_path / "home")
-    observed = observe([_swept(tmp_path / "home", tmp_path / "corpus-2")])
+    observed = fingerprints_to_compare([_swept(tmp_path / "home", tmp_path / "corpus-2")])
     comparison = compare(baseline, observed)
     (layout,) = [r for r in comparison.surfaces if r.surface == "layout"]
     assert [(c.path, c.kind, c.old, c.new) for c in layout.changes] == [
@@ -149,11 +149,11 @@ def test_a_home_read_whole_judges_removals_as_a_complete_sweep_does(tmp_path):
     b.root("cli").conversation(turns=2)
     fp = tmp_path / "fp"
     baseline_writer.write(
-        baseline_writer.from_survey("agy-9.9.9", survey([_swept(tmp_path / "home", tmp_path / "c")]), "2026-12-01"), fp
+        baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([_swept(tmp_path / "home", tmp_path / "c")]), "2026-12-01"), fp
     )
     baseline = baselines.load(fp / "agy-9.9.9")
     mutate.apply_mutation(mutate.CATALOGUE["drop-steps-metadata"], tmp_path / "home")
-    observed = observe([tmp_path / "home"])
+    observed = fingerprints_to_compare([tmp_path / "home"])
     assert observed.complete and observed.survey is not None and observed.survey.whole
     (sqlite,) = [r for r in compare(baseline, observed).surfaces if r.surface == "sqlite"]
     assert [(c.path, c.kind) for c in sqlite.changes] == [("table:steps.metadata", "removed")]
@@ -162,7 +162,7 @@ def test_a_home_read_whole_judges_removals_as_a_complete_sweep_does(tmp_path):
         "transcript:full.type",
     }
     b.root("cli").conversation(db=False, legacy_pb=True, sidecar="missing")
-    partial = observe([tmp_path / "home"])
+    partial = fingerprints_to_compare([tmp_path / "home"])
     assert not partial.complete and partial.survey is not None and partial.survey.unread == 1
     (sqlite,) = [r for r in compare(baseline, partial).surfaces if r.surface == "sqlite"]
     assert [(c.path, c.kind) for c in sqlite.changes] == [("table:steps.metadata", "not-observed")]
@@ -177,11 +177,11 @@ def test_a_wal_that_comes_or_goes_is_an_advisory_never_drift(tmp_path):
     plain = cli.conversation(turns=1)
     open_db = cli.conversation(turns=2, wal_steps=1)
     fp = tmp_path / "fp"
-    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([tmp_path / "home"]), "2026-12-01"), fp)
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([tmp_path / "home"]), "2026-12-01"), fp)
     baseline = baselines.load(fp / "agy-9.9.9")
     wal = Path(f"{open_db.paths['db']}-wal")
     wal.rename(tmp_path / "checkpointed")  # agy closed: the -wal is gone
-    (layout,) = [r for r in compare(baseline, observe([tmp_path / "home"])).surfaces if r.surface == "layout"]
+    (layout,) = [r for r in compare(baseline, fingerprints_to_compare([tmp_path / "home"])).surfaces if r.surface == "layout"]
     assert (layout.status, layout.advisory) == ("DRIFT", True)
     assert [(c.path, c.kind, c.old, c.new) for c in layout.changes] == [
         ("antigravity-cli/conversations/*.db-wal", "transient", "file|none", None)
@@ -191,7 +191,7 @@ def test_a_wal_that_comes_or_goes_is_an_advisory_never_drift(tmp_path):
     (tmp_path / "checkpointed").rename(wal)
     Path(f"{plain.paths['db']}-wal").write_bytes(b"")  # both open now; and a sidecar gone
     plain.paths["sidecar"].unlink()
-    (layout,) = [r for r in compare(baseline, observe([tmp_path / "home"])).surfaces if r.surface == "layout"]
+    (layout,) = [r for r in compare(baseline, fingerprints_to_compare([tmp_path / "home"])).surfaces if r.surface == "layout"]
     assert (layout.status, layout.advisory) == ("DRIFT", False)
     assert [(c.path, c.kind) for c in layout.changes] == [
         ("antigravity-cli/conversations/*.db-wal", "transient"),

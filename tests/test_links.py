@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.actions import stamp
+from audit.actions import link_writer
 from audit.checks import links
 from audit.cli import main
 from audit.errors import InputError
 from audit.safeio import RawFloat, loads
-from audit.store.stamps import json_equal, set_reader_key, strip_reader_key
+from audit.store.reader_block import json_equal, set_reader_key, strip_reader_key
 
 MTIME = 1_700_000_000_123_456_789
 PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"
@@ -115,13 +115,13 @@ def parents(res: links.Resolution) -> dict[str, str | None]:
 
 def backfill(directory: Path) -> links.Resolution:
     res = links.resolve(directory)
-    stamp.apply(res)
+    link_writer.apply(res)
     return res
 
 
 def repair(directory: Path) -> links.Resolution:
     res = links.resolve(directory, repair=True)
-    stamp.apply(res)
+    link_writer.apply(res)
     return res
 
 
@@ -164,7 +164,7 @@ def test_missing_or_empty_directory_is_safe(tmp_path):  # k.17
     for directory in (tmp_path / "absent", tmp_path):
         res = links.resolve(directory)
         assert (res.scanned, res.links, res.diagnostics, res.tree.roots) == (0, (), (), ())
-        assert stamp.apply(res) == []
+        assert link_writer.apply(res) == []
 
 
 def spawn_family(tmp_path: Path, tool: str = "spawn_agents") -> None:
@@ -488,8 +488,8 @@ def test_apply_refuses_a_sidecar_changed_since_resolution(tmp_path):
     path = write(tmp_path, doc(KID, parent=ROOT))
     res = links.resolve(tmp_path)
     path.write_bytes(path.read_bytes() + b" ")
-    with pytest.raises(stamp.FindingsError, match="a writer holds the store"):
-        stamp.apply(res)
+    with pytest.raises(link_writer.FindingsError, match="a writer holds the store"):
+        link_writer.apply(res)
 
 
 def test_writes_keep_mtime_mode_and_every_other_byte(tmp_path):
@@ -569,13 +569,13 @@ def test_property_no_written_stamp_is_in_a_cycle_and_order_does_not_matter(case)
             for d, name in zip(docs, names):
                 write(directory, d, name=f"{name}.trajectory.json")
             res = links.resolve(directory)
-            stamp.apply(res)
+            link_writer.apply(res)
             results.append(([(link.id, link.parent, link.action) for link in res.links], res.diagnostics))
             on_disk = _stamp_graph(directory)
             in_cycles = {m for c in links.find_cycles(on_disk) for m in c}
             assert not {link.id for link in res.changes} & in_cycles
             fixed = links.resolve(directory, repair=True)
-            stamp.apply(fixed)
+            link_writer.apply(fixed)
             assert links.find_cycles(_stamp_graph(directory)) == []
             again = links.resolve(directory, repair=True)
             assert again.changes == ()

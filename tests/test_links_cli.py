@@ -130,7 +130,7 @@ def test_check_json_shape(capsys, tmp_path):
         "roots": [
             {
                 "root": str(tmp_path / "root"),
-                "surface": "unknown",
+                "product": "unknown",
                 "directory": str(conversations),
                 "counts": {"scanned": 2, "stamped": 1, "cleared": 0, "unchanged": 0, "unresolved": 1, "diagnostics": 0},
                 "diagnostics": [],

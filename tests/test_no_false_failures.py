@@ -15,8 +15,8 @@ import pytest
 
 from audit.actions import baseline_writer
 from audit.actions.sweep import sweep
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import Fingerprint, survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import Fingerprint, fingerprint_paths
 from audit.cli import main
 from audit.store.layout import Root
 from audit.testing import StoreBuilder
@@ -145,13 +145,13 @@ def test_a_step_type_is_judged_by_whose_corpus_the_baseline_came_from(store, tmp
     home, _ = store
     corpus = tmp_path / "corpus"
     assert sweep([Root(home / ".gemini" / "antigravity", "ide", True)], corpus, source="native", env={}).complete
-    recorded = baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01")
+    recorded = baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([corpus]), "2026-12-01")
     browser = "CORTEX_STEP_TYPE_BROWSER_SUBAGENT"
     del recorded.counts["stepTypes"][browser]  # as if recorded before the browser sub-agent was used
     kept = tuple(line for line in recorded.lines["sidecar"] if not line.startswith(("steps.[].browserSubagent", "steps.[].sub")))
     recorded.lines["sidecar"], recorded.digests["sidecar"] = kept, Fingerprint.of("sidecar", kept).digest
     assert browser not in recorded.step_types
-    observed = observe([corpus], ("sidecar",))
+    observed = fingerprints_to_compare([corpus], ("sidecar",))
     own = compare(recorded, observed).surfaces[0]
     assert {c.kind for c in own.changes} == {"added"} and len(own.changes) == 31 and not own.advisory
     recorded.provenance["sidecar"] = "imported from a published record (a test)"

@@ -466,7 +466,7 @@ def test_a_legacy_pb_session_swept_natively_is_not_covered_and_shows_no_false_tr
     }
     assert (result.complete, manifest["complete"], manifest["selected"], manifest["failures"]) == (False, False, 2, [])
     assert manifest["notCovered"] == [
-        {"id": legacy.id, "surface": "cli", "path": str(legacy.paths["legacy_pb"]), "reason": NOT_COVERED_LEGACY, "files": copied}
+        {"id": legacy.id, "product": "cli", "path": str(legacy.paths["legacy_pb"]), "reason": NOT_COVERED_LEGACY, "files": copied}
     ]
     assert legacy.id not in {s["id"] for s in manifest["sessions"]}
     assert main(["verify-contract", "--kind", "manifest", str(tmp_path / "native" / "manifest.json")]) == 0

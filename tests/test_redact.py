@@ -24,7 +24,7 @@ from audit.actions.redact import (
     redact,
     redact_wire,
 )
-from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.fingerprint import SURFACES, fingerprint_paths
 from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.cli import main
 from audit.errors import FindingsError
@@ -62,7 +62,7 @@ def test_every_fingerprint_of_the_copy_equals_the_source(sample, redacted):
     # .pb files and -wal) and the headers of transcript content included
     assert set(redacted.digests) == set(PROVEN) == set(SURFACES)
     assert all(redacted.counts[k] > 0 for k in ("text", "json-text", "ids", "timestamps", "bytes", "legacy")), redacted.counts
-    before, after = survey([sample], SURFACES), survey([redacted.out], SURFACES)
+    before, after = fingerprint_paths([sample], SURFACES), fingerprint_paths([redacted.out], SURFACES)
     assert redacted.digests["rpc"] == (None, None)  # a home holds no daemon answer: absent from both
     assert set(before.fingerprints) == set(after.fingerprints) >= {
         "summaries", "history", "cache", "roots", "layout", "conventions"
@@ -333,7 +333,7 @@ def test_a_redacted_store_is_a_fixture_source_and_a_real_one_is_not(sample, reda
 
     home = load_redacted(redacted.out, tmp_path / "fixture")
     assert not (home / REPORT).exists()
-    assert survey([home], SURFACES).fingerprints["wire"].digest == redacted.digests["wire"][0]
+    assert fingerprint_paths([home], SURFACES).fingerprints["wire"].digest == redacted.digests["wire"][0]
     with pytest.raises(ValueError, match="only a copy made by 'agy-audit redact' can be a fixture"):
         load_redacted(sample, tmp_path / "real")
 

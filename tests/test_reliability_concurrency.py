@@ -20,7 +20,7 @@ import pytest
 from audit.actions.export import export_session
 from audit.actions.sweep import sweep
 from audit.checks import completeness
-from audit.checks.fingerprint import survey
+from audit.checks.fingerprint import fingerprint_paths
 from audit.checks.inspection import inspect_session
 from audit.store.database import read_database
 from audit.store.layout import resolve_roots, scan_root
@@ -132,7 +132,7 @@ def test_readers_under_a_live_writer(live, tmp_path):
         native = reconstruct(conv)
         assert native.findings == [] and len(native.trajectory["steps"]) == steps
 
-        surveyed = survey([home])
+        surveyed = fingerprint_paths([home])
         assert surveyed.fingerprints["sqlite"].digest == BASELINE_SQLITE
         assert all(p.startswith(f"{torn}: ") for p in surveyed.problems)  # only the torn file, never the atomic one
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from cli_capture import cli
 
-from audit.actions import stamp, sweep
+from audit.actions import link_writer, sweep
 from audit.checks import contract, links, schemas
 from audit.checks.fingerprint import dispatch
 from audit.cli import build_parser
@@ -118,7 +118,7 @@ def test_disk_full_during_repair_restores_or_says_how(family, tmp_path, monkeypa
 def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypatch, signal_exc, code):
     root, parent, kids = family
     before = snapshot(root.path)
-    real, writes = stamp.atomic_write, []
+    real, writes = link_writer.atomic_write, []
 
     def interrupted(path, data, **kwargs):
         writes.append(path)
@@ -126,7 +126,7 @@ def test_an_interrupted_repair_restores_every_sidecar(family, tmp_path, monkeypa
             raise signal_exc()
         real(path, data, **kwargs)
 
-    monkeypatch.setattr(stamp, "atomic_write", interrupted)
+    monkeypatch.setattr(link_writer, "atomic_write", interrupted)
     status, out, err = cli("links", "repair", "--root", root.path, "--backup", tmp_path / "backup")
     monkeypatch.undo()
     assert status == code and len(writes) == 2

@@ -21,7 +21,7 @@ from test_wire import _varint
 
 from audit.actions.sweep import sweep
 from audit.checks import contract, links
-from audit.checks.fingerprint import survey, wire_observations
+from audit.checks.fingerprint import fingerprint_paths, wire_observations
 from audit.checks.shape import SidecarShape, TranscriptShape
 from audit.errors import InputError
 from audit.safeio import JSONError, dumps, loads
@@ -157,7 +157,7 @@ def test_sidecar_bytes_through_every_reader(data):
             assert exc.message.startswith(f"{name}: ")
         shape.lines()
 
-        surveyed = survey([directory], ("sidecar",))
+        surveyed = fingerprint_paths([directory], ("sidecar",))
         assert all(p.startswith(f"{name}: ") for p in surveyed.problems)
         assert (surveyed.problems == []) == ("sidecar" in surveyed.fingerprints)
 
@@ -388,7 +388,7 @@ def test_damaged_databases_through_every_reader(damaged):
         assert code == (1 if shown else 0)
         assert all(f["file"] == str(path) and f["level"] == "error" for f in shown)
 
-        surveyed = survey([path], ("sqlite", "wire"))
+        surveyed = fingerprint_paths([path], ("sqlite", "wire"))
         assert all(p.startswith(f"{path}: ") for p in surveyed.problems)
         assert sorted(p.name for p in Path(tmp).iterdir()) == before  # read-only: nothing created
 

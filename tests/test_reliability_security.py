@@ -27,10 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_reliability_hostile import ECHO_TOKEN, TokenEcho, token_echo  # noqa: F401 - a fixture
 
-from audit.actions import stamp
+from audit.actions import link_writer
 from audit.actions.sweep import SKIP_REFUSED_SOURCE, sweep
 from audit.checks import completeness, links
-from audit.checks.fingerprint import survey
+from audit.checks.fingerprint import fingerprint_paths
 from audit.errors import AuditError, UsageError
 from audit.store import database as sqlite_store
 from audit.store.daemon import check_endpoint
@@ -109,7 +109,7 @@ def test_symlinks_in_a_store_are_reported_and_never_followed(linked, tmp_path):
 
     code, out, _ = cli("verify-contract", root.path)
     assert code == 0 and f"{made['sidecar']}: note: [skipped] symbolic link" in out.splitlines()
-    surveyed = survey([root.path])
+    surveyed = fingerprint_paths([root.path])
     assert {f"{made[n]}: symbolic link (not followed)" for n in ("sidecar", "db", "brain", "transcript")} <= set(surveyed.skipped)
     assert made["sidecar"] not in surveyed.files["sidecars"] and made["db"] not in surveyed.files["databases"]
 
@@ -140,7 +140,7 @@ def test_a_link_swapped_in_after_resolution_is_never_written_through(tmp_path):
     kid.paths["sidecar"].symlink_to(outside)
     before = outside.read_bytes(), outside.stat().st_mtime_ns
     with pytest.raises(AuditError):
-        stamp.apply(resolution)
+        link_writer.apply(resolution)
     assert (outside.read_bytes(), outside.stat().st_mtime_ns) == before and kid.paths["sidecar"].is_symlink()
 
 

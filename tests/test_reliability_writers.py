@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from cli_capture import cli
 
-from audit.actions import backup, repair, stamp, writelock
+from audit.actions import backup, link_writer, repair, writelock
 from audit.errors import EXIT_INTERRUPTED, EXIT_TERMINATED
 from audit.testing import StoreBuilder
 
@@ -196,7 +196,7 @@ def repaired(tmp_path_factory):
     return root.path, sidecars(root.path), sidecars(new)
 
 
-_TRACED = tuple(str(Path(m.__file__)) for m in (repair, backup, stamp, sys.modules["audit.safeio"], writelock))
+_TRACED = tuple(str(Path(m.__file__)) for m in (repair, backup, link_writer, sys.modules["audit.safeio"], writelock))
 _ROLLBACK = backup.rollback.__code__
 
 

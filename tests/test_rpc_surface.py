@@ -12,8 +12,8 @@ from cli_capture import cli
 
 from audit.checks import baselines, consumers
 from audit.checks.baselines import Baseline
-from audit.checks.drift import DRIFT, UNCHANGED, SurfaceResult, compare, observe
-from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.drift import DRIFT, UNCHANGED, SurfaceResult, compare, fingerprints_to_compare
+from audit.checks.fingerprint import SURFACES, fingerprint_paths
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 from tests.fake_agy import agy_on_path
@@ -54,7 +54,7 @@ def _answers(corpus: Path) -> list[Path]:
 
 def test_a_daemon_sweep_s_answers_give_keys_and_types_never_values(swept):
     (first, second) = _answers(swept)
-    result = survey([swept], ["rpc"])
+    result = fingerprint_paths([swept], ["rpc"])
     lines = result.fingerprints["rpc"].lines
     assert [line for line in lines if line.startswith(USAGE)] == USAGE_LINES
     assert lines[:3] == (f"{METHOD}\tobject", f"{METHOD}.generatorMetadata\tarray", f"{METHOD}.generatorMetadata.[]\tobject")
@@ -64,7 +64,7 @@ def test_a_daemon_sweep_s_answers_give_keys_and_types_never_values(swept):
 
     (swept / "native" / "cli" / "rpc" / "notes.txt").write_text("not an answer")
     second.write_text('{"generatorMetadata": [')
-    result = survey([swept], ["rpc"])
+    result = fingerprint_paths([swept], ["rpc"])
     assert result.skipped == [f"{swept / 'native' / 'cli' / 'rpc' / 'notes.txt'}: name is not <uuid>.<Method>.json"]
     assert result.problems == [f"{second}: invalid JSON at line 1 column 24: Expecting value"]
     assert result.fingerprints["rpc"].lines == lines  # the other answer has every key
@@ -72,16 +72,16 @@ def test_a_daemon_sweep_s_answers_give_keys_and_types_never_values(swept):
 
 def test_only_a_sweep_with_the_daemon_holds_answers(tmp_path, swept):
     home = tmp_path / "home"
-    assert survey([home], ["rpc"]).not_computed == {"rpc": SURFACES["rpc"].missing}
+    assert fingerprint_paths([home], ["rpc"]).not_computed == {"rpc": SURFACES["rpc"].missing}
     code, _, err = cli(
         "sweep", "--root", home / ".gemini" / "antigravity-cli", "--out", tmp_path / "native", "--source", "native"
     )
     assert code == 0, err
-    assert survey([tmp_path / "native"], ["rpc"]).not_computed == {"rpc": SURFACES["rpc"].missing}
+    assert fingerprint_paths([tmp_path / "native"], ["rpc"]).not_computed == {"rpc": SURFACES["rpc"].missing}
 
 
 def test_in_a_sweep_partly_without_the_daemon_a_key_the_answers_lack_is_only_not_observed(swept):
-    result = survey([swept], ["rpc"])
+    result = fingerprint_paths([swept], ["rpc"])
     result.sources = Counter({"daemon": 2, "native": 1})  # as a --source auto sweep that met a .db the daemon did not serve
     assert SURFACES["rpc"].partial is not None
     assert SURFACES["rpc"].partial(result) == (
@@ -94,7 +94,7 @@ def test_in_a_sweep_partly_without_the_daemon_a_key_the_answers_lack_is_only_not
 
 def _judged(baseline: Baseline, corpus: Path) -> tuple[SurfaceResult, dict[str, tuple[str, str]]]:
     """The rpc surface of *corpus* compared with *baseline*, and codeburn's decisions on its rpc entries."""
-    observed = observe([corpus], ("rpc",))
+    observed = fingerprints_to_compare([corpus], ("rpc",))
     comparison = compare(baseline, observed)
     (codeburn,) = consumers.resolve(["codeburn"])
     result = consumers.judge(codeburn, comparison, baseline, observed)
@@ -109,7 +109,7 @@ def test_recorded_then_compared_codeburn_s_rpc_entries_are_judged(tmp_path, swep
     code, _, err = cli("record", swept, "--name", "agy-9.9.9", "--baseline-dir", fp, "--compat-file", compat)
     assert code == 0, err
     recorded = baselines.load(fp / "agy-9.9.9")
-    assert recorded.lines["rpc"] == survey([swept], ["rpc"]).fingerprints["rpc"].lines
+    assert recorded.lines["rpc"] == fingerprint_paths([swept], ["rpc"]).fingerprints["rpc"].lines
     assert f"- rpc, {SURFACES['rpc'].describes}: **swept by agy-audit**: `{recorded.digests['rpc']}`" in compat.read_text()
 
     surface, decisions = _judged(recorded, swept)
@@ -159,6 +159,9 @@ def test_a_redacted_copy_of_a_daemon_sweep_keeps_the_answers_shape_and_none_of_t
     assert code == 0, err
     copied = _answers(tmp_path / "redacted")
     assert len(copied) == 2
-    assert survey([tmp_path / "redacted"], ["rpc"]).fingerprints["rpc"] == survey([swept], ["rpc"]).fingerprints["rpc"]
+    assert (
+        fingerprint_paths([tmp_path / "redacted"], ["rpc"]).fingerprints["rpc"]
+        == fingerprint_paths([swept], ["rpc"]).fingerprints["rpc"]
+    )
     source = json.loads(_answers(swept)[0].read_text())["generatorMetadata"][0]["chatModel"]["usage"]["responseId"]
     assert not any(source.encode() in path.read_bytes() for path in copied)

@@ -24,14 +24,14 @@ def test_committed_sample_matches_the_generator(tmp_path):
     assert _files(EXAMPLES) == generated, "regenerate with: python -m audit.testing.sample examples/home"
 
 
-def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
+def test_sample_sessions_products_and_sidecar_states(tmp_path, capsys):
     build(tmp_path)
     assert main(["stores", "--home", str(tmp_path), "--sessions", "--format", "json"]) == 0
     sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
-    by_surface: dict[str, list] = {}
+    by_product: dict[str, list] = {}
     for s in sessions:
-        by_surface.setdefault(s["surface"], []).append(s["sidecar"])
-    assert {k: sorted(v, key=str) for k, v in by_surface.items()} == {
+        by_product.setdefault(s["product"], []).append(s["sidecar"])
+    assert {k: sorted(v, key=str) for k, v in by_product.items()} == {
         "cli": ["fresh"] * 9 + ["missing", "stale"],  # with the real-world chunked and windows sessions
         "ide": ["fresh"] * 5 + ["missing"],
         "acp": [None, None],  # the headless run, and the chunk-only one
@@ -42,9 +42,9 @@ def test_sample_sessions_surfaces_and_sidecar_states(tmp_path, capsys):
 def test_committed_sample_lists_every_session(capsys):
     assert main(["stores", "--home", str(EXAMPLES), "--sessions", "--format", "json"]) == 0
     sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
-    assert sorted(s["surface"] for s in sessions) == ["acp"] * 2 + ["cli"] * 11 + ["ide"] * 6
+    assert sorted(s["product"] for s in sessions) == ["acp"] * 2 + ["cli"] * 11 + ["ide"] * 6
     # git keeps no mtimes, so in a checkout a sidecar is fresh or missing, never judged by content here
-    assert {s["sidecar"] for s in sessions if s["surface"] != "acp"} <= {"fresh", "stale", "missing"}
+    assert {s["sidecar"] for s in sessions if s["product"] != "acp"} <= {"fresh", "stale", "missing"}
 
 
 def test_committed_sample_sweeps_completely(tmp_path, capsys):

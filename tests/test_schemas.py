@@ -427,14 +427,14 @@ MANIFEST = {
     "finished": "2026-01-01T00:01:00Z",
     "installedAgyVersion": None,
     "roots": [
-        {"path": "/home/u/.gemini/antigravity-cli", "surface": "cli", "source": "daemon", "endpoint": "http://127.0.0.1:4242"}
+        {"path": "/home/u/.gemini/antigravity-cli", "product": "cli", "source": "daemon", "endpoint": "http://127.0.0.1:4242"}
     ],
     "selected": 1,
     "sessions": [
         {
             "id": UUID,
             "cascadeId": UUID2,
-            "surface": "cli",
+            "product": "cli",
             "source": "daemon",
             "steps": 3,
             "files": {
@@ -450,7 +450,7 @@ UNCOVERED = On(
     MANIFEST,
     failures=[],
     notCovered=[
-        {"id": UUID2, "surface": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r", "files": {}}
+        {"id": UUID2, "product": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r", "files": {}}
     ],
 )
 SELECTED = On(
@@ -462,7 +462,7 @@ SELECTED = On(
         "newest": 12,
         "readableOnly": True,
         "excluded": [
-            {"id": UUID2, "surface": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r"}
+            {"id": UUID2, "product": "cli", "path": "/home/u/.gemini/antigravity-cli/conversations/x.pb", "reason": "r"}
         ],
     },
 )
@@ -476,7 +476,7 @@ MANIFEST_RULES = [
     ("manifest/started", "/started", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00+00:00"),
     ("manifest/finished", "/finished", None, ""),
     ("manifest/installedAgyVersion", "/installedAgyVersion", "agy 1.2.11", ""),
-    ("manifest/roots", "/roots", [{"path": "/r", "surface": "ide", "source": "native", "endpoint": None}], []),
+    ("manifest/roots", "/roots", [{"path": "/r", "product": "ide", "source": "native", "endpoint": None}], []),
     ("manifest/roots", "/roots/0/path", "/x", "relative/x"),
     ("manifest/root/endpoint", "/roots/0/endpoint", "https://[::1]:8443/base", "http://127.0.0.1:1/?token=secret"),
     ("manifest/root/endpoint", "/roots/0/endpoint", None, "http://user:pw@127.0.0.1:1"),
@@ -539,7 +539,7 @@ MANIFEST_RULES = [
     ("manifest/completeConsistent", "/complete", False, True, "/failures"),
     ("manifest/uuid", "/sessions/0/id", UUID2, UUID.upper()),
     ("manifest/uuid", "/sessions/0/cascadeId", UUID, None),
-    ("manifest/surface", "/sessions/0/surface", "ide-2", "IDE"),
+    ("manifest/product", "/sessions/0/product", "ide-2", "IDE"),
     ("manifest/source", "/roots/0/source", "native", "auto"),
 ]
 

@@ -73,10 +73,10 @@ def make_home(tmp_path: Path) -> Path:
     return home
 
 
-def test_discovery_surfaces_and_non_stores(tmp_path):
+def test_discovery_products_and_non_stores(tmp_path):
     home = make_home(tmp_path)
     roots = layout.resolve_roots(home=home, env={})
-    assert [(r.path.name, r.surface, r.explicit) for r in roots] == [
+    assert [(r.path.name, r.product, r.explicit) for r in roots] == [
         ("antigravity", "ide", False),
         ("antigravity-acp", "acp", False),
         ("antigravity-cli", "cli", False),
@@ -94,7 +94,7 @@ def test_explicit_roots_and_env_pin(tmp_path):
     home = make_home(tmp_path)
     cli = home / ".gemini" / "antigravity-cli"
     pinned = layout.resolve_roots(home=home, env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
-    assert [(r.path, r.surface, r.explicit) for r in pinned] == [(cli, "cli", True)]
+    assert [(r.path, r.product, r.explicit) for r in pinned] == [(cli, "cli", True)]
     ide = home / ".gemini" / "antigravity"
     both = layout.resolve_roots(home=home, roots=[ide, cli, cli], env={"ANTIGRAVITY_CLI_ROOT": str(cli)})
     assert [r.path for r in both] == [ide, cli]
@@ -104,14 +104,14 @@ def test_explicit_roots_and_env_pin(tmp_path):
         layout.resolve_roots(env={"ANTIGRAVITY_CLI_ROOT": str(tmp_path / "missing")})
 
 
-def test_surface_from_markers_for_unnamed_root(tmp_path):
+def test_product_from_markers_for_unnamed_root(tmp_path):
     root = tmp_path / "store"
     (root / "conversations").mkdir(parents=True)
-    assert layout.surface_of(root) == "unknown"
+    assert layout.product_of(root) == "unknown"
     (root / "antigravity_state.pbtxt").write_text("")
-    assert layout.surface_of(root) == "ide"
+    assert layout.product_of(root) == "ide"
     (root / "cli.log").write_text("")
-    assert layout.surface_of(root) == "cli"
+    assert layout.product_of(root) == "cli"
 
 
 def _cli_scan(home, include_implicit=False):
@@ -248,15 +248,15 @@ def test_cli_stores_json_shape(tmp_path, capsys):
     home = make_home(tmp_path)
     assert main(["stores", "--home", str(home), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)["result"]
-    cli = next(r for r in doc["roots"] if r["surface"] == "cli")
+    cli = next(r for r in doc["roots"] if r["product"] == "cli")
     assert cli["sessions"] == 4
     assert cli["sidecars"] == {"fresh": 1, "stale": 2, "missing": 1}
     assert cli["explicit"] is False
     assert main(["stores", "--home", str(home), "--sessions", "--format", "json"]) == 0
     sessions = json.loads(capsys.readouterr().out)["result"]["sessions"]
-    assert sessions[0]["id"] == C and sessions[0]["surface"] == "ide"  # newest first, across roots
+    assert sessions[0]["id"] == C and sessions[0]["product"] == "ide"  # newest first, across roots
     first = sessions[0]
-    assert set(first) == {"id", "root", "surface", "artifacts", "newestMtime", "sidecar"}
+    assert set(first) == {"id", "root", "product", "artifacts", "newestMtime", "sidecar"}
     assert first["newestMtime"].endswith("Z")
 
 
@@ -309,7 +309,7 @@ def _real_layout_home(tmp_path):
 def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
     home, c1, c2 = _real_layout_home(tmp_path)
     roots = layout.resolve_roots(home=home, env={})
-    assert [(r.path.name, r.surface) for r in roots] == [("antigravity-cli", "cli"), ("antigravity-ide", "ide")]
+    assert [(r.path.name, r.product) for r in roots] == [("antigravity-cli", "cli"), ("antigravity-ide", "ide")]
     cli_scan, ide_scan = layout.scan(roots)
     assert cli_scan.foreign == [] and ide_scan.foreign == []
     assert cli_scan.install_counts() == {
@@ -325,7 +325,7 @@ def test_real_layout_is_recognised_and_nothing_is_foreign(tmp_path, capsys):
     [link] = [f for f in cli_scan.install_files if f.kind == "cli_log"]
     assert (link.path.is_symlink(), link.link) == (True, "log/cli-20260901_090000.log")
     assert ide_scan.install_counts() == {"annotation": 1, "cache": 1, "history": 1, "hub_index": 1, "state": 1, "summaries": 1}
-    assert [(s.id, s.surface) for s in ide_scan.sessions] == [(c2.id, "ide")]  # the backup is no second session
+    assert [(s.id, s.product) for s in ide_scan.sessions] == [(c2.id, "ide")]  # the backup is no second session
     assert [(b.id, b.path.parent.name) for b in ide_scan.backups] == [(c2.id, "brain_backup")]
     [session] = ide_scan.sessions
     brain = session.brain

@@ -12,7 +12,7 @@ import pytest
 from cli_capture import cli
 
 from audit.checks import baselines
-from audit.checks.fingerprint import INPUT_KINDS, KEPT, SURFACES, Fingerprint, Surface, survey
+from audit.checks.fingerprint import INPUT_KINDS, KEPT, SURFACES, Fingerprint, Surface, fingerprint_paths
 from audit.checks.fingerprint.inputs import SIDECARS
 from audit.checks.fingerprint.reading import Reading
 from audit.resources import data_path
@@ -87,7 +87,7 @@ def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_c
     agy_on_path(monkeypatch, tmp_path / "bin", "agy 9.9.9")  # it confirms the name recorded below
     home = tmp_path / "home"
     StoreBuilder(home, seed=31).root("cli").conversation(turns=2)
-    fingerprinted = survey([home], ["toplevel"]).fingerprints["toplevel"].lines
+    fingerprinted = fingerprint_paths([home], ["toplevel"]).fingerprints["toplevel"].lines
 
     code, out, _ = cli("fingerprint", "--surface", "toplevel", "--paths", home)
     assert code == 0 and out == "".join(line + "\n" for line in fingerprinted)
@@ -125,4 +125,4 @@ def test_a_surface_registered_in_a_test_goes_through_fingerprint_ci_record_and_c
 @pytest.mark.parametrize("name", list(SURFACES))
 def test_each_surface_says_why_it_was_not_computed(tmp_path, name):
     (tmp_path / "empty").mkdir()
-    assert survey([tmp_path / "empty"], [name]).not_computed == {name: SURFACES[name].missing}
+    assert fingerprint_paths([tmp_path / "empty"], [name]).not_computed == {name: SURFACES[name].missing}

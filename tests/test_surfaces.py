@@ -16,8 +16,8 @@ from test_sweep import snapshot
 
 from audit.actions.sweep import sweep
 from audit.checks import schemas
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import fingerprint_paths
 from audit.cli import main
 from audit.store import install
 from audit.store.layout import Root
@@ -95,11 +95,11 @@ def corpus(tmp_path_factory, home) -> Path:
 
 
 def lines(paths, surface: str) -> tuple[str, ...]:
-    return survey(paths, [surface]).fingerprints[surface].lines
+    return fingerprint_paths(paths, [surface]).fingerprints[surface].lines
 
 
 def test_every_surface_of_a_home_keys_and_types_never_values(home):
-    result = survey([home])
+    result = fingerprint_paths([home])
     assert set(result.fingerprints) == set(IN_STORES) and result.problems == [] and result.skipped == []
     got = {s: result.fingerprints[s].lines for s in NEW}
     assert (got["history"], got["cache"], got["artifacts"], got["roots"]) == (HISTORY, CACHE, ARTIFACTS, ROOTS)
@@ -163,12 +163,15 @@ def test_the_sweep_copies_the_per_install_files_and_the_corpus_gives_the_same_li
 
 def test_files_given_alone_are_routed_by_name(home):
     cli = home / ".gemini" / "antigravity-cli"
-    result = survey([cli / "history.jsonl", cli / "conversation_summaries.db"])
+    result = fingerprint_paths([cli / "history.jsonl", cli / "conversation_summaries.db"])
     assert set(result.fingerprints) == {"summaries", "history", "values"}  # values: the records' type
     assert result.fingerprints["history"].lines == HISTORY
     artifact = next(cli.glob("brain/*/task.md.metadata.json"))
-    assert survey([artifact]).fingerprints["artifacts"].lines == ARTIFACTS
-    assert set(survey([artifact.parent]).fingerprints) == {"artifacts", "values"}  # a plain directory: its metadata files
+    assert fingerprint_paths([artifact]).fingerprints["artifacts"].lines == ARTIFACTS
+    assert set(fingerprint_paths([artifact.parent]).fingerprints) == {
+        "artifacts",
+        "values",
+    }  # a plain directory: its metadata files
 
 
 def test_blob_and_json_columns_give_wire_and_json_shapes_never_values(tmp_path):
@@ -242,7 +245,7 @@ def test_a_renamed_history_key_and_a_new_cache_file_are_drift_against_a_recorded
     assert sweep(roots, out, source="native", env={}).complete
     from audit.checks import baselines
 
-    result = compare(baselines.load(fp / "agy-9.1.0"), observe([out]))
+    result = compare(baselines.load(fp / "agy-9.1.0"), fingerprints_to_compare([out]))
     changes = {r.surface: [(c.path, c.kind) for c in r.changes] for r in result.surfaces if r.changes}
     assert changes == {
         "history": [("cascadeId", "renamed")],  # conversationId -> cascadeId, the same type at the same place
@@ -309,7 +312,7 @@ def test_a_locked_summaries_database_is_named_promptly(tmp_path):
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
-        result = survey([root.path], ["summaries"])
+        result = fingerprint_paths([root.path], ["summaries"])
         assert result.not_computed == {"summaries": "no readable conversation_summaries.db"}
         [problem] = result.problems
         assert problem.startswith(f"{db}: database is locked")
@@ -328,7 +331,7 @@ def test_a_fifo_or_a_symbolic_link_is_never_opened_and_a_torn_line_is_skipped(tm
     root.install_files([root.conversation(turns=1)], cli=True)
     history = root.path / "history.jsonl"
     history.write_bytes(history.read_bytes() + b'{"conversationId": "x", "tor')
-    result = survey([root.path], ["history"])
+    result = fingerprint_paths([root.path], ["history"])
     assert result.problems == [] and result.fingerprints["history"].lines == HISTORY
     assert result.skipped == [
         f"{history}:2: invalid JSON at line 1 column 25: Unterminated string starting at (the last line, not terminated: torn)"
@@ -340,7 +343,7 @@ def test_a_fifo_or_a_symbolic_link_is_never_opened_and_a_torn_line_is_skipped(tm
     os.mkfifo(root.path / "cache" / "onboarding.json.fifo")
     (root.path / "cache" / "onboarding.json").unlink()
     os.mkfifo(root.path / "cache" / "onboarding.json")
-    result = survey([root.path])
+    result = fingerprint_paths([root.path])
     assert "history" not in result.fingerprints and result.problems == []
     assert set(result.skipped) >= {
         f"{history}: symbolic link (not followed)",
@@ -365,7 +368,7 @@ def test_a_file_over_the_size_limit_is_refused_naming_it(tmp_path, monkeypatch):
     root = StoreBuilder(tmp_path / "home", seed=8).root("cli")
     root.install_files([root.conversation(turns=1)], cli=True)
     monkeypatch.setattr(install, "MAX_DOCUMENT_BYTES", 64)
-    result = survey([root.path], ["history", "cache"])
+    result = fingerprint_paths([root.path], ["history", "cache"])
     assert result.problems == [f"{root.path / 'history.jsonl'}: larger than 64 bytes"]
     assert "history" not in result.fingerprints and "cache" in result.fingerprints
 
@@ -408,7 +411,7 @@ def test_history_types_and_artifact_types_feed_the_values_surface(tmp_path):
         history.write_text(history.read_text().replace('"type": "chat"', '"type": "AGENT_RUN"', 1))
     artifact = next(home.glob(".gemini/antigravity-cli/brain/*/task.md.metadata.json"))
     artifact.write_text(artifact.read_text().replace("ARTIFACT_TYPE_OTHER", "ARTIFACT_TYPE_WALKTHROUGH"))
-    result = survey([home], ["values"])  # read for the values surface alone too
+    result = fingerprint_paths([home], ["values"])  # read for the values surface alone too
     assert set(result.fingerprints) == {"values"}
     assert [line for line in result.fingerprints["values"].lines if line.startswith(("history:", "artifacts:"))] == [
         "artifacts:artifactType\tARTIFACT_TYPE_OTHER|ARTIFACT_TYPE_WALKTHROUGH",

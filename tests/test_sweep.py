@@ -123,7 +123,7 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
     check_files(out, doc)
     assert doc["complete"] is True and doc["finished"] is not None and doc["failures"] == []
     assert doc["installedAgyVersion"] is None
-    assert [(r["surface"], r["source"], r["endpoint"]) for r in doc["roots"]] == [
+    assert [(r["product"], r["source"], r["endpoint"]) for r in doc["roots"]] == [
         ("ide", "native", None),
         ("acp", "native", None),
         ("cli", "daemon", url),
@@ -135,7 +135,7 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
     assert {k: v for k, v in sessions[store.acp.id].items() if k != "files"} == {
         "id": store.acp.id,
         "cascadeId": store.acp.id,
-        "surface": "acp",
+        "product": "acp",
         "source": "native",
         "steps": len(store.acp.trajectory["steps"]),
     }
@@ -150,7 +150,7 @@ def test_daemon_sweep_collects_everything(store, tmp_path, capsys, monkeypatch):
         (store.dup, store.dup.id),
     ):
         entry = sessions[convo.id]
-        assert entry["source"] == "daemon" and entry["surface"] == "cli"
+        assert entry["source"] == "daemon" and entry["product"] == "cli"
         assert (out / f"corpus/cli/{convo.id}.trajectory.json").read_bytes() == served[cid]  # bytes unchanged
         assert entry["steps"] == len(json.loads(served[cid])["steps"])
     assert f"native/cli/{store.legacy.id}.db" not in sessions[store.legacy.id]["files"]
@@ -252,7 +252,7 @@ def test_a_missing_token_stops_the_root_with_one_message(store, tmp_path, capsys
         "daemon authentication failed: HTTP 401 on LoadTrajectory (check CSRF token discovery or ANTIGRAVITY_CSRF_TOKEN); "
         f"sweep of {store.cli.path} stopped: 3 more session(s) of this root not tried"
     )
-    assert sorted(s["surface"] for s in doc["sessions"]) == ["acp", "ide"]  # the other roots were swept
+    assert sorted(s["product"] for s in doc["sessions"]) == ["acp", "ide"]  # the other roots were swept
     assert stdout.count("daemon authentication failed") == 1
 
 
@@ -346,7 +346,7 @@ def test_native_sweep(store, tmp_path, capsys):
     assert doc["notCovered"] == [
         {
             "id": store.legacy.id,
-            "surface": "cli",
+            "product": "cli",
             "path": str(store.legacy.paths["legacy_pb"]),
             "reason": NOT_COVERED_LEGACY,
             "files": {},
@@ -361,7 +361,7 @@ def test_native_sweep(store, tmp_path, capsys):
         p.relative_to(store.acp.paths["brain"]) for p in store.acp.paths["brain"].rglob("*") if p.is_file()
     }
     for convo in (store.wal, store.renamed, store.dup, store.ide):
-        corpus = (out / f"corpus/{sessions[convo.id]['surface']}/{convo.id}.trajectory.json").read_bytes()
+        corpus = (out / f"corpus/{sessions[convo.id]['product']}/{convo.id}.trajectory.json").read_bytes()
         expected = read_trajectory(convo.paths["db"]).trajectory
         assert json.loads(corpus) == expected
         assert corpus == (json.dumps(expected, indent=2, ensure_ascii=False) + "\n").encode()
@@ -511,14 +511,14 @@ def test_json_summary_and_installed_agy_version(store, tmp_path, capsys, monkeyp
 
 
 @pytest.mark.parametrize("newest", ["first root", "second root"])
-@pytest.mark.parametrize("surfaces", [("ide", "ide"), ("cli", "ide")])
-def test_one_id_in_two_roots_is_swept_once_from_the_newest(tmp_path, capsys, newest, surfaces):
+@pytest.mark.parametrize("products", [("ide", "ide"), ("cli", "ide")])
+def test_one_id_in_two_roots_is_swept_once_from_the_newest(tmp_path, capsys, newest, products):
     """The rule ``stores show``, ``export`` and ``inspect`` apply: the root whose artifacts are newest,
-    whatever the roots' names or surfaces; the other is listed as skipped, naming it."""
+    whatever the roots' names or products; the other is listed as skipped, naming it."""
     b = StoreBuilder(tmp_path / "home", seed=5)
-    names = ("antigravity", "antigravity-ide") if surfaces == ("ide", "ide") else ("antigravity-cli", "antigravity-ide")
-    first = b.root(surfaces[0], name=names[0]).conversation(turns=1, brain=False)
-    second = b.root(surfaces[1], name=names[1]).conversation(first.id, turns=2, brain=False)  # the builder's clock moves forward
+    names = ("antigravity", "antigravity-ide") if products == ("ide", "ide") else ("antigravity-cli", "antigravity-ide")
+    first = b.root(products[0], name=names[0]).conversation(turns=1, brain=False)
+    second = b.root(products[1], name=names[1]).conversation(first.id, turns=2, brain=False)  # the builder's clock moves forward
     if newest == "first root":
         for path in first.paths.values():
             os.utime(path, ns=(second.end_ns + 60 * 10**9,) * 2)  # after its sidecar too
@@ -526,8 +526,8 @@ def test_one_id_in_two_roots_is_swept_once_from_the_newest(tmp_path, capsys, new
     out = tmp_path / "corpus"
     assert run(capsys, "--home", tmp_path / "home", "--out", out, "--source", "native")[0] == 0
     doc = manifest(out)
-    surface = surfaces[0] if kept is first else surfaces[1]
-    assert [(s["id"], s["surface"], s["steps"]) for s in doc["sessions"]] == [(first.id, surface, len(kept.steps))]
+    product = products[0] if kept is first else products[1]
+    assert [(s["id"], s["product"], s["steps"]) for s in doc["sessions"]] == [(first.id, product, len(kept.steps))]
     assert doc["skipped"] == [
         {"path": str(other.paths["db"]), "reason": f"id also in {kept.root} (artifacts here older); swept from there"}
     ]

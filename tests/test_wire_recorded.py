@@ -393,8 +393,8 @@ def test_a_sweep_asked_to_record_gives_the_corpus_survey_that_parses_every_blob(
     assert result.complete and len(decoded) == 4 and all(isinstance(f, BlobFields) and f.cells for f in decoded)
     assert parsed == []
     monkeypatch.setattr(blobs, "_blob_fields", real)
-    alone = fingerprint.survey([out])
-    shared = fingerprint.survey([out], read=reads)
+    alone = fingerprint.fingerprint_paths([out])
+    shared = fingerprint.fingerprint_paths([out], read=reads)
     assert shared.fingerprints == alone.fingerprints and shared.problems == alone.problems
     assert "wire" in alone.fingerprints
     paths = [line.split("\t")[0] for line in alone.fingerprints["wire"].lines]

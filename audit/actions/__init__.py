@@ -1,6 +1,6 @@
 """What writes: the sweep into a new corpus (``sweep``), baselines (``baseline_writer``, ``record``)
 and compatibility records (``compat``), the guarded link repair (``repair``: a verified ``backup``,
-``stamp``, rollback), completeness attestations (``attest``), offline exports (``export``),
+``link_writer``, rollback), completeness attestations (``attest``), offline exports (``export``),
 content-free copies (``redact``), private copies of a home's stores (``store_copy``) and the
 format mutations of a copy (``mutate``).
 

@@ -1,7 +1,7 @@
 """Completeness attestations: the evidence of a ``complete`` verdict recorded in the sidecar.
 
 Writes go through ``safeio.atomic_write`` and splice only the reader block
-(``store.stamps.set_reader_key``), so every other byte and the file's mtime are kept.
+(``store.reader_block.set_reader_key``), so every other byte and the file's mtime are kept.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from audit.checks.completeness import (
     Evidence,
     Report,
     Result,
-    Target,
+    SidecarTarget,
     check_all,
 )
 from audit.clock import now_rfc3339
@@ -35,8 +35,8 @@ from audit.errors import InputError
 from audit.progress import Callback
 from audit.safeio import atomic_write, dumps, read_bytes
 from audit.store.legacy_pb import Key
+from audit.store.reader_block import set_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
-from audit.store.stamps import set_reader_key
 
 _CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 
@@ -58,7 +58,7 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
       removed (``removed``); nothing is ever attested for them.
     * ``unknown`` / ``unreadable``: left alone (nothing can be judged).
 
-    Writes splice only the ``agyReader`` block (``stamps.set_reader_key``: every other byte
+    Writes splice only the ``agyReader`` block (``reader_block.set_reader_key``: every other byte
     kept), go through ``safeio.atomic_write`` (never through a symlink) and keep the file's
     mtime, so an attestation never makes a stale sidecar look fresh. A sidecar whose bytes or
     mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
@@ -138,7 +138,7 @@ def _write(result: Result, edits: list[tuple[str, str | None]], action: Attestat
 
 
 def check_and_attest(
-    targets: list[Target],
+    targets: list[SidecarTarget],
     key: Key | None = None,
     *,
     lock_timeout: float = writelock.DEFAULT_TIMEOUT,

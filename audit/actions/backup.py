@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.actions import writelock
-from audit.actions.stamp import check_writable, store_busy
+from audit.actions.link_writer import check_writable, store_busy
 from audit.checks import diff
 from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
 from audit.errors import AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
@@ -46,8 +46,8 @@ from audit.safeio import (
     read_json,
 )
 from audit.store.ids import canonical_id
+from audit.store.reader_block import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, sha256_hex
-from audit.store.stamps import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 
 MANIFEST = "manifest.json"
 FILES_DIR = "sidecars"  # not "conversations": a backup must never look like a store

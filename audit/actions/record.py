@@ -33,7 +33,7 @@ from audit.actions import baseline_writer, compat
 from audit.actions.sweep import installed_agy_version
 from audit.checks import baselines, completeness
 from audit.checks.contract import validate_file, verify_paths
-from audit.checks.fingerprint import Survey, survey
+from audit.checks.fingerprint import Survey, fingerprint_paths
 from audit.errors import FindingsError, InputError, NothingToCheck, UsageError
 from audit.progress import Factory, step, tracked
 from audit.safeio import read_json
@@ -154,7 +154,7 @@ def record(
     baselines.check_name(name)
     target = Path(baseline_dir) / name
     with step(progress, "record: fingerprint", "files") as bar:
-        result = survey([path], progress=bar)
+        result = fingerprint_paths([path], progress=bar)
     unverified = (
         verify_name(name, result.agy_version, os.environ if env is None else env, unverified=unverified_name)
         if result.manifests

@@ -78,7 +78,7 @@ from google.protobuf.message import DecodeError, Message
 from audit.actions.sweep import backup_database
 from audit.checks.conventions import MARKERS
 from audit.checks.diff import CHANGED, changes
-from audit.checks.fingerprint import survey
+from audit.checks.fingerprint import fingerprint_paths
 from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.checks.values import OTHER, Values, add_trajectory
 from audit.errors import FindingsError, InputError, UsageError
@@ -1356,9 +1356,9 @@ def redact(
         problems = run.problems
         proven = kept_by_redact()
         with step(progress, "redact: proof, fingerprints of the source", "files") as bar:
-            before = survey([source], proven, progress=bar)
+            before = fingerprint_paths([source], proven, progress=bar)
         with step(progress, "redact: proof, fingerprints of the copy", "files") as bar:
-            after = survey([out], proven, progress=bar)
+            after = fingerprint_paths([out], proven, progress=bar)
         for surface in proven:
             a, b = before.fingerprints.get(surface), after.fingerprints.get(surface)
             result.digests[surface] = (a.digest if a else None, b.digest if b else None)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from audit.actions import backup, stamp, writelock
+from audit.actions import backup, link_writer, writelock
 from audit.actions.backup import Verification
 from audit.checks import links
 from audit.errors import AuditError, FindingsError, NothingToCheck, interrupt_exit_code, interrupts_held
@@ -79,7 +79,7 @@ def repair(
         if not resolution.changes:
             return RepairResult(resolution, None, None)
         for link in resolution.changes:  # a write-protected sidecar is refused before anything is written
-            stamp.check_writable(link.path)
+            link_writer.check_writable(link.path)
         made = None
         try:
             with step(progress, "links repair: backup", "sidecars") as bar:
@@ -87,10 +87,10 @@ def repair(
                     directory,
                     backup_dir,
                     expect=resolution.files,
-                    plan=lambda data, name: stamp.planned(resolution, data, name),
+                    plan=lambda data, name: link_writer.planned(resolution, data, name),
                     progress=bar,
                 )
-            stamp.apply(resolution)
+            link_writer.apply(resolution)
             with step(progress, "links repair: verify", "sidecars") as bar:
                 verification = backup.verify(made.path, progress=bar)
             if not verification.ok:

@@ -5,15 +5,15 @@ Layout of ``OUT`` (created 0700; it must not exist, a symlink counts as existing
     manifest.json                          schemas/manifest.schema.json; written first with
                                            complete=false, rewritten atomically at the end, once
                                            every file it lists (and its directories) is durable
-    corpus/<surface>/<id>.trajectory.json  the daemon's ``trajectory`` bytes unchanged, or the
+    corpus/<product>/<id>.trajectory.json  the daemon's ``trajectory`` bytes unchanged, or the
                                            offline reconstruction of the .db (2-space JSON)
-    native/<surface>/<id>.db               consistent standalone copy (SQLite backup API from a
+    native/<product>/<id>.db               consistent standalone copy (SQLite backup API from a
                                            read-only source; WAL content included; rollback mode)
-    native/<surface>/brain/<id>/...        byte copies of the session's brain files
-    native/<surface>/rpc/<id>.GetCascadeTrajectoryGeneratorMetadata.json
+    native/<product>/brain/<id>/...        byte copies of the session's brain files
+    native/<product>/rpc/<id>.GetCascadeTrajectoryGeneratorMetadata.json
                                            a daemon sweep: the daemon's answer to that call, as
                                            sent (when it gives a JSON object; none otherwise)
-    native/<surface>/install/<root name>/  the root's per-install files (``audit.store.install``):
+    native/<product>/install/<root name>/  the root's per-install files (``audit.store.install``):
                                            history.jsonl and cache/<name> as byte copies,
                                            conversation_summaries.db as a backup-API copy; the
                                            manifest names the root (roots[].name) and lists them
@@ -128,7 +128,7 @@ class RootSource:
 class SweptSession:
     id: str
     cascade_id: str
-    surface: str
+    product: str
     source: str
     steps: int
     files: dict[str, str]  # path relative to OUT -> sha256 hex
@@ -141,7 +141,7 @@ class NotCovered:
     OUT -> sha256 hex)."""
 
     id: str
-    surface: str
+    product: str
     path: Path
     reason: str
     files: dict[str, str]
@@ -168,7 +168,7 @@ OnSwept = Callable[[Decoded], None]
 @dataclass(frozen=True)
 class SweptInstall:
     """The per-install files swept from one root: its ``name`` (the corpus directory
-    ``native/<surface>/install/<name>/``) and what was written (path relative to OUT -> sha256 hex)."""
+    ``native/<product>/install/<name>/``) and what was written (path relative to OUT -> sha256 hex)."""
 
     root: Path
     name: str
@@ -226,7 +226,7 @@ class SweepResult:
                 {
                     "id": s.id,
                     "cascadeId": s.cascade_id,
-                    "surface": s.surface,
+                    "product": s.product,
                     "source": s.source,
                     "steps": s.steps,
                     "files": s.files,
@@ -234,7 +234,7 @@ class SweepResult:
                 for s in self.sessions
             ],
             "notCovered": [
-                {"id": n.id, "surface": n.surface, "path": str(n.path), "reason": n.reason, "files": n.files}
+                {"id": n.id, "product": n.product, "path": str(n.path), "reason": n.reason, "files": n.files}
                 for n in self.not_covered
             ],
             "failures": [{"id": f.id, "stage": f.stage, "message": f.message} for f in self.failures],
@@ -249,7 +249,7 @@ class SweepResult:
         files = next((i.files for i in self.installs if i.root == r.root.path), {})
         return {
             "path": str(r.root.path),
-            "surface": r.root.surface,
+            "product": r.root.product,
             "source": r.source,
             "endpoint": r.endpoint,
             "name": root_name(r.root.path),
@@ -303,7 +303,7 @@ def sweep(
     (``audit.store.selection``; None or one that gives nothing: every session); what it leaves out
     is ``SweepResult.excluded``, and the manifest states it. With the user's *key*, a legacy
     ``.pb``-only session of a root swept natively is read as a ``.db`` is (``audit.store.legacy_pb``):
-    its ``.pb`` is copied as it is (encrypted) to ``native/<surface>/<id>.pb`` and its
+    its ``.pb`` is copied as it is (encrypted) to ``native/<product>/<id>.pb`` and its
     reconstruction written to the corpus; a ``.pb`` the key does not authenticate is a failure.
 
     Raises before creating anything: ``UsageError`` (bad arguments, *out* inside a store, a
@@ -598,7 +598,7 @@ def _sweep_uncovered(item: _Item, corpus: _Corpus) -> NotCovered:
     with _all_or_none(corpus, files):
         _check_listed(session)
         _copy_brain(session, corpus, files)
-    return NotCovered(session.id, session.surface, session.source, item.uncovered, files)
+    return NotCovered(session.id, session.product, session.source, item.uncovered, files)
 
 
 def _check_listed(session: Session) -> None:
@@ -618,15 +618,15 @@ def _rmdir_if_empty(path: str) -> bool:
 def _sweep_files(
     item: _Item, corpus: _Corpus, files: dict[str, str], record_fields: bool = False, key: Key | None = None
 ) -> _Swept:
-    session, surface = item.session, item.session.surface
+    session, product = item.session, item.session.product
     _check_listed(session)
     if session.source is None:  # brain transcripts alone (headless ACP runs): copied, nothing reconstructed
         _copy_brain(session, corpus, files)
         records = _transcript_steps(session, corpus.path)
-        return SweptSession(session.id, session.id, surface, "native", records, files), None, None, None
+        return SweptSession(session.id, session.id, product, "native", records, files), None, None, None
     internal = conv = native = fields = None
     if session.db is not None:
-        copy = corpus.write(f"native/{surface}/{session.id}.db", _stage("copy", backup_database, session.db), files)
+        copy = corpus.write(f"native/{product}/{session.id}.db", _stage("copy", backup_database, session.db), files)
         conv = read_database(copy)
         if not conv.access:
             problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings) or "unreadable"
@@ -634,7 +634,7 @@ def _sweep_files(
         internal = canonical_id(conv.internal_cascade_id)
     elif session.legacy_pb is not None and item.client is None and key is not None:
         data = _stage("copy", read_bytes, session.legacy_pb, limit=legacy_pb.MAX_BYTES)
-        copy = corpus.write(f"native/{surface}/{session.id}.pb", data, files)  # as it is: encrypted
+        copy = corpus.write(f"native/{product}/{session.id}.pb", data, files)  # as it is: encrypted
         conv = legacy_pb.read_legacy(copy, key)
         if not conv.access:
             problems = "; ".join(f.message.removeprefix(f"{copy}: ") for f in conv.findings)
@@ -645,7 +645,7 @@ def _sweep_files(
         raw, trajectory = fetched.raw, fetched.trajectory
         generations = _stage("fetch", _generator_metadata, item.client, fetched.requested_id)
         if generations is not None:
-            corpus.write(f"native/{surface}/{ANSWERS}/{session.id}.{GENERATOR_METADATA}.json", generations, files)
+            corpus.write(f"native/{product}/{ANSWERS}/{session.id}.{GENERATOR_METADATA}.json", generations, files)
     else:
         assert conv is not None  # without a daemon only a .db is swept, or a legacy .pb read with the user's key
         fields = BlobFields() if record_fields else None
@@ -659,10 +659,10 @@ def _sweep_files(
             f"{session.id}: trajectory cascadeId {_shown(item, trajectory.get('cascadeId'))!r} "
             f"is neither the file id nor the internal cascade id {internal}",
         )
-    corpus.write(f"corpus/{surface}/{session.id}.trajectory.json", raw, files)
+    corpus.write(f"corpus/{product}/{session.id}.trajectory.json", raw, files)
     _copy_brain(session, corpus, files)
     steps = trajectory.get("steps")
-    swept = SweptSession(session.id, cascade_id, surface, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
+    swept = SweptSession(session.id, cascade_id, product, item.origin.source, len(steps) if isinstance(steps, list) else 0, files)
     return swept, conv, native, fields
 
 
@@ -691,7 +691,7 @@ def _generator_metadata(client: DaemonClient, cascade_id: str) -> bytes | None:
 
 def _sweep_installs(result: SweepResult, corpus: _Corpus, keep_going: bool) -> bool:
     """Copy each root's per-install files (``audit.store.install.swept_files``) into
-    ``native/<surface>/install/<root name>/``: all of a root's or, on a failure (a file that cannot
+    ``native/<product>/install/<root name>/``: all of a root's or, on a failure (a file that cannot
     be read, a locked or corrupt database), none of them and a failure (stage ``install``, no id).
     A root whose name an earlier root already has is listed as skipped. Returns False when a
     failure must stop the sweep (without *keep_going*)."""
@@ -709,7 +709,7 @@ def _sweep_installs(result: SweepResult, corpus: _Corpus, keep_going: bool) -> b
             for copy in swept_files(root.path):
                 read = backup_database if copy.kind == "summaries" else _read_install
                 data = _stage("install", read, copy.path)
-                corpus.write(f"native/{root.surface}/{INSTALL_DIR}/{name}/{copy.rel}", data, files)
+                corpus.write(f"native/{root.product}/{INSTALL_DIR}/{name}/{copy.rel}", data, files)
         except _Failed as failed:
             corpus.remove(files)
             result.failures.append(Failure(None, failed.stage, failed.message))
@@ -738,7 +738,7 @@ def _shown(item: _Item, value: object) -> str:
 
 def _brain_dir(session: Session) -> str:
     """Where the corpus keeps the copies of the session's brain files (relative to the corpus)."""
-    return f"native/{session.surface}/brain/{session.id}"
+    return f"native/{session.product}/brain/{session.id}"
 
 
 def _copy_brain(session: Session, corpus: _Corpus, files: dict[str, str]) -> None:

@@ -1,8 +1,8 @@
 """Native completeness: does a sidecar still hold everything its native ``.db`` holds?
 
 A sidecar can be an old in-memory copy of a conversation that has moved on. Each sidecar that has
-a native source -- ``conversations/<id>.db`` beside it in a store, or ``native/<surface>/<id>.db``
-for ``corpus/<surface>/<id>.trajectory.json`` in a sweep corpus -- is compared with one read-only
+a native source -- ``conversations/<id>.db`` beside it in a store, or ``native/<product>/<id>.db``
+for ``corpus/<product>/<id>.trajectory.json`` in a sweep corpus -- is compared with one read-only
 snapshot of that source, committed ``-wal`` content included (``audit.store.database``), decoded
 offline (``audit.store.trajectory``). Nothing here prints.
 
@@ -86,8 +86,8 @@ from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import Root, is_store, list_dir
 from audit.store.legacy_pb import KEY_HINT, Key, read_legacy
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.reader_block import READER_BLOCK
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
-from audit.store.stamps import READER_BLOCK
 from audit.store.trajectory import STEP_TYPE_NAMES, NativeTrajectory, reconstruct
 from audit.store.wire import EMPTY
 
@@ -526,7 +526,7 @@ def _listed(items: Iterable[str], more: int) -> str:
 
 
 @dataclass(frozen=True)
-class Target:
+class SidecarTarget:
     """One sidecar and its source (``db`` or legacy ``pb``); ``corpus``: in a sweep corpus."""
 
     sidecar: Path
@@ -537,7 +537,7 @@ class Target:
 
 
 def check_target(
-    target: Target,
+    target: SidecarTarget,
     decoded: Source | None = None,
     *,
     details: bool = True,
@@ -639,7 +639,7 @@ def check_target(
     return result
 
 
-def _identity(doc: dict[str, Any], target: Target, native: NativeTrajectory) -> str | None:
+def _identity(doc: dict[str, Any], target: SidecarTarget, native: NativeTrajectory) -> str | None:
     """A sidecar must name its source's conversation: the file id or the internal cascade id."""
     cid = canonical_id(doc.get("cascadeId"))
     if cid is not None and cid in {target.id, canonical_id(native.internal_cascade_id)}:
@@ -652,8 +652,8 @@ def _identity(doc: dict[str, Any], target: Target, native: NativeTrajectory) -> 
 
 
 def _source_dir(directory: Path) -> Path:
-    """Where the sources of the sidecars in *directory* are: ``native/<surface>`` for a sweep
-    corpus's ``corpus/<surface>``, else *directory* itself."""
+    """Where the sources of the sidecars in *directory* are: ``native/<product>`` for a sweep
+    corpus's ``corpus/<product>``, else *directory* itself."""
     if directory.parent.name == "corpus" and is_corpus(directory.parent.parent):
         return directory.parent.parent / "native" / directory.name
     return directory
@@ -669,13 +669,13 @@ def _sources(directory: Path) -> dict[tuple[str, str], Path]:
     return found
 
 
-def target_of(sidecar: Path, db: Path | None, *, corpus: bool = False) -> Target:
+def target_of(sidecar: Path, db: Path | None, *, corpus: bool = False) -> SidecarTarget:
     """The target of *sidecar* whose source is *db* (as ``targets`` would list it)."""
     match = _SIDECAR_NAME.fullmatch(sidecar.name)
-    return Target(sidecar, match[1].lower() if match else None, db, None, corpus)
+    return SidecarTarget(sidecar, match[1].lower() if match else None, db, None, corpus)
 
 
-def _targets(directory: Path, only: str | None = None) -> list[Target]:
+def _targets(directory: Path, only: str | None = None) -> list[SidecarTarget]:
     """The sidecars in *directory* (just *only* when given) with their sources."""
     if only is not None:
         names = [only]
@@ -688,11 +688,11 @@ def _targets(directory: Path, only: str | None = None) -> list[Target]:
         match = _SIDECAR_NAME.fullmatch(name)
         cid = match[1].lower() if match else None
         db, pb = (sources.get((cid, "db")), sources.get((cid, "pb"))) if cid is not None else (None, None)
-        targets.append(Target(directory / name, cid, db, pb, source_dir != directory))
+        targets.append(SidecarTarget(directory / name, cid, db, pb, source_dir != directory))
     return targets
 
 
-def _targets_of(path: Path) -> list[Target]:
+def _targets_of(path: Path) -> list[SidecarTarget]:
     if not is_dir(path):
         if not os.path.lexists(path):
             raise InputError(f"{path}: no such file or directory")
@@ -705,22 +705,22 @@ def _targets_of(path: Path) -> list[Target]:
     return _targets(path)
 
 
-def _unique(found: Iterable[Target], looked_in: str) -> list[Target]:
+def _unique(found: Iterable[SidecarTarget], looked_in: str) -> list[SidecarTarget]:
     unique = {t.sidecar.absolute(): t for t in found}
     if not unique:
         raise NothingToCheck(f"no sidecars (<uuid>.trajectory.json) in {looked_in}")
     return list(unique.values())
 
 
-def targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
+def targets(paths: Iterable[str | os.PathLike[str]]) -> list[SidecarTarget]:
     """Every sidecar in *paths* (store roots, ``conversations`` directories, sweep corpora or their
-    ``corpus/<surface>``, sidecar files) with its source, once each. Raises ``InputError`` for a
+    ``corpus/<product>``, sidecar files) with its source, once each. Raises ``InputError`` for a
     path that does not exist, ``NothingToCheck`` when no sidecar is found."""
     given = [Path(p) for p in paths]
     return _unique([t for p in given for t in _targets_of(p)], ", ".join(map(str, given)))
 
 
-def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[Target]:
+def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[SidecarTarget]:
     """The sidecars in each root's ``conversations/`` (``stores.resolve_roots`` roots), as
     ``targets``; with *ids*, only those sessions' (an id with no sidecar in any root is an
     ``InputError``)."""
@@ -738,13 +738,13 @@ def targets_in_roots(roots: Iterable[Root], ids: Iterable[str] = ()) -> list[Tar
 
 
 def check_all(
-    found: Sequence[Target], key: Key | None = None, *, details: bool = True, progress: Callback | None = None
+    found: Sequence[SidecarTarget], key: Key | None = None, *, details: bool = True, progress: Callback | None = None
 ) -> Report:
     """Check every one of *found* (``check_target``); *progress* is told before each sidecar."""
     return Report([check_target(t, details=details, key=key) for t in tracked(found, progress, _name)])
 
 
-def _name(target: Target) -> str:
+def _name(target: SidecarTarget) -> str:
     return target.id or target.sidecar.name
 
 

@@ -158,7 +158,7 @@ class Report:
 
 
 @dataclass(frozen=True)
-class Target:
+class SessionTarget:
     """One ``.db`` and the brain directory of the same id (None when there is none)."""
 
     id: str
@@ -166,22 +166,22 @@ class Target:
     brain: Path | None
 
 
-def targets_in_roots(roots: Iterable[Root]) -> list[Target]:
+def targets_in_roots(roots: Iterable[Root]) -> list[SessionTarget]:
     """Every session of *roots* with a ``.db``."""
     found = []
     for root in roots:
         for session in scan_root(root, brain_files=False).sessions:  # the brains' files are not needed here
             if session.db is not None:
-                found.append(Target(session.id, session.db, session.brain))
+                found.append(SessionTarget(session.id, session.db, session.brain))
     return sorted(found, key=lambda t: (str(t.db.parent), t.id))
 
 
-def targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
-    """Sessions under *paths*: store roots, sweep corpora (``native/<surface>/<id>.db`` with
-    ``native/<surface>/brain/<id>/``), directories of ``.db`` files, or ``.db`` files (the brain
+def targets(paths: Iterable[str | os.PathLike[str]]) -> list[SessionTarget]:
+    """Sessions under *paths*: store roots, sweep corpora (``native/<product>/<id>.db`` with
+    ``native/<product>/brain/<id>/``), directories of ``.db`` files, or ``.db`` files (the brain
     of ``conversations/<id>.db`` is ``../brain/<id>/``). Raises ``InputError`` for a path that is
     none of these."""
-    found: list[Target] = []
+    found: list[SessionTarget] = []
     for raw in paths:
         path = Path(raw)
         if is_file(path) and _DB_NAME.fullmatch(path.name):
@@ -200,18 +200,18 @@ def targets(paths: Iterable[str | os.PathLike[str]]) -> list[Target]:
     return found
 
 
-def _targets_in(directory: Path, brains: Path) -> list[Target]:
+def _targets_in(directory: Path, brains: Path) -> list[SessionTarget]:
     if not is_dir(directory):
         return []
     names = sorted(e.name for e in list_dir(directory) if _DB_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False))
     return [target_of(directory / name, brains) for name in names]
 
 
-def target_of(db: Path, brains: Path) -> Target:
+def target_of(db: Path, brains: Path) -> SessionTarget:
     """The session of *db* whose brain directory, if any, is ``brains/<id>/``."""
     cid = db.name[:-3].lower()
     brain = brains / cid
-    return Target(cid, db, brain if path_kind(brain, follow_symlinks=False) == DIRECTORY else None)
+    return SessionTarget(cid, db, brain if path_kind(brain, follow_symlinks=False) == DIRECTORY else None)
 
 
 # ----------------------------------------------------------------------------- checking
@@ -227,13 +227,13 @@ def check_roots(roots: Iterable[Root], *, progress: Callback | None = None) -> R
     return check_targets(targets_in_roots(roots), progress=progress)
 
 
-def check_targets(found: list[Target], *, progress: Callback | None = None) -> Report:
+def check_targets(found: list[SessionTarget], *, progress: Callback | None = None) -> Report:
     if not found:
         raise NothingToCheck(NO_DB)
     return Report([check_session(t) for t in tracked(found, progress, lambda t: t.id)])
 
 
-def check_session(target: Target, decoded: tuple[NativeConversation, NativeTrajectory] | None = None) -> SessionResult:
+def check_session(target: SessionTarget, decoded: tuple[NativeConversation, NativeTrajectory] | None = None) -> SessionResult:
     """The verdict on one session; its ``.db`` is read here unless given *decoded* (a snapshot of
     it as ``read_database`` and ``reconstruct`` give it)."""
     result = SessionResult(target.id, target.db, target.brain)
@@ -292,7 +292,7 @@ def read_tiers(brain: Path) -> tuple[dict[str, TierRecords], list[tr.Anomaly]]:
 
 
 class _Session:
-    def __init__(self, result: SessionResult, target: Target, steps: dict[int, dict[str, Any]]) -> None:
+    def __init__(self, result: SessionResult, target: SessionTarget, steps: dict[int, dict[str, Any]]) -> None:
         self.result = result
         self.target = target
         self.steps = steps

@@ -164,7 +164,7 @@ class Scope:
     @property
     def products(self) -> frozenset[str]:
         """The products of its roots (``cli``, ``ide``, ``acp``): records are counted per product."""
-        return frozenset(layout.ROOT_SURFACES[r] for r in self.roots)
+        return frozenset(layout.ROOT_PRODUCTS[r] for r in self.roots)
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,7 @@ class Report:
 
 
 def _trajectories(path: Path) -> dict[str, Path]:
-    """id -> file of the trajectories at *path*: a sweep corpus (``corpus/<surface>/``), a store
+    """id -> file of the trajectories at *path*: a sweep corpus (``corpus/<product>/``), a store
     root (``conversations/``) or a directory of ``<uuid>.trajectory.json`` files."""
     if is_corpus(path):
         files = sorted((path / CORPUS).glob(f"*/*{SIDECAR_SUFFIX}"))

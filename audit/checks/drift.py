@@ -50,7 +50,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 
 from audit.checks import baselines
 from audit.checks.baselines import Baseline
-from audit.checks.fingerprint import SURFACES, VALUES, Fingerprint, Reads, Survey, survey
+from audit.checks.fingerprint import SURFACES, VALUES, Fingerprint, Reads, Survey, fingerprint_paths
 from audit.checks.shape import SidecarShape, digest_lines
 from audit.checks.values import order
 from audit.errors import AuditError, NothingToCheck, UsageError
@@ -172,7 +172,7 @@ class Observed:
         return self.survey.counts.products if self.survey is not None else self.recorded_products
 
 
-def observe(
+def fingerprints_to_compare(
     paths: Sequence[str | os.PathLike[str]],
     surfaces: tuple[str, ...] | None = None,
     *,
@@ -180,7 +180,7 @@ def observe(
     read: Reads | None = None,
 ) -> Observed:
     """Fingerprints of *surfaces* (default: every one) of *paths*: a sweep corpus, store or files
-    (computed, *progress* and *read* as in ``survey``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
+    (computed, *progress* and *read* as in ``fingerprint_paths``), or -- alone -- a baseline directory or an agy-reader ``*.tsv`` shape snapshot
     (read). Raises ``NothingToCheck`` when no surface could be fingerprinted."""
     surfaces = tuple(SURFACES) if surfaces is None else surfaces
     single = Path(paths[0]) if len(paths) == 1 else None
@@ -207,7 +207,7 @@ def observe(
     else:
         if any(is_file(Path(p) / baselines.BASELINE_FILE) or str(p).endswith(".tsv") for p in paths):
             raise UsageError("a baseline directory or .tsv snapshot must be the only PATH")
-        result = survey(paths, surfaces, progress=progress, read=read)
+        result = fingerprint_paths(paths, surfaces, progress=progress, read=read)
         partial = result.partial()
         observed = Observed(
             ", ".join(map(str, paths)),

@@ -1,7 +1,7 @@
 """Parent links between conversations: evidence, resolution, cycles, the family tree.
 
 Works on one directory of sidecars (a store root's ``conversations/`` or a sweep corpus
-``corpus/<surface>/``). Every sidecar is read once; the whole graph is resolved before anything
+``corpus/<product>/``). Every sidecar is read once; the whole graph is resolved before anything
 is written. Evidence that child C has parent P, strongest first:
 
 * native: C's ``metadata.parentConversationId``; a ``CORTEX_STEP_TYPE_INVOKE_SUBAGENT`` step of P
@@ -12,7 +12,7 @@ is written. Evidence that child C has parent P, strongest first:
 
 Messages between agents never establish ancestry. Ids compare lower-case. One candidate is the
 parent, several are ``conflicting-evidence``; cycles (found in linear time) lose every edge. The
-stamp is ``agyReader.parentCascadeId``, written by byte splicing (``audit.store.stamps``) with the file's
+stamp is ``agyReader.parentCascadeId``, written by byte splicing (``audit.store.reader_block``) with the file's
 mtime kept.
 """
 
@@ -31,8 +31,8 @@ from audit.progress import Callback, tracked
 from audit.safeio import json_type, loads, read_bytes
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import SIDECAR_SUFFIX, list_dir
+from audit.store.reader_block import PARENT_KEY, READER_BLOCK
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
-from audit.store.stamps import PARENT_KEY, READER_BLOCK
 
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
 PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from audit.checks import baselines, consumers
-from audit.checks.drift import FAIL_ON, compare, observe
+from audit.checks.drift import FAIL_ON, compare, fingerprints_to_compare
 from audit.checks.fingerprint import SURFACES
 from audit.commands import project
 from audit.commands.common import add_progress, add_quiet, add_report_flags, progress_of, report_formats
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     baseline_dir = args.baseline_dir or config.baseline_dir
     baseline, why = baselines.given(args.baseline, baseline_dir) if args.baseline else baselines.newest(baseline_dir)
     with step(progress_of(args), "compare: fingerprint", "files") as bar:
-        observed = observe(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)), progress=bar)
+        observed = fingerprints_to_compare(args.paths, tuple(dict.fromkeys(args.surface or SURFACES)), progress=bar)
     if observed.survey is not None:
         warn(observed.survey.problems)
     comparison = compare(baseline, observed, tuple(args.surface) if args.surface else None)

@@ -31,7 +31,7 @@ def register(
         parents=[parents["store"]],
         help="check that sidecars hold everything their native .db holds",
         description="Compare each sidecar with a read-only snapshot of its native source (the .db beside it, WAL "
-        "included, or native/<surface>/<id>.db in a sweep corpus): step count and order, type, status, createdAt, "
+        "included, or native/<product>/<id>.db in a sweep corpus): step count and order, type, status, createdAt, "
         f"prompt, planner and thinking text, tool calls, commands and exit codes (profile {completeness.PROFILE}). "
         "PATH: a store root, a conversations directory, a sweep corpus or sidecar files; without PATH the "
         "discovered (or --home/--root) stores; with --home/--root, the arguments are session ids. Verdicts: complete, incomplete, unsupported (source content "

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from audit.checks import consumers
-from audit.checks.drift import observe
+from audit.checks.drift import fingerprints_to_compare
 from audit.commands.common import add_progress, add_quiet, print_json, progress_of
 from audit.commands.fingerprint import INPUTS, warn
 from audit.errors import EXIT_OK
@@ -63,7 +63,7 @@ def run_check(args: argparse.Namespace) -> int:
     (profile,) = consumers.resolve([args.profile])
     machine = getattr(args, "format", "text") == "json"
     with step(progress_of(args, machine=machine), "consumers check: fingerprint", "files") as bar:
-        observed = observe(args.paths, progress=bar)
+        observed = fingerprints_to_compare(args.paths, progress=bar)
     if observed.survey is not None:
         warn(observed.survey.problems)
     found = consumers.coverage(profile, observed, consumers.store_roots(args.paths))

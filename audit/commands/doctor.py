@@ -87,7 +87,7 @@ def _text(health: doctor.Health) -> str:
     rows = [
         (
             str(h.root.path),
-            h.root.surface,
+            h.root.product,
             h.sessions,
             *(h.sidecars[state] for state in doctor.SIDECAR_STATES),
             h.link_diagnostics,
@@ -101,7 +101,7 @@ def _text(health: doctor.Health) -> str:
         table(
             (
                 "ROOT",
-                "SURFACE",
+                "PRODUCT",
                 "SESSIONS",
                 *(state.upper() for state in doctor.SIDECAR_STATES),
                 "LINK DIAGNOSTICS",
@@ -135,7 +135,7 @@ def _json(health: doctor.Health) -> dict[str, Any]:
         "roots": [
             {
                 "path": str(h.root.path),
-                "surface": h.root.surface,
+                "product": h.root.product,
                 "sessions": h.sessions,
                 "sidecars": h.sidecars,
                 "links": {"diagnostics": h.link_diagnostics, "failing": h.link_failing},

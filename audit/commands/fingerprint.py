@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit.checks.fingerprint import SURFACES, survey
+from audit.checks.fingerprint import SURFACES, fingerprint_paths
 from audit.checks.shape import snapshot_text
 from audit.commands.common import add_progress, add_quiet, inform, print_json, progress_of
 from audit.errors import EXIT_OK, EXIT_USAGE, NothingToCheck, UsageError
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.show_paths and args.format == "text" and len(surfaces) != 1 and args.surface:
         raise UsageError("--paths prints one surface: give exactly one --surface")
     with step(progress_of(args, machine=args.format == "json" or args.show_paths), "fingerprint", "files") as bar:
-        result = survey(args.paths, surfaces, progress=bar)
+        result = fingerprint_paths(args.paths, surfaces, progress=bar)
     warn(result.problems)
     if args.surface:  # asked for by name: say why it is missing
         for surface, why in result.not_computed.items():

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from audit.actions import backup, repair, stamp
+from audit.actions import backup, link_writer, repair
 from audit.checks import links
 from audit.commands.common import (
     add_format,
@@ -47,7 +47,7 @@ def register(
         parents=nested,
         help="diagnostics and the family tree; writes nothing",
         description="Resolve every parent link and print the diagnostics and the family tree. A --root that "
-        "is not a store is read as a directory of sidecars (e.g. a sweep corpus's corpus/<surface>). "
+        "is not a store is read as a directory of sidecars (e.g. a sweep corpus's corpus/<product>). "
         "Exit 1 when a cycle, conflicting evidence or an invalid stamp exists.",
     )
     add_format(check, "text", "json", "dot")
@@ -128,7 +128,7 @@ def register(
 def _directories(args: argparse.Namespace, *, plain: bool = False) -> list[tuple[layout.Root, Path]]:
     """``(root, root/conversations)`` of every selected root that holds at least one sidecar.
     With *plain* (read-only commands) a ``--root`` that is not a store is itself the directory of
-    sidecars, e.g. a sweep corpus's ``corpus/<surface>``."""
+    sidecars, e.g. a sweep corpus's ``corpus/<product>``."""
     roots = layout.require_roots(roots_from(args))
     found = [(root, root.path if plain and not layout.is_store(root.path) else root.path / "conversations") for root in roots]
     found = [(root, d) for root, d in found if links.list_sidecars(d)]
@@ -155,7 +155,7 @@ def _change_json(link: links.Link) -> dict[str, Any]:
 
 
 def _root_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
-    return {"root": str(root.path), "surface": root.surface, "directory": str(res.directory), "counts": res.counts()}
+    return {"root": str(root.path), "product": root.product, "directory": str(res.directory), "counts": res.counts()}
 
 
 # ----------------------------------------------------------------------------- check
@@ -202,7 +202,7 @@ def _check_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
 
 
 def _print_check(root: layout.Root, res: links.Resolution) -> None:
-    print(f"root {root.path} ({root.surface}): {res.directory}")
+    print(f"root {root.path} ({root.product}): {res.directory}")
     for d in res.diagnostics:
         print(f"  {d.id} {d.kind}: {d.message}")
     tree = res.tree
@@ -265,11 +265,11 @@ def run_backfill(args: argparse.Namespace) -> int:
             if args.dry_run:
                 res = links.resolve(directory, progress=bar)
             else:
-                res = stamp.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args), progress=bar)
+                res = link_writer.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args), progress=bar)
         if args.format == "json":
             docs.append(_write_json(root, res, args.dry_run))
             continue
-        print(f"root {root.path} ({root.surface}): {directory}")
+        print(f"root {root.path} ({root.product}): {directory}")
         _print_plan(res, dry_run=args.dry_run)
         print(_summary("backfill" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
     if args.format == "json":
@@ -315,7 +315,7 @@ def run_repair(args: argparse.Namespace) -> int:
             doc["verification"] = _verification_json(result.verification) if result and result.verification else None
             docs.append(doc)
         else:
-            print(f"root {root.path} ({root.surface}): {directory}")
+            print(f"root {root.path} ({root.product}): {directory}")
             _print_plan(res, dry_run=args.dry_run)
             if result is not None and result.verification is None:
                 print("  backup: none (nothing to change)")

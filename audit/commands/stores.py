@@ -44,10 +44,10 @@ def run(args: argparse.Namespace) -> int:
             return print_json("stores", EXIT_OK, {"sessions": [_session_json(s) for s in sessions]})
         else:
             rows = [
-                (s.id, str(s.root), s.surface, ",".join(s.artifacts), rfc3339(s.newest_mtime_ns), s.sidecar_state)
+                (s.id, str(s.root), s.product, ",".join(s.artifacts), rfc3339(s.newest_mtime_ns), s.sidecar_state)
                 for s in sessions
             ]
-            print(table(("ID", "ROOT", "SURFACE", "ARTIFACTS", "NEWEST", "SIDECAR"), rows))
+            print(table(("ID", "ROOT", "PRODUCT", "ARTIFACTS", "NEWEST", "SIDECAR"), rows))
             print(f"{len(sessions)} session(s) in {len(scans)} root(s)")
         return 0
     if args.format == "json":
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         root_rows.append(
             (
                 str(sc.root.path),
-                sc.root.surface,
+                sc.root.product,
                 len(sc.sessions),
                 c["db"],
                 c["legacy_pb"],
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         )
     print(
         table(
-            ("ROOT", "SURFACE", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
+            ("ROOT", "PRODUCT", "SESSIONS", "DB", "PB", "IMPLICIT", "SIDECARS", "BRAIN", "FRESH", "STALE", "MISSING", "FOREIGN"),
             root_rows,
         )
     )
@@ -99,7 +99,7 @@ def run_show(args: argparse.Namespace) -> int:
         return print_json("stores show", EXIT_OK, doc)
     print(f"id:       {session.id}")
     print(f"root:     {escape_for_terminal(session.root)}")
-    print(f"surface:  {session.surface}")
+    print(f"product:  {session.product}")
     print(f"sidecar:  {session.sidecar_state or '-'}")
     print(table(("KIND", "PATH"), [(kind, str(path)) for kind, path in session.paths()]))
     return 0
@@ -109,7 +109,7 @@ def _session_json(s: layout.Session) -> dict[str, Any]:
     return {
         "id": s.id,
         "root": str(s.root),
-        "surface": s.surface,
+        "product": s.product,
         "artifacts": s.artifacts,
         "newestMtime": rfc3339(s.newest_mtime_ns),
         "sidecar": s.sidecar_state,
@@ -119,7 +119,7 @@ def _session_json(s: layout.Session) -> dict[str, Any]:
 def _root_json(sc: layout.RootScan) -> dict[str, Any]:
     return {
         "path": str(sc.root.path),
-        "surface": sc.root.surface,
+        "product": sc.root.product,
         "explicit": sc.root.explicit,
         "sessions": len(sc.sessions),
         "counts": sc.counts(),

@@ -35,8 +35,8 @@ def register(
         help="collect fresh trajectories into a new private corpus",
         description=(
             "Fetch every conversation's trajectory from the agy daemon (or reconstruct it offline from the "
-            ".db) into NEW_DIR: manifest.json, corpus/<surface>/<id>.trajectory.json, native/<surface>/<id>.db "
-            "and native/<surface>/brain/<id>/. Live stores are only read; existing sidecars are never used."
+            ".db) into NEW_DIR: manifest.json, corpus/<product>/<id>.trajectory.json, native/<product>/<id>.db "
+            "and native/<product>/brain/<id>/. Live stores are only read; existing sidecars are never used."
         ),
         epilog=(
             "Daemon discovery: $ANTIGRAVITY_DAEMON_URL (pinned), else this user's agy / language-server "
@@ -116,8 +116,8 @@ def _print_text(result: SweepResult) -> None:
     print(f"corpus: {result.out}")
     print(
         table(
-            ("ROOT", "SURFACE", "SOURCE", "ENDPOINT", "FOUND IN"),
-            [(str(r.root.path), r.root.surface, r.source, r.endpoint, r.origin) for r in result.roots],
+            ("ROOT", "PRODUCT", "SOURCE", "ENDPOINT", "FOUND IN"),
+            [(str(r.root.path), r.root.product, r.source, r.endpoint, r.origin) for r in result.roots],
         )
     )
     for n in result.not_covered:

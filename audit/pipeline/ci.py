@@ -12,10 +12,10 @@ Stages, in order; each is a list of checks, and each check's verdict is ``pass``
 4. ``consistency`` -- the corpus's ``.db`` copies against their brain copies, the live ``.db``
    files against the live brain transcripts, and each ``.db`` against its own invariants
    (``audit.checks.consistency``, ``audit.checks.invariants``);
-5. ``links`` -- the parent links of each ``corpus/<surface>/`` and of each live
+5. ``links`` -- the parent links of each ``corpus/<product>/`` and of each live
    ``conversations/`` (``audit.checks.links``);
 6. ``fingerprint`` -- every surface of the corpus, and the sidecar surface of the live sidecars
-   (``audit.checks.drift.observe``);
+   (``audit.checks.drift.fingerprints_to_compare``);
 7. ``compare`` -- each fingerprint against the baseline (``audit.checks.drift``), failing per ``fail_on``;
 8. ``consumers`` -- each comparison read through each consumer profile (``audit.checks.consumers``):
    ok, at risk or breaks with the deciding lines; a consumer that breaks fails per ``fail_on``;
@@ -77,8 +77,8 @@ from audit.actions.record import record, verify_name
 from audit.actions.sweep import Decoded, RootSource, SweepResult, sweep
 from audit.checks import baselines, completeness, consistency, consumers, contract, links
 from audit.checks.baselines import Baseline
-from audit.checks.completeness import Target as SidecarTarget
-from audit.checks.consistency import Target as SessionTarget
+from audit.checks.completeness import SidecarTarget
+from audit.checks.consistency import SessionTarget
 from audit.checks.consumers import ConsumerResult, FailOn, Profile
 from audit.checks.drift import (
     ADVISORY_CLASSES,
@@ -90,7 +90,7 @@ from audit.checks.drift import (
     Observed,
     SurfaceResult,
     compare,
-    observe,
+    fingerprints_to_compare,
 )
 from audit.checks.fingerprint import SURFACES
 from audit.errors import AuditError, FindingsError, NothingToCheck, UsageError
@@ -725,7 +725,7 @@ class _Context:
                 raise NothingToCheck("no conversations/ directory in the stores")
             with step(self.progress, f"fingerprint {target}", "files") as bar:
                 read = self.checks.reads if target == CORPUS else self.checks.live_reads
-                observed[target] = found = observe(paths, surfaces, progress=bar, read=read)
+                observed[target] = found = fingerprints_to_compare(paths, surfaces, progress=bar, read=read)
         except NothingToCheck as exc:
             return Check("fingerprint", target, target, SKIPPED, exc.message, command)
         except AuditError as exc:
@@ -733,7 +733,7 @@ class _Context:
         survey = found.survey
         assert (
             survey is not None
-        )  # observe() computes for a corpus or conversations/ directory (it reads only a baseline dir or .tsv)
+        )  # fingerprints_to_compare() computes for a corpus or conversations/ directory (it reads only a baseline dir or .tsv)
         findings = [Finding(UNREADABLE, Level.ERROR, p) for p in survey.problems]
         findings += [Finding("skipped", Level.WARNING, s) for s in survey.skipped]
         parts = [f"{s} {fp.digest[:19]} ({len(fp.lines)} lines)" for s, fp in survey.fingerprints.items()]

@@ -273,7 +273,7 @@ def _daemon(
             return replace(asked, state=REJECTED, detail=exc.message, csrf=csrf, action=f"daemon {REJECTED}: {exc.message}")
         except DaemonError as exc:
             return replace(asked, state=REACHABLE, detail=f"but the read-only probe failed: {exc.message}")
-        if asked.csrf == MISSING and root.surface == "ide":
+        if asked.csrf == MISSING and root.product == "ide":
             detail = "the IDE daemon answers, but no CSRF token was found for it"
             return replace(asked, state=REACHABLE, detail=detail, action=f"daemon {REACHABLE}: {detail}")
         return replace(asked, state=REACHABLE, detail="token accepted" if asked.csrf == FOUND else "no token needed")

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from audit.actions.sweep import Decoded
 from audit.checks import completeness, consistency, contract, links
-from audit.checks.completeness import Target as SidecarTarget
-from audit.checks.consistency import Target as SessionTarget
+from audit.checks.completeness import SidecarTarget
+from audit.checks.consistency import SessionTarget
 from audit.checks.contract import FileResult
 from audit.checks.fingerprint import Reads
 from audit.findings import Finding, Level
@@ -215,7 +215,7 @@ class SessionChecks:
         conv, session = d.conv, d.session
         assert conv is not None and session.db is not None
         copy, live_db = conv.path, session.db
-        corpus_sidecar = self.out / "corpus" / d.swept.surface / f"{d.swept.id}.trajectory.json"
+        corpus_sidecar = self.out / "corpus" / d.swept.product / f"{d.swept.id}.trajectory.json"
         with self._spending("completeness", CORPUS):
             # a native sweep wrote the sidecar as the rendering of this reconstruction: not parsed again
             read = sidecar.written(corpus_sidecar, native.trajectory) if d.native is not None else sidecar.read(corpus_sidecar)
@@ -233,9 +233,9 @@ class SessionChecks:
                 result = consistency.check_session(own, (conv, native))
                 self._keep("consistency", CORPUS, own, consistency_part(result))
             with self._spending("fingerprint", CORPUS):
-                self.reads.add(conv, d.fields, native, rendered=rendered, product=d.swept.surface)
+                self.reads.add(conv, d.fields, native, rendered=rendered, product=d.swept.product)
                 if own.brain is not None:
-                    self.reads.add_brain(own.brain, d.swept.surface)
+                    self.reads.add_brain(own.brain, d.swept.product)
             if own.brain is not None:
                 with self._spending("verify-contract", "corpus transcripts"):
                     files, _, _ = contract.find_files([own.brain], "transcript")
@@ -245,7 +245,7 @@ class SessionChecks:
             return
         copied = {str(copy): str(live_db)}  # the findings of the copy's decoding name the live .db
         with self._spending("consistency", LIVE):
-            there = consistency.Target(session.id, live_db, session.brain)
+            there = SessionTarget(session.id, live_db, session.brain)
             if _same_transcripts(own.brain, there.brain):  # the copies the corpus check just read: the same bytes
                 part = consistency_part(result, {**copied, str(own.brain): str(there.brain)})
             else:

@@ -65,7 +65,7 @@ def text(report: Report, *, color: bool = False) -> str:
     out = [
         f"agy-audit ci: baseline {b.name} ({report.baseline_reason}), fail on {report.fail_on}, "
         f"live sidecars {'checked' if report.live else 'not checked'}",
-        *(f"root: {r.root.path} ({r.root.surface}, {r.source}{', ' + r.endpoint if r.endpoint else ''})" for r in report.roots),
+        *(f"root: {r.root.path} ({r.root.product}, {r.source}{', ' + r.endpoint if r.endpoint else ''})" for r in report.roots),
         f"corpus: {report.out} ({corpus_state(report)})",
         "",
         table(
@@ -120,7 +120,7 @@ def result_json(report: Report) -> dict[str, Any]:
         "finished": rfc3339(report.finished_ns),
         "corpus": {"path": str(report.out), "kept": report.kept},
         "roots": [
-            {"path": str(r.root.path), "surface": r.root.surface, "source": r.source, "endpoint": r.endpoint}
+            {"path": str(r.root.path), "product": r.root.product, "source": r.source, "endpoint": r.endpoint}
             for r in report.roots
         ],
         "baseline": {

@@ -251,7 +251,7 @@ def _ci_facts(report: Report) -> str:
     b = report.baseline
     agy = f" (agy {_t(b.agy_version)})" if b.agy_version else ""
     roots = "".join(
-        f'<li><code>{_t(r.root.path)}</code> <span class="muted">{_t(r.root.surface)}, {_t(r.source)}'
+        f'<li><code>{_t(r.root.path)}</code> <span class="muted">{_t(r.root.product)}, {_t(r.source)}'
         + (f", {_t(r.endpoint)}" if r.endpoint else "")
         + "</span></li>"
         for r in report.roots

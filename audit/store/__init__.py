@@ -7,7 +7,7 @@ wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the use
 (``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto``
 (``proto/``) written as proto3 JSON (``proto_json``), one sidecar as the checks read it
 (``sidecar``), the daemon client and its endpoint discovery (``daemon``, ``discovery``), the
-sidecar's reader block (``stamps``) and the names of a sweep corpus (``corpus``).
+sidecar's reader block (``reader_block``) and the names of a sweep corpus (``corpus``).
 
 May import: the foundation (``audit.errors``, ``audit.safeio``, ``audit.resources``,
 ``audit.progress``, ``audit.clock``) and ``audit.store``. Never writes a store.

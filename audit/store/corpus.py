@@ -11,12 +11,12 @@ from audit.safeio import is_dir, is_file
 
 MANIFEST = "manifest.json"
 CORPUS = "corpus"
-"""``corpus/<surface>/<id>.trajectory.json``: the swept trajectories."""
+"""``corpus/<product>/<id>.trajectory.json``: the swept trajectories."""
 NATIVE = "native"
-"""``native/<surface>/<id>.db``, ``native/<surface>/brain/<id>/`` and
-``native/<surface>/install/<root name>/`` (per-install files): copies of the sources."""
+"""``native/<product>/<id>.db``, ``native/<product>/brain/<id>/`` and
+``native/<product>/install/<root name>/`` (per-install files): copies of the sources."""
 ANSWERS = "rpc"
-"""``native/<surface>/rpc/<id>.<Method>.json``: a daemon sweep's answers to the calls it keeps
+"""``native/<product>/rpc/<id>.<Method>.json``: a daemon sweep's answers to the calls it keeps
 (``audit.store.daemon.KEPT_CALLS``)."""
 
 

@@ -48,7 +48,7 @@ from audit.csrf import Secret
 from audit.errors import UsageError
 from audit.safeio import exists, is_dir
 from audit.store.daemon import is_loopback
-from audit.store.layout import ROOT_SURFACES, Root, list_dir
+from audit.store.layout import ROOT_PRODUCTS, Root, list_dir
 
 ENV_URL = "ANTIGRAVITY_DAEMON_URL"
 ENV_TOKEN = "ANTIGRAVITY_CSRF_TOKEN"
@@ -543,7 +543,7 @@ def serves_other(p: Process, root: Root) -> bool:
         return True
     for f in p.files:
         if f.endswith(".log") and not _inside(f, root.path):
-            if any(part in ROOT_SURFACES for part in Path(f).parts[:-1]):
+            if any(part in ROOT_PRODUCTS for part in Path(f).parts[:-1]):
                 return True
     return False
 
@@ -641,7 +641,7 @@ def _mtime(path: str) -> int:
 
 
 def _log_candidate(ctx: _Context, env: Mapping[str, str]) -> tuple[int, Path] | None:
-    if ctx.root.surface == "ide":
+    if ctx.root.product == "ide":
         found = _newest_port(_ide_logs(ide_log_dir(ctx.root, env), "language_server.log"))
         if found is not None:
             return found
@@ -684,7 +684,7 @@ def discover(
     user_token = token_from_env(env)
     proc = proc_available(proc_root)
     processes = tuple(scan_processes(proc_root, uid)) if proc else ()
-    main_log = token_from_main_log(_ide_logs(ide_log_dir(root, env), "main.log")) if root.surface == "ide" else None
+    main_log = token_from_main_log(_ide_logs(ide_log_dir(root, env), "main.log")) if root.product == "ide" else None
     ctx = _Context(root, user_token, processes, listening_sockets(proc_root) if proc else {}, main_log)
     found: list[Endpoint] = []
     for p in processes:

@@ -8,7 +8,7 @@ status) and the files of ``cache/`` (``last_conversations.json``, ``conversation
 ``onboarding.json``, ``projects.json``, ``settings.json``, ``default_project_id.txt``, ...).
 They are listed by ``layout.list_install_files`` (a symbolic link is reported, never followed).
 
-A sweep corpus keeps its copies under ``native/<surface>/install/<root name>/`` with the same
+A sweep corpus keeps its copies under ``native/<product>/install/<root name>/`` with the same
 relative paths (``history.jsonl``, ``conversation_summaries.db``, ``cache/<name>``); the manifest
 names each root (``roots[].name``) and lists the copies with their SHA-256 (``roots[].files``).
 
@@ -39,7 +39,7 @@ SWEPT = {"history": HISTORY, "summaries": SUMMARIES, "cache": CACHE}
 """Kinds of ``layout.INSTALL_FILES`` / ``INSTALL_DIRS`` that are fingerprinted and swept (kind ->
 the name at the top of a root)."""
 INSTALL_DIR = "install"
-"""``native/<surface>/install/<root name>/``: a corpus's copies of a root's per-install files."""
+"""``native/<product>/install/<root name>/``: a corpus's copies of a root's per-install files."""
 
 
 def root_name(path: str | os.PathLike[str]) -> str:

@@ -23,7 +23,7 @@ from audit.errors import InputError, NothingToCheck, UsageError
 from audit.safeio import DIRECTORY, exists, is_dir, path_kind
 from audit.store.ids import UUID_PATTERN, canonical_id
 
-ROOT_SURFACES = {
+ROOT_PRODUCTS = {
     "antigravity-cli": "cli",
     "antigravity": "ide",
     "antigravity-ide": "ide",
@@ -64,7 +64,7 @@ ARTIFACT_KINDS = ("db", "wal", "shm", "journal", "legacy_pb", "implicit_pb", "si
 @dataclass(frozen=True)
 class Root:
     path: Path
-    surface: str
+    product: str  # cli, ide, acp or unknown
     explicit: bool
 
 
@@ -103,7 +103,7 @@ class Session:
 
     id: str
     root: Path
-    surface: str
+    product: str
     db: Path | None = None
     wal: Path | None = None
     shm: Path | None = None
@@ -259,11 +259,12 @@ class RootScan:
 # ----------------------------------------------------------------------------- roots
 
 
-def surface_of(path: Path) -> str:
-    """Surface of a root from its directory name, else from its marker files."""
-    surface = ROOT_SURFACES.get(path.name)
-    if surface is not None:
-        return surface
+def product_of(path: Path) -> str:
+    """The product (``cli``, ``ide``, ``acp``) whose root *path* is, from its directory name, else
+    from its marker files."""
+    product = ROOT_PRODUCTS.get(path.name)
+    if product is not None:
+        return product
     if path_kind(path / "cli.log", follow_symlinks=False) is not None or exists(path / "jetski_state.pbtxt"):
         return "cli"
     if exists(path / "antigravity_state.pbtxt"):
@@ -299,7 +300,7 @@ def resolve_roots(
             path = path.absolute()
             if any(r.path == path for r in resolved):
                 continue
-            resolved.append(Root(path, surface_of(path), explicit=True))
+            resolved.append(Root(path, product_of(path), explicit=True))
         return resolved
     base = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
     gemini = base / ".gemini"
@@ -314,7 +315,7 @@ def resolve_roots(
         path = (gemini / name).absolute()
         if name in NON_STORES or not is_dir(path) or not is_store(path):
             continue
-        found.append(Root(path, surface_of(path), explicit=False))
+        found.append(Root(path, product_of(path), explicit=False))
     return found
 
 
@@ -371,7 +372,7 @@ def scan_root(root: Root, *, include_implicit: bool = False, brain_files: bool =
 
     def session(cid: str) -> Session:
         if cid not in sessions:
-            sessions[cid] = Session(cid, root.path, root.surface)
+            sessions[cid] = Session(cid, root.path, root.product)
         return sessions[cid]
 
     def attach(cid: str, kind: str, entry: os.DirEntry[str], st: os.stat_result) -> None:

@@ -212,6 +212,6 @@ def _transcript_first_step(brain: Path) -> datetime | None:
 
 def excluded_json(excluded: Iterable[Excluded]) -> list[dict[str, Any]]:
     return [
-        {"id": e.session.id, "surface": e.session.surface, "path": str(e.session.source or e.session.brain), "reason": e.reason}
+        {"id": e.session.id, "product": e.session.product, "path": str(e.session.source or e.session.brain), "reason": e.reason}
         for e in excluded
     ]

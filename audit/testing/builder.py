@@ -70,19 +70,19 @@ class StoreBuilder:
         self.clock = T.Clock(self.rng, start)
         self.roots: dict[str, RootBuilder] = {}
 
-    def root(self, surface: str = "cli", *, name: str | None = None) -> RootBuilder:
-        """The root ``~/.gemini/<name>`` (created once), by default the surface's usual name."""
-        name = name or ROOT_NAMES[surface]
+    def root(self, product: str = "cli", *, name: str | None = None) -> RootBuilder:
+        """The root ``~/.gemini/<name>`` (created once), by default the product's usual name."""
+        name = name or ROOT_NAMES[product]
         if name not in self.roots:
-            self.roots[name] = RootBuilder(self, self.home / ".gemini" / name, surface)
+            self.roots[name] = RootBuilder(self, self.home / ".gemini" / name, product)
         return self.roots[name]
 
 
 class RootBuilder:
-    def __init__(self, builder: StoreBuilder, path: Path, surface: str) -> None:
+    def __init__(self, builder: StoreBuilder, path: Path, product: str) -> None:
         self.builder = builder
         self.path = path
-        self.surface = surface
+        self.product = product
         self.rng = builder.rng
         self.clock = builder.clock
         for sub in ("conversations", "brain"):
@@ -143,7 +143,7 @@ class RootBuilder:
             internal_cascade_id or cid,
             steps,
             created_at=started,
-            source=TRAJECTORY_SOURCES[self.surface],
+            source=TRAJECTORY_SOURCES[self.product],
             parent=parent,
         )
         convo = Conversation(cid, self.path, doc, end_ns=self.clock.epoch_ns())

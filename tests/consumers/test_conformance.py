@@ -49,8 +49,8 @@ import pytest
 from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
 from audit.checks import baselines, consumers
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import fingerprint_paths
 from audit.store import layout
 from audit.testing.builder import StoreBuilder
 from tests.cli_capture import cli
@@ -114,7 +114,7 @@ def tables(tmp_path_factory) -> tuple[Table, Table]:
     mutated home itself (home mode: a store read whole)."""
     work = tmp_path_factory.mktemp("conformance")
     original = build(work / "home")
-    recorded = baseline_writer.from_survey("agy-9.9.9", survey([_corpus(original, work / "corpus")]), "2026-12-01")
+    recorded = baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([_corpus(original, work / "corpus")]), "2026-12-01")
     baseline_writer.write(recorded, work / "fp")
     baseline = baselines.load(work / "fp" / "agy-9.9.9")
     profiles = consumers.bundled()
@@ -124,7 +124,10 @@ def tables(tmp_path_factory) -> tuple[Table, Table]:
         home = work / f"home-{n}"
         shutil.copytree(original, home, symlinks=True)
         change(home)
-        for out, observed in ((swept, observe([_corpus(home, work / f"corpus-{n}")])), (homes, observe([home]))):
+        for out, observed in (
+            (swept, fingerprints_to_compare([_corpus(home, work / f"corpus-{n}")])),
+            (homes, fingerprints_to_compare([home])),
+        ):
             comparison = compare(baseline, observed)
             out[name] = {p.name: consumers.judge(p, comparison, baseline, observed).verdict for p in profiles}
     return swept, homes
@@ -644,7 +647,7 @@ def recorded(tmp_path_factory) -> tuple[Path, Path]:
     first: list[bool] = []
     mutate.each_blob(home, "gen_metadata", "data", (1, 4), lambda fields: _gpt_oss_first(fields, first))
     corpus = _corpus(home, work / "corpus")
-    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01"), work / "fp")
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([corpus]), "2026-12-01"), work / "fp")
     return home, work / "fp" / "agy-9.9.9"
 
 
@@ -702,7 +705,7 @@ def test_a_new_step_type_carrying_payloads_a_filter_does_not_read_takes_nothing_
     code, out, _ = cli("compare", "--baseline", baseline, "--consumer", tmp_path / "prompts.json", "--format", "json", corpus)
     (result,) = json.loads(out)["result"]["consumers"]
     assert code == 1 and result["verdict"] == "ok" and result["deciding"] == [] and result["entries"]["ok"] == 1
-    observed = observe([corpus])
+    observed = fingerprints_to_compare([corpus])
     recorded_baseline = baselines.load(baseline)
     judged = consumers.judge(
         consumers.load(tmp_path / "prompts.json"), compare(recorded_baseline, observed), recorded_baseline, observed
@@ -721,7 +724,7 @@ def _judged(baseline: Path, observed_path: Path, tmp_path: Path, *entries: dict)
     doc = {"profile": 2, "name": "reader", "repository": "pypi:example", "version": "1.0", "describes": "a reader"}
     cite = {"cite": "pypi:example==1.0:example/reader.py:1", "why": "reads it"}
     (tmp_path / "reader.json").write_text(json.dumps(doc | {"entries": [e | cite for e in entries]}))
-    recorded_baseline, observed = baselines.load(baseline), observe([observed_path])
+    recorded_baseline, observed = baselines.load(baseline), fingerprints_to_compare([observed_path])
     return consumers.judge(
         consumers.load(tmp_path / "reader.json"), compare(recorded_baseline, observed), recorded_baseline, observed
     )

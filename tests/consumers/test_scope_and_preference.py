@@ -13,8 +13,8 @@ import pytest
 from audit.actions import baseline_writer, mutate
 from audit.actions.sweep import sweep
 from audit.checks import baselines, consumers, schemas
-from audit.checks.drift import compare, observe
-from audit.checks.fingerprint import survey
+from audit.checks.drift import compare, fingerprints_to_compare
+from audit.checks.fingerprint import fingerprint_paths
 from audit.store import layout
 from audit.testing.builder import StoreBuilder
 
@@ -42,7 +42,7 @@ def _sweep(home: Path, out: Path) -> Path:
 def _recorded(home: Path, work: Path) -> Path:
     """*home* swept and recorded as the baseline agy-9.9.9 under *work*."""
     corpus = _sweep(home, work / "recorded")
-    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", survey([corpus]), "2026-12-01"), work / "fp")
+    baseline_writer.write(baseline_writer.from_survey("agy-9.9.9", fingerprint_paths([corpus]), "2026-12-01"), work / "fp")
     return work / "fp" / "agy-9.9.9"
 
 
@@ -61,7 +61,7 @@ def _mutated(home: Path, copy: Path, name: str, *, only: str | None = None) -> P
 def _judge(baseline: Path, target: Path, tmp_path: Path, doc: dict) -> consumers.ConsumerResult:
     head = {"profile": 3, "name": "reader", "repository": "pypi:example", "version": "1.0", "describes": "a reader"}
     (tmp_path / "reader.json").write_text(json.dumps(head | doc))
-    recorded, observed = baselines.load(baseline), observe([target])
+    recorded, observed = baselines.load(baseline), fingerprints_to_compare([target])
     return consumers.judge(consumers.load(tmp_path / "reader.json"), compare(recorded, observed), recorded, observed)
 
 
@@ -222,6 +222,6 @@ def test_the_schema_names_the_roots_and_families_judging_knows():
     """A scope's roots are those discovery knows the product of; a preference's families those
     whose surfaces judging knows."""
     schema = schemas.load("consumer-profile").document
-    assert set(schema["properties"]["scope"]["properties"]["roots"]["items"]["enum"]) == set(layout.ROOT_SURFACES)
+    assert set(schema["properties"]["scope"]["properties"]["roots"]["items"]["enum"]) == set(layout.ROOT_PRODUCTS)
     preference = schema["$defs"]["preference"]["properties"]
     assert preference["family"]["enum"] == preference["over"]["enum"] == sorted(consumers.PREFERABLE, reverse=True)

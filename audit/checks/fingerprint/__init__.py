@@ -15,7 +15,7 @@ module that computes it:
   (``install``);
 * ``values`` -- the values of the enum-like fields of the others (``values``).
 
-``survey`` (``dispatch``) finds the inputs (``inputs``: a sweep corpus, a store root, a home
+``fingerprint_paths`` (``dispatch``) finds the inputs (``inputs``: a sweep corpus, a store root, a home
 directory, a plain directory or files), then calls each requested surface's ``fingerprint`` on one
 ``reading.Reading``, which reads each family of files once for every surface that needs it.
 Documents are read one at a time; memory does not grow with the corpus. What a sweep has read
@@ -24,7 +24,7 @@ already is handed over as ``reads.Reads``; ``model`` holds the records the modul
 
 from audit.checks.fingerprint.blobs import BLOB_MESSAGES, wire_fingerprint, wire_observations
 from audit.checks.fingerprint.databases import schema_lines
-from audit.checks.fingerprint.dispatch import survey
+from audit.checks.fingerprint.dispatch import fingerprint_paths
 from audit.checks.fingerprint.install import summaries_lines
 from audit.checks.fingerprint.model import COMPLETE_SCOPE, INPUT_KINDS, KEPT, Counts, Fingerprint, Surface, Survey
 from audit.checks.fingerprint.reads import Reads
@@ -45,7 +45,7 @@ __all__ = [
     "Survey",
     "schema_lines",
     "summaries_lines",
-    "survey",
+    "fingerprint_paths",
     "wire_fingerprint",
     "wire_observations",
 ]

@@ -1,4 +1,4 @@
-"""``survey``: the fingerprints of the requested surfaces of some inputs, each surface's
+"""``fingerprint_paths``: the fingerprints of the requested surfaces of some inputs, each surface's
 ``fingerprint`` called in registry order on one shared ``Reading``."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from audit.checks.fingerprint.surfaces import SURFACES
 from audit.progress import Callback
 
 
-def survey(
+def fingerprint_paths(
     paths: Iterable[str | os.PathLike[str]],
     surfaces: Iterable[str] | None = None,
     *,

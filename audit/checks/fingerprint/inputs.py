@@ -193,7 +193,7 @@ def _sweep(path: Path, inputs: Inputs, result: Survey, swept: frozenset[str]) ->
             result.sources[session["source"]] += 1
     corpus = path / "corpus"
     for entry in _entries(corpus, result):
-        if entry.is_dir(follow_symlinks=False):  # corpus/<surface>/
+        if entry.is_dir(follow_symlinks=False):  # corpus/<product>/
             for item in _entries(Path(entry.path), result):
                 if _uuid_file(item, SIDECAR_SUFFIX, result):
                     inputs.add("sidecars", Path(item.path))
@@ -225,11 +225,11 @@ def _store(root: layout.Root, inputs: Inputs, result: Survey) -> None:
         if session.sidecar is not None:
             inputs.add("sidecars", session.sidecar)
         if session.db is not None:
-            inputs.add("databases", session.db, root.surface)
+            inputs.add("databases", session.db, root.product)
         elif session.legacy_pb is not None:
             result.unread += 1
         if session.brain is not None:
-            inputs.add_brain(session.brain, root.surface)
+            inputs.add_brain(session.brain, root.product)
 
 
 def _plain_dir(path: Path, inputs: Inputs, result: Survey) -> None:
@@ -282,7 +282,7 @@ def collect(paths: Iterable[str | os.PathLike[str]], swept: frozenset[str] = fro
             _sweep(path, inputs, result, swept)
         elif layout.is_store(path):
             kinds.add("store")
-            _store(layout.Root(path.absolute(), layout.surface_of(path), explicit=True), inputs, result)
+            _store(layout.Root(path.absolute(), layout.product_of(path), explicit=True), inputs, result)
         elif is_dir(path / ".gemini"):
             kinds.add("store")
             for root in layout.resolve_roots(home=path, env={}):
@@ -343,7 +343,7 @@ def _manifest_roots(manifest: dict[str, Any], inputs: Inputs) -> None:
 
 
 def _corpus_installs(directory: Path, inputs: Inputs, result: Survey) -> None:
-    """``native/<surface>/install/<root name>/``: the per-install files a sweep copied, by root."""
+    """``native/<product>/install/<root name>/``: the per-install files a sweep copied, by root."""
     for entry in _entries(directory, result):
         if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
             result.skipped.append(f"{entry.path}: not an install/<root>/ directory")

@@ -1,4 +1,4 @@
-"""What a sweep (or ci) has already read of a survey's inputs, handed to ``survey`` so that it
+"""What a sweep (or ci) has already read of a survey's inputs, handed to ``fingerprint_paths`` so that it
 does not read them again (``Reads``)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from audit.store.trajectory import BlobFields, NativeTrajectory
 
 
 class Reads:
-    """Inputs of a ``survey`` observed elsewhere, which the survey then does not read again: the
+    """Inputs of a ``fingerprint_paths`` observed elsewhere, which the survey then does not read again: the
     ``sqlite`` and ``wire`` observations of conversation databases (a sweep reads each ``.db``
     copy it writes), the ``transcript`` shape of brain directories and the ``sidecar`` shape of
     sidecars (read while a sweep's other checks read them). Only the distinct wire triples and
@@ -52,7 +52,7 @@ class Reads:
             self.sidecar_values.add_sidecar(unwrapped)
 
     def add_brain(self, brain: Path, product: str | None = None) -> None:
-        """Observe the transcript streams of the brain directory *brain* of *product* (as ``survey``
+        """Observe the transcript streams of the brain directory *brain* of *product* (as ``fingerprint_paths``
         finds them)."""
         inputs = Inputs()
         inputs.add_brain(brain, product)

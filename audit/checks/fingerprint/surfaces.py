@@ -1,6 +1,6 @@
 """The registry of format surfaces: one ``Surface`` record each, in the order every report,
 baseline and schema lists them. Everything that handles surfaces reads it: the survey's dispatch
-(``survey``), baselines and drift, the compatibility record, redact's proof, ci, the CLI's
+(``fingerprint_paths``), baselines and drift, the compatibility record, redact's proof, ci, the CLI's
 ``--surface`` choices, the manual's table (docs/reference/fingerprint.md) and the JSON Schemas' surface lists (tests hold those
 two equal to it).
 
