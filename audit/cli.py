@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from audit import __version__, csrf, safeio
+from audit import __version__, csrf, display, safeio
 from audit.commands.common import store_options
 from audit.errors import EXIT_INTERNAL, EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AuditError as exc:
         if isinstance(exc, OutputError):
             _silence(stdout)  # what is still buffered could not be written either
-        print(f"agy-audit: {safeio.escape_for_terminal(exc.message)}", file=sys.stderr)  # one line, whatever a name holds
+        print(f"agy-audit: {display.escape_for_terminal(exc.message)}", file=sys.stderr)  # one line, whatever a name holds
         code = exc.exit_code
     except KeyboardInterrupt as exc:
         print(f"agy-audit: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
@@ -156,7 +156,7 @@ def _crash(exc: Exception, argv: Sequence[str]) -> int:
     except Exception:  # a message that cannot even be made into text
         what = type(exc).__name__
     told = f"the full report is in {where}" if where else f"no report could be written; run again with {DEBUG}=1 to see it"
-    summary = safeio.escape_for_terminal(csrf.scrub(what))
+    summary = display.escape_for_terminal(csrf.scrub(what))
     print(f"agy-audit: internal error: {summary[:300]}; this is a bug in agy-audit: {told}", file=sys.stderr)
     return EXIT_INTERNAL
 
@@ -202,7 +202,7 @@ class _Output:
 
     Text written is made terminal-safe: control characters other than newline and tab (ESC
     included), C1 controls, line separators, bidirectional overrides and the bytes of non-UTF-8
-    file names are escaped (``safeio.escape_for_terminal``), so no name in any output can clear the screen,
+    file names are escaped (``display.escape_for_terminal``), so no name in any output can clear the screen,
     recolour it or hide text -- and a non-UTF-8 name never makes ``print`` fail. On a terminal
     the colour codes agy-audit itself writes (ci's verdicts, the progress line) pass. Every
     known CSRF token, and every piece of one, is scrubbed (``csrf.scrub``). A character the
@@ -223,12 +223,12 @@ class _Output:
         if not _TERMINAL_UNSAFE.search(text):
             return text
         if not self._styled:
-            return _TERMINAL_UNSAFE.sub(lambda m: safeio.escape_for_terminal(m.group()), text)
+            return _TERMINAL_UNSAFE.sub(lambda m: display.escape_for_terminal(m.group()), text)
         parts = _OWN_STYLE.split(text)
         styles = _OWN_STYLE.findall(text)
-        out = [_TERMINAL_UNSAFE.sub(lambda m: safeio.escape_for_terminal(m.group()), parts[0])]
+        out = [_TERMINAL_UNSAFE.sub(lambda m: display.escape_for_terminal(m.group()), parts[0])]
         for style, part in zip(styles, parts[1:]):
-            out += [style, _TERMINAL_UNSAFE.sub(lambda m: safeio.escape_for_terminal(m.group()), part)]
+            out += [style, _TERMINAL_UNSAFE.sub(lambda m: display.escape_for_terminal(m.group()), part)]
         return "".join(out)
 
     def _guard(self, action: Callable[..., object], *args: object) -> object:

@@ -3,7 +3,7 @@ once the work has run for a while, redrawn at most a few times a second, ended w
 Elsewhere -- a log, a CI job (``PLAIN``) -- a whole line after the first second, then one every
 ``PLAIN_EVERY`` seconds, so that a log is never silent for long. A line says what is being done,
 how far it is and how fast (``sweep: 120/400 sessions, 9.8/s, now <id>``), never content; the
-item is escaped (``safeio.escape_for_terminal``).
+item is escaped (``display.escape_for_terminal``).
 
 Commands decide whether and how to show it (``style``: ``--progress``, ``--quiet`` and
 ``$AGY_AUDIT_PROGRESS``); checks only call the callback they were given.
@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO, TypeVar
 
+from audit.display import escape_for_terminal
 from audit.errors import UsageError
-from audit.safeio import escape_for_terminal
 
 Callback = Callable[[int, int, str], None]
 """What long work calls before each item: (items done, items in all, the item about to be done)."""

@@ -20,12 +20,12 @@ from audit.checks import completeness as C
 from audit.checks.contract import validate_bytes
 from audit.cli import main
 from audit.errors import InputError, NothingToCheck
-from audit.safeio import RawFloat, loads
 from audit.store.database import read_database
 from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.reader_block import set_reader_key
 from audit.store.trajectory import read_trajectory
+from audit.strictjson import RawFloat, loads
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.builder import write_sidecar

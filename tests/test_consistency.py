@@ -19,9 +19,9 @@ from output_schema import envelope, matched
 from audit.checks import consistency as C
 from audit.checks import invariants
 from audit.errors import NothingToCheck
-from audit.safeio import dumps
 from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
+from audit.strictjson import dumps
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 from audit.testing.dbwriter import write_conversation_db

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.errors import UsageError
-from audit.safeio import JSONError
 from audit.store import discovery
 from audit.store.daemon import (
     AuthError,
@@ -26,6 +25,7 @@ from audit.store.daemon import (
     trajectory_member,
 )
 from audit.store.trajectory import read_trajectory
+from audit.strictjson import JSONError
 from audit.testing import StoreBuilder
 from audit.testing.daemon import SimulatedDaemon
 

@@ -15,6 +15,8 @@ FOUNDATION = (
     "audit.errors",
     "audit.findings",
     "audit.safeio",
+    "audit.strictjson",
+    "audit.display",
     "audit.csrf",
     "audit.resources",
     "audit.progress",

@@ -19,8 +19,8 @@ from audit.actions import link_writer
 from audit.checks import links
 from audit.cli import main
 from audit.errors import InputError
-from audit.safeio import RawFloat, loads
 from audit.store.reader_block import json_equal, set_reader_key, strip_reader_key
+from audit.strictjson import RawFloat, loads
 
 MTIME = 1_700_000_000_123_456_789
 PLANNER = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"

@@ -14,11 +14,11 @@ from audit.actions.sweep import sweep
 from audit.checks import completeness as C
 from audit.checks.contract import validate_file
 from audit.cli import main
-from audit.safeio import json_key, loads
 from audit.store.database import read_database
 from audit.store.layout import resolve_roots
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import read_trajectory
+from audit.strictjson import json_key, loads
 from audit.testing import StoreBuilder
 from audit.testing import trajectories as T
 

@@ -24,13 +24,13 @@ from audit.checks import contract, links
 from audit.checks.fingerprint import fingerprint_paths, wire_observations
 from audit.checks.shape import SidecarShape, TranscriptShape
 from audit.errors import InputError
-from audit.safeio import JSONError, dumps, loads
 from audit.store import discovery, transcript, wire
 from audit.store.daemon import _connect_message, trajectory_member
 from audit.store.database import NativeConversation, read_database
 from audit.store.ids import canonical_id
 from audit.store.layout import resolve_roots
 from audit.store.trajectory import BlobFields, reconstruct
+from audit.strictjson import JSONError, dumps, loads
 from audit.testing import StoreBuilder
 
 CID = "0d7c9f8e-5b1a-4c3d-9e2f-1a2b3c4d5e6f"

@@ -196,7 +196,10 @@ def repaired(tmp_path_factory):
     return root.path, sidecars(root.path), sidecars(new)
 
 
-_TRACED = tuple(str(Path(m.__file__)) for m in (repair, backup, link_writer, sys.modules["audit.safeio"], writelock))
+_TRACED = tuple(
+    str(Path(m.__file__))
+    for m in (repair, backup, link_writer, sys.modules["audit.safeio"], sys.modules["audit.strictjson"], writelock)
+)
 _ROLLBACK = backup.rollback.__code__
 
 

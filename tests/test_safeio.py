@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import safeio
+from audit import safeio, strictjson
 from audit.errors import InputError
-from audit.safeio import JSONError, RawFloat
+from audit.strictjson import JSONError, RawFloat
 
 # ----------------------------------------------------------------------------- strict JSON
 
@@ -44,7 +44,7 @@ from audit.safeio import JSONError, RawFloat
 )
 def test_rejected_inputs_name_file_reason_and_pointer(data, reason, pointer):
     with pytest.raises(JSONError) as info:
-        safeio.loads(data, source="side.json")
+        strictjson.loads(data, source="side.json")
     err = info.value
     assert err.source == "side.json"
     assert err.reason == reason
@@ -54,44 +54,44 @@ def test_rejected_inputs_name_file_reason_and_pointer(data, reason, pointer):
 
 
 def test_non_object_top_level_allowed_on_request():
-    assert safeio.loads(b"[1, 2]", require_object=False) == [1, 2]
+    assert strictjson.loads(b"[1, 2]", require_object=False) == [1, 2]
 
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_depth_is_bounded_without_recursion_error(exact):
-    depth = safeio.MAX_DEPTH + 1 if exact else 100_000
+    depth = strictjson.MAX_DEPTH + 1 if exact else 100_000
     data = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
     with pytest.raises(JSONError) as info:
-        safeio.loads(data, source="deep.json", exact=exact)
+        strictjson.loads(data, source="deep.json", exact=exact)
     assert "nesting deeper than" in info.value.reason
 
 
 def test_depth_at_limit_is_accepted():
-    depth = safeio.MAX_DEPTH - 1
+    depth = strictjson.MAX_DEPTH - 1
     data = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
-    assert isinstance(safeio.loads(data, exact=True), dict)
+    assert isinstance(strictjson.loads(data, exact=True), dict)
 
 
 def test_exact_numbers_round_trip_texts():
     text = '{"big":123456789012345678901234567890123,"neg0":-0,"f":1.50,"e":1E+5,"inf":1e400,"small":-2.5e-7,"i":-42}'
-    value = safeio.loads(text.encode(), exact=True)
+    value = strictjson.loads(text.encode(), exact=True)
     assert value["big"] == 123456789012345678901234567890123
     assert isinstance(value["f"], RawFloat) and value["f"].text == "1.50"
-    assert safeio.dumps(value, indent=None) == text
+    assert strictjson.dumps(value, indent=None) == text
 
 
 def test_integers_longer_than_the_conversion_limit_survive():
     digits = "9" * 5000
-    value = safeio.loads(('{"n": %s}' % digits).encode(), exact=True)
-    assert safeio.dumps(value, indent=None) == '{"n":%s}' % digits
+    value = strictjson.loads(('{"n": %s}' % digits).encode(), exact=True)
+    assert strictjson.dumps(value, indent=None) == '{"n":%s}' % digits
     # The fast path falls back to exact parsing instead of failing.
-    assert safeio.loads(('{"n": %s}' % digits).encode())["n"] == int(digits[:4000]) * 10**1000 + int(digits[4000:])
+    assert strictjson.loads(('{"n": %s}' % digits).encode())["n"] == int(digits[:4000]) * 10**1000 + int(digits[4000:])
 
 
 def test_dumps_matches_json_for_plain_values():
     value = {"a": [1, 2.5, None, True, False, 'é\n"q"'], "b": {}, "c": []}
-    assert safeio.dumps(value, indent=2) == json.dumps(value, indent=2, ensure_ascii=False)
-    assert safeio.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert strictjson.dumps(value, indent=2) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert strictjson.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 _plain = st.recursive(
@@ -109,8 +109,8 @@ def test_property_dumps_writes_what_json_dumps_writes_for_plain_values(value, in
     )
     # except that what a terminal would act on, and lone surrogates, are \uXXXX escapes
     expected = _terminal_escaped(expected)
-    assert safeio.dumps(value, indent=indent, sort_keys=sort_keys) == expected
-    assert json.loads(safeio.dumps(value, indent=indent, sort_keys=sort_keys)) == value
+    assert strictjson.dumps(value, indent=indent, sort_keys=sort_keys) == expected
+    assert json.loads(strictjson.dumps(value, indent=indent, sort_keys=sort_keys)) == value
 
 
 _number_texts = st.one_of(
@@ -151,15 +151,15 @@ def _render(node) -> str:
 @given(st.dictionaries(st.text(max_size=8), _json_docs, max_size=5))
 def test_property_exact_round_trip_keeps_every_number_text(doc):
     text = _render(doc)
-    value = safeio.loads(text.encode(), exact=True)
-    assert safeio.dumps(value, indent=None) == _terminal_escaped(text)
+    value = strictjson.loads(text.encode(), exact=True)
+    assert strictjson.dumps(value, indent=None) == _terminal_escaped(text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200))
 def test_property_random_bytes_raise_only_json_errors(data):
     try:
-        safeio.loads(data, require_object=False)
+        strictjson.loads(data, require_object=False)
     except JSONError:
         pass
 
@@ -171,7 +171,7 @@ def test_property_any_duplicated_key_is_rejected(doc):
     body = ",".join(f"{json.dumps(k)}:{v}" for k, v in doc.items())
     data = ("{" + body + f",{json.dumps(key)}:0" + "}").encode()
     with pytest.raises(JSONError) as info:
-        safeio.loads(data)
+        strictjson.loads(data)
     assert info.value.reason == f"duplicate key {key!r}"
 
 
@@ -525,7 +525,7 @@ def _render_raw(node, ascii_only: bool) -> str:
 
 def _outcome(data) -> tuple:
     try:
-        value = safeio.loads(data, require_object=False)
+        value = strictjson.loads(data, require_object=False)
     except JSONError as exc:
         return ("error", exc.reason, exc.pointer)
     limit = sys.get_int_max_str_digits()
@@ -560,19 +560,19 @@ def _swap_types(value):
 @given(_plain, st.booleans(), st.integers(min_value=2**64, max_value=2**70))
 def test_property_json_key_is_equal_exactly_when_the_canonical_json_is(value, swap, big):
     other = _swap_types(value) if swap else json.loads(json.dumps(value))
-    canonical = [safeio.dumps(v, indent=None, sort_keys=True) for v in (value, other)]
-    assert (safeio.json_key(value) == safeio.json_key(other)) == (canonical[0] == canonical[1])
-    assert safeio.json_key({"n": big, "v": value}) == safeio.json_key({"v": value, "n": big})  # beyond orjson: json path
-    assert safeio.json_key(RawFloat("1.50")) != safeio.json_key(RawFloat("1.5"))
-    assert safeio.json_key([[[]]] * 2) == safeio.json_key([[[]], [[]]])
+    canonical = [strictjson.dumps(v, indent=None, sort_keys=True) for v in (value, other)]
+    assert (strictjson.json_key(value) == strictjson.json_key(other)) == (canonical[0] == canonical[1])
+    assert strictjson.json_key({"n": big, "v": value}) == strictjson.json_key({"v": value, "n": big})  # beyond orjson: json path
+    assert strictjson.json_key(RawFloat("1.50")) != strictjson.json_key(RawFloat("1.5"))
+    assert strictjson.json_key([[[]]] * 2) == strictjson.json_key([[[]], [[]]])
 
 
 def test_json_key_of_a_value_nested_beyond_every_writer_is_none():
     deep: list = []
     for _ in range(5000):
         deep = [deep]
-    assert safeio.json_key(deep) is None
-    assert safeio.json_key([[[]]] * 300) is not None  # wide is fine
+    assert strictjson.json_key(deep) is None
+    assert strictjson.json_key([[[]]] * 300) is not None  # wide is fine
 
 
 # ----------------------------------------------------------------------------- dumps: the orjson path
@@ -639,10 +639,12 @@ def _dumps_outcome(write, value, indent, sort_keys):
 @given(_any_value, st.sampled_from([None, 2, 4]), st.booleans())
 def test_property_dumps_is_the_python_encoder_on_any_value(value, indent, sort_keys):
     """The orjson path writes exactly what the pure-Python encoder writes, or is not taken."""
-    expected = _dumps_outcome(lambda v, **kw: safeio._python_dumps(v, kw["indent"], kw["sort_keys"]), value, indent, sort_keys)
-    assert _dumps_outcome(safeio.dumps, value, indent, sort_keys) == expected
+    expected = _dumps_outcome(
+        lambda v, **kw: strictjson._python_dumps(v, kw["indent"], kw["sort_keys"]), value, indent, sort_keys
+    )
+    assert _dumps_outcome(strictjson.dumps, value, indent, sort_keys) == expected
     encoded = expected.encode() if isinstance(expected, str) else expected
-    assert _dumps_outcome(safeio.dumps_bytes, value, indent, sort_keys) == encoded
+    assert _dumps_outcome(strictjson.dumps_bytes, value, indent, sort_keys) == encoded
 
 
 @settings(max_examples=300, deadline=None)
@@ -656,9 +658,9 @@ def test_property_dumps_is_the_python_encoder_on_any_value(value, indent, sort_k
     st.booleans(),
 )
 def test_property_plain_json_takes_the_orjson_path(value, indent, sort_keys):
-    fast = safeio._orjson_dumps(value, indent, sort_keys)
+    fast = strictjson._orjson_dumps(value, indent, sort_keys)
     assert fast is not None
-    assert fast == safeio._python_dumps(value, indent, sort_keys).encode()
+    assert fast == strictjson._python_dumps(value, indent, sort_keys).encode()
 
 
 def test_orjson_path_on_a_sidecar_like_document():
@@ -667,10 +669,11 @@ def test_orjson_path_on_a_sidecar_like_document():
         '{\n  "steps": [\n    {\n      "type": "CORTEX_STEP_TYPE_USER_INPUT",\n      "n": 9223372036854775808,\n'
         '      "ok": true,\n      "x": null,\n      "e": {},\n      "l": []\n    }\n  ]\n}'
     )
-    assert safeio._orjson_dumps(doc, 2, False) == expected.encode()
-    assert safeio.dumps(doc) == expected
+    assert strictjson._orjson_dumps(doc, 2, False) == expected.encode()
+    assert strictjson.dumps(doc) == expected
     assert (
-        safeio.dumps({"b": "é", "a": [1, "\x1b\x00\t"]}, indent=None, sort_keys=True) == '{"a":[1,"\\u001b\\u0000\\t"],"b":"é"}'
+        strictjson.dumps({"b": "é", "a": [1, "\x1b\x00\t"]}, indent=None, sort_keys=True)
+        == '{"a":[1,"\\u001b\\u0000\\t"],"b":"é"}'
     )
 
 
@@ -693,9 +696,9 @@ def test_orjson_path_on_a_sidecar_like_document():
     ],
 )
 def test_dumps_falls_back_to_the_python_encoder(value, indent, text):
-    assert safeio._orjson_dumps(value, indent, False) is None
-    assert safeio.dumps(value, indent=indent) == text
-    assert safeio.dumps_bytes(value, indent=indent) == text.encode()
+    assert strictjson._orjson_dumps(value, indent, False) is None
+    assert strictjson.dumps(value, indent=indent) == text
+    assert strictjson.dumps_bytes(value, indent=indent) == text.encode()
 
 
 @pytest.mark.parametrize(
@@ -709,16 +712,16 @@ def test_dumps_falls_back_to_the_python_encoder(value, indent, text):
     ],
 )
 def test_dumps_takes_the_orjson_path(value, indent, text):
-    assert safeio._orjson_dumps(value, indent, False) == text.encode()
-    assert safeio.dumps(value, indent=indent) == text == safeio._python_dumps(value, indent, False)
+    assert strictjson._orjson_dumps(value, indent, False) == text.encode()
+    assert strictjson.dumps(value, indent=indent) == text == strictjson._python_dumps(value, indent, False)
 
 
 def test_dumps_deeper_than_orjson_writes():
     value: list = []
     for _ in range(300):  # orjson stops at 255 levels
         value = [value]
-    assert safeio._orjson_dumps(value, None, False) is None
-    assert safeio.dumps(value, indent=None) == "[" * 301 + "]" * 301
+    assert strictjson._orjson_dumps(value, None, False) is None
+    assert strictjson.dumps(value, indent=None) == "[" * 301 + "]" * 301
 
 
 @dataclasses.dataclass
@@ -742,13 +745,13 @@ class _Point:
     ],
 )
 def test_dumps_refuses_what_the_python_encoder_refuses(value, error):
-    assert safeio._orjson_dumps(value, None, False) is None
-    for write in (safeio.dumps, safeio.dumps_bytes):
+    assert strictjson._orjson_dumps(value, None, False) is None
+    for write in (strictjson.dumps, strictjson.dumps_bytes):
         with pytest.raises(error):
             write(value, indent=None)
 
 
 def test_sort_keys_orders_by_code_point():
     value = {"é": 1, "z": 2, "😀": 3, "\uffff": 4, "A": 5}
-    assert safeio._orjson_dumps(value, None, True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'.encode()
-    assert safeio.dumps(value, indent=None, sort_keys=True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'
+    assert strictjson._orjson_dumps(value, None, True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'.encode()
+    assert strictjson.dumps(value, indent=None, sort_keys=True) == '{"A":5,"z":2,"é":1,"\uffff":4,"😀":3}'

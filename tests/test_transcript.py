@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.safeio import dumps
 from audit.store.transcript import (
     DROPPED,
     KINDS,
@@ -25,6 +24,7 @@ from audit.store.transcript import (
     summarize,
     text_fits,
 )
+from audit.strictjson import dumps
 from audit.testing.transcripts import (
     ANOMALIES,
     BrainInfo,

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from audit.checks import consistency
-from audit.safeio import JSONError, dumps, loads, loads_text
 from audit.store import transcript as tr
 from audit.store.transcript import Anomaly, Arg
+from audit.strictjson import JSONError, dumps, loads, loads_text
 
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
 

@@ -33,10 +33,11 @@ from audit.checks.completeness import (
 from audit.clock import now_rfc3339
 from audit.errors import InputError
 from audit.progress import Callback
-from audit.safeio import atomic_write, dumps, read_bytes
+from audit.safeio import atomic_write, read_bytes
 from audit.store.legacy_pb import Key
 from audit.store.reader_block import set_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
+from audit.strictjson import dumps
 
 _CHECKED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z")
 

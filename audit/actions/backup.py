@@ -35,11 +35,9 @@ from audit.safeio import (
     FILE,
     atomic_write,
     create_durable_file,
-    dumps,
     exists,
     is_dir,
     is_file,
-    loads,
     make_private_dir,
     path_kind,
     read_bytes,
@@ -48,6 +46,7 @@ from audit.safeio import (
 from audit.store.ids import canonical_id
 from audit.store.reader_block import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, sha256_hex
+from audit.strictjson import dumps, loads
 
 MANIFEST = "manifest.json"
 FILES_DIR = "sidecars"  # not "conversations": a backup must never look like a store

@@ -30,13 +30,14 @@ from typing import Any
 
 from audit.checks.consistency import read_tiers
 from audit.errors import InputError
-from audit.safeio import dumps, open_regular
+from audit.safeio import open_regular
 from audit.store import transcript
 from audit.store.database import NativeConversation, read_database
 from audit.store.layout import Session
 from audit.store.legacy_pb import KEY_HINT, Key, read_legacy
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.trajectory import reconstruct
+from audit.strictjson import dumps
 
 EXPORT_FORMAT = "agy-audit-export/1"
 DECODER_PROFILE = "cortex.proto sha256:" + hashlib.sha256(pb.DESCRIPTOR.serialized_pb).hexdigest()

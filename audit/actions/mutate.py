@@ -34,10 +34,11 @@ from typing import Any
 from audit.actions.store_copy import copy_stores, remove_tree
 from audit.errors import InputError
 from audit.progress import Callback, tracked
-from audit.safeio import atomic_write, dumps, exists, is_dir, is_file, make_private_dir, path_kind, read_bytes
+from audit.safeio import atomic_write, exists, is_dir, is_file, make_private_dir, path_kind, read_bytes
 from audit.store import wire
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import CHUNK_BYTES, CHUNK_DIRS, FLAT_NAMES
+from audit.strictjson import dumps
 
 Fields = list[wire.WireField]
 

@@ -85,15 +85,11 @@ from audit.errors import FindingsError, InputError, UsageError
 from audit.progress import Callback, Factory, step
 from audit.safeio import (
     MAX_DOCUMENT_BYTES,
-    JSONError,
     atomic_write,
     create_in_private_dir,
-    dumps,
     filesystem_handle,
     is_dir,
     is_file,
-    loads,
-    loads_text,
     make_private_dir,
     open_regular,
     read_bytes,
@@ -107,6 +103,7 @@ from audit.store.proto import cortex_pb2 as pb
 from audit.store.transcript import FLAT_NAMES, tier_of
 from audit.store.wire import I32, I64, LEN, MAX_DEPTH, VARINT, WireError, encode_varint, read_varint
 from audit.store.wire import parse as parse_wire
+from audit.strictjson import JSONError, dumps, loads, loads_text
 
 if TYPE_CHECKING:
     import io
@@ -607,7 +604,7 @@ def _exactly(r: Redactor, redacted: Callable[[bool], _T]) -> _T:
     """``redacted(False)``: a JSON value read by ``loads`` redacted and written; or, when that
     raises ``ValueError`` -- a number ``json`` cannot write as it was read (``1e400``, which reads
     as infinity; an integer beyond the 4,300 digits of int/str conversion) -- ``redacted(True)``,
-    the value read again with ``loads(exact=True)`` (every number keeps its text, ``safeio.dumps``
+    the value read again with ``loads(exact=True)`` (every number keeps its text, ``strictjson.dumps``
     writes it back), its replacements counted once."""
     counts = dict(r.counts)
     try:
@@ -635,9 +632,9 @@ def _parsed(data: bytes | str, source: str, *, exact: bool, require_object: bool
 def _dump_like(original: str, value: Any, *, line: bool = False, exact: bool = False) -> str:
     """*value* as JSON in the layout of *original* (indented, spaced or compact), a lone surrogate
     (a ``\\ud800`` escape in the source) escaped again. A JSON document is written by
-    ``safeio.dumps`` (orjson where it writes the same text); a JSON-lines *line* by ``json``, so
+    ``strictjson.dumps`` (orjson where it writes the same text); a JSON-lines *line* by ``json``, so
     that a byte that is not UTF-8 (read with ``surrogateescape``) stays one. An *exact* value
-    (``loads(exact=True)``) is written by ``safeio.dumps`` in every layout, numbers as they were
+    (``loads(exact=True)``) is written by ``strictjson.dumps`` in every layout, numbers as they were
     read. ``ValueError`` when ``json`` cannot write a number of a value that is not *exact*."""
     indent, separators = None, (",", ":")
     if "\n" in original.strip():

@@ -78,14 +78,9 @@ from audit.errors import (
 from audit.progress import Callback
 from audit.safeio import (
     MAX_DOCUMENT_BYTES,
-    JSONError,
     atomic_write,
     create_in_private_dir,
-    dumps,
-    dumps_bytes,
     filesystem_handle,
-    gc_paused,
-    loads,
     make_private_dir,
     read_bytes,
     sync_files,
@@ -102,6 +97,7 @@ from audit.store.legacy_pb import Key
 from audit.store.selection import Excluded, Selection, choose, excluded_json
 from audit.store.trajectory import BlobFields, NativeTrajectory, reconstruct
 from audit.store.transcript import Record, iter_transcript, locate
+from audit.strictjson import JSONError, dumps, dumps_bytes, gc_paused, loads
 
 SOURCES = ("auto", "daemon", "native")
 MANIFEST_VERSION = 2

@@ -79,7 +79,7 @@ from audit.errors import (
     UsageError,
 )
 from audit.progress import Callback, tracked
-from audit.safeio import dumps, is_dir, json_key, loads, read_bytes
+from audit.safeio import is_dir, read_bytes
 from audit.store.corpus import is_corpus
 from audit.store.database import READ_FAILURES, NativeConversation, affects_projection, read_database
 from audit.store.ids import UUID_PATTERN, canonical_id
@@ -90,6 +90,7 @@ from audit.store.reader_block import READER_BLOCK
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
 from audit.store.trajectory import STEP_TYPE_NAMES, NativeTrajectory, reconstruct
 from audit.store.wire import EMPTY
+from audit.strictjson import dumps, json_key, loads
 
 PROFILE = "agy-audit-projection/2"
 READER_KEY = "agyAudit"

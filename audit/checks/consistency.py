@@ -63,13 +63,14 @@ from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, Input
 from audit.findings import UNREADABLE as UNREADABLE_RULE
 from audit.findings import Finding, HasFindings, Level, rule_counts
 from audit.progress import Callback, tracked
-from audit.safeio import DIRECTORY, JSONError, dumps, is_dir, is_file, loads, loads_text, path_kind
+from audit.safeio import DIRECTORY, is_dir, is_file, path_kind
 from audit.store import transcript as tr
 from audit.store.corpus import is_corpus
 from audit.store.database import NativeConversation, read_database
 from audit.store.ids import UUID_PATTERN
 from audit.store.layout import Root, is_store, list_dir, scan_root
 from audit.store.trajectory import NativeTrajectory, reconstruct
+from audit.strictjson import JSONError, dumps, loads, loads_text
 
 SessionVerdict = Literal["consistent", "inconsistent", "unreadable"]
 CONSISTENT: Final = "consistent"

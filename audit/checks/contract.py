@@ -1,6 +1,6 @@
 """Contract verification: sidecars, brain transcripts and sweep manifests against the bundled schemas.
 
-Each file is read as strict JSON first (``audit.safeio.loads``): a duplicate key, NaN/Infinity,
+Each file is read as strict JSON first (``audit.strictjson.loads``): a duplicate key, NaN/Infinity,
 invalid UTF-8, a byte-order mark, a non-object top level, excessive nesting or a syntax error is
 a violation with a ``strict-json/*`` rule. A document that parses is then checked against its
 schema (``audit.checks.schemas``).
@@ -32,9 +32,10 @@ from audit.checks import schemas
 from audit.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, AuditError, InputError, NothingToCheck
 from audit.findings import UNREADABLE, Finding, HasFindings, Level, rule_counts
 from audit.progress import Callback
-from audit.safeio import DIRECTORY, FILE, LINK, MAX_DOCUMENT_BYTES, JSONError, gc_paused, loads, path_kind, read_bytes
+from audit.safeio import DIRECTORY, FILE, LINK, MAX_DOCUMENT_BYTES, path_kind, read_bytes
 from audit.store import transcript
 from audit.store.layout import INSTALL_FILES
+from audit.strictjson import JSONError, gc_paused, loads
 
 KINDS = {"sidecar": "sidecar", "transcript": "transcript-record", "manifest": "manifest", "profile": "consumer-profile"}
 """Kind of file -> name of the bundled schema checking it."""

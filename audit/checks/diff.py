@@ -33,11 +33,12 @@ from typing import Any, Final, Literal
 
 from audit.errors import InputError, NothingToCheck
 from audit.progress import Callback, tracked
-from audit.safeio import FILE, is_dir, json_key, loads, path_kind, read_bytes
+from audit.safeio import FILE, is_dir, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
 from audit.store.ids import canonical_id
 from audit.store.layout import SIDECAR_SUFFIX
 from audit.store.sidecar import MAX_SIDECAR_BYTES
+from audit.strictjson import json_key, loads
 
 ChangeKind = Literal["changed", "type-changed", "added", "removed"]
 CHANGED: Final = "changed"

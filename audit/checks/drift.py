@@ -55,9 +55,10 @@ from audit.checks.shape import SidecarShape, digest_lines
 from audit.checks.values import order
 from audit.errors import AuditError, NothingToCheck, UsageError
 from audit.progress import Callback
-from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, is_file, loads, read_bytes, read_own
+from audit.safeio import MAX_DOCUMENT_BYTES, is_file, read_bytes, read_own
 from audit.store.layout import TRANSIENT_FAMILIES
 from audit.store.proto import cortex_pb2 as pb
+from audit.strictjson import JSONError, loads
 
 _OPAQUE_MESSAGES = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
 _TEXT_MESSAGES = frozenset(

@@ -28,11 +28,12 @@ from typing import Any, Final, Literal
 
 from audit.errors import InputError
 from audit.progress import Callback, tracked
-from audit.safeio import json_type, loads, read_bytes
+from audit.safeio import read_bytes
 from audit.store.ids import UUID_PATTERN, canonical_id
 from audit.store.layout import SIDECAR_SUFFIX, list_dir
 from audit.store.reader_block import PARENT_KEY, READER_BLOCK
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, Sidecar, sha256_hex
+from audit.strictjson import json_type, loads
 
 INVOKE_STEP = "CORTEX_STEP_TYPE_INVOKE_SUBAGENT"
 PLANNER_STEP = "CORTEX_STEP_TYPE_PLANNER_RESPONSE"

@@ -41,7 +41,7 @@ from uuid import UUID
 from audit.errors import UsageError
 from audit.findings import Finding, Level
 from audit.resources import data_path
-from audit.safeio import json_type, loads, pointer_escape
+from audit.strictjson import json_type, loads, pointer_escape
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

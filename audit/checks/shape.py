@@ -39,8 +39,8 @@ from typing import Any
 import orjson
 
 from audit.errors import InputError
-from audit.safeio import RawFloat, gc_paused, json_key
 from audit.store.ids import UUID_PATTERN
+from audit.strictjson import RawFloat, gc_paused, json_key
 
 OPAQUE_PATHS = frozenset(
     {
@@ -68,7 +68,7 @@ _TAGS = {
     bytes: "number",
     int: "number",
     float: "number",
-    RawFloat: "number",  # safeio.loads(exact=True)
+    RawFloat: "number",  # strictjson.loads(exact=True)
     bool: "boolean",
     type(None): "null",
 }
@@ -325,7 +325,7 @@ class SidecarShape:
         return document
 
     def add_parsed(self, document: object) -> object:
-        """Fold in one document parsed by ``safeio.loads`` (which accepts only what orjson or
+        """Fold in one document parsed by ``strictjson.loads`` (which accepts only what orjson or
         ``parse_document`` parse to values of the same JSON types, and so the same lines);
         returns the unwrapped value."""
         return self.add(document, _same=_same_json)

@@ -11,8 +11,9 @@ from audit.commands.common import add_format, add_key_file, inform, legacy_key, 
 from audit.errors import FindingsError
 from audit.report.markdown import trajectory_markdown
 from audit.report.text import step_ranges
-from audit.safeio import create_durable_file, dumps
+from audit.safeio import create_durable_file
 from audit.store import layout
+from audit.strictjson import dumps
 
 
 def register(

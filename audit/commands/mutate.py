@@ -7,10 +7,10 @@ import sys
 
 from audit.actions import mutate
 from audit.commands.common import add_format, add_progress, add_quiet, home_of, print_json, progress_of, user_path
+from audit.display import escape_for_terminal
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
 from audit.report import conformance_report
-from audit.safeio import escape_for_terminal
 
 
 def register(

@@ -6,9 +6,9 @@ import argparse
 from typing import Any
 
 from audit.commands.common import add_format, print_json, roots_from, tell_located
+from audit.display import escape_for_terminal
 from audit.errors import EXIT_OK
 from audit.report.text import rfc3339, table
-from audit.safeio import escape_for_terminal
 from audit.store import layout
 
 

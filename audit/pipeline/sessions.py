@@ -26,9 +26,9 @@ from audit.checks.consistency import SessionTarget
 from audit.checks.contract import FileResult
 from audit.checks.fingerprint import Reads
 from audit.findings import Finding, Level
-from audit.safeio import gc_paused
 from audit.store import sidecar, transcript
 from audit.store.trajectory import NativeTrajectory, reconstruct
+from audit.strictjson import gc_paused
 
 CORPUS, LIVE = "corpus", "live"
 SHOWN = 5

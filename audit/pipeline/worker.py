@@ -35,10 +35,10 @@ from typing import Any
 from audit.actions.sweep import Decoded, SweptSession
 from audit.pipeline.sessions import SessionChecks
 from audit.progress import Callback
-from audit.safeio import gc_paused
 from audit.store.database import read_database
 from audit.store.layout import Session
 from audit.store.trajectory import BlobFields, reconstruct
+from audit.strictjson import gc_paused
 
 POLL = 0.2
 """Seconds between looks at the other process while waiting for it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN
+from audit.display import escape_for_terminal
 from audit.findings import Finding, Level, Verdict
 from audit.pipeline.ci import ERROR, FAIL, PASS, REMOVED_CORPUS, SKIPPED, Check, Report
 from audit.report import junit
@@ -18,7 +19,6 @@ from audit.report.drift_report import comparison_markdown
 from audit.report.envelope import envelope
 from audit.report.markdown import table_cell as _md
 from audit.report.text import finding_line, finding_message, rfc3339, table
-from audit.safeio import escape_for_terminal
 
 _COLORS = {PASS: "32", FAIL: "31", ERROR: "31", SKIPPED: "33"}
 

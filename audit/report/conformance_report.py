@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from audit.actions.mutate import Mutation
+from audit.display import escape_for_terminal
 from audit.pipeline import conformance as c
 from audit.report import junit
 from audit.report.markdown import table_cell
-from audit.safeio import escape_for_terminal
 
 SHOWN = {
     c.CRASHED: "crashed",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from audit.checks.diff import KINDS, Change, Difference, Report
-from audit.safeio import dumps
+from audit.strictjson import dumps
 
 _SHOWN_CHARS = 80  # text and Markdown: a value longer than this is cut (JSON keeps it whole)
 

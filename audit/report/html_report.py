@@ -5,7 +5,7 @@ Nothing here computes: ``ci_page`` turns an ``audit.pipeline.ci.Report`` into a 
 and its one small script are inline, and its Content-Security-Policy allows those two by hash
 and nothing else (no network, no other script, no style attribute). Every text a store, a
 profile or a command line gave (paths, messages, rule names, summaries) is shown escaped for a
-terminal first (``safeio.escape_for_terminal``: control characters, bidirectional overrides, the bytes of a
+terminal first (``display.escape_for_terminal``: control characters, bidirectional overrides, the bytes of a
 non-UTF-8 name), then escaped for HTML, so none of it can become markup.
 
 The ci page, top to bottom: a sticky header with the verdict; the facts (baseline and why, roots,
@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from audit import __version__
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN, ConsumerResult, FailOn, SurfaceVerdict
 from audit.checks.drift import ADVISORY_CLASSES, CLASSES, Change, Comparison, Observed, SurfaceResult
+from audit.display import escape_for_terminal
 from audit.findings import Finding
 from audit.pipeline.ci import Check, Report
 from audit.report.ci_report import corpus_state, counted, verdict_line
 from audit.report.consumers_report import decision_line
 from audit.report.drift_report import FOLD_AFTER, MARKS, corpus_line
 from audit.report.text import finding_message, rfc3339
-from audit.safeio import escape_for_terminal
 
 EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
 NOT_OBSERVED = "not-observed"

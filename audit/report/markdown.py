@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from audit.display import escape_for_terminal
 from audit.report.text import step_ranges
-from audit.safeio import escape_for_terminal
 
 _FENCE = "````"
 

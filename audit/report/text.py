@@ -9,15 +9,16 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from audit.display import escape_for_terminal
 from audit.findings import Finding
-from audit.safeio import dumps, escape_for_terminal
+from audit.strictjson import dumps
 
 PROGRAM = "agy-audit"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """An aligned plain-text table; numbers are right-aligned. Every cell is one line of
-    terminal-safe text (``safeio.escape_for_terminal``: a newline or ESC in a file name is shown escaped)."""
+    terminal-safe text (``display.escape_for_terminal``: a newline or ESC in a file name is shown escaped)."""
     cells = [[str(h) for h in headers]] + [["-" if v is None else escape_for_terminal(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     numeric = [all(isinstance(row[i], int) for row in rows) and bool(rows) for i in range(len(headers))]

@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 
 from audit.csrf import Secret, scrub
 from audit.errors import FindingsError, UsageError
-from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, json_type, loads
+from audit.safeio import MAX_DOCUMENT_BYTES
+from audit.strictjson import JSONError, json_type, loads
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.safeio import MAX_DOCUMENT_BYTES, JSONError, loads, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
 from audit.store.database import READ_FAILURES, NativeConversation, read_database
 from audit.store.layout import Foreign, InstallFile, list_install_files
+from audit.strictjson import JSONError, loads
 
 HISTORY = "history.jsonl"
 SUMMARIES = "conversation_summaries.db"

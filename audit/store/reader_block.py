@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audit.errors import InputError
-from audit.safeio import RawFloat, json_type, loads
+from audit.strictjson import RawFloat, json_type, loads
 
 READER_BLOCK = "agyReader"
 PARENT_KEY = "parentCascadeId"

@@ -1,6 +1,6 @@
 """One ``<uuid>.trajectory.json`` sidecar as the checks read it: a regular file (never through a
 symbolic link) of at most ``MAX_SIDECAR_BYTES``, its state (size and mtime; no SHA-256, which
-only a write compares, see ``FileState``) and its strict parse (``safeio.loads``, an object at
+only a write compares, see ``FileState``) and its strict parse (``strictjson.loads``, an object at
 the top level).
 
 Completeness, the contract check and links each read a sidecar this way, so one read can serve
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import InputError
-from audit.safeio import MAX_DOCUMENT_BYTES, gc_paused, loads, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
+from audit.strictjson import gc_paused, loads
 
 MAX_SIDECAR_BYTES = MAX_DOCUMENT_BYTES  # the one limit for sidecars (audit.safeio)
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
 from audit.clock import is_rfc3339
-from audit.safeio import JSONError, dumps, json_type, loads, loads_text, open_regular_fd, pointer_escape
+from audit.safeio import open_regular_fd
+from audit.strictjson import JSONError, dumps, json_type, loads, loads_text, pointer_escape
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest line (without its newline) that is parsed; longer lines are skipped with a finding."""
@@ -474,7 +475,7 @@ def _parsed(path: str, line: int, data: bytes | None, cap: int, state: _Stream) 
     try:
         obj = loads(data, source=f"{path}:{line}", require_object=False)
     except JSONError as exc:
-        # the parser refuses invalid UTF-8 (safeio.loads), so a line it accepts needs no decoding
+        # the parser refuses invalid UTF-8 (strictjson.loads), so a line it accepts needs no decoding
         # first; one it refuses is bad UTF-8 before it is bad JSON
         try:
             data.decode("utf-8")

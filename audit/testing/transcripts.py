@@ -24,8 +24,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from audit.safeio import JSONError, atomic_write, dumps, loads, make_private_dir
+from audit.safeio import atomic_write, make_private_dir
 from audit.store.transcript import CHUNK_BYTES, parse_content
+from audit.strictjson import JSONError, dumps, loads
 from audit.testing import trajectories as T
 
 DISPLAY_HOME = "/home/agy"  # the home directory written into URIs inside generated content

@@ -25,11 +25,11 @@ from audit.checks.fingerprint.model import INPUT_KINDS, KEPT, Fingerprint, Surfa
 from audit.checks.fingerprint.reading import Reading
 from audit.checks.shape import KeyShape, is_data_key
 from audit.errors import InputError
-from audit.safeio import loads_text
 from audit.store import install
 from audit.store.database import NativeConversation
 from audit.store.wire import WIRE_NAMES, WireError, WireField
 from audit.store.wire import parse as parse_wire
+from audit.strictjson import loads_text
 
 JSON_COLUMNS = frozenset({("conversation_summaries", "workspace_uris")})
 """Text columns of ``conversation_summaries.db`` that hold JSON text (a list of ``file://`` URIs):

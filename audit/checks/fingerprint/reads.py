@@ -42,7 +42,7 @@ class Reads:
         self.transcript_values: Values = kind()
 
     def add_sidecar(self, path: Path, document: object, *, values: bool = True) -> None:
-        """Observe the sidecar at *path*, parsed by ``safeio.loads`` (``sidecar.read``); its enum
+        """Observe the sidecar at *path*, parsed by ``strictjson.loads`` (``sidecar.read``); its enum
         values too unless they were taken from the reconstruction it renders (``add(...,
         rendered=True)``)."""
         self.sidecar_paths.add(os.path.abspath(path))

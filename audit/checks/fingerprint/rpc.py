@@ -17,9 +17,10 @@ from audit.checks.fingerprint.model import KEPT, Fingerprint, Surface, Survey
 from audit.checks.fingerprint.reading import Reading
 from audit.checks.shape import KeyShape
 from audit.errors import InputError
-from audit.safeio import MAX_DOCUMENT_BYTES, loads, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
 from audit.store.corpus import ANSWERS
 from audit.store.ids import UUID_PATTERN, canonical_id
+from audit.strictjson import loads
 
 _NAME = re.compile(rf"({UUID_PATTERN})\.([A-Z][A-Za-z0-9]{{0,79}})\.json")
 

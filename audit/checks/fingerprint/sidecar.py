@@ -11,7 +11,8 @@ from audit.checks.fingerprint.model import INPUT_KINDS, KEPT, Fingerprint, Surfa
 from audit.checks.fingerprint.reading import Reading
 from audit.checks.shape import SidecarShape
 from audit.errors import InputError
-from audit.safeio import MAX_DOCUMENT_BYTES, gc_paused, read_bytes
+from audit.safeio import MAX_DOCUMENT_BYTES, read_bytes
+from audit.strictjson import gc_paused
 
 
 def read_sidecars(reading: Reading) -> Fingerprint | None:
