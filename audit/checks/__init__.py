@@ -5,7 +5,9 @@ The contract and its schema compiler (``contract``, ``schemas``), native complet
 invariants (``invariants``), shapes and fingerprints of every surface (``shape``; ``fingerprint``,
 a package of one module per surface or input kind with the registry of surfaces,
 ``fingerprint.surfaces``; the values of enum-like fields, ``values``; the content conventions of
-transcripts, ``conventions``), drift against recorded baselines (``drift``, ``baselines``), which
+transcripts, ``conventions``), drift against recorded baselines (``drift``, a package: what is
+observed, ``drift.observed``; the classified changes, ``drift.changes``; the comparison per
+surface, ``drift.comparison``; ``baselines``), which
 downstream readers a drift breaks (``consumers``), value-level differences between two
 trajectories (``diff``), parent links (``links``) and what a session's files hold
 (``inspection``). Results are plain dataclasses; nothing here prints, parses arguments or writes
