@@ -25,13 +25,14 @@ from output_schema import SCHEMA, ci_result, envelope
 
 from audit.actions import sweep as sweep_module
 from audit.actions.sweep import Decoded
+from audit.checks import links
 from audit.checks.baselines import bundled_dir, load
 from audit.checks.fingerprint import sidecar as fingerprint_sidecar
 from audit.cli import main
-from audit.errors import InputError
+from audit.errors import InputError, UsageError
 from audit.findings import Finding, Level
-from audit.pipeline import ci, sessions, worker
-from audit.pipeline.ci import ERROR, FAIL, PASS, SKIPPED, Check, Report, Stage
+from audit.pipeline import ci, ci_results, sessions, worker
+from audit.pipeline.ci_results import ERROR, FAIL, PASS, SKIPPED, Check, Report, Stage
 from audit.pipeline.sessions import SessionChecks
 from audit.report import ci_report
 from audit.resources import data_path
@@ -43,7 +44,7 @@ from tests.fake_agy import agy_on_path
 
 TOKEN = "ci-token-3b8f2e61c0d94a7f"
 BUNDLED_CONSUMERS = sorted(p.stem for p in data_path("consumers").glob("*.json"))
-STAGE_NAMES = list(ci.STAGES[:-1])  # without "record"
+STAGE_NAMES = list(ci_results.STAGES[:-1])  # without "record"
 PASSING_STAGES = [
     "STAGE            VERDICT  CHECKS  ERRORS  WARNINGS",
     "sweep            pass          1       0         0",
@@ -352,7 +353,7 @@ def test_a_check_that_cannot_run_is_an_error_exit_2(capsys, store, tmp_path, mon
     def broken(directory, **kwargs):
         raise InputError(f"{directory}: cannot list (Permission denied)")
 
-    monkeypatch.setattr(ci.links, "resolve", broken)
+    monkeypatch.setattr(links, "resolve", broken)
     code, doc = run_json(capsys, store, tmp_path / "corpus")
     assert code == 2 and doc["verdict"] == ERROR and verdicts(doc)["links"] == ERROR
     assert {c["verdict"] for s in doc["stages"] if s["name"] == "links" for c in s["checks"]} == {ERROR}
@@ -596,7 +597,7 @@ def test_no_command_names_a_removed_corpus_and_rerun_with_out_they_run(capsys, s
 
 
 def test_the_schema_names_every_stage():
-    assert SCHEMA["$defs"]["ci-stage"]["properties"]["name"]["enum"] == list(ci.STAGES)
+    assert SCHEMA["$defs"]["ci-stage"]["properties"]["name"]["enum"] == list(ci_results.STAGES)
     assert SCHEMA["$id"] == "urn:agy-audit:schema:output:1"
     Draft202012Validator.check_schema(SCHEMA)
 
@@ -1065,5 +1066,5 @@ def test_jobs_are_1_or_2(capsys):
     with pytest.raises(SystemExit) as info:
         run(capsys, "--jobs", "3")
     assert info.value.code == 2 and "--jobs: invalid choice: 3 (choose from 1, 2)" in capsys.readouterr().err
-    with pytest.raises(ci.UsageError, match="jobs must be 1 or 2"):
+    with pytest.raises(UsageError, match="jobs must be 1 or 2"):
         ci.run([], jobs=0)

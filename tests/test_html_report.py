@@ -20,7 +20,7 @@ from audit.checks.baselines import bundled_dir, load
 from audit.checks.consumers import BREAKS, OK, UNKNOWN, ConsumerResult, Decision, Entry, Profile
 from audit.checks.drift import DRIFT, UNCHANGED, Change, Comparison, Observed, SurfaceResult
 from audit.findings import Finding, Level
-from audit.pipeline.ci import ERROR, FAIL, PASS, Check, Report, Stage
+from audit.pipeline.ci_results import ERROR, FAIL, PASS, Check, Report, Stage
 from audit.report import html_report
 from tests.cli_capture import cli
 from tests.output_schema import ci_result, envelope

@@ -10,6 +10,8 @@ import pytest
 
 from audit.findings import Level
 from audit.pipeline import ci
+from audit.pipeline.ci_results import PASS
+from audit.pipeline.sessions import SHOWN
 from audit.store.layout import resolve_roots
 from audit.testing.builder import StoreBuilder
 from audit.testing.realworld import add_real_world
@@ -53,7 +55,7 @@ def test_ci_passes_with_no_contract_violation_and_every_oddity_an_advisory(run):
     report, out, ids = run
     assert report.exit_code == 0, report.not_passed
     contract = _check(report, "verify-contract", "corpus transcripts")
-    assert contract.verdict == ci.PASS and contract.errors == 0
+    assert contract.verdict == PASS and contract.errors == 0
     name = {cid: n for n, cid in ids.items()}
 
     def where(f):
@@ -64,8 +66,8 @@ def test_ci_passes_with_no_contract_violation_and_every_oddity_an_advisory(run):
 
     # ci keeps the first findings and counts them all; its command (verify-contract) lists them all
     every = [f for r in contract_check.verify_paths([out / "native"], "transcript").files for f in r.findings]
-    assert (contract.warnings, contract.more, len(contract.findings)) == (len(every), len(every) - ci.SHOWN, ci.SHOWN)
-    assert [(f.rule, f.file, f.line) for f in contract.findings] == [(f.rule, f.file, f.line) for f in every[: ci.SHOWN]]
+    assert (contract.warnings, contract.more, len(contract.findings)) == (len(every), len(every) - SHOWN, SHOWN)
+    assert [(f.rule, f.file, f.line) for f in contract.findings] == [(f.rule, f.file, f.line) for f in every[:SHOWN]]
     assert sorted((f.rule, *where(f)) for f in every) == [
         ("transcript/args/truncated", "windows", "transcript.jsonl", 10),
         ("transcript/created_at/backward", "anomalous", "transcript.jsonl", 6),  # the swapped (inverted) record

@@ -25,6 +25,7 @@ from audit.commands.compare import add_consumer_flags
 from audit.csrf import scrub
 from audit.errors import UsageError
 from audit.pipeline import ci
+from audit.pipeline.ci_results import Report
 from audit.report import ci_report, html_report, sarif
 from audit.report.text import to_json, use_color
 from audit.safeio import append, atomic_write
@@ -128,7 +129,7 @@ def register(
     p.set_defaults(run=run)
 
 
-def _render(report: ci.Report, fmt: str, *, color: bool = False) -> str:
+def _render(report: Report, fmt: str, *, color: bool = False) -> str:
     if fmt == "json":
         return to_json(ci_report.to_json(report))
     if fmt == "junit":

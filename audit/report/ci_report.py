@@ -1,8 +1,8 @@
 """Formatters for ``agy-audit ci`` reports: text, JSON, JUnit XML, Markdown, GitHub annotations.
 
-Nothing here computes: every function turns an ``audit.pipeline.ci.Report`` into text or a JSON-ready
-dict. Each format shows, per check, the first ``ci.SHOWN`` findings and the command that lists
-all of them. The JSON ``result`` is described by ``schemas/output.schema.json`` (``$defs/ci``).
+Nothing here computes: every function turns an ``audit.pipeline.ci_results.Report`` into text or a
+JSON-ready dict. Each format shows, per check, the first ``sessions.SHOWN`` findings and the
+command that lists all of them. The JSON ``result`` is described by ``schemas/output.schema.json`` (``$defs/ci``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN
 from audit.display import escape_for_terminal
 from audit.findings import Finding, Level, Verdict
-from audit.pipeline.ci import ERROR, FAIL, PASS, REMOVED_CORPUS, SKIPPED, Check, Report
+from audit.pipeline.ci_results import ERROR, FAIL, PASS, REMOVED_CORPUS, SKIPPED, Check, Report
 from audit.report import junit
 from audit.report.consumers_report import result_json as consumer_json
 from audit.report.drift_report import comparison_markdown

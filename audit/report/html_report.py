@@ -1,6 +1,6 @@
 """HTML pages for ``agy-audit ci`` and ``agy-audit compare``: one self-contained file each.
 
-Nothing here computes: ``ci_page`` turns an ``audit.pipeline.ci.Report`` into a page,
+Nothing here computes: ``ci_page`` turns an ``audit.pipeline.ci_results.Report`` into a page,
 ``compare_page`` a comparison and its consumer verdicts. A page loads nothing: its style sheet
 and its one small script are inline, and its Content-Security-Policy allows those two by hash
 and nothing else (no network, no other script, no style attribute). Every text a store, a
@@ -31,7 +31,7 @@ from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN, ConsumerResult,
 from audit.checks.drift import ADVISORY_CLASSES, CLASSES, Change, Comparison, Observed, SurfaceResult
 from audit.display import escape_for_terminal
 from audit.findings import Finding
-from audit.pipeline.ci import Check, Report
+from audit.pipeline.ci_results import Check, Report
 from audit.report.ci_report import corpus_state, counted, verdict_line
 from audit.report.consumers_report import decision_line
 from audit.report.drift_report import FOLD_AFTER, MARKS, corpus_line
