@@ -702,7 +702,8 @@ def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys,
     import sqlite3
 
     from audit.checks import contract
-    from audit.store import database, trajectory, transcript
+    from audit.store import database, trajectory
+    from audit.store.transcript import reading
 
     live_db = store.cli / "conversations" / f"{store.plain.id}.db"
     with sqlite3.connect(live_db) as conn:  # a column the schema does not know: a decode finding naming the .db
@@ -716,8 +717,8 @@ def test_each_db_is_decoded_once_and_the_live_checks_name_the_live_files(capsys,
     real_read = database._read
     monkeypatch.setattr(database, "_read", lambda conv, *args: read.append(conv.path) or real_read(conv, *args))
     parsed: list[tuple[str, ...]] = []
-    real_stream = transcript._read_stream
-    monkeypatch.setattr(transcript, "_read_stream", lambda files, *args: parsed.append(tuple(files)) or real_stream(files, *args))
+    real_stream = reading._read_stream
+    monkeypatch.setattr(reading, "_read_stream", lambda files, *args: parsed.append(tuple(files)) or real_stream(files, *args))
     code, doc = run_json(capsys, store, tmp_path / "corpus")
     dbs = sorted(p.name for p in store.home.rglob("*.db"))
     assert sorted(decoded) == dbs  # sweep, completeness, consistency and their live twins: one decoding each

@@ -992,7 +992,7 @@ _STAMPS = [
 )
 def test_the_reader_and_the_contract_agree_on_created_at(stamp):
     from audit.checks.contract import validate_bytes
-    from audit.store.transcript import _record
+    from audit.store.transcript.records import _record
 
     record, found = rec(1, created_at=stamp), []
     contract = [v.rule for v in validate_bytes(line(record), "transcript").errors]
@@ -1067,12 +1067,13 @@ def test_written_tiers_chunks_and_overview(tmp_path):
 
 def test_shared_reads_parse_a_stream_once_until_a_file_changes(tmp_path, monkeypatch):
     from audit.store import transcript
+    from audit.store.transcript import reading
 
     path = tmp_path / "transcript.jsonl"
     path.write_bytes(line(rec(0)) + b"\n")
     opened: list[list[str]] = []
-    real = transcript._stream_lines
-    monkeypatch.setattr(transcript, "_stream_lines", lambda files, limit: opened.append(files) or real(files, limit))
+    real = reading._stream_lines
+    monkeypatch.setattr(reading, "_stream_lines", lambda files, limit: opened.append(files) or real(files, limit))
 
     def read(**kwargs) -> list[tuple[str, int | None]]:
         return [(type(i).__name__, i.step_index if isinstance(i, Record) else None) for i in iter_transcript(path, **kwargs)]
@@ -1085,4 +1086,4 @@ def test_shared_reads_parse_a_stream_once_until_a_file_changes(tmp_path, monkeyp
         with open(path, "ab") as fh:
             fh.write(line(rec(1)) + b"\n")
         assert read() == [("Record", 0), ("Record", 1)] and len(opened) == 5  # the file changed: read again
-    assert read() == [("Record", 0), ("Record", 1)] and len(opened) == 6 and transcript._SHARED == []
+    assert read() == [("Record", 0), ("Record", 1)] and len(opened) == 6 and reading._SHARED == []

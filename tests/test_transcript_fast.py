@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from audit.checks import consistency
 from audit.store import transcript as tr
-from audit.store.transcript import Anomaly, Arg
+from audit.store.transcript import Anomaly, Arg, reading, records
 from audit.strictjson import JSONError, dumps, loads, loads_text
 
 _MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
@@ -77,8 +77,8 @@ def old_stream_lines(paths: list[str], cap: int):
     for path in paths:
         line = 0
         at_start = True
-        with tr._open(path) as fh:
-            while piece := fh.readline(tr._SKIP_BYTES if pending is not None and pending[2] is None else cap + 1):
+        with reading._open(path) as fh:
+            while piece := fh.readline(reading._SKIP_BYTES if pending is not None and pending[2] is None else cap + 1):
                 if at_start:
                     line += 1
                 if pending is None:
@@ -93,10 +93,10 @@ def old_stream_lines(paths: list[str], cap: int):
                         pending[2].append(body)
                 at_start = terminated
                 if terminated:
-                    yield pending[0], pending[1], tr._joined(pending), True
+                    yield pending[0], pending[1], reading._joined(pending), True
                     pending = None
     if pending is not None:
-        yield pending[0], pending[1], tr._joined(pending), False
+        yield pending[0], pending[1], reading._joined(pending), False
 
 
 # ----------------------------------------------------------------------------- generated inputs
@@ -184,8 +184,8 @@ def same_value(a: object, b: object) -> bool:
 @settings(max_examples=400)
 @given(st.one_of(arg_texts(), _JSON), st.sampled_from(["compact", "full", "overview", None]))
 def test_an_argument_decodes_as_the_plain_parser_decodes_it(value, tier):
-    out, state = [], tr._Stream(tier)
-    got = tr._arg(value, 2, "Code~Content/x", state, "t.jsonl", 7, out)
+    out, state = [], records._Stream(tier)
+    got = records._arg(value, 2, "Code~Content/x", state, "t.jsonl", 7, out)
     want_out, want_enc = [], {}
     want = old_arg(value, "tool_calls/2/args/Code~0Content~1x", tier, want_out, want_enc)
     assert same_value(got, want) and out == want_out and state.encodings == want_enc
@@ -211,7 +211,7 @@ def test_the_json_start_pattern_admits_every_text_the_parser_accepts():
             loads(text, require_object=False)
         except JSONError:
             continue
-        assert tr._JSON_START.match(text), text
+        assert records._JSON_START.match(text), text
 
 
 _KEYS = sorted(tr.RECORD_KEYS) + ["extra"]
@@ -285,18 +285,18 @@ def record_objects(draw) -> dict:
 @settings(max_examples=500)
 @given(record_objects(), st.sampled_from(["compact", "full", "overview", None]))
 def test_a_record_built_on_the_fast_path_equals_the_judged_one(obj, tier):
-    fast_out, fast_state = [], tr._Stream(tier)
-    judged_out, judged_state = [], tr._Stream(tier)
-    fast = tr._record(obj, "t.jsonl", 3, fast_out, fast_state)
-    judged = tr._judged_record(obj, "t.jsonl", 3, judged_out, judged_state)
+    fast_out, fast_state = [], records._Stream(tier)
+    judged_out, judged_state = [], records._Stream(tier)
+    fast = records._record(obj, "t.jsonl", 3, fast_out, fast_state)
+    judged = records._judged_record(obj, "t.jsonl", 3, judged_out, judged_state)
     assert fast == judged and [tagged(c.args) for c in fast.tool_calls] == [tagged(c.args) for c in judged.tool_calls]
     assert fast_out == judged_out and fast_state.encodings == judged_state.encodings
 
 
 def test_the_fast_path_takes_a_documented_record_and_leaves_others_to_judging(monkeypatch):
     judged = []
-    real = tr._judged_record
-    monkeypatch.setattr(tr, "_judged_record", lambda obj, *args: judged.append(obj) or real(obj, *args))
+    real = records._judged_record
+    monkeypatch.setattr(records, "_judged_record", lambda obj, *args: judged.append(obj) or real(obj, *args))
     good = {
         "step_index": 0,
         "source": "MODEL",
@@ -305,10 +305,10 @@ def test_the_fast_path_takes_a_documented_record_and_leaves_others_to_judging(mo
         "created_at": "2026-06-21T13:32:14Z",
     }
     good["tool_calls"] = [{"name": "run_command", "args": {"CommandLine": '"ls"'}}]
-    record = tr._record(good, "t.jsonl", 1, out := [], tr._Stream("compact"))
+    record = records._record(good, "t.jsonl", 1, out := [], records._Stream("compact"))
     assert judged == [] and out == [] and record.tool_calls[0].args["CommandLine"] == Arg('"ls"', "ls", True)
     for bad in ({**good, "status": None}, {**good, "extra": 1}, {**good, "content": 1}, {**good, "exit_code": True}):
-        tr._record(bad, "t.jsonl", 1, [], tr._Stream("compact"))
+        records._record(bad, "t.jsonl", 1, [], records._Stream("compact"))
     assert len(judged) == 4
 
 
@@ -327,7 +327,7 @@ def test_lines_read_in_one_piece_are_the_lines_read_in_pieces(tmp_path_factory, 
     for k, (a, b) in enumerate(zip(bounds, bounds[1:] or [len(data)])):
         (where / f"{k}.jsonl").write_bytes(data[a:b])
         paths.append(str(where / f"{k}.jsonl"))
-    assert list(tr._stream_lines(paths, cap)) == list(old_stream_lines(paths, cap))
+    assert list(reading._stream_lines(paths, cap)) == list(old_stream_lines(paths, cap))
 
 
 _CONTENT_PIECES = ["<USER_REQUEST>", "</USER_REQUEST>", "<ADDITIONAL_METADATA>", "</ADDITIONAL_METADATA>"]
@@ -428,7 +428,7 @@ def test_a_dropped_line_gets_the_finding_the_old_order_gave(data, damage):
         at = min(at, len(data))
         data = data[:at] + piece + data[at:]
     want = old_parsed_findings("t.jsonl", 4, data)
-    got = tr._parsed("t.jsonl", 4, data, 1 << 20, tr._Stream("compact"))
+    got = reading._parsed("t.jsonl", 4, data, 1 << 20, records._Stream("compact"))
     if want is None:
         assert got and all(type(i) is Anomaly for i in got[:-1]) and (type(got[-1]) is tr.Record or got[-1].kind == "not-object")
     else:

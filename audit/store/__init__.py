@@ -1,9 +1,10 @@
 """Where sessions are, and reading them.
 
 Store roots and their sessions (``layout``), the per-install files of a root (``install``), session
-ids (``ids``), which sessions a sweep takes (``selection``), brain transcripts (``transcript``),
-read-only SQLite snapshots of conversation ``.db`` files (``database``), the schema-less protobuf
-wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the user's own key
+ids (``ids``), which sessions a sweep takes (``selection``), brain transcripts (``transcript``, a
+package: reading streams, judging records, a brain directory's tiers, the metadata record texts
+carry), read-only SQLite snapshots of conversation ``.db`` files (``database``), the schema-less
+protobuf wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the user's own key
 (``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto``
 (``proto/``) written as proto3 JSON (``proto_json``), one sidecar as the checks read it
 (``sidecar``), the daemon client and its endpoint discovery (``daemon``, ``discovery``), the
