@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 from audit.actions import backup, link_writer, repair
 from audit.checks import links
@@ -23,9 +21,8 @@ from audit.commands.common import (
 )
 from audit.errors import EXIT_FINDINGS, EXIT_OK, InputError, NothingToCheck, UsageError
 from audit.progress import step
+from audit.report import links_report
 from audit.store import layout
-
-_SUMMARY_KEYS = ("scanned", "stamped", "cleared", "unchanged", "unresolved", "diagnostics")
 
 
 def register(
@@ -137,27 +134,6 @@ def _directories(args: argparse.Namespace, *, plain: bool = False) -> list[tuple
     return found
 
 
-def _summary(command: str, root: layout.Root, counts: dict[str, int]) -> str:
-    return f"links {command}: root={root.path} " + " ".join(f"{k}={counts[k]}" for k in _SUMMARY_KEYS)
-
-
-def _diagnostic_json(d: links.Diagnostic) -> dict[str, Any]:
-    return {"id": d.id, "kind": d.kind, "message": d.message}
-
-
-def _change_json(link: links.Link) -> dict[str, Any]:
-    return {
-        "id": link.id,
-        "action": link.action,
-        "parent": link.parent if link.action == "stamp" else None,
-        "previous": link.stamp,
-    }
-
-
-def _root_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
-    return {"root": str(root.path), "product": root.product, "directory": str(res.directory), "counts": res.counts()}
-
-
 # ----------------------------------------------------------------------------- check
 
 
@@ -169,92 +145,16 @@ def run_check(args: argparse.Namespace) -> int:
             results.append((root, links.resolve(d, progress=bar)))
     code = EXIT_FINDINGS if any(res.failing for _, res in results) else EXIT_OK
     if args.format == "dot":
-        print(_dot(results), end="")
+        print(links_report.dot(results), end="")
     elif args.format == "json":
-        print_json("links check", code, {"roots": [_check_json(r, res) for r, res in results]})
+        print_json("links check", code, {"roots": [links_report.check_json(r, res) for r, res in results]})
     else:
         for root, res in results:
-            _print_check(root, res)
+            print(links_report.check_text(root, res))
     return code
 
 
-def _check_json(root: layout.Root, res: links.Resolution) -> dict[str, Any]:
-    doc = _root_json(root, res)
-    doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
-    doc["links"] = [
-        {
-            "id": link.id,
-            "parent": link.parent,
-            "stamp": link.stamp,
-            "action": link.action,
-            "evidence": [{"source": e.source, "parent": e.parent} for e in link.evidence],
-        }
-        for link in res.links
-    ]
-    tree = res.tree
-    doc["tree"] = {
-        "roots": list(tree.roots),
-        "orphans": list(tree.orphans),
-        "children": {k: list(v) for k, v in tree.children.items()},
-        "depth": dict(tree.depth),
-    }
-    return doc
-
-
-def _print_check(root: layout.Root, res: links.Resolution) -> None:
-    print(f"root {root.path} ({root.product}): {res.directory}")
-    for d in res.diagnostics:
-        print(f"  {d.id} {d.kind}: {d.message}")
-    tree = res.tree
-    cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
-    parents = {link.id: link.parent for link in res.links}
-    stack = [(cid, 0) for cid in reversed(tree.roots + tree.orphans)]
-    while stack:
-        cid, level = stack.pop()
-        note = " [cycle]" if cid in cyclic else ""
-        if level == 0 and parents[cid] is not None:
-            note += f" (parent {parents[cid]} has no sidecar here)"
-        print("  " + "  " * level + cid + note)
-        stack.extend((kid, level + 1) for kid in reversed(tree.children.get(cid, ())))
-    linked = sum(1 for link in res.links if link.parent is not None)
-    print(
-        f"links check: root={root.path} scanned={res.scanned} linked={linked} roots={len(tree.roots)} "
-        f"orphans={len(tree.orphans)} diagnostics={len(res.diagnostics)} failing={len(res.failing)}"
-    )
-
-
-def _dot(results: list[tuple[layout.Root, links.Resolution]]) -> str:
-    lines = ["digraph links {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
-    for n, (root, res) in enumerate(results):
-        cyclic = {d.id for d in res.diagnostics if d.kind == links.PARENT_CYCLE}
-        conflicted = {d.id for d in res.diagnostics if d.kind == links.CONFLICTING_EVIDENCE}
-        ids = {link.id for link in res.links}
-        lines.append(f"  subgraph cluster_{n} {{")
-        lines.append(f"    label={json.dumps(str(root.path))};")
-        for link in res.links:
-            style = ", color=red" if link.id in cyclic else (", color=orange" if link.id in conflicted else "")
-            lines.append(f'    "{n}:{link.id}" [label="{link.id[:8]}"{style}];')
-        for missing in sorted({link.parent for link in res.links if link.parent and link.parent not in ids}):
-            lines.append(f'    "{n}:{missing}" [label="{missing[:8]}", style=dashed];')
-        for link in res.links:
-            if link.parent is not None:
-                lines.append(f'    "{n}:{link.parent}" -> "{n}:{link.id}";')
-        lines.append("  }")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
 # ----------------------------------------------------------------------------- backfill / repair
-
-
-def _print_plan(res: links.Resolution, *, dry_run: bool) -> None:
-    verb = {"stamp": "would stamp" if dry_run else "stamped", "clear": "would clear" if dry_run else "cleared"}
-    for link in res.changes:
-        detail = f"parent {link.parent}" if link.action == "stamp" else "no parent"
-        was = f" (was {link.stamp})" if link.stamp else (" (was an invalid value)" if link.action == "clear" else "")
-        print(f"  {verb[link.action]} {link.id}: {detail}{was}")
-    for d in res.diagnostics:
-        print(f"  {d.id} {d.kind}: {d.message}")
 
 
 def run_backfill(args: argparse.Namespace) -> int:
@@ -267,22 +167,12 @@ def run_backfill(args: argparse.Namespace) -> int:
             else:
                 res = link_writer.backfill(directory, lock_timeout=args.lock_timeout, waiting=lock_waiting(args), progress=bar)
         if args.format == "json":
-            docs.append(_write_json(root, res, args.dry_run))
-            continue
-        print(f"root {root.path} ({root.product}): {directory}")
-        _print_plan(res, dry_run=args.dry_run)
-        print(_summary("backfill" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
+            docs.append(links_report.write_json(root, res, args.dry_run))
+        else:
+            print(links_report.backfill_text(root, directory, res, dry_run=args.dry_run))
     if args.format == "json":
         print_json("links backfill", EXIT_OK, {"roots": docs})
     return EXIT_OK
-
-
-def _write_json(root: layout.Root, res: links.Resolution, dry_run: bool) -> dict[str, Any]:
-    doc = _root_json(root, res)
-    doc["dryRun"] = dry_run
-    doc["changes"] = [_change_json(link) for link in res.changes]
-    doc["diagnostics"] = [_diagnostic_json(d) for d in res.diagnostics]
-    return doc
 
 
 def run_repair(args: argparse.Namespace) -> int:
@@ -309,23 +199,9 @@ def run_repair(args: argparse.Namespace) -> int:
             )
             res = result.resolution
         if args.format == "json":
-            doc = _write_json(root, res, args.dry_run)
-            doc["absentParents"] = list(res.absent_parents)
-            doc["backup"] = str(result.backup) if result and result.backup else None
-            doc["verification"] = _verification_json(result.verification) if result and result.verification else None
-            docs.append(doc)
+            docs.append(links_report.repair_json(root, res, result, args.dry_run))
         else:
-            print(f"root {root.path} ({root.product}): {directory}")
-            _print_plan(res, dry_run=args.dry_run)
-            if result is not None and result.verification is None:
-                print("  backup: none (nothing to change)")
-            elif result is not None and result.verification is not None:
-                v = result.verification
-                print(f"  backup: {result.backup}")
-                print(f"  verified: {v.verified} sidecar(s), {len(v.changed)} changed, payloads and mtimes preserved, no cycle")
-            if res.absent_parents:
-                print(_partial(res))
-            print(_summary("repair" + (" (dry run)" if args.dry_run else ""), root, res.counts()))
+            print(links_report.repair_text(root, directory, res, result, dry_run=args.dry_run))
         if args.dry_run:
             repair.refuse(res)
     if args.format == "json":
@@ -333,42 +209,16 @@ def run_repair(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _partial(res: links.Resolution) -> str:
-    shown = ", ".join(res.absent_parents[:3]) + (f", +{len(res.absent_parents) - 3} more" if len(res.absent_parents) > 3 else "")
-    return (
-        f"links repair: {res.directory}: looks partial: {len(res.absent_parents)} parent(s) named by stamps or evidence "
-        f"have no sidecar here ({shown}); their stamps are kept"
-    )
-
-
 # ----------------------------------------------------------------------------- verify / rollback
-
-
-def _verification_json(v: backup.Verification) -> dict[str, Any]:
-    return {
-        "backup": str(v.backup),
-        "root": str(v.root),
-        "verified": v.verified,
-        "changed": list(v.changed),
-        "parentLinks": v.parent_links,
-        "cycles": v.cycles,
-        "problems": list(v.problems),
-    }
 
 
 def run_verify(args: argparse.Namespace) -> int:
     with step(progress_of(args), "links verify", "sidecars") as bar:
         v = backup.verify(args.backup, unchanged=args.unchanged, progress=bar)
     if args.format == "json":
-        print_json("links verify", EXIT_OK if v.ok else EXIT_FINDINGS, _verification_json(v))
+        print_json("links verify", EXIT_OK if v.ok else EXIT_FINDINGS, links_report.verification_json(v))
     else:
-        print(f"backup {v.backup}: {v.root}")
-        for problem in v.problems:
-            print(f"  problem: {problem}")
-        print(
-            f"links verify: {'ok' if v.ok else 'FAILED'} verified={v.verified} changed={len(v.changed)} "
-            f"parentLinks={v.parent_links} cycles={v.cycles} problems={len(v.problems)}"
-        )
+        print(links_report.verification_text(v))
     return EXIT_OK if v.ok else EXIT_FINDINGS
 
 
@@ -377,11 +227,6 @@ def run_rollback(args: argparse.Namespace) -> int:
         waiting = lock_waiting(args)
         r = backup.rollback(args.backup, force=args.force, lock_timeout=args.lock_timeout, waiting=waiting, progress=bar)
     if args.format == "json":
-        result = {"backup": str(r.backup), "root": str(r.root), "restored": list(r.restored), "unchanged": r.unchanged}
-        return print_json("links rollback", EXIT_OK, result | {"extra": list(r.extra)})
-    for name in r.restored:
-        print(f"  restored {name}")
-    for name in r.extra:
-        print(f"  left alone (added after the backup): {name}")
-    print(f"links rollback: root={r.root} restored={len(r.restored)} unchanged={r.unchanged} extra={len(r.extra)}")
+        return print_json("links rollback", EXIT_OK, links_report.rollback_json(r))
+    print(links_report.rollback_text(r))
     return 0
