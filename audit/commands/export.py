@@ -9,8 +9,8 @@ from audit.actions.export import export_session
 from audit.checks import contract
 from audit.commands.common import add_format, add_key_file, inform, legacy_key, roots_from, tell_located, user_path
 from audit.errors import FindingsError
+from audit.report import export_report
 from audit.report.markdown import trajectory_markdown
-from audit.report.text import step_ranges
 from audit.safeio import create_durable_file
 from audit.store import layout
 from audit.strictjson import dumps
@@ -52,21 +52,8 @@ def run(args: argparse.Namespace) -> int:
         first = check.errors[0]
         raise FindingsError(f"{session.id}: export does not satisfy the sidecar schema: {first.pointer or '/'}: {first.message}")
     # content left out, and enum values written as numbers: findings about the export, never hidden
-    if result.transcript_only:
-        steps = [entry["step"] for entry in result.transcript_only]
-        print(
-            f"export: note: {len(steps)} step(s) only in the brain transcript not exported (step {step_ranges(steps)}): "
-            "the .db lags its transcript; see agyReader.agyAudit.provenance.transcriptOnly",
-            file=sys.stderr,
-        )
-    for line in [f for f in result.findings if f not in result.blocking]:
-        print(f"export: note: {line}", file=sys.stderr)
-    numbers = [f for f in check.warnings if f.rule == "sidecar/enum-number"]
-    if numbers:
-        print(
-            f"export: note: {len(numbers)} enum value(s) unknown to agy-audit written as numbers (first {numbers[0].pointer})",
-            file=sys.stderr,
-        )
+    for line in export_report.notes(result, check):
+        print(line, file=sys.stderr)
     if args.format == "md":
         text = trajectory_markdown(result.trajectory)
     else:

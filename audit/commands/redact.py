@@ -9,7 +9,7 @@ import re
 from audit.actions.redact import MAX_FILE_SIZE, REPORT, redact
 from audit.commands.common import add_progress, add_quiet, print_json, progress_of, user_path
 from audit.errors import EXIT_OK
-from audit.report.text import table
+from audit.report import redact_report
 
 _SIZE = re.compile(r"([0-9]{1,15})([KMG]?)", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -70,19 +70,6 @@ def run(args: argparse.Namespace) -> int:
     key = hashlib.sha256(args.seed.encode()).digest() if args.seed is not None else None
     result = redact(args.source, args.out, key=key, max_file_size=args.max_file_size, progress=progress_of(args))
     if args.format == "json":
-        doc = {
-            "source": str(result.source),
-            "out": str(result.out),
-            "files": result.files,
-            "replaced": result.counts,
-            "shiftDays": result.shift_days,
-            "leftOut": result.left_out,
-            "digests": {s: a for s, (a, _b) in result.digests.items()},
-        }
-        return print_json("redact", EXIT_OK, doc)
-    rows = [(s, a or "absent") for s, (a, _b) in result.digests.items()]
-    print(table(("SURFACE", "DIGEST (SOURCE = COPY)"), rows))
-    for item in result.left_out:
-        print(f"left out: {item}")
-    print(f"redact: {result.files} file(s) written to {result.out}; every fingerprint matches; see {result.out / REPORT}")
+        return print_json("redact", EXIT_OK, redact_report.result_json(result))
+    print(redact_report.text(result))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from audit.actions.sweep import SOURCES, SweepResult, sweep
+from audit.actions.sweep import SOURCES, sweep
 from audit.commands.common import (
     add_format,
     add_key_file,
@@ -21,9 +21,8 @@ from audit.commands.common import (
 )
 from audit.errors import EXIT_FINDINGS, EXIT_OK, AuditError, FindingsError
 from audit.progress import step
-from audit.report.text import table
+from audit.report import sweep_report
 from audit.store import layout
-from audit.store.selection import READABLE_ONLY
 
 
 def register(
@@ -87,44 +86,10 @@ def run(args: argparse.Namespace) -> int:
         code = result.interrupted or (EXIT_OK if result.complete else EXIT_FINDINGS)
         print_json("sweep", code, {"out": str(result.out), "manifest": result.manifest()})
     else:
-        _print_text(result)
+        print(sweep_report.text(result))
     retained = f"incomplete corpus retained at {result.out}: do not record from it"
     if result.interrupted:
         raise AuditError(f"interrupted; {retained}", exit_code=result.interrupted)
     if not result.complete:
-        raise FindingsError(f"sweep incomplete ({incompleteness(result)}); {retained}")
+        raise FindingsError(f"sweep incomplete ({sweep_report.incompleteness(result)}); {retained}")
     return 0
-
-
-def incompleteness(result: SweepResult) -> str:
-    """What keeps *result* from being complete: its failures and the sessions it did not cover."""
-    parts = [f"{len(result.failures)} failure(s)"] if result.failures or not result.not_covered else []
-    if result.not_covered:
-        parts.append(
-            f"{len(result.not_covered)} session(s) not covered: {result.not_covered[0].reason}; {READABLE_ONLY} leaves them out"
-        )
-    return ", ".join(parts)
-
-
-def _print_text(result: SweepResult) -> None:
-    print(
-        f"sweep: selected={result.selected} swept={len(result.sessions)} not-covered={len(result.not_covered)} "
-        f"failures={len(result.failures)} skipped={len(result.skipped)} complete={'yes' if result.complete else 'no'}"
-    )
-    if result.selection is not None:
-        print(f"selection: {result.selection.describe(result.selected, len(result.excluded))}")
-    print(f"corpus: {result.out}")
-    print(
-        table(
-            ("ROOT", "PRODUCT", "SOURCE", "ENDPOINT", "FOUND IN"),
-            [(str(r.root.path), r.root.product, r.source, r.endpoint, r.origin) for r in result.roots],
-        )
-    )
-    for n in result.not_covered:
-        print(f"not covered: {n.id} {n.path}: {n.reason}")
-    for f in result.failures:
-        print(f"failed: {f.id or '-'} [{f.stage}] {f.message}")
-    for s in result.skipped:
-        print(f"skipped: {s.path}: {s.reason}")
-    for e in result.excluded:
-        print(f"excluded: {e.session.id} {e.session.source or e.session.brain}: {e.reason}")
