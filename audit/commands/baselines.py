@@ -9,7 +9,7 @@ from audit.checks import baselines
 from audit.commands import project
 from audit.commands.common import print_json
 from audit.errors import EXIT_OK
-from audit.report.drift_report import baselines_json, baselines_text
+from audit.report.drift_report import baselines_json, baselines_text, imported_text
 
 
 def register(
@@ -65,5 +65,5 @@ def run_import(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json("baselines import-shape", EXIT_OK, baselines_json([baseline]))
     else:
-        print(f"imported {baseline.path} ({baseline.digests['sidecar']})")
+        print(imported_text(baseline))
     return 0

@@ -7,7 +7,6 @@ import sys
 
 from audit.actions import mutate
 from audit.commands.common import add_format, add_progress, add_quiet, home_of, print_json, progress_of, user_path
-from audit.display import escape_for_terminal
 from audit.errors import EXIT_OK, UsageError
 from audit.progress import step
 from audit.report import conformance_report
@@ -68,12 +67,5 @@ def run(args: argparse.Namespace) -> int:
         index = mutate.write_copies(home_of(args), args.out, mutations, progress=bar)
     if args.format == "json":
         return print_json("mutate", EXIT_OK, index)
-    for entry in index["mutations"]:
-        where = (
-            f"{escape_for_terminal(args.out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
-        )
-        print(f"{entry['name']}: {entry['changed']} changed; {where}")
-    print(
-        f"original: {escape_for_terminal(args.out)}/{index['original']} ({index['files']} files); index: {escape_for_terminal(args.out)}/{mutate.INDEX}"
-    )
+    print(conformance_report.copies_text(index, args.out))
     return EXIT_OK

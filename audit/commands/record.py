@@ -8,7 +8,7 @@ from audit.actions.record import record
 from audit.commands import project
 from audit.commands.common import add_progress, add_quiet, print_json, progress_of
 from audit.errors import EXIT_OK
-from audit.report.drift_report import baselines_text
+from audit.report.drift_report import recorded_json, recorded_text
 
 
 def register(
@@ -62,12 +62,7 @@ def run(args: argparse.Namespace) -> int:
         unverified_name=args.unverified_name,
     )
     if args.format == "json":
-        print_json(
-            "record", EXIT_OK, {"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}
-        )
+        print_json("record", EXIT_OK, recorded_json(baseline, compat_file))
     else:
-        print(baselines_text([baseline]))
-        print(f"recorded {baseline.path}; regenerated {compat_file}")
-        if baseline.unverified:
-            print(f"name unverified: {baseline.unverified}")
+        print(recorded_text(baseline, compat_file))
     return 0

@@ -1,14 +1,15 @@
 """The conformance report (``agy-audit conformance``) as text, JSON, JUnit XML and Markdown, and
-the mutation catalogue (``agy-audit mutate --list``). Formatters only: outcomes come decided.
+the mutation catalogue and copies (``agy-audit mutate``). Formatters only: outcomes come decided.
 
 The JSON shape is ``schemas/conformance-report.schema.json`` (``version`` 1)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
-from audit.actions.mutate import Mutation
+from audit.actions.mutate import INDEX, Mutation
 from audit.display import escape_for_terminal
 from audit.pipeline import conformance as c
 from audit.report import junit
@@ -157,3 +158,16 @@ def catalogue(mutations: Sequence[Mutation]) -> str:
     for m in mutations:
         out += [f"{m.name}: {m.title}", f"  imitates: {m.imitates}", f"  rests on: {m.rests_on}"]
     return "\n".join(out) + "\n"
+
+
+def copies_text(index: dict[str, Any], out: str | os.PathLike[str]) -> str:
+    """``mutate --out``: each mutation's copy (or why there is none), then the original and the
+    index (*index* is what ``index.json`` holds, *out* the directory written)."""
+    lines = []
+    for entry in index["mutations"]:
+        where = f"{escape_for_terminal(out)}/{entry['home']}" if entry["home"] else "no copy: the store holds nothing it changes"
+        lines.append(f"{entry['name']}: {entry['changed']} changed; {where}")
+    lines.append(
+        f"original: {escape_for_terminal(out)}/{index['original']} ({index['files']} files); index: {escape_for_terminal(out)}/{INDEX}"
+    )
+    return "\n".join(lines)

@@ -5,6 +5,7 @@ Nothing here computes; every function turns a result into text or a JSON-ready d
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from audit.checks.baselines import Baseline
@@ -203,3 +204,20 @@ def baselines_text(found: list[Baseline]) -> str:
         )
         rows.append((b.name, b.agy_version, b.date, b.scope, recorded, "bundled" if b.bundled else str(b.path)))
     return table(("NAME", "AGY", "DATE", "SCOPE", "SURFACES", "WHERE"), rows)
+
+
+def recorded_json(baseline: Baseline, compat_file: str | os.PathLike[str]) -> dict[str, Any]:
+    """``agy-audit record``: the baseline written and the compatibility record regenerated."""
+    return {"baseline": baseline.to_json() | {"path": str(baseline.path)}, "compatFile": str(compat_file)}
+
+
+def recorded_text(baseline: Baseline, compat_file: str | os.PathLike[str]) -> str:
+    out = [baselines_text([baseline]), f"recorded {baseline.path}; regenerated {compat_file}"]
+    if baseline.unverified:
+        out.append(f"name unverified: {baseline.unverified}")
+    return "\n".join(out)
+
+
+def imported_text(baseline: Baseline) -> str:
+    """``agy-audit baselines import-shape``: the baseline written and its sidecar digest."""
+    return f"imported {baseline.path} ({baseline.digests['sidecar']})"
