@@ -9,7 +9,8 @@ transcripts, ``conventions``), drift against recorded baselines (``drift``, a pa
 observed, ``drift.observed``; the classified changes, ``drift.changes``; the comparison per
 surface, ``drift.comparison``; ``baselines``), which
 downstream readers a drift breaks (``consumers``), value-level differences between two
-trajectories (``diff``), parent links (``links``) and what a session's files hold
+trajectories (``diff``), parent links (``links``, a package: ``links.model``, the reading of the
+evidence, ``links.evidence``, and ``links.resolution``) and what a session's files hold
 (``inspection``). Results are plain dataclasses; nothing here prints, parses arguments or writes
 a store.
 

@@ -14,6 +14,7 @@ import pytest
 from audit.actions import backup, link_writer, repair
 from audit.checks import links
 from audit.errors import FindingsError, InputError, NothingToCheck
+from audit.store.sidecar import sha256_hex
 
 MTIME = 1_700_000_000_000_000_123
 P, C1, C2, BOGUS = (str(uuid.UUID(int=n)) for n in (0xF1, 0xF2, 0xF3, 0xF4))
@@ -72,7 +73,7 @@ def test_backup_copies_bytes_and_mtimes_privately_with_the_manifest_last(store, 
     manifest = json.loads((tmp_path / "bk" / "manifest.json").read_text())
     assert manifest["version"] == 1 and manifest["root"] == str(store.resolve())
     assert manifest["files"][name(P)] == {
-        "sha256": links.sha256_hex((store / name(P)).read_bytes()),
+        "sha256": sha256_hex((store / name(P)).read_bytes()),
         "mtimeNs": MTIME,
         "size": (store / name(P)).stat().st_size,
         "mode": stat.S_IMODE((store / name(P)).stat().st_mode),  # restored by a rollback

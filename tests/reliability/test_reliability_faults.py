@@ -24,6 +24,7 @@ from cli_capture import cli
 from audit.actions import link_writer, sweep
 from audit.checks import contract, links, schemas
 from audit.checks.fingerprint import dispatch
+from audit.checks.links import evidence as link_evidence
 from audit.cli import build_parser
 from audit.errors import InputError, Terminated
 from audit.resources import data_path
@@ -423,7 +424,7 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
     victim = convos[1].paths["sidecar"]
     conversations = root.path / "conversations"
     if reader == "links":
-        vanish_after(monkeypatch, links, "list_sidecars", victim)
+        vanish_after(monkeypatch, link_evidence, "list_sidecars", victim)  # where resolve looks it up
         resolution = links.resolve(conversations)
         assert [(d.kind, d.message) for d in resolution.diagnostics] == [
             ("unreadable-sidecar", f"{victim.name}: No such file or directory")

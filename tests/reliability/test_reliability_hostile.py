@@ -671,7 +671,8 @@ def test_fingerprint_of_an_unreadable_input_is_exit_2(shared, damage):  # noqa: 
 def test_one_size_limit_for_sidecars_and_daemon_answers():
     # item 17: verify-contract refused sidecars over 256 MiB, links 512 MiB, the daemon 1 GiB, the rest none
     from audit import safeio
-    from audit.checks import contract, links
+    from audit.checks import contract
+    from audit.checks.links import evidence as links
     from audit.store import daemon
 
     assert safeio.MAX_DOCUMENT_BYTES == 256 * 1024 * 1024
