@@ -37,12 +37,12 @@ def _clean_environment(monkeypatch, tmp_path_factory):
 def fake_proc(monkeypatch, tmp_path_factory):
     """Discovery reads a fake, empty ``/proc`` (no test sees the machine's processes); a simulated
     daemon registers itself there while it runs, as a real agy process would appear."""
-    from audit.store import discovery
+    from audit.store.discovery import procfs
     from audit.testing import daemon
     from audit.testing.daemon import FakeProc
 
     proc = FakeProc(tmp_path_factory.mktemp("proc"))
-    monkeypatch.setattr(discovery, "PROC_ROOT", str(proc.root))
+    monkeypatch.setattr(procfs, "PROC_ROOT", str(proc.root))
     monkeypatch.setattr(daemon, "FAKE_PROC", proc.root)
     return proc
 

@@ -7,7 +7,8 @@ carry), read-only SQLite snapshots of conversation ``.db`` files (``database``),
 protobuf wire walker (``wire``), legacy encrypted ``.pb`` conversations read with the user's own key
 (``legacy_pb``), the offline reconstruction of a trajectory (``trajectory``) from our ``.proto``
 (``proto/``) written as proto3 JSON (``proto_json``), one sidecar as the checks read it
-(``sidecar``), the daemon client and its endpoint discovery (``daemon``, ``discovery``), the
+(``sidecar``), the daemon client (``daemon``) and its endpoint discovery (``discovery``, a package:
+from processes under ``/proc``, from log files, and the running ``agy-reader`` watchers), the
 sidecar's reader block (``reader_block``) and the names of a sweep corpus (``corpus``).
 
 May import: the foundation (``audit.errors``, ``audit.safeio``, ``audit.resources``,

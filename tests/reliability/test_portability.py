@@ -22,8 +22,9 @@ from audit import safeio
 from audit.actions.sweep import sweep
 from audit.cli import main
 from audit.errors import InputError
-from audit.store import discovery, transcript
+from audit.store import transcript
 from audit.store.database import read_database, uri_path
+from audit.store.discovery import procfs
 from audit.store.layout import resolve_roots
 from audit.testing import StoreBuilder
 
@@ -51,7 +52,7 @@ def without_facilities(monkeypatch, tmp_path) -> Platform:
     monkeypatch.setattr(safeio, "_syncfs_function", lambda: None)
     monkeypatch.delattr(os, "set_blocking")
     monkeypatch.delattr(os, "fchmod")
-    monkeypatch.setattr(discovery, "PROC_ROOT", str(tmp_path / "no-proc"))
+    monkeypatch.setattr(procfs, "PROC_ROOT", str(tmp_path / "no-proc"))
 
     def kill(pid, signal):
         raise AssertionError(f"os.kill({pid}, {signal}) would end the process on Windows")

@@ -335,9 +335,9 @@ def no_proc(monkeypatch, shared):
     which completeness loads to explain a difference, loaded while we can read it."""
     import deepdiff  # noqa: F401
 
-    from audit.store import discovery
+    from audit.store.discovery import procfs
 
-    monkeypatch.setattr(discovery, "PROC_ROOT", str(shared / "no-proc"))
+    monkeypatch.setattr(procfs, "PROC_ROOT", str(shared / "no-proc"))
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from audit import safeio
 from audit.cli import main
 from audit.store import discovery
 from audit.store.daemon import Secret
-from audit.store.discovery import LOG, NO_PROC, PINNED, PROCESS
+from audit.store.discovery import LOG, NO_PROC, PINNED, PROCESS, procfs
 from audit.store.layout import Root
 from audit.testing import SimulatedDaemon, StoreBuilder
 from tests.output_schema import ci_result, envelope
@@ -335,7 +335,7 @@ def test_real_proc_finds_an_agy_process_by_its_open_log_and_socket(cli):
 
 
 def test_without_proc_nothing_discovered_is_used_and_discovery_says_so(cli, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(discovery, "PROC_ROOT", str(tmp_path / "no-proc"))
+    monkeypatch.setattr(procfs, "PROC_ROOT", str(tmp_path / "no-proc"))
     monkeypatch.delattr(os, "getuid")
     monkeypatch.setenv("ANTIGRAVITY_CSRF_TOKEN", TOKEN)
     with SimulatedDaemon(cli.path, token=TOKEN) as sim:
@@ -502,10 +502,10 @@ def test_an_ide_language_server_is_found_by_its_app_data_dir_and_flag_ports(tmp_
 
 
 def test_proc_net_tcp_addresses():
-    assert discovery._address("0100007F:1F90") == ("127.0.0.1", 8080)
-    assert discovery._address("00000000000000000000000001000000:0050") == ("::1", 80)
-    assert discovery._address("0000000000000000FFFF00000100007F:0050") == ("127.0.0.1", 80)  # v4-mapped
-    assert discovery._address("zz:1") is None and discovery._address("0100:1") is None
+    assert procfs._address("0100007F:1F90") == ("127.0.0.1", 8080)
+    assert procfs._address("00000000000000000000000001000000:0050") == ("::1", 80)
+    assert procfs._address("0000000000000000FFFF00000100007F:0050") == ("127.0.0.1", 80)  # v4-mapped
+    assert procfs._address("zz:1") is None and procfs._address("0100:1") is None
 
 
 @settings(max_examples=60, deadline=None)
