@@ -1,7 +1,8 @@
 """Formatters only: plain text tables, the one line of a finding and JSON (``text``), the JSON
 envelope of every command (``envelope``), SARIF 2.1.0 logs (``sarif``), JUnit XML (``junit``),
 Markdown (``markdown``), the ci report (``ci_report``) and its self-contained HTML page
-(``html_report``), the contract and consistency reports (``contract_report``,
+(``html_report``; the frame of every page, ``html_page``, and its drift and consumers sections,
+``html_drift`` and ``html_consumers``), the contract and consistency reports (``contract_report``,
 ``consistency_report``), the drift and baseline reports (``drift_report``), consumer verdicts
 (``consumers_report``), value-level differences (``diff_report``), the conformance report and
 the mutated copies (``conformance_report``), and one module per command that renders its own

@@ -21,7 +21,7 @@ from audit.checks.consumers import BREAKS, OK, UNKNOWN, ConsumerResult, Decision
 from audit.checks.drift import DRIFT, UNCHANGED, Change, Comparison, Observed, SurfaceResult
 from audit.findings import Finding, Level
 from audit.pipeline.ci_results import ERROR, FAIL, PASS, Check, Report, Stage
-from audit.report import html_report
+from audit.report import html_page, html_report
 from tests.cli_capture import cli
 from tests.output_schema import ci_result, envelope
 
@@ -177,7 +177,7 @@ def test_a_hostile_name_is_text_never_markup():
     page.encode("utf-8")  # a lone surrogate would not encode: it is shown escaped
     assert not any(raw in page for raw in ("<script>alert", "\x00", "\x1b", "\u202e"))
     dom = parse(page)
-    assert [e.text() for e in dom.all("script")] == [html_report._SCRIPT]
+    assert [e.text() for e in dom.all("script")] == [html_page._SCRIPT]
     assert dom.all("b") == [] and dom.all("img") == []
     assert texts(dom.one("details", id="check-1").all("li", class_="finding")) == [
         f"{HOSTILE_SHOWN}:3 error [incomplete] lacks {HOSTILE_SHOWN}",
@@ -462,7 +462,7 @@ def test_chromium_shows_hostile_names_as_text(tmp_path):
     assert [line for line in log.splitlines() if ":CONSOLE" in line] == []
     dom = parse(out)
     assert dom.one("html").attrs["data-script"] == "ran"
-    assert [e.text() for e in dom.all("script")] == [html_report._SCRIPT]  # the page's own, and only it
+    assert [e.text() for e in dom.all("script")] == [html_page._SCRIPT]  # the page's own, and only it
     assert texts(dom.one("details", id="check-1").all("li", class_="finding"))[0] == (
         f"{HOSTILE_SHOWN}:3 error [incomplete] lacks {HOSTILE_SHOWN}"
     )
