@@ -1,7 +1,7 @@
 """agy-audit: format audit and contract verification for Antigravity session stores.
 
 The package is layered; data flows one way and a module imports only from its own band or from
-the bands before it (``tests/test_layers.py`` checks every import)::
+the bands before it (``tests/project/test_layers.py`` checks every import)::
 
     foundation  errors, findings, safeio, strictjson, display, csrf, resources, progress, clock
                 exceptions with exit codes, the findings model, safe I/O, strict JSON, terminal-safe text, the CSRF token and its scrubber

@@ -36,8 +36,8 @@ MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 """The one size limit for a JSON document read whole -- a sidecar (every command) or a daemon
 answer: 256 MiB. Parsing holds about five times a document's size in Python objects, so this
 keeps one document under about 1.5 GB of memory; larger ones are refused, naming the file."""
-# What the platform offers, each checked where it is used (tests/test_portability.py runs the
-# readers and the sweep with every one of them patched away). Open flags some platforms lack are
+# What the platform offers, each checked where it is used (tests/reliability/test_portability.py
+# runs the readers and the sweep with every one of them patched away). Open flags some platforms lack are
 # 0 there: Windows has no O_NOFOLLOW, O_NONBLOCK or O_CLOEXEC, and needs O_BINARY, without which
 # a descriptor reads and writes text (CRLF translated, Ctrl-Z read as the end of the file).
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

@@ -2,8 +2,8 @@
 (docs/reference/<command>.md: synopsis and options), the reference's index, and the table of each
 command's output formats (docs/output-and-exit-codes.md), so none can drift from what the commands
 accept. Run from the repository root with the package importable: ``python docs/gen_reference.py``
-(``--check`` only reports the pages that differ, exit 1). tests/test_docs_reference.py fails when a
-checked-in page differs.
+(``--check`` only reports the pages that differ, exit 1). tests/project/test_docs_reference.py fails
+when a checked-in page differs.
 
 Each page holds the generated part between two marks; what is written around the marks (examples,
 explanations) is kept as it is. A page that does not exist yet is created with the marks alone.

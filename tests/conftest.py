@@ -29,7 +29,7 @@ def _clean_environment(monkeypatch, tmp_path_factory):
     # what a run keeps in the user's cache directory (crash reports) stays in pytest's own
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
     # no progress lines in the stderr tests capture from a run that happens to take over a second;
-    # the tests of progress (tests/test_progress.py) choose their own
+    # the tests of progress (tests/foundation/test_progress.py) choose their own
     monkeypatch.setenv("AGY_AUDIT_PROGRESS", "off")
 
 

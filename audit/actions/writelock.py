@@ -178,7 +178,7 @@ def _try_lock(fd: int) -> bool:
     return _lock_byte(fd)
 
 
-def _lock_byte(fd: int) -> bool:  # pragma: no cover - Windows; tests/test_portability.py stands flock in
+def _lock_byte(fd: int) -> bool:  # pragma: no cover - Windows; test_portability.py stands flock in
     try:
         msvcrt = importlib.import_module("msvcrt")  # Windows only lacks flock
     except ImportError:

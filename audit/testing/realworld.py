@@ -12,8 +12,8 @@ and the tests: ``add_real_world(builder)``.
 * ``chunk-only`` (ACP): a brain-only session whose transcripts exist only as chunks.
 
 Everything a consumer must tolerate and nothing it would break on: ``ci`` finds no violation in
-them, only advisories (``tests/test_realworld.py`` holds the exact list). Deterministic for the
-builder's seed.
+them, only advisories (``tests/workflows/test_realworld.py`` holds the exact list). Deterministic
+for the builder's seed.
 """
 
 from __future__ import annotations

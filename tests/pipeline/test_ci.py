@@ -285,7 +285,8 @@ def _break_fingerprint(store, monkeypatch):
 
 def _break_compare(store, monkeypatch):
     """A column added to every .db: the bundled baseline's schema lines are whole in every file (an
-    added sidecar path would only be first contact against it: tests/test_first_contact.py)."""
+    added sidecar path would only be first contact against it:
+    tests/workflows/test_first_contact.py)."""
     import sqlite3
 
     for db in store.home.rglob("*.db"):

@@ -93,7 +93,7 @@ def _record(obj: dict[str, Any], path: str, line: int, out: list[Anomaly], state
 
     A record every key and value of which is as documented (the common case) is built straight
     away; any other goes through ``_judged_record``, which says what is wrong. Both give equal
-    records and findings (tests/test_transcript_fast.py)."""
+    records and findings (tests/store/test_transcript_fast.py)."""
     state = state if state is not None else _Stream(None)
     get = obj.get
     step, source, kind, status, created = get("step_index"), get("source"), get("type"), get("status"), get("created_at")
