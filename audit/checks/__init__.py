@@ -8,7 +8,11 @@ a package of one module per surface or input kind with the registry of surfaces,
 transcripts, ``conventions``), drift against recorded baselines (``drift``, a package: what is
 observed, ``drift.observed``; the classified changes, ``drift.changes``; the comparison per
 surface, ``drift.comparison``; ``baselines``), which
-downstream readers a drift breaks (``consumers``), value-level differences between two
+downstream readers a drift breaks (``consumers``, a package: the profiles, ``consumers.profiles``;
+an entry judged on its lines, ``consumers.entry_lines``, and on its values,
+``consumers.value_filters``; a profile's verdict, ``consumers.judging``, and the results,
+``consumers.verdicts``; ``--fail-on``, ``consumers.fail_on``; what a corpus exercises,
+``consumers.entry_coverage``), value-level differences between two
 trajectories (``diff``), parent links (``links``, a package: ``links.model``, the reading of the
 evidence, ``links.evidence``, and ``links.resolution``) and what a session's files hold
 (``inspection``). Results are plain dataclasses; nothing here prints, parses arguments or writes

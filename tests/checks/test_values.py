@@ -317,7 +317,7 @@ def test_a_required_key_renamed_breaks_its_reader():
 
 
 def test_a_path_the_baseline_could_not_record_is_no_change_to_a_reader():
-    from audit.checks.consumers import _classify
+    from audit.checks.consumers.entry_lines import _classify
 
     entry = _profile(surface="sidecar", path="steps.[].userInput.media").entries[0]
     change = Change("steps.[].userInput.media", "not-in-baseline", None, "array")
