@@ -15,15 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tests.reliability.test_reliability_faults as faults
-from audit.actions.redact import (
-    _NOT_UTF8,
-    REPORT,
-    Redactor,
-    _as_text,
-    _survivors,
-    redact,
-    redact_wire,
-)
+from audit.actions.redact import REPORT, redact
+from audit.actions.redact.proof import _survivors
+from audit.actions.redact.protobuf import _as_text, redact_wire
+from audit.actions.redact.replacements import _NOT_UTF8, Redactor
 from audit.checks.fingerprint import SURFACES, fingerprint_paths
 from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.cli import main
@@ -726,7 +721,7 @@ def test_the_needle_search_finds_what_a_plain_search_finds(texts, inserted, fill
     needles longer than a block, overlapping occurrences: the found set is the plain one."""
     import io
 
-    from audit.actions.redact import Needles
+    from audit.actions.redact.replacements import Needles
 
     needles = Needles()
     for text in texts:
