@@ -29,7 +29,7 @@ from audit.actions import writelock
 from audit.actions.link_writer import check_writable, store_busy
 from audit.checks import diff
 from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
-from audit.errors import AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
+from audit.errors import EXIT_FINDINGS, EXIT_OK, AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
 from audit.progress import Callback, tracked
 from audit.safeio import (
     FILE,
@@ -75,6 +75,10 @@ class Verification:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.ok else EXIT_FINDINGS
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from audit.errors import InputError, NothingToCheck
+from audit.errors import EXIT_FINDINGS, EXIT_OK, InputError, NothingToCheck
 from audit.progress import Callback, tracked
 from audit.safeio import FILE, is_dir, path_kind, read_bytes
 from audit.store.corpus import CORPUS, is_corpus
@@ -213,6 +213,10 @@ class Report:
     @property
     def same(self) -> bool:
         return all(p.same for p in self.pairs) and not self.only_a and not self.only_b
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.same else EXIT_FINDINGS
 
 
 def _trajectories(path: Path) -> dict[str, Path]:

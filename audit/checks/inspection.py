@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audit.checks import contract
-from audit.errors import InputError
+from audit.errors import EXIT_FINDINGS, EXIT_OK, InputError
 from audit.findings import UNREADABLE, Finding, HasFindings, Level
 from audit.safeio import is_dir, is_file
 from audit.store import transcript
@@ -83,6 +83,10 @@ class Inspection(HasFindings):
         decoded; an error makes ``inspect`` exit 1."""
         database = self.database.findings if self.database else []
         return [*database, *(self.transcripts.findings if self.transcripts else ()), *self.undecoded]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FINDINGS if self.errors else EXIT_OK
 
 
 def inspect_session(session: Session) -> Inspection:

@@ -7,7 +7,6 @@ import sys
 
 from audit.checks import diff
 from audit.commands.common import add_progress, add_quiet, print_json, progress_of
-from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.progress import step
 from audit.report import diff_report
 
@@ -48,9 +47,9 @@ def run(args: argparse.Namespace) -> int:
     with step(progress_of(args), "diff", "trajectories") as bar:
         report = diff.compare_paths(args.a, args.b, only=args.id, ignore=ignore, progress=bar)
     if args.format == "json":
-        print_json("diff", EXIT_OK if report.same else EXIT_FINDINGS, diff_report.to_json(report))
+        print_json("diff", report.exit_code, diff_report.to_json(report))
     elif args.format == "markdown":
         sys.stdout.write(diff_report.markdown(report))
     else:
         sys.stdout.write(diff_report.text(report))
-    return EXIT_OK if report.same else EXIT_FINDINGS
+    return report.exit_code

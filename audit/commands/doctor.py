@@ -6,7 +6,6 @@ import argparse
 
 from audit.commands import project
 from audit.commands.common import add_format, add_key_file, add_progress, legacy_key, print_json, progress_of, roots_from, seconds
-from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.pipeline import doctor
 from audit.report import doctor_report
 from audit.safeio import is_file
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress_of(args),
     )
     if args.format == "json":
-        print_json("doctor", EXIT_OK if health.healthy else EXIT_FINDINGS, doctor_report.result_json(health))
+        print_json("doctor", health.exit_code, doctor_report.result_json(health))
     else:
         print(doctor_report.text(health))
-    return EXIT_OK if health.healthy else EXIT_FINDINGS
+    return health.exit_code

@@ -8,7 +8,7 @@ import sys
 from audit.checks.fingerprint import SURFACES, fingerprint_paths
 from audit.checks.shape import snapshot_text
 from audit.commands.common import add_progress, add_quiet, inform, print_json, progress_of
-from audit.errors import EXIT_OK, EXIT_USAGE, NothingToCheck, UsageError
+from audit.errors import NothingToCheck, UsageError
 from audit.progress import step
 from audit.report.drift_report import survey_json, survey_text
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.fingerprints:
         raise NothingToCheck(f"nothing to fingerprint in {', '.join(args.paths)}")
     if args.format == "json":
-        print_json("fingerprint", EXIT_USAGE if result.problems else EXIT_OK, survey_json(result, paths=args.show_paths))
+        print_json("fingerprint", result.exit_code, survey_json(result, paths=args.show_paths))
     elif args.show_paths:
         if len(result.fingerprints) != 1:
             raise UsageError(f"--paths prints one surface; computed: {', '.join(result.fingerprints)} (choose with --surface)")
@@ -84,5 +84,4 @@ def run(args: argparse.Namespace) -> int:
             f"agy-audit: {len(result.problems)} input(s) unreadable; the fingerprints above leave them out",
             file=sys.stderr,
         )
-        return EXIT_USAGE
-    return 0
+    return result.exit_code

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from audit.checks.inspection import inspect_path, inspect_session
 from audit.commands.common import add_format, print_json, roots_from, tell_located
-from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.report import inspect_report
 from audit.safeio import exists
 from audit.store import layout
@@ -45,9 +44,8 @@ def run(args: argparse.Namespace) -> int:
         located = layout.locate_session(scans, args.target)
         tell_located(args, located)
         result = inspect_session(located.session)
-    code = EXIT_FINDINGS if result.errors else EXIT_OK
     if args.format == "json":
-        print_json("inspect", code, inspect_report.result_json(result), result.findings)
+        print_json("inspect", result.exit_code, inspect_report.result_json(result), result.findings)
     else:
         print(inspect_report.text(result))
-    return code
+    return result.exit_code

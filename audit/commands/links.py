@@ -19,7 +19,7 @@ from audit.commands.common import (
     roots_from,
     user_path,
 )
-from audit.errors import EXIT_FINDINGS, EXIT_OK, InputError, NothingToCheck, UsageError
+from audit.errors import EXIT_OK, InputError, NothingToCheck, UsageError
 from audit.progress import step
 from audit.report import links_report
 from audit.store import layout
@@ -143,7 +143,7 @@ def run_check(args: argparse.Namespace) -> int:
     for root, d in _directories(args, plain=True):
         with step(make, "links check", "sidecars") as bar:
             results.append((root, links.resolve(d, progress=bar)))
-    code = EXIT_FINDINGS if any(res.failing for _, res in results) else EXIT_OK
+    code = max(res.exit_code for _, res in results)  # the worst root's
     if args.format == "dot":
         print(links_report.dot(results), end="")
     elif args.format == "json":
@@ -216,10 +216,10 @@ def run_verify(args: argparse.Namespace) -> int:
     with step(progress_of(args), "links verify", "sidecars") as bar:
         v = backup.verify(args.backup, unchanged=args.unchanged, progress=bar)
     if args.format == "json":
-        print_json("links verify", EXIT_OK if v.ok else EXIT_FINDINGS, links_report.verification_json(v))
+        print_json("links verify", v.exit_code, links_report.verification_json(v))
     else:
         print(links_report.verification_text(v))
-    return EXIT_OK if v.ok else EXIT_FINDINGS
+    return v.exit_code
 
 
 def run_rollback(args: argparse.Namespace) -> int:

@@ -35,7 +35,7 @@ from pathlib import Path
 from audit.actions import compat
 from audit.actions.sweep import installed_agy_version
 from audit.checks import completeness, contract, links
-from audit.errors import UsageError
+from audit.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from audit.progress import Callback, Factory, step
 from audit.resources import data_path
 from audit.store import discovery
@@ -106,6 +106,10 @@ class Health:
     @property
     def healthy(self) -> bool:
         return not self.actions
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.healthy else EXIT_FINDINGS
 
     @property
     def waiting(self) -> int:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from audit.checks.shape import digest_lines
 from audit.checks.values import merge_counts
+from audit.errors import EXIT_OK, EXIT_USAGE
 from audit.store.selection import Selection
 
 if TYPE_CHECKING:
@@ -176,6 +177,11 @@ class Survey:
         """A store or home read whole, as a complete sweep reads it: every session's files read
         (its ``.db``, brain, the per-install files), none unreadable, none only the daemon reads."""
         return self.kind == "store" and not self.problems and not self.unread
+
+    @property
+    def exit_code(self) -> int:
+        """2 when an input was unreadable: a fingerprint that skipped it is not the store's."""
+        return EXIT_USAGE if self.problems else EXIT_OK
 
     def partial(self) -> dict[str, str]:
         """Surfaces of a complete sweep or a store read whole whose absent lines are no evidence,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
+from audit.errors import EXIT_FINDINGS, EXIT_OK
 from audit.store.sidecar import FileState
 
 NATIVE_SOURCES = ("parentConversationId", "invokeSubagent.results")
@@ -114,3 +115,7 @@ class Resolution:
     @property
     def failing(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.kind in FAILING_KINDS)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FINDINGS if self.failing else EXIT_OK
