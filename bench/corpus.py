@@ -42,7 +42,8 @@ ROTATION = 4  # any ROTATION consecutive sessions carry every step family of the
 _STEP_CORE = ("type", "status", "metadata")
 _VOLATILE_KEY = "file:///home/agy/project"
 _STEP_TYPES = frozenset(pb.CortexStepType.keys())
-_WRITERS = ("builder", "trajectories", "dbwriter", "transcripts")  # the audit.testing modules a corpus depends on
+# the audit.testing modules a corpus depends on
+_WRITERS = ("builder", "trajectories", "dbwriter", "transcripts", "transcript_records")
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ def redact_homes(params: Params, *, seed: int = 1, progress=print) -> tuple[Shar
 
 def big_transcript(mib: int, *, seed: int = 1) -> Path:
     """A ``transcript_full.jsonl`` of at least *mib* MiB (realistic records, long outputs), cached."""
-    from audit.testing.transcripts import records_from_steps
+    from audit.testing.transcript_records import records_from_steps
 
     def make(tmp: Path) -> None:
         rng = random.Random(seed)

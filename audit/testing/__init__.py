@@ -2,6 +2,9 @@
 
 ``StoreBuilder`` writes realistic, deterministic stores for tests, benchmarks and examples; see
 ``audit.testing.builder`` for the API and ``audit.testing.trajectories`` for the step factories.
+Brain transcripts are written by ``transcripts`` from the records ``transcript_records`` derives
+from a session's steps; ``transcript_steps`` makes steps with the typed arguments and error codes
+real transcripts show.
 ``SimulatedDaemon`` serves a store over loopback the way the agy daemon does
 (``audit.testing.daemon``).
 """

@@ -194,7 +194,8 @@ class RootBuilder:
             convo.paths["sidecar"] = path
         if brain:
             from audit.testing.disagreements import plant
-            from audit.testing.transcripts import records_from_steps, write_brain
+            from audit.testing.transcript_records import records_from_steps
+            from audit.testing.transcripts import write_brain
 
             brain_dir = self.path / "brain" / cid
             records = records_from_steps(steps)

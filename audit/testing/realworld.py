@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from audit.testing import trajectories as T
 from audit.testing.builder import Conversation, StoreBuilder
-from audit.testing.transcripts import error_steps, typed_tool_steps
+from audit.testing.transcript_steps import error_steps, typed_tool_steps
 
 BIG_FILE_LINES = 2_400
 """Lines of the file the ``chunked`` session views: its full-tier record alone passes 102,400 bytes."""

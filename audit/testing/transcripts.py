@@ -1,15 +1,11 @@
 """Brain directories for tests: the three transcript tiers, step outputs, messages, an artifact.
 
-``records_from_steps`` derives transcript records (the full tier's form: tool-call arguments are
-native JSON values) from sidecar-shaped steps (proto3-JSON dicts), so a session's transcript
-agrees with its sidecar: one record per step, same order, enum names minus their prefixes,
-``created_at`` = ``metadata.createdAt`` cut to seconds, ``error_code`` from
-``errorMessage.error.errorCode``. ``write_brain`` writes them the way agy does
-(docs/store-format.md#session-files, #transcript-records, #chunks): ``transcript_full.jsonl`` with native argument values,
+``write_brain`` writes transcript records (``audit.testing.transcript_records.records_from_steps``
+derives them from a session's steps) the way agy does (docs/store-format.md#session-files,
+#transcript-records, #chunks): ``transcript_full.jsonl`` with native argument values,
 ``transcript.jsonl`` with every argument as JSON text and long fields truncated, optionally
 ``overview.txt`` and the rolling chunks of both tiers (split every ``CHUNK_BYTES``, mid-line), and
-on request the real-world anomalies of ``ANOMALIES``. ``typed_tool_steps`` makes tool calls with
-the typed argument names real transcripts show. Everything is deterministic for a given
+on request the real-world anomalies of ``ANOMALIES``. Everything is deterministic for a given
 ``random.Random``.
 """
 
@@ -20,14 +16,14 @@ import random
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
 from audit.safeio import atomic_write, make_private_dir
 from audit.store.transcript import CHUNK_BYTES, parse_content
-from audit.strictjson import JSONError, dumps, loads
-from audit.testing import trajectories as T
+from audit.strictjson import dumps
+from audit.testing.transcript_records import parse_time
 
 DISPLAY_HOME = "/home/agy"  # the home directory written into URIs inside generated content
 ANOMALIES = frozenset(
@@ -58,17 +54,6 @@ steps out of its transcripts, and gaps are common in real files)."""
 CHUNKS = ("none", "both", "only")
 """``chunks``: none; ``both``: the flat files and their chunks (byte-identical); ``only``: the chunks alone."""
 
-LOCAL_TIME = timezone(timedelta(hours=9))
-"""The user's offset used in ``Created At:`` headers (the records' ``created_at`` is UTC)."""
-
-EPHEMERAL_PREAMBLE = (
-    "The following is an <EPHEMERAL_MESSAGE> not actually sent by the user. It is provided by the "
-    "system as a set of reminders and general important information to pay attention to.\n"
-)
-_SYSTEM_TYPES = frozenset(
-    {"SYSTEM_MESSAGE", "ERROR_MESSAGE", "CONVERSATION_HISTORY", "KNOWLEDGE_ARTIFACTS", "CHECKPOINT", "EPHEMERAL_MESSAGE"}
-)
-_TIMESTAMP = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:\d\d)")
 _HEADER = re.compile(r"^(?:Created|Completed) At:.*\n", re.M)
 
 
@@ -85,168 +70,6 @@ class BrainInfo:
     full_start: int = 0  # index of the record the full window starts at
     overview: Path | None = None
     chunks: dict[str, tuple[Path, ...]] = field(default_factory=dict)  # tier -> chunk parts written
-
-
-# ----------------------------------------------------------------------------- steps -> records
-
-
-def records_from_steps(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One transcript record (full form) per sidecar step, in step order."""
-    return [_record(index, step) for index, step in enumerate(steps)]
-
-
-def _strip(value: object, prefix: str) -> str | None:
-    return value.removeprefix(prefix) if isinstance(value, str) else None
-
-
-def _record(index: int, step: dict[str, Any]) -> dict[str, Any]:
-    kind = _strip(step.get("type"), "CORTEX_STEP_TYPE_") or "UNSPECIFIED"
-    meta = step.get("metadata") or {}
-    default_source = "USER_EXPLICIT" if kind == "USER_INPUT" else "SYSTEM" if kind in _SYSTEM_TYPES else "MODEL"
-    record: dict[str, Any] = {
-        "step_index": index,
-        "source": _strip(meta.get("source"), "CORTEX_STEP_SOURCE_") or default_source,
-        "type": kind,
-        "status": _strip(step.get("status"), "CORTEX_STEP_STATUS_") or "DONE",
-    }
-    if "createdAt" in meta:
-        record["created_at"] = _utc_seconds(meta["createdAt"])
-    header = "".join(
-        f"{label}: {_local(meta[key])}\n"
-        for label, key in (("Created At", "createdAt"), ("Completed At", "completedAt"))
-        if key in meta
-    )
-    body = _BODIES.get(kind, _tool_result)(step, header, record["status"])
-    record.update({k: v for k, v in body.items() if v not in (None, "", [])})
-    return record
-
-
-def _parse_time(text: str) -> datetime:
-    m = _TIMESTAMP.match(text)
-    if not m:
-        raise ValueError(f"not an RFC 3339 timestamp: {text!r}")
-    return datetime.fromisoformat(m.group(1) + m.group(2).replace("Z", "+00:00"))
-
-
-def _utc_seconds(text: str) -> str:
-    return _parse_time(text).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _local(text: str) -> str:
-    return _parse_time(text).astimezone(LOCAL_TIME).isoformat()
-
-
-def _user_input(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("userInput") or {}
-    text = payload.get("userResponse") or "\n".join(i["text"] for i in payload.get("items", []) if "text" in i)
-    created = (step.get("metadata") or {}).get("createdAt")
-    extra = f"<ADDITIONAL_METADATA>\nThe current local time is: {_local(created)}.\n</ADDITIONAL_METADATA>" if created else ""
-    return {"content": f"<USER_REQUEST>\n{text}\n</USER_REQUEST>\n{extra}"}
-
-
-def _planner(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("plannerResponse") or {}
-    return {
-        "content": payload.get("modifiedResponse") or payload.get("response"),
-        "thinking": payload.get("thinking"),
-        "tool_calls": [{"name": c.get("name", ""), "args": _args(c)} for c in payload.get("toolCalls", [])],
-    }
-
-
-def _args(call: dict[str, Any]) -> dict[str, object]:
-    """Arguments as the full tier logs them: native JSON values; UX metadata args always present
-    (the compact tier writes each value as JSON text, see ``write_brain``)."""
-    try:
-        decoded: dict[str, object] = loads(call.get("argumentsJson") or "{}")
-    except JSONError:
-        decoded = {}
-    name = call.get("name", "")
-    summary = next((v[:60] for v in decoded.values() if isinstance(v, str)), name)
-    decoded.setdefault("toolAction", name.replace("_", " ").capitalize())
-    decoded.setdefault("toolSummary", summary)
-    return decoded
-
-
-def _run_command(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("runCommand") or {}
-    if status == "RUNNING":  # write_brain turns it into a background task
-        return {"content": header}
-    output = payload.get("combinedOutput")
-    output = output.get("full", "") if isinstance(output, dict) else output or ""
-    code = int(payload.get("exitCode", 0))
-    return {"content": f"{header}The command exited with code {code}.\nOutput:\n{output}", "exit_code": code}
-
-
-def _view_file(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("viewFile") or {}
-    lines = (payload.get("content") or "").split("\n")
-    first = int(payload.get("startLine", 1) or 1)
-    numbered = "\n".join(f"{n}: {text}" for n, text in enumerate(lines, first))
-    return {
-        "content": (
-            f"{header}File Path: `{payload.get('absolutePathUri', '')}`\nTotal Lines: {len(lines)}\n{numbered}\n"
-            "The above content shows the entire, complete file contents of the requested file."
-        )
-    }
-
-
-def _code_action(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("codeAction") or {}
-    edit = (payload.get("actionResult") or {}).get("edit") or {}
-    uri = edit.get("absoluteUri", "")
-    if edit.get("createFile") or "createFile" in (payload.get("actionSpec") or {}):
-        return {"content": f"{header}Created file {uri}"}
-    tool = ((step.get("metadata") or {}).get("toolCall") or {}).get("name") or "replace_file_content"
-    sign = {"UNIFIED_DIFF_LINE_TYPE_INSERT": "+", "UNIFIED_DIFF_LINE_TYPE_DELETE": "-"}
-    lines = ((edit.get("diff") or {}).get("unifiedDiff") or {}).get("lines", [])
-    diff = "".join(f"{sign.get(line.get('type'), ' ')}{line.get('text', '')}\n" for line in lines)
-    block = f"\n[diff_block_start]\n{diff}[diff_block_end]" if diff else ""
-    return {"content": f"{header}The following changes were made by the {tool} tool to: {uri.removeprefix('file://')}.{block}"}
-
-
-def _error_message(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    error = (step.get("errorMessage") or {}).get("error") or {}
-    out: dict[str, Any] = {
-        "error": error.get("shortError") or error.get("userErrorMessage") or error.get("modelErrorMessage") or "error"
-    }
-    if isinstance(error.get("errorCode"), int):
-        out["error_code"] = error["errorCode"]  # newer builds (docs/store-format.md#transcript-records)
-    return out
-
-
-def _ephemeral(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    return {"content": EPHEMERAL_PREAMBLE + ((step.get("ephemeralMessage") or {}).get("content") or "")}
-
-
-def _checkpoint(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    payload = step.get("checkpoint") or {}
-    return {"content": payload.get("sessionSummary") or payload.get("userIntent")}
-
-
-def _system_message(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    return {"content": (step.get("systemMessage") or {}).get("message")}
-
-
-def _tool_result(step: dict[str, Any], header: str, status: str) -> dict[str, Any]:
-    return {"content": header.rstrip("\n")}
-
-
-_BODIES = {
-    "USER_INPUT": _user_input,
-    "PLANNER_RESPONSE": _planner,
-    "RUN_COMMAND": _run_command,
-    "VIEW_FILE": _view_file,
-    "CODE_ACTION": _code_action,
-    "ERROR_MESSAGE": _error_message,
-    "EPHEMERAL_MESSAGE": _ephemeral,
-    "CHECKPOINT": _checkpoint,
-    "SYSTEM_MESSAGE": _system_message,
-    "CONVERSATION_HISTORY": lambda step, header, status: {},
-    "KNOWLEDGE_ARTIFACTS": lambda step, header, status: {},  # an empty payload: nothing to write
-}
-
-
-# ----------------------------------------------------------------------------- writing
 
 
 def write_brain(
@@ -338,7 +161,7 @@ def write_brain(
                 if "created_at" in lines[i] and "created_at" in lines[i - 1] and id(lines[i]) not in touched
             ],
         )
-        earlier = _parse_time(lines[i - 1]["created_at"]) - timedelta(seconds=rng.randrange(5, 90))
+        earlier = parse_time(lines[i - 1]["created_at"]) - timedelta(seconds=rng.randrange(5, 90))
         lines[i]["created_at"] = earlier.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         marked["backward-time"] = lines[i]
         busy.append(lines[i])
@@ -520,7 +343,7 @@ def _write_extras(brain_dir: Path, lines: list[dict[str, Any]], rng: random.Rand
     }
     written = [_write(system / "steps" / str(n) / "output.txt", text) for n, text in outputs.items()]
     last = next((r["created_at"] for r in reversed(lines) if "created_at" in r), "2026-09-01T09:00:00Z")
-    stamp = _parse_time(last)
+    stamp = parse_time(last)
 
     def nanos(seconds: int) -> str:
         moment = stamp + timedelta(seconds=seconds)
@@ -549,121 +372,3 @@ def _write_extras(brain_dir: Path, lines: list[dict[str, Any]], rng: random.Rand
     }
     written.append(_write(brain_dir / "task.md.metadata.json", dumps(meta) + "\n"))
     return written
-
-
-# ----------------------------------------------------------------------------- real-world steps
-
-
-TYPED_ARGUMENTS = (
-    "WaitMsBeforeAsync",
-    "StartLine",
-    "EndLine",
-    "Overwrite",
-    "AllowMultiple",
-    "ArtifactMetadata",
-    "ReplacementChunks",
-    "BypassSandbox",
-    "MatchPerLine",
-    "CaseInsensitive",
-    "IsRegex",
-    "IsDaemon",
-    "IsSkillFile",
-    "Includes",
-    "ContentOffset",
-    "IsArtifact",
-    "questions",
-    "MediaPaths",
-)
-"""The argument names with non-string values in real transcripts (docs/store-format.md#argument-encoding)."""
-
-
-def typed_tool_steps(rng: random.Random, clock: T.Clock, workspace: str = "/home/agy/project") -> list[dict[str, Any]]:
-    """Sidecar-shaped planner steps whose tool calls carry every argument of ``TYPED_ARGUMENTS``
-    (ints, bools, objects, arrays), each with the UX metadata arguments real calls have."""
-    target = f"{workspace}/{rng.choice(('notes', 'plan', 'readme'))}.md"
-
-    def call(name: str, action: str, args: dict[str, Any]) -> dict[str, Any]:
-        return T.tool_call(rng, name, {**args, "toolAction": action, "toolSummary": f"{action.lower()} for the task"})
-
-    calls = [
-        call(
-            "run_command",
-            "Starting server",
-            {"CommandLine": "npm run dev", "Cwd": workspace, "WaitMsBeforeAsync": 5000, "BypassSandbox": False, "IsDaemon": True},
-        ),
-        call(
-            "view_file",
-            "Reading skill",
-            {"AbsolutePath": f"{workspace}/SKILL.md", "StartLine": 1, "EndLine": 80, "IsSkillFile": True},
-        ),
-        call(
-            "write_to_file",
-            "Writing notes",
-            {
-                "TargetFile": target,
-                "CodeContent": "# Notes\n\n- first\n",
-                "Overwrite": True,
-                "IsArtifact": True,
-                "ArtifactMetadata": {"Summary": "Working notes", "ArtifactType": "other"},
-                "Description": "notes for the task",
-            },
-        ),
-        call(
-            "multi_replace_file_content",
-            "Editing notes",
-            {
-                "TargetFile": target,
-                "Instruction": "fix the list",
-                "ReplacementChunks": [
-                    {
-                        "StartLine": 3,
-                        "EndLine": 3,
-                        "TargetContent": "- first",
-                        "ReplacementContent": "- one",
-                        "AllowMultiple": False,
-                    }
-                ],
-            },
-        ),
-        call(
-            "replace_file_content",
-            "Editing notes",
-            {
-                "TargetFile": target,
-                "StartLine": 1,
-                "EndLine": 1,
-                "TargetContent": "# Notes",
-                "ReplacementContent": "# Plan",
-                "AllowMultiple": True,
-            },
-        ),
-        call(
-            "grep_search",
-            "Searching",
-            {
-                "SearchPath": workspace,
-                "Query": "TODO",
-                "MatchPerLine": True,
-                "CaseInsensitive": True,
-                "IsRegex": False,
-                "Includes": ["*.py", "*.md"],
-            },
-        ),
-        call("read_url_content", "Reading page", {"Url": "https://example.com/docs", "ContentOffset": 4096}),
-        call("ask_question", "Asking", {"questions": [{"question": "Which port?", "options": ["3000", "8080"]}]}),
-        call("generate_image", "Drawing", {"Prompt": "a diagram of the plan", "MediaPaths": [f"{workspace}/diagram.png"]}),
-    ]
-    return [
-        T.planner_response(clock, rng, T.sentence(rng), calls[i : i + 3], thinking=T.sentence(rng, 10))
-        for i in range(0, len(calls), 3)
-    ]
-
-
-def error_steps(clock: T.Clock, codes: tuple[int, ...] = (429, 503)) -> list[dict[str, Any]]:
-    """ERROR_MESSAGE steps carrying an ``errorCode`` (the transcript's ``error_code``)."""
-    out = []
-    for code in codes:
-        step = T.error_message(clock, f"HTTP {code}: the model is unavailable, retrying")
-        step["errorMessage"]["error"]["errorCode"] = code
-        out.append(step)
-    return out

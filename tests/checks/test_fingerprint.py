@@ -429,7 +429,8 @@ def test_transcript_fingerprint_is_per_tier_and_chunks_read_like_flat_files(tmp_
     import random
 
     from audit.testing.builder import StoreBuilder
-    from audit.testing.transcripts import records_from_steps, write_brain
+    from audit.testing.transcript_records import records_from_steps
+    from audit.testing.transcripts import write_brain
 
     steps = StoreBuilder(tmp_path / "b", seed=3).root("cli").conversation(turns=3, brain=False).steps
     records = records_from_steps(steps)

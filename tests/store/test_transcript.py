@@ -25,12 +25,8 @@ from audit.store.transcript import (
     text_fits,
 )
 from audit.strictjson import dumps
-from audit.testing.transcripts import (
-    ANOMALIES,
-    BrainInfo,
-    records_from_steps,
-    write_brain,
-)
+from audit.testing.transcript_records import records_from_steps
+from audit.testing.transcripts import ANOMALIES, BrainInfo, write_brain
 
 DATA = Path(__file__).resolve().parents[1] / "data"  # vendored reference data (tests/data/README.md)
 UUID = "3f2b8c1e-9a47-4d2e-8b1f-6c5d4e3a2b10"
