@@ -69,6 +69,8 @@ from audit import __version__
 from audit.clock import now_rfc3339
 from audit.csrf import scrub
 from audit.errors import (
+    EXIT_FINDINGS,
+    EXIT_OK,
     AuditError,
     InputError,
     NothingToCheck,
@@ -206,6 +208,11 @@ class SweepResult:
     def complete(self) -> bool:
         """Finished, nothing failed, and every selected session covered (swept whole)."""
         return self.finished is not None and not self.failures and len(self.sessions) == self.selected
+
+    @property
+    def exit_code(self) -> int:
+        """The interruption's exit status (130, 143), else 0 complete, 1 incomplete."""
+        return self.interrupted or (EXIT_OK if self.complete else EXIT_FINDINGS)
 
     def manifest(self) -> dict[str, Any]:
         """The ``manifest.json`` document (schemas/manifest.schema.json)."""

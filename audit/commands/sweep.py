@@ -19,7 +19,7 @@ from audit.commands.common import (
     selection_from,
     user_path,
 )
-from audit.errors import EXIT_FINDINGS, EXIT_OK, AuditError, FindingsError
+from audit.errors import AuditError, FindingsError
 from audit.progress import step
 from audit.report import sweep_report
 from audit.store import layout
@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         for note in r.notes:
             print(f"sweep: {r.root.path}: {note}", file=sys.stderr)
     if args.format == "json":
-        code = result.interrupted or (EXIT_OK if result.complete else EXIT_FINDINGS)
-        print_json("sweep", code, {"out": str(result.out), "manifest": result.manifest()})
+        print_json("sweep", result.exit_code, {"out": str(result.out), "manifest": result.manifest()})
     else:
         print(sweep_report.text(result))
     retained = f"incomplete corpus retained at {result.out}: do not record from it"
