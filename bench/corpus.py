@@ -42,8 +42,8 @@ ROTATION = 4  # any ROTATION consecutive sessions carry every step family of the
 _STEP_CORE = ("type", "status", "metadata")
 _VOLATILE_KEY = "file:///home/agy/project"
 _STEP_TYPES = frozenset(pb.CortexStepType.keys())
-# the audit.testing modules a corpus depends on
-_WRITERS = ("builder", "trajectories", "dbwriter", "transcripts", "transcript_records")
+# the audit.testing modules a corpus depends on, as patterns under audit/testing/
+_WRITERS = ("builder.py", "trajectories/*.py", "dbwriter.py", "transcripts.py", "transcript_records.py")
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ class Params:
     def key(self) -> str:
         """Cache key: these parameters and the code that writes the corpus (this file, the builder)."""
         digest = hashlib.sha256(json.dumps(self.__dict__, sort_keys=True).encode())
-        for source in (Path(__file__), *(Path(T.__file__).with_name(f"{m}.py") for m in _WRITERS)):
+        testing = Path(T.__file__).parents[1]
+        for source in (Path(__file__), *(p for pattern in _WRITERS for p in sorted(testing.glob(pattern)))):
             digest.update(source.read_bytes())
         return digest.hexdigest()[:12]
 
