@@ -1,7 +1,8 @@
 """Judging: everything that compares what was read with what it should be and returns findings.
 
-The contract and its schema compiler (``contract``, ``schemas``), native completeness
-(``completeness``), ``.db`` against brain transcripts (``consistency``) and a ``.db``'s own
+The contract and its schemas (``contract``, ``schemas``; the schema keywords, ``schema_keywords``,
+the predicate compiler, ``schema_compiler``, and what its predicates call, ``schema_runtime``),
+native completeness (``completeness``), ``.db`` against brain transcripts (``consistency``) and a ``.db``'s own
 invariants (``invariants``), shapes and fingerprints of every surface (``shape``; ``fingerprint``,
 a package of one module per surface or input kind with the registry of surfaces,
 ``fingerprint.surfaces``; the values of enum-like fields, ``values``; the content conventions of

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from audit.checks import schemas
-from audit.checks.schemas import compile_predicate
+from audit.checks.schema_compiler import UnsupportedSchema, compile_predicate
+from audit.checks.schema_keywords import distinct_pointers, resolve_pointer
+from audit.checks.schema_runtime import FORMATS
 from audit.findings import Level
 from audit.resources import data_path
 
@@ -813,7 +815,7 @@ def _typed_leaves(name):
             if node["$ref"] in seen:
                 return
             seen = seen | {node["$ref"]}
-            node = schemas._resolve(doc, node["$ref"][1:])
+            node = resolve_pointer(doc, node["$ref"][1:])
         if (
             path
             and set(node) - {"x-rule", "x-evidence", "description"} == {"type"}
@@ -964,7 +966,7 @@ def test_fast_predicate_agrees_with_jsonschema(name, data):
     assert (findings == []) == extended
     standard = Draft202012Validator(schema.document, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(doc)
     distinct = all(
-        schemas.distinct_pointers(doc, p) for p in ([["/cascadeId", "/agyReader/parentCascadeId"]] if name == "sidecar" else [])
+        distinct_pointers(doc, p) for p in ([["/cascadeId", "/agyReader/parentCascadeId"]] if name == "sidecar" else [])
     )
     assert (not [f for f in findings if f.level == Level.ERROR]) == (standard and distinct)
 
@@ -1045,7 +1047,7 @@ def test_compiled_keywords_agree_with_jsonschema(data):
 @given(text=st.one_of(st.text(max_size=40), st.sampled_from(_TRICKY)))
 def test_formats_agree_with_jsonschemas_format_checker(text):
     checker = Draft202012Validator.FORMAT_CHECKER
-    for name, check in schemas.FORMATS.items():
+    for name, check in FORMATS.items():
         assert (name in checker.checkers) == (check is not None)
         if check is not None:
             assert check(text) == checker.conforms(text, name)
@@ -1067,7 +1069,7 @@ def test_formats_agree_with_jsonschemas_format_checker(text):
     ],
 )
 def test_unsupported_schemas_are_refused_when_compiling(schema, message):
-    with pytest.raises(schemas.UnsupportedSchema) as raised:
+    with pytest.raises(UnsupportedSchema) as raised:
         compile_predicate(schema)
     assert str(raised.value).startswith(message)
 
@@ -1106,7 +1108,7 @@ def _suite_outcome(group):
     """("refused", message) or ("compiled", [(case, agrees)]) for one suite group."""
     try:
         predicate = compile_predicate(group["schema"])
-    except schemas.UnsupportedSchema as exc:
+    except UnsupportedSchema as exc:
         return "refused", str(exc)
     formats = '"format"' in json.dumps(group["schema"])
     if formats:  # format assertion aside: our compiler asserts the formats it supports, as jsonschema's checker does
