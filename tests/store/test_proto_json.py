@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from audit.store import proto_json
 from audit.store.proto import cortex_pb2 as pb
+from audit.store.proto_json import rendering, values
 from audit.store.wire import unknown_fields
 from audit.testing.sample import build
 
@@ -153,8 +154,8 @@ def test_a_tree_with_something_to_count_is_walked_again_with_its_paths(plant):
     then gives exactly what the counting walk gives: same object, same key order, same counts."""
     step = _deep_step()
     plant(step)
-    with pytest.raises((proto_json._Counted, KeyError)):
-        proto_json._plain(step)
+    with pytest.raises((rendering._Counted, KeyError)):
+        rendering._plain(step)
     found: Counter[str] = Counter()
     counted: Counter[str] = Counter()
     doc = proto_json.render(step, found)
@@ -182,7 +183,7 @@ def test_the_expected_counts_of_the_planted_trees():
 
 def test_a_tree_with_nothing_to_count_takes_the_walk_without_bookkeeping():
     step = _deep_step()
-    assert proto_json._plain(step) == proto_json.render_counting(step, Counter())
+    assert rendering._plain(step) == proto_json.render_counting(step, Counter())
     found: Counter[str] = Counter()
     assert proto_json.render(step, found)["metadata"]["createdAt"] == "2023-11-14T22:13:20.000000000Z" and not found
     same(step)
@@ -213,26 +214,26 @@ def _formula(seconds: int, nanos: int) -> str:
 @settings(max_examples=300, deadline=None)
 @given(st.integers(-62135596800, 253402300799), st.integers(0, 999_999_999))
 def test_timestamps_are_formatted_as_the_calendar_says(seconds, nanos):
-    assert proto_json._timestamp(seconds, nanos) == _formula(seconds, nanos)
-    assert proto_json._timestamp(seconds, nanos) == _formula(seconds, nanos)  # from the cache of seconds
+    assert values._timestamp(seconds, nanos) == _formula(seconds, nanos)
+    assert values._timestamp(seconds, nanos) == _formula(seconds, nanos)  # from the cache of seconds
 
 
 def test_the_cache_of_seconds_stays_bounded(monkeypatch):
-    monkeypatch.setattr(proto_json, "_SECONDS_KEPT", 3)
-    monkeypatch.setattr(proto_json, "_SECONDS", {})
-    texts = [proto_json._timestamp(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
-    assert len(proto_json._SECONDS) <= 3
+    monkeypatch.setattr(values, "_SECONDS_KEPT", 3)
+    monkeypatch.setattr(values, "_SECONDS", {})
+    texts = [values._timestamp(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
+    assert len(values._SECONDS) <= 3
     assert texts == [_formula(s, 5) for s in (0, 1, 2, 3, 0, -1, 253402300799, -62135596800)]
     assert texts[-2:] == ["9999-12-31T23:59:59.000000005Z", "0001-01-01T00:00:00.000000005Z"]
 
 
 def test_a_timestamp_whose_second_is_known_is_still_checked():
     stamp = timestamp_pb2.Timestamp(seconds=1_700_000_000, nanos=7)
-    assert [proto_json._timestamp_of(stamp) for _ in range(2)] == ["2023-11-14T22:13:20.000000007Z"] * 2
+    assert [values._timestamp_of(stamp) for _ in range(2)] == ["2023-11-14T22:13:20.000000007Z"] * 2
     for nanos in (-1, 10**9):  # the second is cached: the nanos are checked all the same
         stamp.nanos = nanos
         with pytest.raises(proto_json.RenderError, match=f"nanos {nanos} outside"):
-            proto_json._timestamp_of(stamp)
+            values._timestamp_of(stamp)
 
 
 @settings(max_examples=400, deadline=None)
@@ -251,15 +252,15 @@ def test_durations_are_written_as_protobuf_writes_them(seconds, nanos):
         expected = duration.ToJsonString()
     except ValueError as exc:  # a sign mismatch: refused with the same words
         with pytest.raises(proto_json.RenderError, match=re.escape(str(exc))):
-            proto_json._duration_of(duration)
+            values._duration_of(duration)
         return
-    assert proto_json._duration_of(duration) == expected
+    assert values._duration_of(duration) == expected
 
 
 @pytest.mark.parametrize("seconds", [315_576_000_001, -315_576_000_001])
 def test_a_duration_out_of_range_is_refused_as_protobuf_refuses_it(seconds):
     with pytest.raises(proto_json.RenderError, match="Duration is not valid: Seconds"):
-        proto_json._duration_of(duration_pb2.Duration(seconds=seconds))
+        values._duration_of(duration_pb2.Duration(seconds=seconds))
 
 
 def _fill(message: Message, level: int = 0) -> Message:
@@ -286,7 +287,7 @@ def _fill(message: Message, level: int = 0) -> Message:
         elif fd.type == fd.TYPE_BOOL:
             value = True
         else:
-            value = 2**40 if fd.type in proto_json._INT64 else 7
+            value = 2**40 if fd.type in rendering._INT64 else 7
         if fd.is_repeated:
             getattr(message, fd.name).append(value)
         else:
@@ -297,7 +298,7 @@ def _fill(message: Message, level: int = 0) -> Message:
 def _small_types() -> list:
     found = []
     for name in sorted(pb.DESCRIPTOR.message_types_by_name):
-        walk = proto_json._small_walk(pb.DESCRIPTOR.message_types_by_name[name])
+        walk = rendering._small_walk(pb.DESCRIPTOR.message_types_by_name[name])
         if walk is not None:
             found.append((getattr(pb, name), walk))
     return found
@@ -327,9 +328,9 @@ def test_a_compiled_walk_refuses_what_it_cannot_count():
     attribute = pb.ModelAttribute(key="k", value="v")
     attribute.MergeFromString(bytes([0xF8, 0x7C, 0x01]))
     transition = pb.StatusTransition(updated_status=4242)  # type: ignore[arg-type]
-    with pytest.raises(proto_json._Counted):
-        proto_json._small_walk(pb.ModelAttribute.DESCRIPTOR)(attribute)  # type: ignore[misc]
+    with pytest.raises(rendering._Counted):
+        rendering._small_walk(pb.ModelAttribute.DESCRIPTOR)(attribute)  # type: ignore[misc]
     with pytest.raises(KeyError):
-        proto_json._small_walk(pb.StatusTransition.DESCRIPTOR)(transition)  # type: ignore[misc]
+        rendering._small_walk(pb.StatusTransition.DESCRIPTOR)(transition)  # type: ignore[misc]
     found: Counter[str] = Counter()
     assert proto_json.render(transition, found) == {"updatedStatus": 4242} and found == {"1:enum=4242": 1}
