@@ -1,10 +1,11 @@
-"""What writes: the sweep into a new corpus (``sweep``), baselines (``baseline_writer``, ``record``)
-and compatibility records (``compat``), the guarded link repair (``repair``: a verified ``backup``,
-``link_writer``, rollback), completeness attestations (``attest``), offline exports (``export``),
-content-free copies (``redact``, a package: the ``replacements``, JSON ``documents``, blobs on the
-wire, ``protobuf``, ``databases``, the source's ``tree``, what a ``run`` carries and the
-``proof``), private copies of a home's stores (``store_copy``) and the format mutations of a copy
-(``mutate``).
+"""What writes: the sweep into a new corpus (``sweep``, a package: its ``planning``, one
+``session`` swept into the ``corpus_writer``, the ``db_copy``, the ``manifest`` and the ``run``),
+baselines (``baseline_writer``, ``record``) and compatibility records (``compat``), the guarded
+link repair (``repair``: a verified ``backup``, ``link_writer``, rollback), completeness
+attestations (``attest``), offline exports (``export``), content-free copies (``redact``, a
+package: the ``replacements``, JSON ``documents``, blobs on the wire, ``protobuf``,
+``databases``, the source's ``tree``, what a ``run`` carries and the ``proof``), private copies of
+a home's stores (``store_copy``) and the format mutations of a copy (``mutate``).
 
 Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
 target's mode); a write into a live store holds the store's writer lock (``writelock``), and a

@@ -16,15 +16,17 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from audit import safeio
-from audit.actions import sweep as sweep_module
 from audit.actions.sweep import (
     NOT_COVERED_LEGACY,
     SKIP_DUPLICATE_PB,
     SKIP_IMPLICIT,
     SKIP_NO_SOURCE,
     backup_database,
+    corpus_writer,
     sweep,
 )
+from audit.actions.sweep import run as sweep_run
+from audit.actions.sweep import session as sweep_session
 from audit.cli import main
 from audit.progress import Progress, progress_line
 from audit.resources import data_path
@@ -475,7 +477,7 @@ def test_manifest_is_written_first_incomplete_and_progress_is_reported(native_st
 
 def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkeypatch):
     out = tmp_path / "corpus"
-    real, calls = sweep_module._sweep_one, []
+    real, calls = sweep_run.sweep_one, []
 
     def interrupted(item, *args):
         calls.append(item.session.id)
@@ -483,7 +485,7 @@ def test_interrupt_leaves_an_incomplete_manifest(store, tmp_path, capsys, monkey
             raise KeyboardInterrupt
         return real(item, *args)
 
-    monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)
+    monkeypatch.setattr(sweep_run, "sweep_one", interrupted)
     code, stdout, stderr = run(capsys, "--root", store.cli.path, "--out", out, "--source", "native")
     assert code == 130
     assert stderr == f"agy-audit: interrupted; incomplete corpus retained at {out}: do not record from it\n"
@@ -618,7 +620,7 @@ def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_pa
     convo = root.conversation(turns=2, db=False, sidecar="missing")
     live = convo.paths["brain"] / ".system_generated" / "logs" / "transcript.jsonl"
     records = len(live.read_bytes().splitlines())
-    real = sweep_module.read_bytes
+    real = sweep_session.read_bytes
 
     def then_the_agent_writes_on(path, **kwargs):
         data = real(path, **kwargs)
@@ -627,7 +629,7 @@ def test_brain_only_steps_count_the_copied_transcript_not_the_growing_one(tmp_pa
                 fh.write(data.splitlines(keepends=True)[-1])  # one more record after our copy
         return data
 
-    monkeypatch.setattr(sweep_module, "read_bytes", then_the_agent_writes_on)
+    monkeypatch.setattr(sweep_session, "read_bytes", then_the_agent_writes_on)
     out = tmp_path / "corpus"
     assert run(capsys, "--root", root.path, "--out", out, "--source", "native")[0] == 0
     (session,) = manifest(out)["sessions"]
@@ -750,7 +752,7 @@ def test_a_failed_session_leaves_none_of_its_files_and_the_next_recreates_the_di
     made for it), and the next session creates them again."""
     root = StoreBuilder(tmp_path / "home", seed=12).root("cli")
     first, second = sorted((root.conversation(turns=2), root.conversation(turns=2)), key=lambda c: c.id)
-    real, written = sweep_module.create_in_private_dir, []
+    real, written = corpus_writer.create_in_private_dir, []
 
     def full_disk(path, data):
         written.append(path)
@@ -758,7 +760,7 @@ def test_a_failed_session_leaves_none_of_its_files_and_the_next_recreates_the_di
             raise safeio.InputError(f"{path}: cannot create (No space left on device)")
         real(path, data)
 
-    monkeypatch.setattr(sweep_module, "create_in_private_dir", full_disk)
+    monkeypatch.setattr(corpus_writer, "create_in_private_dir", full_disk)
     out = tmp_path / "corpus"
     code, _, stderr = run(capsys, "--root", root.path, "--out", out, "--source", "native", "--keep-going")
     assert code == 1, stderr

@@ -23,8 +23,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from output_schema import SCHEMA, ci_result, envelope
 
-from audit.actions import sweep as sweep_module
 from audit.actions.sweep import Decoded
+from audit.actions.sweep import run as sweep_run
 from audit.checks import links
 from audit.checks.baselines import bundled_dir, load
 from audit.checks.fingerprint import sidecar as fingerprint_sidecar
@@ -548,7 +548,7 @@ def test_an_interrupted_sweep_names_the_corpus_it_leaves(capsys, store, tmp_path
     def interrupted(item, *args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep_module, "_sweep_one", interrupted)
+    monkeypatch.setattr(sweep_run, "sweep_one", interrupted)
     code, stdout, stderr = run(capsys, "--home", store.home, "--source", "native", "--out", tmp_path / "c")
     assert (code, stdout) == (130, "")
     assert stderr == f"agy-audit: interrupted; incomplete corpus retained at {tmp_path / 'c'}\n"

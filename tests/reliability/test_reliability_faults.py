@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from cli_capture import cli
 
-from audit.actions import link_writer, sweep
+from audit.actions import link_writer
+from audit.actions.sweep import planning
 from audit.checks import contract, links, schemas
 from audit.checks.fingerprint import dispatch
 from audit.checks.links import evidence as link_evidence
@@ -447,7 +448,7 @@ def test_a_sidecar_vanishing_between_listing_and_reading_is_reported(three, monk
 def test_a_session_file_vanishing_mid_sweep_fails_that_session_only(three, tmp_path, monkeypatch, kind):
     root, convos = three
     victim = convos[1].paths["db"] if kind == "db" else next(convos[1].paths["brain"].rglob("*.jsonl"))
-    vanish_after(monkeypatch, sweep, "scan_root", victim)
+    vanish_after(monkeypatch, planning, "scan_root", victim)
     code, out, err = cli(
         "sweep", "--source", "native", "--keep-going", "--root", root.path, "--out", tmp_path / "out", "--format", "json"
     )
