@@ -2,7 +2,11 @@
 
 The contract and its schemas (``contract``, ``schemas``; the schema keywords, ``schema_keywords``,
 the predicate compiler, ``schema_compiler``, and what its predicates call, ``schema_runtime``),
-native completeness (``completeness``), ``.db`` against brain transcripts (``consistency``) and a ``.db``'s own
+native completeness (``completeness``, a package: the verdicts, ``completeness.verdicts``; the
+projection both sides carry, ``completeness.step_projection``; the source read,
+``completeness.source``; finding sidecars and their sources, ``completeness.sidecar_targets``;
+judging one, ``completeness.checking``), ``.db`` against brain transcripts (``consistency``) and a
+``.db``'s own
 invariants (``invariants``), shapes and fingerprints of every surface (``shape``; ``fingerprint``,
 a package of one module per surface or input kind with the registry of surfaces,
 ``fingerprint.surfaces``; the values of enum-like fields, ``values``; the content conventions of

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from audit.actions.attest import attest
 from audit.actions.sweep import sweep
 from audit.checks import completeness as C
+from audit.checks import diff
 from audit.checks.contract import validate_bytes
 from audit.cli import main
 from audit.errors import InputError, NothingToCheck
@@ -944,7 +945,7 @@ def test_explain_projection_is_the_diff_of_every_step(common, sidecar, native, m
     def named(steps):
         return {"steps": [dict(zip(C.STEP_FIELDS, s, strict=False)) if isinstance(s, list) else s for s in steps]}
 
-    expected = C.diff.explain(named(side), named(source), shown=5, ignore=())
+    expected = diff.explain(named(side), named(source), shown=5, ignore=())
     assert C.explain_projection(side, source) == expected
 
 
