@@ -15,15 +15,17 @@ from audit.checks.consumers import (
     UNKNOWN,
     ConsumerResult,
     Coverage,
+    CoverageStatus,
     Decision,
+    Effect,
     FailOn,
     Profile,
 )
 from audit.checks.drift import Observed
 from audit.report.text import table
 
-_EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
-COVERAGE = (EXERCISED, NOT_EXERCISED, NOT_CHECKABLE)
+_EFFECTS: tuple[Effect, ...] = (BREAKS, AT_RISK, OK, UNKNOWN)
+COVERAGE: tuple[CoverageStatus, ...] = (EXERCISED, NOT_EXERCISED, NOT_CHECKABLE)
 
 
 def _value(d: Decision) -> str:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN, ConsumerResult, SurfaceVerdict
+from audit.checks.consumers import AT_RISK, BREAKS, OK, UNKNOWN, ConsumerResult, Effect, SurfaceVerdict
 from audit.checks.drift import Comparison
 from audit.report.consumers_report import decision_line
 from audit.report.html_page import badge, section, slug, title_attribute
 from audit.report.html_page import escaped as _t
 
-EFFECTS = (BREAKS, AT_RISK, OK, UNKNOWN)
+EFFECTS: tuple[Effect, ...] = (BREAKS, AT_RISK, OK, UNKNOWN)
 
 
 def _cell(v: SurfaceVerdict | None) -> str:

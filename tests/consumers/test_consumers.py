@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -23,6 +24,9 @@ from audit.checks.consumers import (
     judge,
     parse_fail_on,
 )
+from audit.checks.consumers.entry_coverage import EXERCISED, NOT_CHECKABLE, NOT_EXERCISED, CoverageStatus
+from audit.checks.consumers.profiles import BREAKS_ON_OTHER, DROPS_OTHER, OPTIONAL, REQUIRES, SKIPS_OTHER, Mode, Other
+from audit.checks.consumers.verdicts import NOT_COMPARABLE_VERDICT, RANK, VERDICT_OF_RANK, ConsumerVerdict, Effect
 from audit.checks.drift import Observed, compare, fingerprints_to_compare
 from audit.checks.fingerprint import COMPLETE_SCOPE, SURFACES, Fingerprint
 from audit.checks.schemas import load as load_schema
@@ -131,6 +135,23 @@ def test_the_bundled_profiles_and_their_schema():
         assert schema.check(doc) == [], name
         assert doc["name"] == name and doc["version"] and doc["describes"]
     assert [p.name for p in consumers.bundled()] == BUNDLED
+
+
+def test_the_typed_vocabularies_are_the_schema_s_and_their_constants():
+    """An entry's mode and other are exactly what the profile schema allows; each constant is a value
+    of its type; a verdict is the worst effect's, not comparable when only unknowns were judged."""
+    entry = load_schema("consumer-profile").document["$defs"]["entry"]["properties"]
+    assert list(get_args(Mode)) == entry["mode"]["enum"] == [REQUIRES, OPTIONAL]
+    assert list(get_args(Other)) == entry["other"]["enum"] == [BREAKS_ON_OTHER, DROPS_OTHER, SKIPS_OTHER]
+    assert get_args(Effect) == (OK, AT_RISK, BREAKS, UNKNOWN) and sorted(RANK, key=RANK.__getitem__) == [
+        UNKNOWN,
+        OK,
+        AT_RISK,
+        BREAKS,
+    ]
+    assert [VERDICT_OF_RANK[RANK[e]] for e in (UNKNOWN, OK, AT_RISK, BREAKS)] == [NOT_COMPARABLE_VERDICT, OK, AT_RISK, BREAKS]
+    assert get_args(ConsumerVerdict) == (OK, AT_RISK, BREAKS, NOT_COMPARABLE_VERDICT)
+    assert get_args(CoverageStatus) == (EXERCISED, NOT_EXERCISED, NOT_CHECKABLE)
 
 
 def test_every_bundled_entry_cites_the_consumer_s_own_repository_or_release():

@@ -10,7 +10,15 @@ The consumer's verdict is the worst of its entries: ``breaks`` > ``at risk`` > `
 entry could be judged, ``not comparable``. Unknown entries are counted and listed, never failing.
 """
 
-from audit.checks.consumers.entry_coverage import EXERCISED, NOT_CHECKABLE, NOT_EXERCISED, Coverage, coverage, store_roots
+from audit.checks.consumers.entry_coverage import (
+    EXERCISED,
+    NOT_CHECKABLE,
+    NOT_EXERCISED,
+    Coverage,
+    CoverageStatus,
+    coverage,
+    store_roots,
+)
 from audit.checks.consumers.entry_lines import pattern, unfingerprinted
 from audit.checks.consumers.fail_on import CONSUMER_PREFIX, FailOn, check_fail_on, is_fail_on, parse_fail_on, run_fails
 from audit.checks.consumers.judging import PREFERABLE, judge, judge_all
@@ -24,6 +32,7 @@ from audit.checks.consumers.verdicts import (
     UNKNOWN,
     ConsumerResult,
     Decision,
+    Effect,
     SurfaceVerdict,
 )
 
@@ -40,7 +49,9 @@ __all__ = [
     "UNKNOWN",
     "ConsumerResult",
     "Coverage",
+    "CoverageStatus",
     "Decision",
+    "Effect",
     "Entry",
     "FailOn",
     "Profile",

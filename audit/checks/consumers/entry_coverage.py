@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 from audit.checks.consumers.entry_lines import pattern, unfingerprinted
 from audit.checks.consumers.profiles import Entry, Profile
@@ -14,13 +15,17 @@ from audit.checks.drift import Observed, split_line
 from audit.safeio import FILE, is_dir, path_kind
 from audit.store import layout
 
-EXERCISED, NOT_EXERCISED, NOT_CHECKABLE = "exercised", "not exercised", "not checkable"
+CoverageStatus = Literal["exercised", "not exercised", "not checkable"]
+"""Whether a corpus exercises an entry: a line or file matches it, none does, or none could."""
+EXERCISED: Final = "exercised"
+NOT_EXERCISED: Final = "not exercised"
+NOT_CHECKABLE: Final = "not checkable"
 
 
 @dataclass(frozen=True)
 class Coverage:
     entry: Entry
-    status: str  # EXERCISED, NOT_EXERCISED or NOT_CHECKABLE
+    status: CoverageStatus
     detail: str
 
 
@@ -46,7 +51,7 @@ def coverage(profile: Profile, observed: Observed, roots: Sequence[Path]) -> lis
                 out.append(Coverage(entry, NOT_CHECKABLE, "no store root among the paths (a sweep corpus has no store layout)"))
                 continue
             found = sum(1 for root in roots for p in root.glob(entry.path) if path_kind(p, follow_symlinks=False) == FILE)
-            status = EXERCISED if found else NOT_EXERCISED
+            status: CoverageStatus = EXERCISED if found else NOT_EXERCISED
             out.append(Coverage(entry, status, f"{found} file(s) in {len(roots)} store root(s)"))
             continue
         why = unfingerprinted(entry)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from audit.checks.baselines import Baseline
 from audit.checks.consumers.profiles import REQUIRES, Entry
-from audit.checks.consumers.verdicts import AT_RISK, BREAKS, OK, UNKNOWN, Decision
+from audit.checks.consumers.verdicts import AT_RISK, BREAKS, OK, UNKNOWN, Decision, Effect
 from audit.checks.drift import NEW, NOT_COMPARABLE, UNCHANGED, Change, Observed, SurfaceResult, split_line
 from audit.checks.fingerprint import SURFACES
 from audit.checks.shape import OPAQUE_PATHS, READER_KEY, TRANSCRIPT_OPAQUE
@@ -117,7 +117,7 @@ def _gone(entry: Entry, path: str, current: dict[str, str]) -> str | None:
     return prefix
 
 
-def lost(entry: Entry, what: str) -> tuple[str, str]:
+def lost(entry: Entry, what: str) -> tuple[Effect, str]:
     """A path gone from every record (removed, renamed): a consumer that requires it breaks; one
     that reads it optionally loses all it read there and breaks too, unless the profile cites a
     fallback it reads instead (then at risk, until ``judge`` finds every fallback broken)."""
@@ -135,7 +135,7 @@ def _root_gone(path: str, current: dict[str, str]) -> str | None:
     return None if any(p.startswith(root + "/") for p in current) else f"root {root}"
 
 
-def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str], path: str) -> tuple[str, str]:
+def _classify(entry: Entry, surface: str, change: Change, current: dict[str, str], path: str) -> tuple[Effect, str]:
     required = entry.mode == REQUIRES
     if change.kind == "not-observed":
         return UNKNOWN, "not observed in this corpus (no evidence of removal)"

@@ -18,7 +18,7 @@ from audit.checks.baselines import Baseline
 from audit.checks.consumers.entry_lines import Context, judge_entry
 from audit.checks.consumers.profiles import OPTIONAL, Entry, Profile
 from audit.checks.consumers.value_filters import judge_values
-from audit.checks.consumers.verdicts import AT_RISK, BREAKS, NOT_COMPARABLE_VERDICT, OK, RANK, ConsumerResult, Decision
+from audit.checks.consumers.verdicts import AT_RISK, BREAKS, RANK, VERDICT_OF_RANK, ConsumerResult, Decision
 from audit.checks.drift import Comparison, Observed, SurfaceResult, split_line
 
 PREFERABLE = {"conversations/*.db": ("sqlite", "wire"), "conversations/*.trajectory.json": ("sidecar",)}
@@ -118,7 +118,7 @@ def judge(profile: Profile, comparison: Comparison, baseline: Baseline, observed
     ctx = _context(profile, observed)
     decisions = _settle_fallbacks([d for e in profile.entries for d in _judge(e, results, baseline, observed, ctx)])
     worst = max((RANK[d.effect] for d in decisions), default=0)
-    verdict = {0: NOT_COMPARABLE_VERDICT, 1: OK, 2: AT_RISK, 3: BREAKS}[worst]
+    verdict = VERDICT_OF_RANK[worst]
     return ConsumerResult(profile, verdict, decisions)
 
 

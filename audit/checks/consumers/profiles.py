@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 from audit.checks import schemas
 from audit.errors import InputError, UsageError
@@ -25,22 +26,30 @@ from audit.safeio import is_dir, read_json
 from audit.store import layout
 
 SCHEMA = "consumer-profile"
-REQUIRES, OPTIONAL = "requires", "optional"
-BREAKS_ON_OTHER, DROPS_OTHER, SKIPS_OTHER = "breaks", "drops", "skips"
+Mode = Literal["requires", "optional"]
+"""How an entry reads its path: a consumer that ``requires`` it fails without it."""
+REQUIRES: Final = "requires"
+OPTIONAL: Final = "optional"
+Other = Literal["breaks", "drops", "skips"]
+"""What an entry with a value filter does with any other value: fails on it, drops its records
+silently, or skips them by design."""
+BREAKS_ON_OTHER: Final = "breaks"
+DROPS_OTHER: Final = "drops"
+SKIPS_OTHER: Final = "skips"
 
 
 @dataclass(frozen=True)
 class Entry:
     surface: str
     path: str
-    mode: str  # REQUIRES or OPTIONAL
+    mode: Mode
     cite: str
     why: str
     accepts: tuple[str, ...] | None = None
     observed: bool = True
     values: tuple[str, ...] | None = None  # the values it acts on (or range)
     range: tuple[int, int] | None = None  # lo <= v < hi
-    other: str | None = None  # what it does with any other value: breaks, drops, skips
+    other: Other | None = None  # what it does with any other value
     fallback: tuple[str, ...] = ()  # labels of the entries it reads instead when this path is gone everywhere
     only: tuple[str, ...] = ()  # the record types its filter is applied to (it takes no other type), or
     excepts: tuple[str, ...] = ()  # the record types its filter is not applied to (it takes them by type)

@@ -171,7 +171,7 @@ def judge_values(
             else:
                 out.append(Decision(entry, OK, f"{', '.join(standing)} outside {selects}: kinds it never read ({also})", field))
         read = _payloads_read(entry, key) if other == SKIPS_OTHER else set()
-        moved = _moved(entry, new, *counted[key]) if recorded and other != BREAKS_ON_OTHER else None
+        moved = _moved(entry, new, *counted[key]) if recorded else None  # one failing on any other value was decided above
         for value in new:
             unnamed = named(key, value) is not True
             carried = _carried(observed, value) if read and unnamed else set()

@@ -6,20 +6,29 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Final, Literal
 
 from audit.checks.consumers.profiles import Entry, Profile
 from audit.checks.drift import Change
 
-OK, AT_RISK, BREAKS, UNKNOWN = "ok", "at risk", "breaks", "unknown"
-NOT_COMPARABLE_VERDICT = "not comparable"
-VERDICTS = (OK, AT_RISK, BREAKS, NOT_COMPARABLE_VERDICT)
-RANK = {UNKNOWN: 0, OK: 1, AT_RISK: 2, BREAKS: 3}
+Effect = Literal["ok", "at risk", "breaks", "unknown"]
+"""What a change means for one entry of a profile (``unknown``: it could not be judged)."""
+OK: Final = "ok"
+AT_RISK: Final = "at risk"
+BREAKS: Final = "breaks"
+UNKNOWN: Final = "unknown"
+ConsumerVerdict = Literal["ok", "at risk", "breaks", "not comparable"]
+"""A consumer's verdict: the worst effect of its entries, ``not comparable`` when none could be judged."""
+NOT_COMPARABLE_VERDICT: Final = "not comparable"
+RANK: dict[Effect, int] = {UNKNOWN: 0, OK: 1, AT_RISK: 2, BREAKS: 3}
+VERDICT_OF_RANK: tuple[ConsumerVerdict, ...] = (NOT_COMPARABLE_VERDICT, OK, AT_RISK, BREAKS)
+"""A consumer's verdict by the ``RANK`` of its worst effect (only unknowns: not comparable)."""
 
 
 @dataclass(frozen=True)
 class Decision:
     entry: Entry
-    effect: str  # OK, AT_RISK, BREAKS, UNKNOWN
+    effect: Effect
     reason: str
     path: str | None = None  # the fingerprint line path matched
     change: Change | None = None  # the changed line that decided, if any
@@ -31,15 +40,15 @@ class SurfaceVerdict:
     when none could be judged), its entries per effect, and the decisions of that effect (for
     ``unknown``, the first reason of each entry, as ``ConsumerResult.unknown``)."""
 
-    effect: str
-    counts: Counter[str]
+    effect: Effect
+    counts: Counter[Effect]
     why: tuple[Decision, ...]
 
 
 @dataclass
 class ConsumerResult:
     profile: Profile
-    verdict: str
+    verdict: ConsumerVerdict
     decisions: list[Decision] = field(default_factory=list)
 
     @property
@@ -49,15 +58,15 @@ class ConsumerResult:
             return []
         return [d for d in self.decisions if d.effect == self.verdict]
 
-    def entry_effects(self) -> dict[Entry, str]:
+    def entry_effects(self) -> dict[Entry, Effect]:
         """Each entry's effect: the worst of its decisions."""
-        effects: dict[Entry, str] = {}
+        effects: dict[Entry, Effect] = {}
         for d in self.decisions:
             if RANK[d.effect] >= RANK[effects.get(d.entry, UNKNOWN)]:
                 effects[d.entry] = d.effect
         return effects
 
-    def counts(self) -> Counter[str]:
+    def counts(self) -> Counter[Effect]:
         """Entries per effect (ok, at risk, breaks, unknown)."""
         return Counter(self.entry_effects().values())
 
