@@ -5,7 +5,8 @@ link repair (``repair``: a verified ``backup``, ``link_writer``, rollback), comp
 attestations (``attest``), offline exports (``export``), content-free copies (``redact``, a
 package: the ``replacements``, JSON ``documents``, blobs on the wire, ``protobuf``,
 ``databases``, the source's ``tree``, what a ``run`` carries and the ``proof``), private copies of
-a home's stores (``store_copy``) and the format mutations of a copy (``mutate``).
+a home's stores (``store_copy``) and the format mutations of a copy (``mutate``, a package: the
+``edits`` that keep every other byte, the ``catalogue``, the mutated ``copies``).
 
 Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
 target's mode); a write into a live store holds the store's writer lock (``writelock``), and a
