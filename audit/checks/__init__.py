@@ -5,7 +5,10 @@ the predicate compiler, ``schema_compiler``, and what its predicates call, ``sch
 native completeness (``completeness``, a package: the verdicts, ``completeness.verdicts``; the
 projection both sides carry, ``completeness.step_projection``; the source read,
 ``completeness.source``; finding sidecars and their sources, ``completeness.sidecar_targets``;
-judging one, ``completeness.checking``), ``.db`` against brain transcripts (``consistency``) and a
+judging one, ``completeness.checking``), ``.db`` against brain transcripts (``consistency``, a
+package: the verdicts and rules, ``consistency.verdicts``; finding sessions,
+``consistency.session_targets``; checking one, ``consistency.checking``; when values agree,
+``consistency.agreement``) and a
 ``.db``'s own
 invariants (``invariants``), shapes and fingerprints of every surface (``shape``; ``fingerprint``,
 a package of one module per surface or input kind with the registry of surfaces,

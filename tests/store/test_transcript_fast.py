@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.checks import consistency
+from audit.checks.consistency import agreement, checking
 from audit.store import transcript as tr
 from audit.store.transcript import Anomaly, Arg, reading, records
 from audit.strictjson import JSONError, dumps, loads, loads_text
@@ -56,7 +56,7 @@ def old_arg(value: object, where: str, tier: str | None, out: list, encodings: d
 
 
 def old_second(text: object) -> str | None:
-    if not isinstance(text, str) or not (m := consistency._SECOND.fullmatch(text)):
+    if not isinstance(text, str) or not (m := agreement._SECOND.fullmatch(text)):
         return None
     try:
         moment = datetime.fromisoformat(m[1] + m[2].replace("Z", "+00:00"))
@@ -364,27 +364,27 @@ _STAMP = st.from_regex(r"\A[0-9٠-٢]{4}-[01]\d-[0-3]\dT[0-2]\d:[0-6]\d:[0-6]\d(
     )
 )
 def test_a_timestamp_floored_to_the_second_is_what_strftime_writes(text):
-    assert consistency._second(text) == old_second(text)
+    assert agreement.floor_second(text) == old_second(text)
 
 
 @settings(max_examples=400)
 @given(_JSON, _JSON)
 def test_same_is_equal_json_texts(a, b):
-    assert consistency._same(a, b) == old_same(a, b)
-    assert consistency._same(a, a) == old_same(a, a)
+    assert agreement._same(a, b) == old_same(a, b)
+    assert agreement._same(a, a) == old_same(a, a)
 
 
 @pytest.mark.parametrize(
     "pair", [(0.0, -0.0), (1, True), (0, False), (None, None), ("a", "a"), (2**80, 2**80), ("\ud800", "\ud800")]
 )
 def test_same_on_the_scalars_json_tells_apart(pair):
-    assert consistency._same(*pair) == old_same(*pair)
+    assert agreement._same(*pair) == old_same(*pair)
 
 
 @settings(max_examples=300)
 @given(st.one_of(arg_texts(), st.none(), st.integers()))
 def test_the_arguments_memo_holds_what_parsing_gives(text):
-    session = consistency._Session.__new__(consistency._Session)
+    session = checking._Session.__new__(checking._Session)
     session.parsed = {}
     try:
         value = loads(text if isinstance(text, str) and text else "{}")
@@ -396,7 +396,7 @@ def test_the_arguments_memo_holds_what_parsing_gives(text):
 
 @pytest.mark.parametrize("text", ["9999-12-31T23:59:59-01:00", "0001-01-01T00:30:00+01:00"])
 def test_a_timestamp_past_the_years_datetime_holds_has_no_second(text):
-    assert consistency._second(text) is None  # it raised OverflowError, a traceback out of ``consistency``
+    assert agreement.floor_second(text) is None  # it raised OverflowError, a traceback out of ``consistency``
 
 
 def old_parsed_findings(path: str, line: int, data: bytes) -> list[Anomaly] | None:
@@ -442,10 +442,10 @@ def test_a_dropped_line_gets_the_finding_the_old_order_gave(data, damage):
     st.booleans(),
 )
 def test_same_second_is_equal_floored_seconds(db, text, own):
-    second = consistency._second(db)
+    second = agreement.floor_second(db)
     if second is None:
         return
     text = second if own else text  # the transcript carrying the floored second itself: the case not parsed again
-    session = consistency._Session.__new__(consistency._Session)
+    session = checking._Session.__new__(checking._Session)
     session.seconds = {}
     assert session.same_second(second, text) == (second == old_second(text))

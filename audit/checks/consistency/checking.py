@@ -1,221 +1,45 @@
-"""``.db`` <-> brain transcript consistency: two real sources telling the story of the same steps.
+"""Checking sessions: each ``.db`` read and its invariants checked, its transcripts compared with it.
 
-For every session with a conversation ``.db``, the ``.db`` is read as one read-only snapshot
-(``audit.store.database``), decoded offline (``audit.store.trajectory``) and checked against its
-own invariants (``audit.checks.invariants``). Where the session also has brain transcripts
-(``audit.store.transcript``: the compact tier ``transcript.jsonl``, the full tier
-``transcript_full.jsonl``, each with its rolling chunks, and ``logs/overview.txt``), every
-transcript record is joined to the ``.db`` step of the same index (``steps.idx`` ==
-``step_index``; a repeated index: its last record) and, per tier, compared on:
-
-* ``type`` and ``source`` (enum names without their prefixes), ``created_at`` to the second
-  (the ``.db`` value floored);
-* ``status``: equal, or a *lag* (an advisory): one side is still in a state the other has left
-  (PENDING, GENERATING, WAITING, QUEUED, RUNNING vs a later or final one; real transcripts keep
-  RUNNING for finished background commands, a ``.db`` copied without its ``-wal`` keeps PENDING).
-  Two different final states (DONE vs ERROR) disagree; an absent status is UNSPECIFIED (proto3
-  JSON drops it). Content is compared only where the statuses are equal;
-* USER_INPUT: the ``<USER_REQUEST>`` text vs ``userInput.userResponse`` (or its items), stripped;
-* PLANNER_RESPONSE: ``content`` vs ``modifiedResponse`` or ``response``, ``thinking``, the tool
-  calls in order (count, names, argument keys and values);
-* RUN_COMMAND: ``exit_code`` (or the content's "exited with code N") vs ``runCommand.exitCode``,
-  and the ``CommandLine`` argument of the planner call the step answers (joined through the
-  step's copied call id) vs ``runCommand.commandLine``;
-* ``error`` vs one of the ``.db`` error texts (model error message, short error, user error
-  message, full error) and ``error_code`` vs ``errorCode``.
-
-The overview tier carries no ``thinking`` (docs/store-format.md#transcript-records): it is not compared there, nor are
-tool calls where an overview record has none.
-
-Tool-call arguments are compared as values after undoing each tier's encoding: in the compact
-tier and the overview each value is JSON text, in the full tier a native JSON value (a plain
-string is the string itself). Text cut by a ``<truncated N bytes|lines>`` marker is compared
-only up to the marker (its head must start the ``.db`` value).
-
-Reported, never failed (advisories): a status lag; transcript windows (a tier starting after
-step 0) and gaps (``.db`` steps inside a tier's range without a record); transcript steps beyond
-the ``.db`` (with the reason when the ``.db`` has a ``-shm`` but no ``-wal``: its newest commits
-are missing); enum numbers ``cortex.proto`` does not name (not compared); ``.db`` decoding
-problems that leave the step readable. A value one side lacks where the other carries text is a
-disagreement; a field neither side carries is not compared.
-
-Findings are ``audit.findings.Finding``s: a disagreement or an invariant breach is an ``error``, an
-advisory a ``warning``; a finding about one step has its index in ``details["step"]``. A tier's
-late start has the reader's rule id (``transcript/window/late``), an unreadable file the common
-``unreadable``. Verdicts per session: ``consistent``, ``inconsistent`` (a disagreement or an invariant breach),
-``unreadable`` (the ``.db`` or a transcript file cannot be read). Exit codes (``Report.exit_code``):
-2 any unreadable, 1 any inconsistent, 3 no ``.db`` found, else 0. Nothing here prints.
+``check_session`` reads a session's ``.db`` (unless given it) and checks its invariants; where the
+session has a brain, ``read_tiers`` reads each transcript tier and every record is compared with
+the ``.db`` step of its index (``_Session``, ``_Step``; the values with ``agreement``).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any
 
 from audit.checks import invariants
-from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, InputError, NothingToCheck
-from audit.findings import UNREADABLE as UNREADABLE_RULE
-from audit.findings import Finding, HasFindings, Level, rule_counts
+from audit.checks.consistency.agreement import arg_agrees, excerpt, floor_second, shown_arg, text_agrees, text_difference
+from audit.checks.consistency.session_targets import SessionTarget, targets, targets_in_roots
+from audit.checks.consistency.verdicts import (
+    INCONSISTENT,
+    NO_DB,
+    OVERVIEW,
+    UNREADABLE,
+    UNREADABLE_RULE,
+    WINDOW_RULE,
+    Report,
+    SessionResult,
+)
+from audit.errors import NothingToCheck
+from audit.findings import Finding, Level
 from audit.progress import Callback, tracked
-from audit.safeio import DIRECTORY, is_dir, is_file, path_kind
 from audit.store import transcript as tr
-from audit.store.corpus import is_corpus
 from audit.store.database import NativeConversation, read_database
-from audit.store.ids import UUID_PATTERN
-from audit.store.layout import Root, is_store, list_dir, scan_root
+from audit.store.layout import Root
 from audit.store.trajectory import NativeTrajectory, reconstruct
-from audit.strictjson import JSONError, dumps, loads, loads_text
+from audit.strictjson import JSONError, loads_text
 
-SessionVerdict = Literal["consistent", "inconsistent", "unreadable"]
-CONSISTENT: Final = "consistent"
-INCONSISTENT: Final = "inconsistent"
-UNREADABLE: Final = "unreadable"
-VERDICTS: tuple[SessionVerdict, ...] = (CONSISTENT, INCONSISTENT, UNREADABLE)
-TIERS = tr.TIERS
-COMPACT, FULL, OVERVIEW = TIERS
-WINDOW_RULE = "transcript/window/late"
-
-RULES = {
-    "consistency/type": "the step type differs",
-    "consistency/status": "two different final statuses (DONE, ERROR, CANCELED ...)",
-    "consistency/status-lag": "one side is still in a state the other has left (advisory)",
-    "consistency/created-at": "createdAt differs at the second",
-    "consistency/source": "the step source differs",
-    "consistency/prompt": "the <USER_REQUEST> text differs from userInput",
-    "consistency/response": "the planner's content differs from its response",
-    "consistency/thinking": "the planner's thinking differs",
-    "consistency/tool-calls": "the planner's tool calls differ in number",
-    "consistency/tool-name": "a tool call's name differs",
-    "consistency/tool-args": "a tool call's argument keys or values differ",
-    "consistency/command-line": "a RUN_COMMAND's command line differs from the CommandLine the transcript's call gives",
-    "consistency/exit-code": "a RUN_COMMAND's exit code differs",
-    "consistency/error": "the error text differs",
-    "consistency/error-code": "the error code differs",
-    WINDOW_RULE: "a transcript tier starts after step 0 (advisory)",
-    "consistency/gap": ".db steps inside a tier's range without a transcript record (advisory)",
-    "consistency/beyond": "transcript steps beyond the last .db step (advisory)",
-    "consistency/unknown-enum": "a .db enum number cortex.proto does not name; not compared (advisory)",
-    "consistency/db-decode": "the .db decoder reported a problem that leaves the steps readable (advisory)",
-    UNREADABLE_RULE: "the .db or a transcript file cannot be read",
-    **invariants.RULES,
-}
-
-NO_DB = "no conversation .db found"
-"""Why there is nothing to check (``NothingToCheck``)."""
 _FATAL_DB = frozenset({"unreadable", "empty", "not-sqlite", "truncated", "corrupt", "locked"})
 _OPEN = frozenset({"UNSPECIFIED", "PENDING", "GENERATING", "WAITING", "QUEUED", "RUNNING"})
 """Statuses a step leaves; any other is final."""
 _SPELLING = {"CANCELLED": "CANCELED"}
-_MARKER = re.compile(r"<truncated \d+ (?:bytes|lines)>")
-_DB_NAME = re.compile(rf"({UUID_PATTERN})\.db")
-_SECOND = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:\d\d)")
 _ERROR_TEXTS = ("modelErrorMessage", "shortError", "userErrorMessage", "fullError")
-_SHOWN = 24  # characters of each side shown around a difference
-
-
-@dataclass
-class SessionResult(HasFindings):
-    id: str
-    db: Path
-    brain: Path | None
-    verdict: SessionVerdict = CONSISTENT
-    db_steps: int = 0
-    records: dict[str, int] = field(default_factory=dict)  # tier -> records read
-    joined: dict[str, int] = field(default_factory=dict)  # tier -> records joined to a .db step
-    findings: list[Finding] = field(default_factory=list)  # each names its transcript file, or the .db
-
-
-@dataclass
-class Report:
-    results: list[SessionResult]
-
-    def counts(self) -> dict[str, int]:
-        return {v: sum(r.verdict == v for r in self.results) for v in VERDICTS}
-
-    @property
-    def findings(self) -> list[Finding]:
-        return [f for r in self.results for f in r.findings]
-
-    def rule_counts(self, level: Level = Level.ERROR) -> dict[str, int]:
-        return rule_counts(self.findings, level)
-
-    @property
-    def exit_code(self) -> int:
-        verdicts = {r.verdict for r in self.results}
-        if not self.results:
-            return EXIT_NOTHING
-        if UNREADABLE in verdicts:
-            return EXIT_USAGE
-        return EXIT_FINDINGS if INCONSISTENT in verdicts else EXIT_OK
-
-
-# ----------------------------------------------------------------------------- finding sessions
-
-
-@dataclass(frozen=True)
-class SessionTarget:
-    """One ``.db`` and the brain directory of the same id (None when there is none)."""
-
-    id: str
-    db: Path
-    brain: Path | None
-
-
-def targets_in_roots(roots: Iterable[Root]) -> list[SessionTarget]:
-    """Every session of *roots* with a ``.db``."""
-    found = []
-    for root in roots:
-        for session in scan_root(root, brain_files=False).sessions:  # the brains' files are not needed here
-            if session.db is not None:
-                found.append(SessionTarget(session.id, session.db, session.brain))
-    return sorted(found, key=lambda t: (str(t.db.parent), t.id))
-
-
-def targets(paths: Iterable[str | os.PathLike[str]]) -> list[SessionTarget]:
-    """Sessions under *paths*: store roots, sweep corpora (``native/<product>/<id>.db`` with
-    ``native/<product>/brain/<id>/``), directories of ``.db`` files, or ``.db`` files (the brain
-    of ``conversations/<id>.db`` is ``../brain/<id>/``). Raises ``InputError`` for a path that is
-    none of these."""
-    found: list[SessionTarget] = []
-    for raw in paths:
-        path = Path(raw)
-        if is_file(path) and _DB_NAME.fullmatch(path.name):
-            found.append(
-                target_of(path, path.parent.parent / "brain" if path.parent.name == "conversations" else path.parent / "brain")
-            )
-        elif is_dir(path) and is_corpus(path):
-            for surface in sorted(p for p in (path / "native").iterdir() if path_kind(p, follow_symlinks=False) == DIRECTORY):
-                found += _targets_in(surface, surface / "brain")
-        elif is_dir(path) and is_store(path):
-            found += _targets_in(path / "conversations", path / "brain")
-        elif is_dir(path):
-            found += _targets_in(path, path.parent / "brain" if path.name == "conversations" else path / "brain")
-        else:
-            raise InputError(f"{path}: not a store root, sweep corpus, directory or <uuid>.db file")
-    return found
-
-
-def _targets_in(directory: Path, brains: Path) -> list[SessionTarget]:
-    if not is_dir(directory):
-        return []
-    names = sorted(e.name for e in list_dir(directory) if _DB_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False))
-    return [target_of(directory / name, brains) for name in names]
-
-
-def target_of(db: Path, brains: Path) -> SessionTarget:
-    """The session of *db* whose brain directory, if any, is ``brains/<id>/``."""
-    cid = db.name[:-3].lower()
-    brain = brains / cid
-    return SessionTarget(cid, db, brain if path_kind(brain, follow_symlinks=False) == DIRECTORY else None)
-
-
-# ----------------------------------------------------------------------------- checking
 
 
 def check(paths: Iterable[str | os.PathLike[str]], *, progress: Callback | None = None) -> Report:
@@ -299,7 +123,7 @@ class _Session:
         self.steps = steps
         self.unknown: set[tuple[str, object]] = set()
         self.parsed: dict[str, dict[str, Any] | None] = {}  # argumentsJson -> its object (None: not one)
-        self.seconds: dict[str, str | None] = {}  # timestamp -> _second of it
+        self.seconds: dict[str, str | None] = {}  # timestamp -> floor_second of it
         self.calls: dict[str, tuple[int, int, int]] = {}  # call id -> (planner step, position, calls of the planner)
         for i, step in sorted(steps.items()):
             planned = (step.get("plannerResponse") or {}).get("toolCalls") or []
@@ -320,15 +144,15 @@ class _Session:
         return self.parsed[text]
 
     def second(self, text: object) -> str | None:
-        """``_second(text)``, once per text and session (each tier meets a .db step's createdAt)."""
+        """``floor_second(text)``, once per text and session (each tier meets a .db step's createdAt)."""
         if not isinstance(text, str):
             return None
         if (known := self.seconds.get(text, "")) == "":
-            known = self.seconds[text] = _second(text)
+            known = self.seconds[text] = floor_second(text)
         return known
 
     def same_second(self, second: str, text: str) -> bool:
-        """``second == _second(text)`` for a *second* that ``_second`` gave: a text that is that
+        """``second == floor_second(text)`` for a *second* that ``floor_second`` gave: a text that is that
         second itself (``YYYY-MM-DDTHH:MM:SSZ``, a 4-digit year) is not parsed again."""
         if text == second and len(second) == 20 and second[0] != "0":
             return True
@@ -478,8 +302,8 @@ class _Step:
         request = tr.user_request(self.record.content or "")
         if request is None:
             return  # no <USER_REQUEST> block (or cut away by truncation): nothing to compare
-        if not _text_agrees(request, text.strip()):
-            self.add("consistency/prompt", f"user prompt {_difference(text.strip(), request, self.tier)}")
+        if not text_agrees(request, text.strip()):
+            self.add("consistency/prompt", f"user prompt {text_difference(text.strip(), request, self.tier)}")
 
     # -- PLANNER_RESPONSE -------------------------------------------------------------------------
 
@@ -487,11 +311,11 @@ class _Step:
         payload = self.step.get("plannerResponse") or {}
         content = self.record.content or ""
         responses = [v for v in (payload.get("modifiedResponse"), payload.get("response")) if isinstance(v, str)] or [""]
-        if not any(_text_agrees(content, v) for v in responses):
-            self.add("consistency/response", f"response {_difference(responses[0], content, self.tier)}")
+        if not any(text_agrees(content, v) for v in responses):
+            self.add("consistency/response", f"response {text_difference(responses[0], content, self.tier)}")
         thinking = payload["thinking"] if isinstance(payload.get("thinking"), str) else ""
-        if self.tier != OVERVIEW and not _text_agrees(self.record.thinking or "", thinking):
-            self.add("consistency/thinking", f"thinking {_difference(thinking, self.record.thinking or '', self.tier)}")
+        if self.tier != OVERVIEW and not text_agrees(self.record.thinking or "", thinking):
+            self.add("consistency/thinking", f"thinking {text_difference(thinking, self.record.thinking or '', self.tier)}")
         db_calls = [c for c in payload.get("toolCalls") or [] if isinstance(c, dict)]
         tr_calls = self.record.tool_calls
         if self.tier == OVERVIEW and "tool_calls" not in self.record.raw:
@@ -519,7 +343,7 @@ class _Step:
         for key, value in db_args.items():
             if key not in args:
                 only_db.append(key)
-            elif _arg_agrees(args[key], value, self.tier) is False:
+            elif arg_agrees(args[key], value, self.tier) is False:
                 differ.append(key)
         only_tr = [key for key in args if key not in db_args]
         parts = []
@@ -545,8 +369,8 @@ class _Step:
                 self.add("consistency/exit-code", f"exit code: .db {db_code}, {self.tier} transcript {code}")
         command = payload.get("commandLine")
         given = self._called_command()
-        if isinstance(command, str) and given is not None and _arg_agrees(given, command, self.tier) is False:
-            self.add("consistency/command-line", f"command line {_difference(command, _shown(given), self.tier)}")
+        if isinstance(command, str) and given is not None and arg_agrees(given, command, self.tier) is False:
+            self.add("consistency/command-line", f"command line {text_difference(command, shown_arg(given), self.tier)}")
 
     def _called_command(self) -> tr.Arg | None:
         """The CommandLine argument the transcript's planner call gives for this step (the call
@@ -568,121 +392,11 @@ class _Step:
         if text is not None:
             texts = [d[key] for d in details for key in _ERROR_TEXTS if isinstance(d.get(key), str) and d.get(key)]
             if not texts:
-                self.add("consistency/error", f"error: the .db records no error text, {self.tier} transcript {_excerpt(text)}")
-            elif not any(_text_agrees(text, t) for t in texts):
-                self.add("consistency/error", f"error {_difference(texts[0], text, self.tier)}")
+                self.add("consistency/error", f"error: the .db records no error text, {self.tier} transcript {excerpt(text)}")
+            elif not any(text_agrees(text, t) for t in texts):
+                self.add("consistency/error", f"error {text_difference(texts[0], text, self.tier)}")
         code = self.record.error_code
         if code is not None:
             db_code = next((d["errorCode"] for d in details if isinstance(d.get("errorCode"), int)), 0)
             if db_code != code:
                 self.add("consistency/error-code", f"error code: .db {db_code or 'none'}, {self.tier} transcript {code}")
-
-
-# ----------------------------------------------------------------------------- values
-
-
-def _second(text: object) -> str | None:
-    """An RFC 3339 timestamp floored to the second, in UTC (``YYYY-MM-DDTHH:MM:SSZ``)."""
-    if not isinstance(text, str) or not (m := _SECOND.fullmatch(text)):
-        return None
-    try:
-        moment = datetime.fromisoformat(m[1] + m[2].replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if m[2] == "Z" and moment.year >= 1000 and text.isascii():
-        return m[1] + "Z"  # already UTC: the text up to its second is what strftime writes (4-digit years)
-    try:
-        return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    except OverflowError:  # an offset that moves it past year 1 or 9999: no instant to compare
-        return None
-
-
-def _head(text: str) -> str | None:
-    """The text before the first truncation marker (its line break removed), or None without one."""
-    m = _MARKER.search(text)
-    return None if m is None else text[: m.start()].rstrip("\n")
-
-
-def _text_agrees(transcript: str, db: str) -> bool:
-    """Equal, or *transcript* is cut by a marker and its head starts *db*."""
-    if transcript == db:
-        return True
-    head = _head(transcript)
-    return head is not None and db.startswith(head)
-
-
-def _json_texts(value: object) -> list[str]:
-    """Ways agy may have written *value* as JSON text (compact; ASCII-escaped; Go's HTML escaping)."""
-    plain = dumps(value, indent=None)
-    ascii_ = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-    go = plain.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return list(dict.fromkeys((plain, ascii_, go)))
-
-
-def _string_head(head: str) -> str | None:
-    """The text of a JSON string literal cut at *head*'s end (a partial escape dropped)."""
-    if not head.startswith('"'):
-        return None
-    for cut in range(0, 7):
-        try:
-            value = loads(head[: len(head) - cut] + '"', require_object=False)
-        except JSONError:
-            continue
-        return value if isinstance(value, str) else None
-    return None
-
-
-def _same(a: object, b: object) -> bool:
-    if type(a) is not type(b):
-        return False
-    if type(a) in _SCALARS:
-        return a == b  # their JSON texts are equal exactly when they are (no float: 0.0 == -0.0)
-    return dumps(a, indent=None, sort_keys=True) == dumps(b, indent=None, sort_keys=True)
-
-
-_SCALARS = frozenset((str, int, bool, type(None)))
-
-
-def _arg_agrees(arg: tr.Arg | None, value: object, tier: str) -> bool | None:
-    """Does the transcript argument *arg* hold *value* (from the ``.db``'s argumentsJson)?"""
-    if arg is None:
-        return None
-    raw = arg.raw
-    if tier == FULL and not isinstance(raw, str):
-        return _same(raw, value)
-    if not isinstance(raw, str):
-        return _same(raw, value)
-    if tier == FULL and raw == value:
-        return True  # a native string
-    if arg.decoded and _same(arg.value, value):
-        return True  # JSON text (the compact encoding; the full tier of older writers)
-    head = _head(raw)
-    if head is None:
-        return False
-    if any(text.startswith(head) for text in _json_texts(value)):
-        return True
-    if isinstance(value, str):
-        if tier == FULL and value.startswith(head):
-            return True
-        text = _string_head(head)
-        return text is not None and value.startswith(text)
-    return False
-
-
-def _shown(arg: tr.Arg) -> str:
-    raw = arg.raw
-    if isinstance(raw, str) and arg.decoded and isinstance(arg.value, str):
-        return arg.value
-    return raw if isinstance(raw, str) else dumps(raw, indent=None)
-
-
-def _excerpt(text: str, start: int = 0) -> str:
-    piece = text[start : start + _SHOWN]
-    return repr(("…" if start else "") + piece + ("…" if len(text) > start + _SHOWN else ""))
-
-
-def _difference(db: str, transcript: str, tier: str) -> str:
-    """Where two texts first differ, with a short excerpt of each side."""
-    at = next((i for i, (a, b) in enumerate(zip(db, transcript)) if a != b), min(len(db), len(transcript)))
-    start = max(0, at - 4)
-    return f"differs at character {at}: .db {_excerpt(db, start)}, {tier} transcript {_excerpt(transcript, start)}"
