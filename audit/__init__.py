@@ -3,8 +3,8 @@
 The package is layered; data flows one way and a module imports only from its own band or from
 the bands before it (``tests/project/test_layers.py`` checks every import)::
 
-    foundation  errors, findings, safeio, strictjson, display, csrf, resources, progress, clock
-                exceptions with exit codes, the findings model, safe I/O, strict JSON, terminal-safe text, the CSRF token and its scrubber
+    foundation  errors, findings, safeio, safewrite, strictjson, display, csrf, resources, progress, clock
+                exceptions with exit codes, the findings model, safe reads and atomic writes, strict JSON, terminal-safe text, the CSRF token and its scrubber
     store/      where sessions are and reading them
     checks/     judging them: findings, never writes
     actions/    what writes: sweep, record, repair, attest, export

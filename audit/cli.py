@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from audit import __version__, csrf, display, safeio
+from audit import __version__, csrf, display, safewrite
 from audit.commands.common import store_options
 from audit.errors import EXIT_INTERNAL, EXIT_USAGE, AuditError, Terminated, interrupt_exit_code
 
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout, sys.stderr = _Output(stdout), _Output(stderr)
     code = EXIT_USAGE
     try:
-        safeio.start_run()
+        safewrite.start_run()
         csrf.start_run()
         code = _run(argv)
     except SystemExit:  # argparse: --help, --version and usage errors; their text is flushed first
@@ -174,8 +174,8 @@ def _write_crash_report(text: str) -> Path | None:
     name = f"crash-{_dt.datetime.now(_dt.UTC):%Y%m%dT%H%M%S.%fZ}-{os.getpid()}.txt"
     for directory in (crash_report_dir, lambda: Path(tempfile.gettempdir())):
         try:
-            path = safeio.make_private_dir(directory(), exist_ok=True) / name
-            safeio.create_durable_file(path, text.encode("utf-8", "backslashreplace"))
+            path = safewrite.make_private_dir(directory(), exist_ok=True) / name
+            safewrite.create_durable_file(path, text.encode("utf-8", "backslashreplace"))
         except (AuditError, OSError, RuntimeError):  # RuntimeError: Path.home() without a home
             continue
         return path
@@ -184,9 +184,9 @@ def _write_crash_report(text: str) -> Path | None:
 
 def _report_removed_temps() -> None:
     """Say which stale temp files of an earlier, interrupted run this run removed."""
-    for path in safeio.REMOVED_TEMPS:
+    for path in safewrite.REMOVED_TEMPS:
         print(f"agy-audit: removed a stale temp file an interrupted run left: {path}", file=sys.stderr)
-    safeio.REMOVED_TEMPS.clear()
+    safewrite.REMOVED_TEMPS.clear()
 
 
 class OutputError(AuditError):

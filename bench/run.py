@@ -45,7 +45,7 @@ from audit.checks import contract, links
 from audit.checks.fingerprint import fingerprint_paths
 from audit.report.text import table
 from audit.resources import data_path
-from audit.safeio import atomic_write
+from audit.safewrite import atomic_write
 from audit.store.trajectory import read_trajectory
 
 FULL = corpus.Params(sessions=200, turns=14, output_kb=8, links=10_000)

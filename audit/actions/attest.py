@@ -1,6 +1,6 @@
 """Completeness attestations: the evidence of a ``complete`` verdict recorded in the sidecar.
 
-Writes go through ``safeio.atomic_write`` and splice only the reader block
+Writes go through ``safewrite.atomic_write`` and splice only the reader block
 (``store.reader_block.set_reader_key``), so every other byte and the file's mtime are kept.
 """
 
@@ -33,7 +33,8 @@ from audit.checks.completeness import (
 from audit.clock import now_rfc3339
 from audit.errors import InputError
 from audit.progress import Callback
-from audit.safeio import atomic_write, read_bytes
+from audit.safeio import read_bytes
+from audit.safewrite import atomic_write
 from audit.store.legacy_pb import Key
 from audit.store.reader_block import set_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
@@ -60,7 +61,7 @@ def attest(report: Report, *, checked_at: str | None = None) -> None:
     * ``unknown`` / ``unreadable``: left alone (nothing can be judged).
 
     Writes splice only the ``agyReader`` block (``reader_block.set_reader_key``: every other byte
-    kept), go through ``safeio.atomic_write`` (never through a symlink) and keep the file's
+    kept), go through ``safewrite.atomic_write`` (never through a symlink) and keep the file's
     mtime, so an attestation never makes a stale sidecar look fresh. A sidecar whose bytes or
     mtime changed since it was checked is not written: ``refused`` with ``attestation_error``;
     so is a sidecar in a sweep corpus, whose bytes ``manifest.json`` records by SHA-256. One

@@ -31,18 +31,8 @@ from audit.checks import diff
 from audit.checks.links import SIDECAR_NAME, find_cycles, list_sidecars
 from audit.errors import EXIT_FINDINGS, EXIT_OK, AuditError, FindingsError, InputError, NothingToCheck, interrupt_exit_code
 from audit.progress import Callback, tracked
-from audit.safeio import (
-    FILE,
-    atomic_write,
-    create_durable_file,
-    exists,
-    is_dir,
-    is_file,
-    make_private_dir,
-    path_kind,
-    read_bytes,
-    read_json,
-)
+from audit.safeio import FILE, exists, is_dir, is_file, path_kind, read_bytes, read_json
+from audit.safewrite import atomic_write, create_durable_file, make_private_dir
 from audit.store.ids import canonical_id
 from audit.store.reader_block import PARENT_KEY, READER_BLOCK, json_equal, strip_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, FileState, sha256_hex

@@ -24,7 +24,8 @@ from audit.checks.baselines import (
 from audit.checks.fingerprint import COMPLETE_SCOPE, Survey
 from audit.checks.shape import snapshot_text
 from audit.errors import InputError, UsageError
-from audit.safeio import atomic_write, make_private_dir, read_own
+from audit.safeio import read_own
+from audit.safewrite import atomic_write, make_private_dir
 from audit.strictjson import dumps
 
 

@@ -19,7 +19,8 @@ from typing import Any
 from audit.checks.baselines import Baseline
 from audit.checks.fingerprint import SURFACES
 from audit.errors import InputError
-from audit.safeio import atomic_write, make_private_dir, read_own
+from audit.safeio import read_own
+from audit.safewrite import atomic_write, make_private_dir
 
 AGY_READER_LABELS = {"sqlite": "Schema fingerprint", "sidecar": "Sidecar shape fingerprint"}
 """Bullet labels of agy-reader's record; every other surface's is ``<Surface> fingerprint``."""

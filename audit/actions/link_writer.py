@@ -12,7 +12,8 @@ from audit.actions import writelock
 from audit.checks.links import Link, Resolution, resolve
 from audit.errors import FindingsError, InputError
 from audit.progress import Callback
-from audit.safeio import atomic_write, read_bytes
+from audit.safeio import read_bytes
+from audit.safewrite import atomic_write
 from audit.store.reader_block import PARENT_KEY, set_reader_key
 from audit.store.sidecar import MAX_SIDECAR_BYTES, sha256_hex
 

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from audit.actions.sweep import backup_database
 from audit.errors import AuditError, InputError, NothingToCheck
-from audit.safeio import create_in_private_dir, make_private_dir, read_bytes
+from audit.safeio import read_bytes
+from audit.safewrite import create_in_private_dir, make_private_dir
 from audit.store import layout
 
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")

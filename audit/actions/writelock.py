@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from audit import safeio
+from audit import safeio, safewrite
 from audit.errors import FindingsError, InputError
 
 try:
@@ -161,7 +161,7 @@ def lock_dir() -> Path:
 
 def _lock_file(directory: Path) -> Path:
     real = os.path.normcase(os.path.realpath(directory))
-    return safeio.make_private_dir(lock_dir(), exist_ok=True) / f"{hashlib.sha256(os.fsencode(real)).hexdigest()[:32]}.lock"
+    return safewrite.make_private_dir(lock_dir(), exist_ok=True) / f"{hashlib.sha256(os.fsencode(real)).hexdigest()[:32]}.lock"
 
 
 _PID_AT = 64  # a lock file holds its holder's pid past the locked byte, where others can read it

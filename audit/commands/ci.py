@@ -28,7 +28,7 @@ from audit.pipeline import ci
 from audit.pipeline.ci_results import Report
 from audit.report import ci_report, html_report, sarif
 from audit.report.text import to_json, use_color
-from audit.safeio import append, atomic_write
+from audit.safewrite import append, atomic_write
 from audit.store import layout
 
 FORMATS = ("text", "json", "junit", "markdown", "github", "html", "sarif")

@@ -22,7 +22,7 @@ from audit.report.drift_report import (
 from audit.report.envelope import envelope
 from audit.report.html_report import compare_page
 from audit.report.text import to_json
-from audit.safeio import atomic_write
+from audit.safewrite import atomic_write
 
 FORMATS = ("text", "json", "markdown", "html")
 REPORT_FORMATS = {".json": "json", ".md": "markdown", ".txt": "text", ".html": "html"}

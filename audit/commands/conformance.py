@@ -11,7 +11,7 @@ from audit.errors import UsageError
 from audit.pipeline import command, conformance
 from audit.progress import step
 from audit.report import conformance_report
-from audit.safeio import atomic_write
+from audit.safewrite import atomic_write
 from audit.strictjson import dumps
 
 

@@ -11,7 +11,7 @@ from audit.commands.common import add_format, add_key_file, inform, legacy_key, 
 from audit.errors import FindingsError
 from audit.report import export_report
 from audit.report.markdown import trajectory_markdown
-from audit.safeio import create_durable_file
+from audit.safewrite import create_durable_file
 from audit.store import layout
 from audit.strictjson import dumps
 

@@ -36,7 +36,7 @@ from audit.checks import diff
 from audit.errors import EXIT_FINDINGS, EXIT_NOTHING, EXIT_OK, InputError
 from audit.pipeline import command
 from audit.progress import Callback
-from audit.safeio import make_private_dir
+from audit.safewrite import make_private_dir
 
 CRASHED, LOUD, SILENT, UNCHANGED, NOT_APPLICABLE = "crashed", "failed-loudly", "changed-silently", "unchanged", "not-applicable"
 RESULTS = (CRASHED, LOUD, SILENT, UNCHANGED, NOT_APPLICABLE)

@@ -45,7 +45,8 @@ from typing import Any
 from urllib.parse import quote
 
 from audit.errors import InputError
-from audit.safeio import create_durable_file, make_private_dir, open_regular, read_bytes
+from audit.safeio import open_regular, read_bytes
+from audit.safewrite import create_durable_file, make_private_dir
 
 BUSY_TIMEOUT = 0.25
 """Seconds to wait for a lock before reporting the database as locked."""

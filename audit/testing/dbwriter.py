@@ -28,7 +28,7 @@ from urllib.parse import quote
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from audit.safeio import create_durable_file
+from audit.safewrite import create_durable_file
 from audit.store.proto import cortex_pb2 as pb
 from audit.store.wire import I64, LEN, VARINT, encode_varint
 from audit.store.wire import parse as parse_wire

@@ -13,7 +13,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from audit.safeio import create_durable_file
+from audit.safewrite import create_durable_file
 from audit.store.legacy_pb import NONCE_BYTES, Key
 from audit.store.proto import cortex_pb2 as pb
 

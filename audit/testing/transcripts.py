@@ -20,7 +20,7 @@ from datetime import UTC, timedelta
 from pathlib import Path
 from typing import Any
 
-from audit.safeio import atomic_write, make_private_dir
+from audit.safewrite import atomic_write, make_private_dir
 from audit.store.transcript import CHUNK_BYTES, parse_content
 from audit.strictjson import dumps
 from audit.testing.transcript_records import parse_time

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from audit import safeio
+from audit import safeio, safewrite
 from audit.actions.sweep import (
     NOT_COVERED_LEGACY,
     SKIP_DUPLICATE_PB,
@@ -670,7 +670,7 @@ def _fsynced(monkeypatch) -> list[str]:
     return synced
 
 
-REAL_SYNCFS = safeio._syncfs_function()
+REAL_SYNCFS = safewrite._syncfs_function()
 
 
 def _syncfs(monkeypatch, how: str, synced: list[str]) -> None:
@@ -681,8 +681,8 @@ def _syncfs(monkeypatch, how: str, synced: list[str]) -> None:
         synced.append(f"syncfs {os.readlink(f'/proc/self/fd/{fd}')}")
         return REAL_SYNCFS(fd) if how == "works" else -1
 
-    monkeypatch.setattr(safeio, "_syncfs_function", lambda: None if how == "unavailable" else recorded)
-    monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)  # ext4, wherever the test runs
+    monkeypatch.setattr(safewrite, "_syncfs_function", lambda: None if how == "unavailable" else recorded)
+    monkeypatch.setattr(safewrite, "_filesystem_type", lambda fd: 0xEF53)  # ext4, wherever the test runs
 
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to name descriptors")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import safeio
+from audit import safeio, safewrite
 from audit.errors import InputError
 
 # ----------------------------------------------------------------------------- reading
@@ -33,7 +33,7 @@ def _mode(path):
 
 def test_atomic_write_creates_private_file_with_mtime(tmp_path):
     target = tmp_path / "out.json"
-    safeio.atomic_write(target, b"{}\n", mtime_ns=1_700_000_000_123_456_789)
+    safewrite.atomic_write(target, b"{}\n", mtime_ns=1_700_000_000_123_456_789)
     assert target.read_bytes() == b"{}\n"
     assert _mode(target) == 0o600
     assert os.stat(target).st_mtime_ns == 1_700_000_000_123_456_789
@@ -72,7 +72,7 @@ def test_failure_keeps_old_bytes_and_mtime_and_leaves_no_temp(tmp_path, monkeypa
     else:
         monkeypatch.setattr(os, {"fsync": "fsync", "utime": "utime", "replace": "replace"}[fail_at], boom)
     with pytest.raises(InputError, match="cannot write .*No space left on device"):
-        safeio.atomic_write(target, b"new", mtime_ns=1_700_000_000_000_000_000)
+        safewrite.atomic_write(target, b"new", mtime_ns=1_700_000_000_000_000_000)
     monkeypatch.undo()
     assert target.read_bytes() == b"old"
     assert os.stat(target).st_mtime_ns == 1_600_000_000_000_000_000
@@ -85,25 +85,25 @@ def test_symlinks_are_refused(tmp_path):
     link = tmp_path / "link.json"
     link.symlink_to(real)
     with pytest.raises(InputError, match="symbolic link"):
-        safeio.atomic_write(link, b"x")
+        safewrite.atomic_write(link, b"x")
     with pytest.raises(InputError, match="already exists"):
-        safeio.create_durable_file(link, b"x")
+        safewrite.create_durable_file(link, b"x")
     realdir = tmp_path / "d"
     realdir.mkdir()
     linkdir = tmp_path / "ld"
     linkdir.symlink_to(realdir)
     with pytest.raises(InputError, match="symbolic link"):
-        safeio.atomic_write(linkdir / "f.json", b"x")
+        safewrite.atomic_write(linkdir / "f.json", b"x")
     assert real.read_bytes() == b"keep"
     assert os.listdir(realdir) == []
 
 
 def test_create_durable_file_refuses_existing_and_is_private(tmp_path):
     target = tmp_path / "new.json"
-    safeio.create_durable_file(target, b"1")
+    safewrite.create_durable_file(target, b"1")
     assert _mode(target) == 0o600 and target.read_bytes() == b"1"
     with pytest.raises(InputError, match="already exists"):
-        safeio.create_durable_file(target, b"2")
+        safewrite.create_durable_file(target, b"2")
     assert target.read_bytes() == b"1"
     assert sorted(os.listdir(tmp_path)) == ["new.json"]
 
@@ -112,12 +112,12 @@ def test_create_in_private_dir_writes_whole_private_files_in_one_open(tmp_path, 
     target = f"{tmp_path}/new.json"
     old = os.umask(0o277)  # a umask that would take the owner's write bit: the file is 0600 anyway
     try:
-        safeio.create_in_private_dir(target, b"1")
+        safewrite.create_in_private_dir(target, b"1")
     finally:
         os.umask(old)
     assert _mode(target) == 0o600 and open(target, "rb").read() == b"1"
     with pytest.raises(InputError) as info:
-        safeio.create_in_private_dir(target, b"2")
+        safewrite.create_in_private_dir(target, b"2")
     assert info.value.message == f"{target}: already exists; refusing to overwrite"
     assert open(target, "rb").read() == b"1" and sorted(os.listdir(tmp_path)) == ["new.json"]  # no temp file, ever
 
@@ -131,11 +131,11 @@ def test_create_in_private_dir_refuses_links_and_leaves_them(tmp_path):
     (tmp_path / "linkdir").symlink_to(tmp_path / "dir")
     for name in ("link", "dangling"):
         with pytest.raises(InputError) as info:
-            safeio.create_in_private_dir(f"{tmp_path}/{name}", b"x")
+            safewrite.create_in_private_dir(f"{tmp_path}/{name}", b"x")
         assert info.value.message == f"{tmp_path}/{name}: already exists; refusing to overwrite"
         assert os.path.islink(tmp_path / name)
     with pytest.raises(InputError) as info:
-        safeio.create_in_private_dir(f"{tmp_path}/linkdir/f", b"x")
+        safewrite.create_in_private_dir(f"{tmp_path}/linkdir/f", b"x")
     assert info.value.message == f"{tmp_path}/linkdir: is a symbolic link; refusing to write through it"
     assert real.read_bytes() == b"keep" and not (tmp_path / "nowhere").exists() and os.listdir(tmp_path / "dir") == []
 
@@ -167,11 +167,11 @@ def test_create_in_private_dir_leaves_nothing_when_the_write_fails(tmp_path, mon
     target = f"{tmp_path}/new.db"
     if isinstance(error, OSError):
         with pytest.raises(InputError) as info:
-            safeio.create_in_private_dir(target, b"x" * 4096)
+            safewrite.create_in_private_dir(target, b"x" * 4096)
         assert info.value.message == f"{target}: cannot create (No space left on device)"
     else:
         with pytest.raises(KeyboardInterrupt):
-            safeio.create_in_private_dir(target, b"x" * 4096)
+            safewrite.create_in_private_dir(target, b"x" * 4096)
     assert os.listdir(tmp_path) == []
 
 
@@ -185,7 +185,7 @@ def test_create_in_private_dir_removes_what_an_interrupted_open_created(tmp_path
 
     monkeypatch.setattr(os, "open", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        safeio.create_in_private_dir(f"{tmp_path}/new", b"x")
+        safewrite.create_in_private_dir(f"{tmp_path}/new", b"x")
     assert os.listdir(tmp_path) == []
 
 
@@ -200,7 +200,7 @@ def test_create_in_private_dir_keeps_what_a_failed_open_did_not_create(tmp_path,
 
     monkeypatch.setattr(os, "open", failing)
     with pytest.raises(InputError) as info:
-        safeio.create_in_private_dir(str(target), b"x")
+        safewrite.create_in_private_dir(str(target), b"x")
     monkeypatch.undo()
     assert info.value.message == f"{target}: cannot create (Too many open files)"
     assert target.read_bytes() == b"keep"
@@ -220,14 +220,14 @@ def test_create_in_private_dir_keeps_what_a_failed_open_did_not_create(tmp_path,
     ],
 )
 def test_syncfs_is_used_only_where_it_reports_writeback_errors(release, reports):
-    assert safeio._kernel_reports_syncfs_errors(release) is reports
+    assert safewrite._kernel_reports_syncfs_errors(release) is reports
 
 
 def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
-    monkeypatch.setattr(safeio, "_syncfs_function", lambda: None)
-    fd = safeio.filesystem_handle(tmp_path)
+    monkeypatch.setattr(safewrite, "_syncfs_function", lambda: None)
+    fd = safewrite.filesystem_handle(tmp_path)
     try:
-        assert safeio.syncfs(fd) is False
+        assert safewrite.syncfs(fd) is False
     finally:
         os.close(fd)
 
@@ -238,12 +238,12 @@ def test_syncfs_without_the_function_is_false(tmp_path, monkeypatch):
 def test_syncfs_only_on_filesystems_where_it_commits_everything(tmp_path, monkeypatch, magic, used):
     """ext4, btrfs: used; FUSE (0x65735546), NFS (0x6969) or an unknown type: each file is fsynced instead."""
     calls = []
-    monkeypatch.setattr(safeio, "_syncfs_function", lambda: lambda fd: calls.append(fd) or 0)
-    monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: magic)
-    assert safeio.syncfs(7) is used and calls == ([7] if used else [])
+    monkeypatch.setattr(safewrite, "_syncfs_function", lambda: lambda fd: calls.append(fd) or 0)
+    monkeypatch.setattr(safewrite, "_filesystem_type", lambda fd: magic)
+    assert safewrite.syncfs(7) is used and calls == ([7] if used else [])
 
 
-LINUX_58 = sys.platform.startswith("linux") and safeio._kernel_reports_syncfs_errors(os.uname().release)
+LINUX_58 = sys.platform.startswith("linux") and safewrite._kernel_reports_syncfs_errors(os.uname().release)
 
 
 @pytest.mark.skipif(not LINUX_58 or not shutil.which("stat"), reason="Linux 5.8+ and stat(1)")
@@ -253,24 +253,24 @@ def test_the_filesystem_type_is_statfs_f_type(tmp_path, where):
     if not directory.is_dir():
         pytest.skip(f"no {where}")
     expected = int(subprocess.run(["stat", "-f", "-c", "%t", directory], capture_output=True, text=True, check=True).stdout, 16)
-    fd = safeio.filesystem_handle(directory)
+    fd = safewrite.filesystem_handle(directory)
     try:
-        assert safeio._filesystem_type(fd) == expected
+        assert safewrite._filesystem_type(fd) == expected
     finally:
         os.close(fd)
 
 
 @pytest.mark.skipif(not LINUX_58, reason="Linux 5.8+")
 def test_syncfs_on_linux(tmp_path):
-    fd = safeio.filesystem_handle(tmp_path)
+    fd = safewrite.filesystem_handle(tmp_path)
     try:
-        assert safeio.syncfs(fd) is (safeio._filesystem_type(fd) in safeio.SYNCFS_FILESYSTEMS)
-        assert safeio._syncfs_function()(fd) == 0  # the real call, whatever the filesystem
+        assert safewrite.syncfs(fd) is (safewrite._filesystem_type(fd) in safewrite.SYNCFS_FILESYSTEMS)
+        assert safewrite._syncfs_function()(fd) == 0  # the real call, whatever the filesystem
     finally:
         os.close(fd)
     closed = fd
-    assert safeio._syncfs_function()(closed) == -1  # EBADF: a failure, never an exception
-    assert safeio.syncfs(closed) is False
+    assert safewrite._syncfs_function()(closed) == -1  # EBADF: a failure, never an exception
+    assert safewrite.syncfs(closed) is False
 
 
 @pytest.mark.parametrize("how", ["works", "fails", "unavailable"])
@@ -278,16 +278,16 @@ def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, 
     top = tmp_path / "top"
     fd = None
     try:
-        fd = safeio.filesystem_handle(tmp_path) if how != "unavailable" else None
-        safeio.make_private_dir(top / "a")
+        fd = safewrite.filesystem_handle(tmp_path) if how != "unavailable" else None
+        safewrite.make_private_dir(top / "a")
         for name in ("top/a/1", "top/a/2", "top/3"):
-            safeio.create_in_private_dir(f"{tmp_path}/{name}", b"x")
+            safewrite.create_in_private_dir(f"{tmp_path}/{name}", b"x")
         calls, fsynced = [], []
-        monkeypatch.setattr(safeio, "_syncfs_function", lambda: lambda fd: calls.append(fd) or (0 if how == "works" else -1))
-        monkeypatch.setattr(safeio, "_filesystem_type", lambda fd: 0xEF53)
+        monkeypatch.setattr(safewrite, "_syncfs_function", lambda: lambda fd: calls.append(fd) or (0 if how == "works" else -1))
+        monkeypatch.setattr(safewrite, "_filesystem_type", lambda fd: 0xEF53)
         real = os.fsync
         monkeypatch.setattr(os, "fsync", lambda d: fsynced.append(os.fstat(d).st_ino) or real(d))
-        safeio.sync_files([top / "a" / "1", top / "a" / "2", top / "3"], top, filesystem=fd)
+        safewrite.sync_files([top / "a" / "1", top / "a" / "2", top / "3"], top, filesystem=fd)
     finally:
         if fd is not None:
             os.close(fd)
@@ -297,26 +297,26 @@ def test_sync_files_uses_one_syncfs_or_fsyncs_everything(tmp_path, monkeypatch, 
 
 
 def test_make_private_dir(tmp_path):
-    made = safeio.make_private_dir(tmp_path / "a" / "b")
+    made = safewrite.make_private_dir(tmp_path / "a" / "b")
     assert _mode(tmp_path / "a") == 0o700 and _mode(made) == 0o700
     with pytest.raises(InputError, match="already exists"):
-        safeio.make_private_dir(made)
-    assert safeio.make_private_dir(made, exist_ok=True) == made
+        safewrite.make_private_dir(made)
+    assert safewrite.make_private_dir(made, exist_ok=True) == made
     link = tmp_path / "link"
     link.symlink_to(made)
     with pytest.raises(InputError, match="already exists"):
-        safeio.make_private_dir(link, exist_ok=True)
+        safewrite.make_private_dir(link, exist_ok=True)
 
 
 @pytest.mark.parametrize(
     "call",
     [
         lambda p: safeio.read_bytes(p),
-        lambda p: safeio.atomic_write(p, b"x"),
-        lambda p: safeio.create_durable_file(p, b"x"),
-        lambda p: safeio.create_in_private_dir(p, b"x"),
-        lambda p: safeio.append(p, b"x"),
-        lambda p: safeio.make_private_dir(p),
+        lambda p: safewrite.atomic_write(p, b"x"),
+        lambda p: safewrite.create_durable_file(p, b"x"),
+        lambda p: safewrite.create_in_private_dir(p, b"x"),
+        lambda p: safewrite.append(p, b"x"),
+        lambda p: safewrite.make_private_dir(p),
     ],
     ids=["read_bytes", "atomic_write", "create_durable_file", "create_in_private_dir", "append", "make_private_dir"],
 )

@@ -15,6 +15,7 @@ FOUNDATION = (
     "audit.errors",
     "audit.findings",
     "audit.safeio",
+    "audit.safewrite",
     "audit.strictjson",
     "audit.display",
     "audit.csrf",

@@ -18,7 +18,7 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from audit import safeio
+from audit import safeio, safewrite
 from audit.actions.sweep import sweep
 from audit.cli import main
 from audit.errors import InputError
@@ -43,13 +43,14 @@ def without_facilities(monkeypatch, tmp_path) -> Platform:
     platform = Platform()
     real_open = os.open
     for name in ("O_NONBLOCK", "O_NOFOLLOW", "O_CLOEXEC"):
-        monkeypatch.setattr(safeio, name, 0)
+        for module in (safeio, safewrite):  # each holds the flags it opens with
+            monkeypatch.setattr(module, name, 0)
         monkeypatch.delattr(os, name)
     monkeypatch.setattr(safeio, "O_BINARY", O_BINARY)
-    monkeypatch.setattr(safeio, "DIRECTORY_HANDLES", False)
-    monkeypatch.setattr(safeio, "FSYNC_NEEDS_WRITE", True)
-    monkeypatch.setattr(safeio, "PROCESS_PROBE", False)
-    monkeypatch.setattr(safeio, "_syncfs_function", lambda: None)
+    monkeypatch.setattr(safewrite, "DIRECTORY_HANDLES", False)
+    monkeypatch.setattr(safewrite, "FSYNC_NEEDS_WRITE", True)
+    monkeypatch.setattr(safewrite, "PROCESS_PROBE", False)
+    monkeypatch.setattr(safewrite, "_syncfs_function", lambda: None)
     monkeypatch.delattr(os, "set_blocking")
     monkeypatch.delattr(os, "fchmod")
     monkeypatch.setattr(procfs, "PROC_ROOT", str(tmp_path / "no-proc"))
@@ -150,15 +151,15 @@ def test_a_fifo_or_a_link_is_refused_without_blocking_and_without_the_flags(tmp_
 
 def test_the_writers_without_the_facilities(tmp_path, without_facilities):
     target = tmp_path / "out" / "doc.json"
-    safeio.make_private_dir(target.parent)
-    safeio.atomic_write(target, b"{}\r\n", mtime_ns=10**18)
+    safewrite.make_private_dir(target.parent)
+    safewrite.atomic_write(target, b"{}\r\n", mtime_ns=10**18)
     assert (target.read_bytes(), target.stat().st_mtime_ns, stat.S_IMODE(target.stat().st_mode)) == (b"{}\r\n", 10**18, 0o600)
-    safeio.create_durable_file(tmp_path / "out" / "new.md", b"x\n")
-    safeio.create_in_private_dir(str(tmp_path / "out" / "fresh.db"), b"\x1a\x00")
-    safeio.sync_files([tmp_path / "out" / "fresh.db"], tmp_path / "out")  # the file fsynced, directories left alone
+    safewrite.create_durable_file(tmp_path / "out" / "new.md", b"x\n")
+    safewrite.create_in_private_dir(str(tmp_path / "out" / "fresh.db"), b"\x1a\x00")
+    safewrite.sync_files([tmp_path / "out" / "fresh.db"], tmp_path / "out")  # the file fsynced, directories left alone
     with pytest.raises(OSError, match="directories cannot be opened"):
-        safeio.filesystem_handle(tmp_path / "out")
-    safeio.append(tmp_path / "out" / "summary.md", b"a\r\n")
+        safewrite.filesystem_handle(tmp_path / "out")
+    safewrite.append(tmp_path / "out" / "summary.md", b"a\r\n")
     assert (tmp_path / "out" / "summary.md").read_bytes() == b"a\r\n"
     assert all(flags & O_BINARY for _, flags in without_facilities.file_opens)
 
@@ -166,9 +167,9 @@ def test_the_writers_without_the_facilities(tmp_path, without_facilities):
 def test_a_temp_file_is_never_presumed_stale_where_a_process_cannot_be_probed(tmp_path, without_facilities):
     stale = tmp_path / ".doc.json.agy999999999-abcdef12.tmp"  # no such pid: stale on POSIX
     stale.write_bytes(b"partial")
-    safeio.start_run()
-    safeio.atomic_write(tmp_path / "doc.json", b"{}")  # os.kill would fail this test
-    assert stale.read_bytes() == b"partial" and safeio.REMOVED_TEMPS == []
+    safewrite.start_run()
+    safewrite.atomic_write(tmp_path / "doc.json", b"{}")  # os.kill would fail this test
+    assert stale.read_bytes() == b"partial" and safewrite.REMOVED_TEMPS == []
 
 
 @pytest.mark.parametrize(

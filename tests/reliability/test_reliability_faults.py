@@ -29,7 +29,7 @@ from audit.checks.links import evidence as link_evidence
 from audit.cli import build_parser
 from audit.errors import InputError, Terminated
 from audit.resources import data_path
-from audit.safeio import atomic_write
+from audit.safewrite import atomic_write
 from audit.store import layout
 from audit.testing import StoreBuilder
 

@@ -586,7 +586,7 @@ def test_stale_temp_files_of_an_interrupted_run_are_removed_and_reported(tmp_pat
 def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_path, monkeypatch, after):
     # item 16: the temp file was created before the `try` that removes it. The interrupt is raised
     # deterministically right after the file exists (a real signal may land on any thread).
-    from audit import safeio
+    from audit import safeio, safewrite
 
     real = getattr(safeio.os, after)
 
@@ -600,7 +600,7 @@ def test_an_interrupt_right_after_the_temp_file_is_created_leaves_nothing(tmp_pa
     target.parent.mkdir()
     monkeypatch.setattr(safeio.os, after, interrupted)
     with pytest.raises(KeyboardInterrupt):
-        safeio.atomic_write(target, b"{}")
+        safewrite.atomic_write(target, b"{}")
     monkeypatch.undo()
     assert sorted(p.name for p in target.parent.iterdir()) == []
 

@@ -198,7 +198,15 @@ def repaired(tmp_path_factory):
 
 _TRACED = tuple(
     str(Path(m.__file__))
-    for m in (repair, backup, link_writer, sys.modules["audit.safeio"], sys.modules["audit.strictjson"], writelock)
+    for m in (
+        repair,
+        backup,
+        link_writer,
+        sys.modules["audit.safeio"],
+        sys.modules["audit.safewrite"],
+        sys.modules["audit.strictjson"],
+        writelock,
+    )
 )
 _ROLLBACK = backup.rollback.__code__
 

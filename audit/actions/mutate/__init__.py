@@ -7,7 +7,7 @@ the format references it rests on, and the paths a reader that reads them would 
 place and returns how many things it changed (records, rows, files, directories): 0 means the store
 holds nothing the mutation can change, so a reader run on the copy proves nothing about it.
 
-The copy is ours (``store_copy.copy_stores``): files are rewritten through ``safeio.atomic_write``
+The copy is ours (``store_copy.copy_stores``): files are rewritten through ``safewrite.atomic_write``
 keeping their modification time, ``.db`` files are changed in memory (a deserialized image) and
 written back whole, and every directory keeps its time. Changed lines, rows and blobs are the
 only bytes that differ: an unchanged transcript line keeps its bytes, and a protobuf blob is

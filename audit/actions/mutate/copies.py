@@ -13,7 +13,8 @@ from audit.actions.mutate.edits import directory_times_kept
 from audit.actions.store_copy import copy_stores, remove_tree
 from audit.errors import InputError
 from audit.progress import Callback, tracked
-from audit.safeio import atomic_write, make_private_dir, path_kind
+from audit.safeio import path_kind
+from audit.safewrite import atomic_write, make_private_dir
 from audit.strictjson import dumps
 
 

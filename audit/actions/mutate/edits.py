@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import InputError
-from audit.safeio import atomic_write, exists, is_dir, is_file, read_bytes
+from audit.safeio import exists, is_dir, is_file, read_bytes
+from audit.safewrite import atomic_write
 from audit.store import wire
 from audit.store.transcript import CHUNK_BYTES, CHUNK_DIRS, FLAT_NAMES
 

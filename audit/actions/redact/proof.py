@@ -17,7 +17,8 @@ from audit.checks.fingerprint import fingerprint_paths
 from audit.checks.fingerprint.surfaces import kept_by_redact
 from audit.errors import FindingsError, InputError, UsageError
 from audit.progress import Callback, Factory, step
-from audit.safeio import MAX_DOCUMENT_BYTES, atomic_write, filesystem_handle, is_dir, make_private_dir, open_regular, sync_files
+from audit.safeio import MAX_DOCUMENT_BYTES, is_dir, open_regular
+from audit.safewrite import atomic_write, filesystem_handle, make_private_dir, sync_files
 from audit.store.corpus import is_corpus
 
 REPORT = "REDACTION.md"

@@ -12,7 +12,8 @@ from typing import Any
 from audit.actions.redact.replacements import Redactor
 from audit.checks.diff import CHANGED, changes
 from audit.errors import InputError
-from audit.safeio import create_in_private_dir, make_private_dir, read_bytes
+from audit.safeio import read_bytes
+from audit.safewrite import create_in_private_dir, make_private_dir
 
 
 @dataclass

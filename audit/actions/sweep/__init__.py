@@ -34,7 +34,7 @@ each other one is listed as skipped naming it. A ``selection`` (``audit.store.se
 first step time, the newest N, only what this sweep can read) then chooses among those sessions;
 the manifest states it and lists each session it left out (``excluded``), and ``selected`` and
 ``complete`` are for the sessions it chose. Corpus files are created under their names in one
-exclusive open each (``safeio.create_in_private_dir``: the corpus is new and private), without an
+exclusive open each (``safewrite.create_in_private_dir``: the corpus is new and private), without an
 fsync; a session's files are all written or, on a failure, all removed, and ``make_durable``
 syncs them before the final manifest (one ``syncfs(2)``, or an fsync of each file and directory).
 Sources: ``native`` reconstructs offline; ``daemon`` needs a reachable daemon for every root;

@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 
 from audit.actions.sweep.manifest import Failure, SweepResult
 from audit.errors import AuditError, InputError
-from audit.safeio import create_in_private_dir, filesystem_handle, make_private_dir, sync_files
+from audit.safewrite import create_in_private_dir, filesystem_handle, make_private_dir, sync_files
 from audit.store.daemon import AuthError
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from audit import __version__
 from audit.errors import EXIT_FINDINGS, EXIT_OK
-from audit.safeio import atomic_write
+from audit.safewrite import atomic_write
 from audit.store.corpus import MANIFEST
 from audit.store.database import NativeConversation
 from audit.store.install import root_name

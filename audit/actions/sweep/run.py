@@ -18,7 +18,7 @@ from audit.actions.sweep.session import sweep_installs, sweep_one, sweep_uncover
 from audit.clock import now_rfc3339
 from audit.errors import InputError, NothingToCheck, UsageError, interrupt_exit_code
 from audit.progress import Callback
-from audit.safeio import make_private_dir
+from audit.safewrite import make_private_dir
 from audit.store.layout import Root, refuse_inside_store
 from audit.store.legacy_pb import Key
 from audit.store.selection import Excluded, Selection, choose
