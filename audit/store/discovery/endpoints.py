@@ -321,13 +321,3 @@ def discover(
     for endpoint in found:
         unique.setdefault(endpoint.url, endpoint)
     return Discovery(tuple(unique.values()), tuple(withheld), proc)
-
-
-def discover_endpoints(
-    root: Root,
-    env: Mapping[str, str] | None = None,
-    proc_root: str | os.PathLike[str] | None = None,
-    uid: int | None = None,
-) -> list[Endpoint]:
-    """The endpoints of ``discover`` that may be contacted, best first."""
-    return list(discover(root, env, proc_root, uid).endpoints)
