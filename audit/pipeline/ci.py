@@ -271,19 +271,21 @@ AUTO = ""
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)+")
 
 
-def _record_name(report: Report, baseline_dir: Path) -> tuple[str | None, str | None]:
-    """(``agy-<installed version>``, None), or (None, why not)."""
+def _record_name(report: Report, baseline_dir: Path) -> str:
+    """``agy-<installed version>``; ``FindingsError`` saying why there is none to record under."""
     try:
         installed = read_json(report.out / MANIFEST).get("installedAgyVersion")
     except AuditError as exc:
-        return None, exc.message
+        raise FindingsError(exc.message) from None
     found = _VERSION.search(installed) if isinstance(installed, str) else None
     if found is None:
-        return None, "the sweep does not know the installed agy version (agy --version did not answer); give --record agy-X.Y.Z"
+        raise FindingsError(
+            "the sweep does not know the installed agy version (agy --version did not answer); give --record agy-X.Y.Z"
+        )
     name = f"agy-{found[0]}"
     if os.path.lexists(baseline_dir / name):
-        return None, f"{baseline_dir / name}: already exists (agy {found[0]} is recorded); give another --record name"
-    return name, None
+        raise FindingsError(f"{baseline_dir / name}: already exists (agy {found[0]} is recorded); give another --record name")
+    return name
 
 
 def _to_review(report: Report) -> list[str]:
@@ -293,6 +295,11 @@ def _to_review(report: Report) -> list[str]:
     if corpus is None:
         return ["nothing was compared"]
     return [f"{r.surface} {r.status}" for r in corpus.surfaces if r.status in (DRIFT, NEW)]
+
+
+def _refused(why: str) -> Finding:
+    """Why ``ci --record`` did not record: the error its failing record row counts."""
+    return Finding("record/refused", Level.ERROR, why)
 
 
 def _record(
@@ -306,12 +313,19 @@ def _record(
     env: Mapping[str, str],
 ) -> Check:
     if name == AUTO and not report.not_passed:
-        found, why = _record_name(report, baseline_dir)
-        if found is None:
-            return Check("record", "agy-<installed version>", CORPUS, FAIL, f"not recorded: {why}")
-        name = found
+        try:
+            name = _record_name(report, baseline_dir)
+        except FindingsError as exc:
+            return Check(
+                "record",
+                "agy-<installed version>",
+                CORPUS,
+                FAIL,
+                f"not recorded: {exc.message}",
+                findings=[_refused(exc.message)],
+            )
 
-    def check(verdict: Verdict, summary: str) -> Check:
+    def check(verdict: Verdict, summary: str, findings: list[Finding] | None = None) -> Check:
         return Check(
             "record",
             name,
@@ -319,6 +333,7 @@ def _record(
             verdict,
             summary,
             command_line("record", report.out, "--name", name, "--baseline-dir", baseline_dir, "--compat-file", compat_file),
+            findings or [],
         )
 
     if report.not_passed:
@@ -336,9 +351,9 @@ def _record(
             env=env,
         )
     except FindingsError as exc:
-        return check(FAIL, exc.message)
+        return check(FAIL, exc.message, [_refused(exc.message)])
     except AuditError as exc:
-        return check(ERROR, exc.message)
+        return check(ERROR, exc.message, [_refused(exc.message)])
     report.recorded = recorded.path
     b = report.baseline.name
     if review:

@@ -465,6 +465,21 @@ def test_record_names_an_agy_version_only_agy_confirms_else_it_is_recorded_unver
     )
 
 
+def test_record_alone_without_an_answering_agy_fails_its_row_with_the_error_that_says_why(capsys, store, tmp_path):
+    """``--record`` alone names the baseline after the installed agy; when ``agy --version`` does not
+    answer there is no name: the record row fails and counts that refusal as its one error, and
+    the text report lists it with the other findings."""
+    argv = ["--home", store.home, "--source", "native", "--no-live", "--baseline-dir", tmp_path / "fp", "--record"]
+    code, doc = run_json(capsys, store, tmp_path / "out", *argv[4:])
+    why = "the sweep does not know the installed agy version (agy --version did not answer); give --record agy-X.Y.Z"
+    row = checks(doc)[("record", "agy-<installed version>")]
+    assert (code, row["verdict"], row["summary"], row["errors"]) == (1, FAIL, f"not recorded: {why}", 1)
+    assert [(f["rule"], f["level"], f["message"]) for f in row["findings"]] == [("record/refused", "error", why)]
+    code, stdout, _ = run(capsys, *argv, "--out", tmp_path / "text")
+    assert code == 1 and f"agy-audit: error: [record/refused] {why}\n" in stdout
+    assert "record           fail          1       1         0\n" in stdout and not (tmp_path / "fp").exists()
+
+
 # ----------------------------------------------------------------------------- the token, GitHub, Markdown
 
 
@@ -827,6 +842,9 @@ def test_a_legacy_pb_only_session_leaves_the_corpus_incomplete_and_readable_only
         "brain files were swept)) -- to record the sessions this sweep can read, sweep again with --readable-only "
         "(sweep, ci --record)"
     )
+    refused = checks(doc)[("record", "agy-9.9.9")]
+    assert (refused["errors"], [(f["rule"], f["level"]) for f in refused["findings"]]) == (1, [("record/refused", "error")])
+    assert refused["findings"][0]["message"] == refused["summary"]  # a failing row counts the error that says why
 
     code, doc = run_json(capsys, store, tmp_path / "readable", *record, "--readable-only")
     sweep_check = checks(doc)[("sweep", "corpus")]
