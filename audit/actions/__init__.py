@@ -8,7 +8,7 @@ package: the ``replacements``, JSON ``documents``, blobs on the wire, ``protobuf
 a home's stores (``store_copy``) and the format mutations of a copy (``mutate``, a package: the
 ``edits`` that keep every other byte, the ``catalogue``, the mutated ``copies``).
 
-Every write goes through ``audit.safeio`` (atomic, never through a symbolic link, keeping the
+Every write goes through ``audit.safewrite`` (atomic, never through a symbolic link, keeping the
 target's mode); a write into a live store holds the store's writer lock (``writelock``), and a
 repair is backed up and verified first.
 
