@@ -1,5 +1,6 @@
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -66,6 +67,17 @@ def _temp_dir(tmp_path_factory):
         shutil.rmtree(guard, ignore_errors=True)
         if left:
             pytest.fail(f"the test session left {len(left)} entries in the temp directory: {', '.join(left)}")
+
+
+@pytest.fixture(autouse=True)
+def _trace_function_kept():
+    """A test that sets a trace function must put the one it found back: replacing coverage's
+    tracer stops line coverage for every later test of the process, silently."""
+    before = sys.gettrace()
+    yield
+    if sys.gettrace() is not before:
+        sys.settrace(before)
+        pytest.fail("the test changed the trace function (sys.settrace) and did not restore it")
 
 
 @pytest.fixture(autouse=True)

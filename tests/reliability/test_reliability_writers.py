@@ -250,11 +250,12 @@ class _Signals:
             return real(*args, **kwargs)
 
         backup.rollback = rollback
+        measuring = sys.gettrace()  # coverage's tracer, when the suite runs under it
         sys.settrace(self)
         try:
             return cli("links", "repair", "--root", root, "--backup", backup_dir)
         finally:
-            sys.settrace(None)
+            sys.settrace(measuring)  # None here would stop coverage for every later test of this process
             backup.rollback = real
 
 
