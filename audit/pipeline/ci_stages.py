@@ -310,7 +310,7 @@ class Stages:
         ]
         if not result.classified:
             findings.append(Finding("digest-changed", level, f"{result.baseline_digest} -> {result.current_digest}"))
-        counts = {kind: result.counts()[kind] for kind in CLASSES}
+        counts: dict[str, int] = {kind: result.counts()[kind] for kind in CLASSES}
         changed = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n and kind != "not-observed")
         summary = result.status + (f": {changed}" if changed else "") + (f"; {result.reason}" if result.reason else "")
         verdict = FAIL if fails else SKIPPED if result.status == NOT_COMPARABLE else PASS

@@ -24,7 +24,7 @@ class _Node:
     children: dict[str, _Node] = field(default_factory=dict)
 
     def leaves(self) -> Counter[str]:
-        found = Counter(c.kind for c in self.changes)
+        found: Counter[str] = Counter(c.kind for c in self.changes)
         for child in self.children.values():
             found.update(child.leaves())
         return found

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Final, Literal, get_args
 
 from audit.checks.values import order
 
-CLASSES = (
+ChangeClass = Literal[
     "added",
     "removed",
     "renamed",
@@ -27,18 +28,25 @@ CLASSES = (
     "enum-number",
     "not-in-baseline",
     "transient",
-)
-BREAKING = frozenset({"removed", "renamed", "type-changed", "widened"})
-ADVISORY_CLASSES = frozenset({"enum-number", "not-in-baseline", "transient"})
+]
+"""What a changed fingerprint line is (the package docstring says what each means)."""
+CLASSES: tuple[ChangeClass, ...] = get_args(ChangeClass)
+BREAKING: frozenset[ChangeClass] = frozenset({"removed", "renamed", "type-changed", "widened"})
+ADVISORY_CLASSES: frozenset[ChangeClass] = frozenset({"enum-number", "not-in-baseline", "transient"})
 """Changes reported as advisories, never failing (see the package docstring)."""
 FAIL_ON = ("drift", "breaking", "never")
-NEW, UNCHANGED, DRIFT, NOT_COMPARABLE = "NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"
+Status = Literal["NEW", "UNCHANGED", "DRIFT", "NOT COMPARABLE"]
+"""A surface compared: new (not in the baseline), unchanged, drifted, or not comparable."""
+NEW: Final = "NEW"
+UNCHANGED: Final = "UNCHANGED"
+DRIFT: Final = "DRIFT"
+NOT_COMPARABLE: Final = "NOT COMPARABLE"
 
 
 @dataclass(frozen=True)
 class Change:
     path: str
-    kind: str
+    kind: ChangeClass
     old: str | None  # baseline value (types), None when added
     new: str | None  # current value, None when removed / not observed
     was: str | None = None  # renamed: the baseline path this one replaces
@@ -70,7 +78,7 @@ def members(value: str | None) -> set[str]:
 @dataclass(frozen=True)
 class SurfaceResult:
     surface: str
-    status: str
+    status: Status
     reason: str | None = None
     baseline_digest: str | None = None
     current_digest: str | None = None
@@ -141,6 +149,7 @@ def diff_lines(
     *renames*, a gone path and an added one stay two changes."""
     changes = []
     for path, a, b in _differing(old, new):
+        kind: ChangeClass
         if b is None:
             kind = "removed" if complete or (observable is not None and observable(path)) else "not-observed"
         elif a is None:

@@ -51,6 +51,10 @@ class Evidence:
     parent: str
 
 
+LinkAction = Literal["stamp", "clear", "keep", "none"]
+"""What resolution decided to write for one conversation (see ``Link``)."""
+
+
 @dataclass(frozen=True)
 class Link:
     """One conversation of the graph and what resolution decided for it.
@@ -66,7 +70,7 @@ class Link:
     stamp: str | None
     evidence: tuple[Evidence, ...]
     parent: str | None
-    action: str
+    action: LinkAction
     created: str
 
     @property

@@ -18,6 +18,7 @@ from audit.checks.links.model import (
     Diagnostic,
     Evidence,
     Link,
+    LinkAction,
     Resolution,
     Tree,
 )
@@ -138,6 +139,7 @@ def resolve(
     links = []
     for f in facts:
         parent = chosen[f.id]
+        action: LinkAction
         if repair:
             if parent is None:
                 action = "clear" if (f.stamp or f.stamp_invalid) and not f.block_locked else "none"
