@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from audit import __version__
 from audit.errors import EXIT_FINDINGS, EXIT_OK
@@ -21,13 +21,15 @@ from audit.store.trajectory import BlobFields, NativeTrajectory
 from audit.strictjson import dumps
 
 MANIFEST_VERSION = 2
+Source = Literal["daemon", "native"]
+"""How a root was swept: through its daemon, or from its files offline."""
 """2 added ``selection`` (1: every session was selected)."""
 
 
 @dataclass(frozen=True)
 class RootSource:
     root: Root
-    source: str  # "daemon" | "native"
+    source: Source
     endpoint: str | None = None  # base URL, never a token
     origin: str | None = None  # where the endpoint was found
     notes: tuple[str, ...] = ()  # discovered daemons not used (unverified listeners, no /proc)
@@ -38,7 +40,7 @@ class SweptSession:
     id: str
     cascade_id: str
     product: str
-    source: str
+    source: Source
     steps: int
     files: dict[str, str]  # path relative to OUT -> sha256 hex
 

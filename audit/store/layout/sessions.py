@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from audit.errors import InputError, UsageError
 from audit.store.layout.roots import Root
@@ -26,6 +27,8 @@ INSTALL_DIRS = {"annotations": "annotation", "cache": "cache", "log": "log"}
 """Per-install directories at the top of a root (name -> kind of the files in them)."""
 SIDECAR_SUFFIX = ".trajectory.json"
 ARTIFACT_KINDS = ("db", "wal", "shm", "journal", "legacy_pb", "implicit_pb", "sidecar", "brain")
+SidecarState = Literal["fresh", "stale", "missing"]
+"""A session's sidecar against its conversation source: as new or newer, older, or none."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Session:
         return None
 
     @property
-    def sidecar_state(self) -> str | None:
+    def sidecar_state(self) -> SidecarState | None:
         """``fresh``, ``stale`` or ``missing``; None when there is no conversation source."""
         source = self.source_mtime_ns
         if source is None:
@@ -146,8 +149,8 @@ class RootScan:
                 counts[kind] += 1
         return counts
 
-    def sidecar_states(self) -> dict[str, int]:
-        states = {"fresh": 0, "stale": 0, "missing": 0}
+    def sidecar_states(self) -> dict[SidecarState, int]:
+        states: dict[SidecarState, int] = {state: 0 for state in get_args(SidecarState)}
         for session in self.sessions:
             state = session.sidecar_state
             if state is not None:
