@@ -325,7 +325,7 @@ def _record(
                 findings=[_refused(exc.message)],
             )
 
-    def check(verdict: Verdict, summary: str, findings: list[Finding] | None = None) -> Check:
+    def check(verdict: Verdict, summary: str) -> Check:
         return Check(
             "record",
             name,
@@ -333,7 +333,7 @@ def _record(
             verdict,
             summary,
             command_line("record", report.out, "--name", name, "--baseline-dir", baseline_dir, "--compat-file", compat_file),
-            findings or [],
+            [_refused(summary)] if verdict in (FAIL, ERROR) else [],
         )
 
     if report.not_passed:
@@ -351,9 +351,9 @@ def _record(
             env=env,
         )
     except FindingsError as exc:
-        return check(FAIL, exc.message, [_refused(exc.message)])
+        return check(FAIL, exc.message)
     except AuditError as exc:
-        return check(ERROR, exc.message, [_refused(exc.message)])
+        return check(ERROR, exc.message)
     report.recorded = recorded.path
     b = report.baseline.name
     if review:
